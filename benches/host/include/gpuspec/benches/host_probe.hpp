@@ -1,0 +1,32 @@
+#pragma once
+/// Host inventory from /proc, /sys and /etc, readable under another root so tests can run on
+/// fixture copies of those files (tests/fixtures/hosts/...).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::benches {
+
+/// Fills hostname, os, kernel, cpu_model, cpu_logical_cores, cpu_sockets, memory_bytes,
+/// numa_nodes and nouveau_loaded from files under `root` ("/" on a real machine). Missing files
+/// leave the field empty; nothing throws. Driver and CUDA versions are filled elsewhere.
+[[nodiscard]] reports::host_info probe_host(const std::filesystem::path& root = "/");
+
+// The parsers, exposed for the tests.
+[[nodiscard]] std::string parse_os_release_pretty_name(std::string_view os_release);
+struct cpu_summary {
+  std::string model;
+  std::optional<int> logical_cores;
+  std::optional<int> sockets;
+};
+[[nodiscard]] cpu_summary parse_cpuinfo(std::string_view cpuinfo);
+/// MemTotal in bytes.
+[[nodiscard]] std::optional<std::int64_t> parse_meminfo_total(std::string_view meminfo);
+/// True if a module named exactly `module` is listed in /proc/modules text.
+[[nodiscard]] bool modules_list_has(std::string_view proc_modules, std::string_view module);
+
+} // namespace gpuspec::benches

@@ -1,0 +1,76 @@
+#pragma once
+/// Telemetry sampled on a background thread while benchmarks run (DESIGN.md rule 7).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::benches {
+
+using telemetry_clock = std::chrono::steady_clock;
+
+struct telemetry_sample {
+  telemetry_clock::time_point at;
+  int device = 0; ///< NVML index
+  std::optional<double> sm_clock_mhz, mem_clock_mhz, temperature_c, power_w;
+  std::optional<std::uint64_t> throttle_mask; ///< NVML clocks-event reason bits
+};
+
+/// Where samples come from: NVML on a real machine, a script in the tests.
+class telemetry_source {
+public:
+  virtual ~telemetry_source() = default;
+  virtual telemetry_sample read(int device) = 0;
+};
+
+class nvml_library;
+/// Reads clocks, temperature, power and clocks-event reasons through NVML.
+[[nodiscard]] std::unique_ptr<telemetry_source> make_nvml_telemetry_source(const nvml_library& nvml);
+
+/// Names of the performance-limiting reasons in `mask` ("sw_power_cap", "hw_slowdown",
+/// "hw_thermal", "sw_thermal", "hw_power_brake", "sync_boost", "display_clocks"); idle and
+/// application-clock bits are not throttling and are named but do not set `throttled`.
+[[nodiscard]] std::vector<std::string> throttle_reason_names(std::uint64_t mask);
+[[nodiscard]] bool is_performance_limiting(std::uint64_t mask);
+
+/// Summary of the samples of `device` in [begin, end]. `sm_clock_max_mhz` (if known) is used
+/// for the low-clock fraction (samples under 75% of it). No sample: status says so.
+[[nodiscard]] reports::telemetry_summary
+summarize_telemetry(std::span<const telemetry_sample> samples, int device,
+                    telemetry_clock::time_point begin, telemetry_clock::time_point end,
+                    std::optional<double> sm_clock_max_mhz, double period_ms);
+
+/// Polls `devices` every `period` on its own thread from construction until destruction.
+class telemetry_sampler {
+public:
+  telemetry_sampler(std::unique_ptr<telemetry_source> source, std::vector<int> devices,
+                    std::chrono::milliseconds period = std::chrono::milliseconds(20));
+  ~telemetry_sampler();
+  telemetry_sampler(const telemetry_sampler&) = delete;
+  telemetry_sampler& operator=(const telemetry_sampler&) = delete;
+
+  /// Summary of one device over a window (takes one fresh sample first so short windows
+  /// are never empty).
+  [[nodiscard]] reports::telemetry_summary summary(int device, telemetry_clock::time_point begin,
+                                                   telemetry_clock::time_point end,
+                                                   std::optional<double> sm_clock_max_mhz);
+  [[nodiscard]] std::chrono::milliseconds period() const { return m_period; }
+
+private:
+  void loop();
+  std::unique_ptr<telemetry_source> m_source;
+  std::vector<int> m_devices;
+  std::chrono::milliseconds m_period;
+  std::mutex m_mutex;
+  std::vector<telemetry_sample> m_samples;
+  std::jthread m_thread; // last: starts after the members it uses exist
+};
+
+} // namespace gpuspec::benches

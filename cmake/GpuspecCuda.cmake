@@ -1,0 +1,32 @@
+# Enables CUDA with an architecture list that fits the toolkit.
+#
+# Default: 75;80;86;89;90 (Turing to Hopper). CUDA 13 removed sm_70 (Volta), so a V100 needs a
+# CUDA 12 toolkit and -DCMAKE_CUDA_ARCHITECTURES="70;75;80;86;89;90". The list is overridable
+# with the usual CMAKE_CUDA_ARCHITECTURES cache variable.
+
+include(CheckLanguage)
+check_language(CUDA)
+if(NOT CMAKE_CUDA_COMPILER)
+  message(FATAL_ERROR
+    "GPUSPEC_CUDA is ON but no CUDA compiler was found. Install the CUDA toolkit "
+    "(scripts/install-deps.sh says how), point CMAKE_CUDA_COMPILER at nvcc, or configure "
+    "with -DGPUSPEC_CUDA=OFF (the host-only preset) to build the report tools and host checks.")
+endif()
+
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES 75 80 86 89 90 CACHE STRING "CUDA architectures to build for")
+endif()
+
+enable_language(CUDA)
+set(CMAKE_CUDA_STANDARD 20)
+set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+set(CMAKE_CUDA_EXTENSIONS OFF)
+
+if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 13.0 AND "70" IN_LIST CMAKE_CUDA_ARCHITECTURES)
+  message(FATAL_ERROR
+    "CUDA ${CMAKE_CUDA_COMPILER_VERSION} cannot build sm_70 (Volta): CUDA 13 dropped it. "
+    "Remove 70 from CMAKE_CUDA_ARCHITECTURES, or build with a CUDA 12 toolkit for a V100.")
+endif()
+
+find_package(CUDAToolkit REQUIRED)
+message(STATUS "gpuspec: CUDA ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}")

@@ -1,0 +1,183 @@
+#pragma once
+/// The report model, `gpuspec.report.v1` (DESIGN.md, "Report contract").
+///
+/// Plain structs, no behaviour: the JSON mapping lives in report_json.hpp and the schema in
+/// reports/schema/report.v1.schema.json. An absent optional means "not known"; a value the
+/// hardware does not provide is said explicitly (see `reading`).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuspec::reports {
+
+inline constexpr const char* report_schema_version = "gpuspec.report.v1";
+
+/// A counter or value that may be unsupported by the GPU. Serialised as the number, or as the
+/// string in `status` ("not supported", or "unavailable: <why>") when there is no value:
+/// an unsupported counter is never written as 0.
+struct reading {
+  std::optional<std::int64_t> value;
+  std::string status; ///< empty when value is set
+
+  static reading of(std::int64_t v) { return {v, {}}; }
+  static reading not_supported() { return {std::nullopt, "not supported"}; }
+  static reading unavailable(const std::string& why) { return {std::nullopt, "unavailable: " + why}; }
+  friend bool operator==(const reading&, const reading&) = default;
+};
+
+/// Error counters by stable name, e.g. "ecc.volatile.uncorrected", "pcie.replay".
+using counter_set = std::map<std::string, reading>;
+
+/// pass / warn / fail / skipped: the outcome of one host check.
+enum class check_status { pass, warn, fail, skipped };
+
+struct host_check {
+  std::string id;                ///< stable, e.g. "host.nouveau", "gpu.pcie_link"
+  check_status status = check_status::skipped;
+  std::string message;           ///< what was seen and what was expected
+  std::optional<int> device;     ///< the GPU it concerns, if any
+  friend bool operator==(const host_check&, const host_check&) = default;
+};
+
+struct host_info {
+  std::string hostname;
+  std::string os;                 ///< PRETTY_NAME of /etc/os-release
+  std::string kernel;             ///< uname release
+  std::string cpu_model;
+  std::optional<int> cpu_logical_cores;
+  std::optional<int> cpu_sockets;
+  std::optional<std::int64_t> memory_bytes;
+  std::optional<int> numa_nodes;
+  std::optional<bool> nouveau_loaded;
+  std::string driver_version;       ///< NVIDIA driver, from NVML
+  std::string cuda_driver_version;  ///< e.g. "13.0"
+  std::string cuda_runtime_version; ///< the runtime this binary was built with, "" if host-only
+  std::string cublas_version;
+  std::string nccl_version;
+  /// "ok", or why there is no GPU part: "no NVIDIA driver (libnvidia-ml.so.1 not found)", ...
+  std::string gpu_status = "ok";
+  std::vector<host_check> checks;
+  friend bool operator==(const host_info&, const host_info&) = default;
+};
+
+struct pcie_link {
+  std::optional<int> gen_current, gen_max, width_current, width_max;
+  friend bool operator==(const pcie_link&, const pcie_link&) = default;
+};
+
+struct device_info {
+  int index = 0;                    ///< NVML index (the nvidia-smi numbering)
+  std::optional<int> cuda_index;    ///< the CUDA runtime's ordinal, joined by PCI bus id
+  std::string name, uuid, serial, vbios, pci_bus_id;
+  std::optional<std::uint32_t> pci_device_id; ///< PCI device id (upper 16 bits of NVML's pciDeviceId)
+  std::optional<std::uint32_t> pci_subsystem_id;
+  std::optional<int> cc_major, cc_minor;
+  std::optional<int> sm_count;
+  std::optional<std::int64_t> memory_bytes;
+  std::optional<std::int64_t> l2_bytes;
+  std::optional<int> sm_clock_mhz, sm_clock_max_mhz, mem_clock_mhz, mem_clock_max_mhz;
+  std::optional<int> memory_bus_width_bits;
+  pcie_link pcie;
+  std::optional<double> power_limit_w, power_limit_default_w, power_limit_max_w;
+  std::optional<int> temperature_c;
+  std::string ecc_mode, ecc_mode_pending; ///< "enabled" | "disabled" | "not supported" | ""
+  std::string mig_mode;                   ///< "enabled" | "disabled" | "not supported" | ""
+  std::string persistence_mode;           ///< "enabled" | "disabled" | "not supported" | ""
+  std::string spec_id;                    ///< matched spec-table row; "" when none
+  counter_set counters_before, counters_after, counters_delta;
+  std::vector<std::string> problems;      ///< queries that failed, with the library's words
+  friend bool operator==(const device_info&, const device_info&) = default;
+};
+
+enum class result_status { ok, failed, skipped, not_supported };
+enum class verification_status { passed, failed, skipped };
+
+/// Summary of a sample set (statistics.hpp computes it).
+struct sample_stats {
+  std::int64_t n = 0;
+  double median = 0, mean = 0, min = 0, max = 0, stddev = 0, cv = 0, q1 = 0, q3 = 0;
+  friend bool operator==(const sample_stats&, const sample_stats&) = default;
+};
+
+/// The theoretical figure a result is judged against, each value with its source.
+struct ceiling {
+  std::optional<double> datasheet;         ///< in the result's unit
+  std::string datasheet_source;            ///< document and table, or "" when unknown
+  std::optional<double> clock_adjusted;    ///< at the clock seen during the measurement
+  std::string clock_adjusted_source;       ///< how it was derived
+  friend bool operator==(const ceiling&, const ceiling&) = default;
+};
+
+struct verification {
+  verification_status status = verification_status::skipped;
+  std::optional<double> max_rel_error;
+  std::optional<double> tolerance;
+  std::string detail;                      ///< reference used, or why it was skipped/failed
+  friend bool operator==(const verification&, const verification&) = default;
+};
+
+/// What the NVML sampler saw during one result's measurement window.
+struct telemetry_summary {
+  std::int64_t samples = 0;
+  double period_ms = 0;
+  std::optional<double> sm_clock_mhz_min, sm_clock_mhz_median, sm_clock_mhz_max;
+  std::optional<double> mem_clock_mhz_min, mem_clock_mhz_median;
+  std::optional<double> temperature_c_max;
+  std::optional<double> power_w_mean, power_w_max;
+  /// fraction of samples whose SM clock was under 75% of the maximum (nvbench's rule)
+  std::optional<double> low_clock_fraction;
+  std::vector<std::string> throttle_reasons; ///< union seen, e.g. "sw_power_cap", "hw_thermal"
+  bool throttled = false;                     ///< a performance-limiting reason was active
+  std::string status = "ok";                  ///< or why telemetry is missing
+  friend bool operator==(const telemetry_summary&, const telemetry_summary&) = default;
+};
+
+struct result {
+  std::string bench_id;            ///< dotted, e.g. "memory.stream.triad"
+  std::vector<int> devices;        ///< NVML indices
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::object(); ///< sizes, dtype, ...
+  std::string metric;              ///< e.g. "bandwidth"
+  std::string unit;                ///< e.g. "GB/s" (1e9 bytes per second)
+  bool higher_is_better = true;
+  std::string cache_state;         ///< "cold" | "hot" | "" (not applicable)
+  std::optional<double> bytes_per_iteration, flops_per_iteration;
+  std::vector<double> samples;     ///< the metric, one value per timed sample
+  std::vector<double> sample_seconds; ///< device time per sample (CUDA events)
+  sample_stats stats;              ///< over `samples`
+  std::optional<double> host_seconds_median; ///< host-side wall time per sample, second figure
+  std::string stop_reason;         ///< "cv_target", "stalled", "time_cap", "sample_cap"
+  ceiling ceiling_value;
+  std::optional<double> efficiency; ///< stats.median / ceiling (clock-adjusted if known)
+  verification check;
+  telemetry_summary telemetry;
+  result_status status = result_status::ok;
+  std::string reason;              ///< always set unless status is ok
+  friend bool operator==(const result&, const result&) = default;
+};
+
+struct run_info {
+  std::string tool_version;
+  std::string started_utc, finished_utc; ///< ISO 8601, "2026-11-30T02:31:04Z"
+  std::string suite;
+  std::string filter;
+  std::vector<std::string> command_line;
+  friend bool operator==(const run_info&, const run_info&) = default;
+};
+
+struct report {
+  std::string schema = report_schema_version;
+  run_info run;
+  host_info host;
+  std::vector<device_info> devices;
+  std::vector<result> results;
+  bool complete = false;
+  std::string incomplete_reason; ///< why complete is false ("interrupted", "no GPU", ...)
+  friend bool operator==(const report&, const report&) = default;
+};
+
+} // namespace gpuspec::reports
