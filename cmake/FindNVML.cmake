@@ -2,15 +2,19 @@
 #
 # gpuspec opens libnvidia-ml.so.1 at run time (dlopen), so a binary starts on a machine with no
 # driver and reports that plainly. Only nvml.h is needed at build time. It is searched in:
-#   NVML_INCLUDE_DIR (cache), the CUDA toolkit's include folder, and the include folder of the
-#   `nvidia-nvml-dev` PyPI package (site-packages/nvidia/cu13|cu12/include).
+#   NVML_INCLUDE_DIR (cache), .deps/python of the checkout (where scripts/install-deps.sh puts
+#   the `nvidia-nvml-dev` PyPI package), the CUDA toolkit's include folder, and that package in
+#   Python's site-packages (nvidia/cu13|cu12/include).
 # Defines NVML_FOUND, NVML_INCLUDE_DIR and the interface target NVML::headers.
 
 set(_nvml_hints "")
 if(CUDAToolkit_INCLUDE_DIRS)
   list(APPEND _nvml_hints ${CUDAToolkit_INCLUDE_DIRS})
 endif()
-list(APPEND _nvml_hints /usr/local/cuda/include /usr/include)
+# scripts/install-deps.sh puts the nvidia-nvml-dev wheel here.
+list(APPEND _nvml_hints "${PROJECT_SOURCE_DIR}/.deps/python/nvidia/cu13/include"
+                        "${PROJECT_SOURCE_DIR}/.deps/python/nvidia/cu12/include"
+                        /usr/local/cuda/include /usr/include)
 
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)

@@ -4,6 +4,11 @@
 # CUDA 12 toolkit and -DCMAKE_CUDA_ARCHITECTURES="70;75;80;86;89;90". The list is overridable
 # with the usual CMAKE_CUDA_ARCHITECTURES cache variable.
 
+# nvcc is often installed in /usr/local/cuda without being on PATH.
+if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+  set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc CACHE FILEPATH "CUDA compiler")
+endif()
+
 include(CheckLanguage)
 check_language(CUDA)
 if(NOT CMAKE_CUDA_COMPILER)

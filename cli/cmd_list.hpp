@@ -1,0 +1,16 @@
+#pragma once
+#include <CLI/App.hpp>
+
+#include "exit_code.hpp"
+
+namespace gpuspec::cli {
+
+struct list_options {
+  bool json = false;
+};
+
+void setup_list(CLI::App& app, list_options& options);
+/// Lists the registered benchmarks. 3 in a host-only build, which has none.
+[[nodiscard]] exit_code run_list(const list_options& options);
+
+} // namespace gpuspec::cli

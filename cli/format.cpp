@@ -1,0 +1,37 @@
+#include "format.hpp"
+
+#include <cmath>
+
+namespace gpuspec::cli {
+
+std::string format_bytes(std::optional<std::int64_t> bytes) {
+  if (!bytes)
+    return unknown_text;
+  const double gib = static_cast<double>(*bytes) / (1024.0 * 1024.0 * 1024.0);
+  if (gib >= 1.0)
+    return fmt::format("{:.1f} GiB", gib);
+  return fmt::format("{:.1f} MiB", static_cast<double>(*bytes) / (1024.0 * 1024.0));
+}
+
+std::string format_pcie(const reports::pcie_link& link) {
+  auto part = [](std::optional<int> gen, std::optional<int> width) {
+    return fmt::format("Gen{} x{}", or_unknown(gen), or_unknown(width));
+  };
+  return fmt::format("{} (max {})", part(link.gen_current, link.width_current),
+                     part(link.gen_max, link.width_max));
+}
+
+std::string format_reading(const reports::reading& r) {
+  return r.value ? std::to_string(*r.value) : r.status;
+}
+
+std::string format_value(double v) {
+  const double a = std::fabs(v);
+  if (a >= 100.0)
+    return fmt::format("{:.1f}", v);
+  if (a >= 1.0)
+    return fmt::format("{:.2f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
+} // namespace gpuspec::cli

@@ -1,0 +1,30 @@
+#pragma once
+/// Small formatting helpers shared by the subcommands' terminal output.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::cli {
+
+inline constexpr const char* unknown_text = "n/a";
+
+template <class T> std::string or_unknown(const std::optional<T>& v, const char* spec = "{}") {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string(unknown_text);
+}
+inline std::string or_unknown(const std::string& s) { return s.empty() ? unknown_text : s; }
+
+/// 85899345920 -> "80.0 GiB"
+std::string format_bytes(std::optional<std::int64_t> bytes);
+/// "Gen4 x16 (max Gen4 x16)"
+std::string format_pcie(const reports::pcie_link& link);
+/// A reading: its value, or its status ("not supported").
+std::string format_reading(const reports::reading& r);
+/// Significant figures that suit a rate: 3012.4, 45.21, 0.8123.
+std::string format_value(double v);
+
+} // namespace gpuspec::cli

@@ -1,0 +1,54 @@
+// gpuspec: one executable, one file per subcommand; this file only wires them and owns the one
+// try/catch that turns errors into exit codes (STYLE.md 11).
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cmd_info.hpp"
+#include "cmd_list.hpp"
+#include "cmd_run.hpp"
+#include "exit_code.hpp"
+
+int main(int argc, char** argv) {
+  using gpuspec::cli::exit_code;
+  using gpuspec::cli::to_int;
+
+  CLI::App app{"gpuspec: measure what a GPU server really delivers, and say why when it falls short"};
+  app.set_version_flag("--version", "gpuspec " GPUSPEC_VERSION);
+  app.require_subcommand(1);
+
+  gpuspec::cli::info_options info;
+  gpuspec::cli::list_options list;
+  gpuspec::cli::run_cli_options run;
+  run.command_line.assign(argv, argv + argc);
+  gpuspec::cli::setup_info(app, info);
+  gpuspec::cli::setup_list(app, list);
+  gpuspec::cli::setup_run(app, run);
+
+  try {
+    app.parse(argc, argv);
+    if (app.got_subcommand("info"))
+      return to_int(gpuspec::cli::run_info(info));
+    if (app.got_subcommand("list"))
+      return to_int(gpuspec::cli::run_list(list));
+    if (app.got_subcommand("run"))
+      return to_int(gpuspec::cli::run_run(run));
+    return to_int(exit_code::unknown);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::Error& e) {
+    (void)app.exit(e); // prints the usage error
+    return to_int(exit_code::unknown);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuspec: error: {}\n", e.what());
+    return to_int(exit_code::unknown);
+  }
+}

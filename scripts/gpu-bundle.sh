@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Prepares .gpu-bundle/ for scripts/gpu-validate.sh on a GPU machine that has the CUDA toolkit
+# and PyTorch but none of our Debian packages and no network: the gpuspec binary, the GPU test
+# binaries, and the shared libraries they need that such a machine lacks (fmt, Google
+# Benchmark). Build here, carry .gpu-bundle/ there.
+#
+#   scripts/gpu-bundle.sh [PRESET]      (default preset: default)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+preset="${1:-default}"
+bundle=.gpu-bundle
+
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset"
+build="build/$preset"
+
+rm -rf "$bundle"
+mkdir -p "$bundle/bin" "$bundle/tests" "$bundle/lib"
+cp "$build/cli/gpuspec" "$bundle/bin/"
+find "$build/tests/gpu" -maxdepth 1 -type f -perm -u+x -exec cp {} "$bundle/tests/" \;
+
+# Libraries from this machine's Debian packages that a CUDA image does not ship. The CUDA
+# libraries (cuBLAS, NCCL) and the driver's are taken from the GPU machine itself.
+for binary in "$bundle"/bin/* "$bundle"/tests/*; do
+  ldd "$binary" | awk '/=> \//{print $3}' | grep -E 'libfmt|libbenchmark|libgtest|libCLI11' || true
+done | sort -u | while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
+
+git rev-parse HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
+echo "$preset" > "$bundle/PRESET"
+du -sh "$bundle"
+ls -R "$bundle"

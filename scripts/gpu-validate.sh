@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The unattended check on a real GPU: GPU tests, `gpuspec info`, the quick suite, and a
+# side-by-side with code nobody here wrote (PyTorch's device-to-device copy). Everything lands
+# in OUTDIR; the last lines printed are a short summary. Never changes the card's settings.
+#
+#   scripts/gpu-validate.sh OUTDIR
+#
+# Binaries: .gpu-bundle/ (made by scripts/gpu-bundle.sh and carried here) when present, else
+# a build on this machine with the default preset (needs our dependencies installed).
+# Budget: about 8 minutes on one GPU (the quick suite's own stopping rule bounds it).
+set -uo pipefail
+if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 3; fi
+out="$1"
+mkdir -p "$out"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+log="$out/validate.log"
+exec > >(tee -a "$log") 2>&1
+started=$(date +%s)
+step() { echo; echo "=== [$(( $(date +%s) - started ))s] $*"; }
+
+export LD_LIBRARY_PATH="$PWD/.gpu-bundle/lib:/usr/local/cuda/lib64:/usr/local/nvidia/lib64:/usr/local/nvidia/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+step "machine"
+date -u +%Y-%m-%dT%H:%M:%SZ
+uname -a
+nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu --format=csv || true
+nvidia-smi -q > "$out/nvidia-smi-q.txt" 2>&1 || true
+
+step "binaries"
+if [ -x .gpu-bundle/bin/gpuspec ]; then
+  bin=.gpu-bundle/bin/gpuspec
+  tests_dir=.gpu-bundle/tests
+  echo "using the carried bundle (commit $(cat .gpu-bundle/COMMIT 2>/dev/null), preset $(cat .gpu-bundle/PRESET 2>/dev/null))"
+  if ! "$bin" --version; then
+    echo "the carried binary does not start here; building on this machine instead"
+    bin=""
+  fi
+else
+  bin=""
+fi
+if [ -z "$bin" ]; then
+  if cmake --preset default -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null && cmake --build --preset default -j"$(nproc)"; then
+    bin=build/default/cli/gpuspec
+    tests_dir=build/default/tests/gpu
+  else
+    echo "BUILD FAILED: no gpuspec binary (carry .gpu-bundle/ from scripts/gpu-bundle.sh)"
+    exit 3
+  fi
+fi
+
+step "GPU tests"
+tests_failed=0
+for t in "$tests_dir"/*; do
+  [ -x "$t" ] && [ -f "$t" ] || continue
+  echo "--- $(basename "$t")"
+  timeout 300 "$t" --gtest_color=no >> "$out/gpu-tests.log" 2>&1 || tests_failed=1
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) \]|tests ran' "$out/gpu-tests.log" | tail -n 5
+done
+
+step "gpuspec info"
+"$bin" info --json > "$out/info.json"; echo "info exit code $?"
+"$bin" info | head -n 40
+
+step "gpuspec run --suite quick"
+timeout 330 "$bin" run --suite quick -o "$out/report.json"
+run_code=$?
+echo "run exit code $run_code"
+
+step "PyTorch device-to-device copy"
+timeout 120 python3 scripts/torch_copy_bandwidth.py --out "$out/torch-copy.json"
+torch_code=$?
+
+step "side by side"
+side_code=3
+if [ -f "$out/report.json" ] && [ -f "$out/torch-copy.json" ]; then
+  python3 scripts/side_by_side.py "$out/report.json" "$out/torch-copy.json" | tee "$out/side-by-side.txt"
+  side_code=${PIPESTATUS[0]}
+fi
+
+step "summary"
+echo "gpu tests: $([ $tests_failed -eq 0 ] && echo passed || echo FAILED)"
+echo "gpuspec run exit code: $run_code (0 pass, 1 warn, 2 fail, 3 unknown)"
+echo "pytorch copy exit code: $torch_code"
+echo "side-by-side exit code: $side_code (0 agree, 1 differ, 3 missing)"
+echo "files: $(ls "$out" | tr '\n' ' ')"
+echo "elapsed: $(( $(date +%s) - started ))s"
+[ $tests_failed -eq 0 ] && [ $run_code -le 1 ] && [ $side_code -eq 0 ]
