@@ -6,7 +6,9 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backend.hpp"
 #include "format.hpp"
@@ -65,20 +67,14 @@ std::vector<int> parse_device_list(const std::string& text) {
 
 namespace {
 
-std::string utc_stamp(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
+/// "2026-11-30T02:31:04Z"
+std::string utc_iso_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))); }
 
 std::string default_report_name(const std::string& hostname) {
   std::string host;
   for (char c : hostname.empty() ? std::string("host") : hostname)
     host += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.') ? c : '_';
-  return fmt::format("gpuspec-{}-{}.json", host, utc_stamp("%Y%m%dT%H%M%SZ"));
+  return fmt::format("gpuspec-{}-{}.json", host, fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(std::time(nullptr))));
 }
 
 std::string params_text(const nlohmann::ordered_json& params) {
@@ -132,13 +128,11 @@ std::string summary_table(const reports::report& report) {
                     text_table::align::right, text_table::align::right, text_table::align::left,
                     text_table::align::left});
   for (const auto& r : report.results) {
-    std::string gpus;
-    for (int d : r.devices)
-      gpus += (gpus.empty() ? "" : ",") + std::to_string(d);
+    const std::string gpus = fmt::format("{}", fmt::join(r.devices, ","));
     const bool ok = r.status == reports::result_status::ok;
     std::string status(reports::to_string(r.status));
     if (!ok)
-      status += ": " + r.reason;
+      status = fmt::format("{}: {}", status, r.reason);
     else if (r.telemetry.throttled)
       status += " (throttled)";
     table.add_row({r.bench_id, gpus, params_text(r.parameters), ok ? format_value(r.stats.median) : "",
@@ -192,7 +186,7 @@ exit_code run_run(const run_cli_options& o) {
 
   reports::report report;
   report.run.tool_version = GPUSPEC_VERSION;
-  report.run.started_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  report.run.started_utc = utc_iso_now();
   report.run.suite = o.suite;
   report.run.filter = o.filter;
   report.run.command_line = o.command_line;
@@ -233,7 +227,7 @@ exit_code run_run(const run_cli_options& o) {
   if (!no_run_reason.empty()) {
     report.complete = false;
     report.incomplete_reason = no_run_reason;
-    report.run.finished_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+    report.run.finished_utc = utc_iso_now();
     progress.checkpoint();
     fmt::print(stderr, "gpuspec run: {}\n", no_run_reason);
     fmt::print(stderr, "gpuspec run: wrote the host inventory and host checks to {}\n", path);
@@ -259,7 +253,7 @@ exit_code run_run(const run_cli_options& o) {
     }
   }
   record_counters_after(*inv.nvml, report);
-  report.run.finished_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  report.run.finished_utc = utc_iso_now();
   if (report.results.empty() && report.complete) {
     report.complete = false;
     report.incomplete_reason = fmt::format("no benchmark of suite '{}' matches the filter '{}'", o.suite, o.filter);

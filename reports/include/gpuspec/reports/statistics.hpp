@@ -9,19 +9,39 @@
 namespace gpuspec::reports {
 
 /// n, median, quartiles (linear interpolation between order statistics, type 7), mean,
-/// sample standard deviation (n-1), cv = stddev / mean (0 when mean is 0 or n < 2).
+/// sample standard deviation (n-1), cv = stddev / mean (0 when mean is 0 or n < 2; |mean| is
+/// used so that a negative metric still gives a non-negative cv). An empty span gives all zeros.
+/// Samples must be finite: a NaN or infinity is a bug in the caller and throws
+/// std::invalid_argument naming its index.
 [[nodiscard]] sample_stats summarize(std::span<const double> samples);
 
 /// When to stop taking samples. Defaults follow DESIGN.md: at least 10 samples and 0.5 s of
 /// device time, stop when the CV is under 1% or has stopped improving, cap at 15 s.
+///
+/// The exact rule, checked after each sample (n = samples taken, t = device_seconds):
+///  1. n >= min_samples, n >= 2 and t >= min_seconds, and cv(all n samples) <= cv_target:
+///     "cv_target".
+///  2. n >= min_samples and t >= min_seconds, and the CV has stalled: "stalled". With cv_k the
+///     CV of the first k samples, W = stall_window and m = max(min_samples, 2), it has stalled
+///     when n - W >= m and  min{cv_k : n-W < k <= n}  >=  (1 - stall_tolerance) *
+///     min{cv_k : m <= k <= n-W},  i.e. the last W samples did not bring the best CV seen so
+///     far down by more than stall_tolerance (relative). A plateau of noisy samples (the CV
+///     settles at the noise level, above the target) stops here instead of running to the cap,
+///     as nvbench's "noise is stable" rule does; a CV still falling (a transient being diluted)
+///     keeps going.
+///     stall_window <= 0 turns the rule off.
+///  3. t >= max_seconds: "time_cap", even before the minimums (a slow benchmark must end).
+///  4. n >= max_samples: "sample_cap", even before the minimums.
+/// The first that holds wins, so a measurement that converged on the sample that also reached
+/// a cap says "cv_target" or "stalled", not the cap.
 struct stopping_rule {
   int min_samples = 10;
   int max_samples = 10000;
   double min_seconds = 0.5;     ///< device time summed over samples
   double max_seconds = 15.0;    ///< hard cap on device time
   double cv_target = 0.01;
-  /// "stopped improving": the CV over the last `stall_window` samples has not improved on the
-  /// best CV seen `stall_window` samples earlier by more than `stall_tolerance` (relative).
+  /// "stopped improving": the best CV over the last `stall_window` samples has not improved on
+  /// the best CV seen before them by more than `stall_tolerance` (relative); rule 2 above.
   int stall_window = 20;
   double stall_tolerance = 0.05;
 };
@@ -32,7 +52,8 @@ struct stop_decision {
 };
 
 /// Decides after each sample. `samples` are the metric values (or seconds; CV is scale-free),
-/// `device_seconds` the device time accumulated so far.
+/// `device_seconds` the device time accumulated so far. Stateless: O(n) per call. Samples
+/// must be finite (see summarize).
 [[nodiscard]] stop_decision should_stop(const stopping_rule& rule, std::span<const double> samples,
                                         double device_seconds);
 

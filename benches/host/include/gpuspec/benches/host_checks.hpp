@@ -10,6 +10,11 @@ namespace gpuspec::benches {
 struct host_check_options {
   int temperature_limit_c = 85;
   double ram_to_gpu_memory_ratio = 2.0;
+  /// GPUs drop their PCIe generation at idle to save power, so a link below its maximum
+  /// generation is normal at idle: gpu.pcie_link then passes with a note, and only a width
+  /// below the maximum warns. Set when the inventory was taken while the GPUs were busy: a
+  /// generation below the maximum then warns too.
+  bool pcie_under_load = false;
 };
 
 /// Check ids (stable): host.nouveau, host.memory_ratio, gpu.pcie_link, gpu.persistence_mode,

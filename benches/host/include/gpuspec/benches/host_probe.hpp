@@ -2,6 +2,7 @@
 /// Host inventory from /proc, /sys and /etc, readable under another root so tests can run on
 /// fixture copies of those files (tests/fixtures/hosts/...).
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -14,6 +15,8 @@ namespace gpuspec::benches {
 /// Fills hostname, os, kernel, cpu_model, cpu_logical_cores, cpu_sockets, memory_bytes,
 /// numa_nodes and nouveau_loaded from files under `root` ("/" on a real machine). Missing files
 /// leave the field empty; nothing throws. Driver and CUDA versions are filled elsewhere.
+/// Where /proc/cpuinfo has no "model name" or "physical id" (aarch64), the CPU is named from its
+/// implementer and part numbers and the sockets are counted from sysfs physical_package_id.
 [[nodiscard]] reports::host_info probe_host(const std::filesystem::path& root = "/");
 
 // The parsers, exposed for the tests.

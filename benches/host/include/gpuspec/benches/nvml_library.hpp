@@ -5,7 +5,6 @@
 /// (an entry point missing from an older driver is left null and its queries report
 /// "not supported"), calls nvmlInit_v2, and nvmlShutdown + dlclose in its destructor.
 
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -41,7 +40,9 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetPowerManagementDefaultLimit) power_limit_default = nullptr;
   decltype(&::nvmlDeviceGetPowerManagementLimitConstraints) power_limit_constraints = nullptr;
   decltype(&::nvmlDeviceGetPowerUsage) power_usage = nullptr;
-  decltype(&::nvmlDeviceGetTemperature) temperature = nullptr;
+  /// Spelled out rather than decltype'd: nvml.h marks it deprecated from CUDA 13.1, and every
+  /// driver still exports it (nvmlDeviceGetTemperatureV is r535+ only).
+  nvmlReturn_t (*temperature)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*) = nullptr;
   decltype(&::nvmlDeviceGetEccMode) ecc_mode = nullptr;
   decltype(&::nvmlDeviceGetMigMode) mig_mode = nullptr;
   decltype(&::nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
@@ -53,15 +54,19 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
   decltype(&::nvmlDeviceGetNvLinkErrorCounter) nvlink_error_counter = nullptr;
   /// nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older):
-  /// same signature, whichever the driver exports.
-  decltype(&::nvmlDeviceGetCurrentClocksThrottleReasons) clocks_event_reasons = nullptr;
+  /// same signature, whichever the driver exports. Spelled out: the older name is deprecated
+  /// and the newer one absent from CUDA 12.0/12.1's nvml.h.
+  nvmlReturn_t (*clocks_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
 };
 
 class nvml_library {
 public:
-  /// Opens and initialises NVML. On failure returns nullopt and sets `why` to one clear
-  /// sentence ("no NVIDIA driver: libnvidia-ml.so.1 not found (...)", "nvmlInit failed: ...").
-  static std::optional<nvml_library> open(std::string& why);
+  /// Opens and initialises NVML from `library_path` (a file name searched the dlopen way, or a
+  /// path: tests open the fake in tests/fakes). On failure returns nullopt and sets `why` to
+  /// one clear sentence ("no NVIDIA driver: libnvidia-ml.so.1 could not be opened (...)",
+  /// "nvmlInit_v2 failed: ...").
+  static std::optional<nvml_library> open(std::string& why,
+                                          const std::string& library_path = "libnvidia-ml.so.1");
 
   nvml_library(nvml_library&& other) noexcept;
   nvml_library& operator=(nvml_library&& other) noexcept;
@@ -75,6 +80,7 @@ public:
 
 private:
   nvml_library(void* handle, nvml_api api) : m_handle(handle), m_api(api) {}
+  void close() noexcept;
   void* m_handle = nullptr;
   nvml_api m_api;
 };

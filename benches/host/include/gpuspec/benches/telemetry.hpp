@@ -2,11 +2,14 @@
 /// Telemetry sampled on a background thread while benchmarks run (DESIGN.md rule 7).
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
+#include <stop_token>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -48,6 +51,8 @@ summarize_telemetry(std::span<const telemetry_sample> samples, int device,
                     std::optional<double> sm_clock_max_mhz, double period_ms);
 
 /// Polls `devices` every `period` on its own thread from construction until destruction.
+/// The source is read from that thread and from summary(), one call at a time. Destruction
+/// stops the thread at once, without waiting out the period.
 class telemetry_sampler {
 public:
   telemetry_sampler(std::unique_ptr<telemetry_source> source, std::vector<int> devices,
@@ -56,19 +61,23 @@ public:
   telemetry_sampler(const telemetry_sampler&) = delete;
   telemetry_sampler& operator=(const telemetry_sampler&) = delete;
 
-  /// Summary of one device over a window (takes one fresh sample first so short windows
-  /// are never empty).
+  /// Summary of one device over a window. Takes one fresh sample first, so a window shorter
+  /// than the period is not left empty: when no sample falls inside [begin, end], the
+  /// sample nearest to the window is used if it lies within one period of it.
   [[nodiscard]] reports::telemetry_summary summary(int device, telemetry_clock::time_point begin,
                                                    telemetry_clock::time_point end,
                                                    std::optional<double> sm_clock_max_mhz);
   [[nodiscard]] std::chrono::milliseconds period() const { return m_period; }
 
 private:
-  void loop();
+  void loop(std::stop_token stop);
+  telemetry_sample read_source(int device);
   std::unique_ptr<telemetry_source> m_source;
   std::vector<int> m_devices;
   std::chrono::milliseconds m_period;
-  std::mutex m_mutex;
+  std::mutex m_source_mutex; // guards m_source
+  std::mutex m_mutex;        // guards m_samples
+  std::condition_variable_any m_wake;
   std::vector<telemetry_sample> m_samples;
   std::jthread m_thread; // last: starts after the members it uses exist
 };

@@ -1,0 +1,268 @@
+// Telemetry: an NVML source, the clocks-event reason names, the window summary and the sampler
+// thread (DESIGN.md, measurement rule 7).
+
+#include "gpuspec/benches/telemetry.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <exception>
+#include <utility>
+
+#include "gpuspec/benches/nvml_library.hpp"
+
+namespace gpuspec::benches {
+namespace {
+
+// The clocks-event reason bits. nvml.h spells them nvmlClocksEventReason* (CUDA 12.2+) and
+// nvmlClocksThrottleReason* (every version, aliases since 12.2): the old names compile against
+// both, and the values are part of NVML's ABI.
+constexpr std::uint64_t reason_gpu_idle = nvmlClocksThrottleReasonGpuIdle;
+constexpr std::uint64_t reason_applications_clocks =
+    nvmlClocksThrottleReasonApplicationsClocksSetting;
+constexpr std::uint64_t reason_sw_power_cap = nvmlClocksThrottleReasonSwPowerCap;
+constexpr std::uint64_t reason_hw_slowdown = nvmlClocksThrottleReasonHwSlowdown;
+constexpr std::uint64_t reason_sync_boost = nvmlClocksThrottleReasonSyncBoost;
+constexpr std::uint64_t reason_sw_thermal = nvmlClocksThrottleReasonSwThermalSlowdown;
+constexpr std::uint64_t reason_hw_thermal = nvmlClocksThrottleReasonHwThermalSlowdown;
+constexpr std::uint64_t reason_hw_power_brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
+constexpr std::uint64_t reason_display_clocks = nvmlClocksThrottleReasonDisplayClockSetting;
+static_assert(reason_gpu_idle == 0x1 && reason_applications_clocks == 0x2 &&
+              reason_sw_power_cap == 0x4 && reason_hw_slowdown == 0x8 &&
+              reason_sync_boost == 0x10 && reason_sw_thermal == 0x20 && reason_hw_thermal == 0x40 &&
+              reason_hw_power_brake == 0x80 && reason_display_clocks == 0x100);
+
+struct reason {
+  std::uint64_t bit;
+  const char *name;
+  bool limiting; ///< holds clocks below what the work would get
+};
+constexpr std::array<reason, 9> reasons = {{
+    {reason_gpu_idle, "gpu_idle", false},
+    {reason_applications_clocks, "applications_clocks", false},
+    {reason_sw_power_cap, "sw_power_cap", true},
+    {reason_hw_slowdown, "hw_slowdown", true},
+    {reason_sync_boost, "sync_boost", true},
+    {reason_sw_thermal, "sw_thermal", true},
+    {reason_hw_thermal, "hw_thermal", true},
+    {reason_hw_power_brake, "hw_power_brake", true},
+    {reason_display_clocks, "display_clocks", true},
+}};
+
+constexpr std::uint64_t limiting_mask = [] {
+  std::uint64_t mask = 0;
+  for (const reason &r : reasons)
+    if (r.limiting)
+      mask |= r.bit;
+  return mask;
+}();
+
+/// SM clocks under this fraction of the maximum mark a sample as low-clock (nvbench's rule).
+constexpr double low_clock_fraction_of_max = 0.75;
+
+class nvml_telemetry_source final : public telemetry_source {
+public:
+  explicit nvml_telemetry_source(const nvml_library &nvml) : m_nvml(nvml) {}
+
+  telemetry_sample read(int device) override {
+    telemetry_sample s;
+    s.at = telemetry_clock::now();
+    s.device = device;
+    const nvml_api &api = m_nvml.api();
+    nvmlDevice_t handle = nullptr;
+    if (api.handle_by_index == nullptr ||
+        api.handle_by_index(static_cast<unsigned>(device), &handle) != NVML_SUCCESS)
+      return s;
+    unsigned value = 0;
+    if (api.clock_info != nullptr && api.clock_info(handle, NVML_CLOCK_SM, &value) == NVML_SUCCESS)
+      s.sm_clock_mhz = value;
+    if (api.clock_info != nullptr && api.clock_info(handle, NVML_CLOCK_MEM, &value) == NVML_SUCCESS)
+      s.mem_clock_mhz = value;
+    if (api.temperature != nullptr &&
+        api.temperature(handle, NVML_TEMPERATURE_GPU, &value) == NVML_SUCCESS)
+      s.temperature_c = value;
+    if (api.power_usage != nullptr && api.power_usage(handle, &value) == NVML_SUCCESS)
+      s.power_w = value / 1000.0; // milliwatts
+    unsigned long long mask = 0;
+    if (api.clocks_event_reasons != nullptr &&
+        api.clocks_event_reasons(handle, &mask) == NVML_SUCCESS)
+      s.throttle_mask = mask;
+    s.at = telemetry_clock::now(); // stamp when the reads finished
+    return s;
+  }
+
+private:
+  const nvml_library &m_nvml;
+};
+
+/// Finite values only: a source reporting NaN or infinity is treated as not reporting.
+std::optional<double> usable(const std::optional<double> &v) {
+  if (v && std::isfinite(*v))
+    return v;
+  return std::nullopt;
+}
+
+double median_of(std::vector<double> &values) {
+  const std::size_t n = values.size();
+  std::sort(values.begin(), values.end());
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+} // namespace
+
+std::unique_ptr<telemetry_source> make_nvml_telemetry_source(const nvml_library &nvml) {
+  return std::make_unique<nvml_telemetry_source>(nvml);
+}
+
+std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
+  std::vector<std::string> names;
+  std::uint64_t known = 0;
+  for (const reason &r : reasons) {
+    known |= r.bit;
+    if ((mask & r.bit) != 0)
+      names.emplace_back(r.name);
+  }
+  // Bits a newer driver may add: named by position rather than dropped.
+  for (int bit = 0; bit < 64; ++bit) {
+    const std::uint64_t b = std::uint64_t{1} << bit;
+    if ((mask & b) != 0 && (known & b) == 0)
+      names.push_back("unknown_bit_" + std::to_string(bit));
+  }
+  return names;
+}
+
+bool is_performance_limiting(std::uint64_t mask) { return (mask & limiting_mask) != 0; }
+
+reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample> samples,
+                                               int device, telemetry_clock::time_point begin,
+                                               telemetry_clock::time_point end,
+                                               std::optional<double> sm_clock_max_mhz,
+                                               double period_ms) {
+  reports::telemetry_summary out;
+  out.period_ms = period_ms;
+
+  std::vector<double> sm, mem, temperature, power;
+  std::uint64_t mask_union = 0;
+  for (const telemetry_sample &s : samples) {
+    if (s.device != device || s.at < begin || s.at > end)
+      continue;
+    ++out.samples;
+    if (const auto v = usable(s.sm_clock_mhz))
+      sm.push_back(*v);
+    if (const auto v = usable(s.mem_clock_mhz))
+      mem.push_back(*v);
+    if (const auto v = usable(s.temperature_c))
+      temperature.push_back(*v);
+    if (const auto v = usable(s.power_w))
+      power.push_back(*v);
+    if (s.throttle_mask)
+      mask_union |= *s.throttle_mask;
+  }
+  if (out.samples == 0) {
+    out.status = "no telemetry samples in the window";
+    return out;
+  }
+
+  if (!sm.empty()) {
+    const auto [lo, hi] = std::minmax_element(sm.begin(), sm.end());
+    out.sm_clock_mhz_min = *lo;
+    out.sm_clock_mhz_max = *hi;
+    if (sm_clock_max_mhz && std::isfinite(*sm_clock_max_mhz) && *sm_clock_max_mhz > 0) {
+      const double threshold = low_clock_fraction_of_max * *sm_clock_max_mhz;
+      const auto low = std::count_if(sm.begin(), sm.end(), [&](double v) { return v < threshold; });
+      out.low_clock_fraction = static_cast<double>(low) / static_cast<double>(sm.size());
+    }
+    out.sm_clock_mhz_median = median_of(sm);
+  }
+  if (!mem.empty()) {
+    out.mem_clock_mhz_min = *std::min_element(mem.begin(), mem.end());
+    out.mem_clock_mhz_median = median_of(mem);
+  }
+  if (!temperature.empty())
+    out.temperature_c_max = *std::max_element(temperature.begin(), temperature.end());
+  if (!power.empty()) {
+    double sum = 0;
+    for (const double p : power)
+      sum += p;
+    out.power_w_mean = sum / static_cast<double>(power.size());
+    out.power_w_max = *std::max_element(power.begin(), power.end());
+  }
+  // Per sample, not on the union: the same thing, since a bit is limiting or not on its own.
+  out.throttle_reasons = throttle_reason_names(mask_union);
+  out.throttled = is_performance_limiting(mask_union);
+  if (sm.empty() && mem.empty() && temperature.empty() && power.empty() && mask_union == 0)
+    out.status = "telemetry samples carried no readings";
+  return out;
+}
+
+telemetry_sampler::telemetry_sampler(std::unique_ptr<telemetry_source> source,
+                                     std::vector<int> devices, std::chrono::milliseconds period)
+    : m_source(std::move(source)), m_devices(std::move(devices)),
+      m_period(std::max(period, std::chrono::milliseconds(1))),
+      m_thread([this](std::stop_token stop) { loop(std::move(stop)); }) {}
+
+telemetry_sampler::~telemetry_sampler() {
+  // The stop request wakes the wait at once (condition_variable_any with a stop_token), and
+  // the jthread joins before the members the loop uses are destroyed.
+  m_thread.request_stop();
+}
+
+telemetry_sample telemetry_sampler::read_source(int device) {
+  const std::lock_guard lock(m_source_mutex);
+  try {
+    return m_source->read(device);
+  } catch (const std::exception &) {
+    // A source that throws gives an empty sample; the sampler keeps going.
+    telemetry_sample s;
+    s.at = telemetry_clock::now();
+    s.device = device;
+    return s;
+  }
+}
+
+void telemetry_sampler::loop(std::stop_token stop) {
+  std::vector<telemetry_sample> batch;
+  while (!stop.stop_requested()) {
+    batch.clear();
+    for (const int device : m_devices)
+      batch.push_back(read_source(device));
+    std::unique_lock lock(m_mutex);
+    m_samples.insert(m_samples.end(), batch.begin(), batch.end());
+    // Returns early, and true, as soon as a stop is requested.
+    m_wake.wait_for(lock, stop, m_period, [] { return false; });
+  }
+}
+
+reports::telemetry_summary telemetry_sampler::summary(int device, telemetry_clock::time_point begin,
+                                                      telemetry_clock::time_point end,
+                                                      std::optional<double> sm_clock_max_mhz) {
+  const telemetry_sample fresh = read_source(device);
+  const double period_ms = static_cast<double>(m_period.count());
+
+  const std::lock_guard lock(m_mutex);
+  m_samples.push_back(fresh);
+  reports::telemetry_summary s =
+      summarize_telemetry(m_samples, device, begin, end, sm_clock_max_mhz, period_ms);
+  if (s.samples > 0 || end < begin)
+    return s;
+
+  // Nothing inside a window shorter than the period: take the sample nearest to it, if it lies
+  // within one period of the window.
+  const telemetry_sample *nearest = nullptr;
+  telemetry_clock::duration best = telemetry_clock::duration::max();
+  for (const telemetry_sample &sample : m_samples) {
+    if (sample.device != device)
+      continue;
+    const auto distance = sample.at < begin ? begin - sample.at : sample.at - end;
+    if (distance < best) {
+      best = distance;
+      nearest = &sample;
+    }
+  }
+  if (nearest == nullptr || best > m_period)
+    return s;
+  return summarize_telemetry(std::span(nearest, 1), device, nearest->at, nearest->at,
+                             sm_clock_max_mhz, period_ms);
+}
+
+} // namespace gpuspec::benches

@@ -1,0 +1,19 @@
+#include "gpuspec/reports/outcome.hpp"
+
+namespace gpuspec::reports {
+
+std::string input_error::to_string() const {
+  std::string text;
+  for (const std::string* part : {&file, &field, &message}) {
+    if (part->empty()) {
+      continue;
+    }
+    if (!text.empty()) {
+      text += ": ";
+    }
+    text += *part;
+  }
+  return text;
+}
+
+} // namespace gpuspec::reports

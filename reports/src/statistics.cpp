@@ -1,0 +1,119 @@
+#include "gpuspec/reports/statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace gpuspec::reports {
+namespace {
+
+void require_finite(std::span<const double> samples, const char* caller) {
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (!std::isfinite(samples[i])) {
+      throw std::invalid_argument(
+          fmt::format("{}: sample {} is {}; samples must be finite", caller, i, samples[i]));
+    }
+  }
+}
+
+double coefficient_of_variation(double stddev, double mean) {
+  return mean == 0.0 ? 0.0 : stddev / std::abs(mean);
+}
+
+/// Type-7 quantile (R's default, NumPy's "linear") of sorted, non-empty data.
+double quantile_sorted(const std::vector<double>& sorted, double p) {
+  const double h = static_cast<double>(sorted.size() - 1) * p;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double fraction = h - static_cast<double>(lo);
+  return sorted[lo] + fraction * (sorted[hi] - sorted[lo]);
+}
+
+/// cv_k for k = 1..n (index k-1), by Welford's running mean and sum of squared deviations.
+std::vector<double> prefix_cvs(std::span<const double> samples) {
+  std::vector<double> cvs;
+  cvs.reserve(samples.size());
+  double mean = 0.0;
+  double m2 = 0.0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const double k = static_cast<double>(i + 1);
+    const double delta = samples[i] - mean;
+    mean += delta / k;
+    m2 += delta * (samples[i] - mean);
+    const double variance = i == 0 ? 0.0 : std::max(m2, 0.0) / (k - 1.0);
+    cvs.push_back(i == 0 ? 0.0 : coefficient_of_variation(std::sqrt(variance), mean));
+  }
+  return cvs;
+}
+
+} // namespace
+
+sample_stats summarize(std::span<const double> samples) {
+  require_finite(samples, "summarize");
+  sample_stats s;
+  s.n = static_cast<std::int64_t>(samples.size());
+  if (samples.empty()) {
+    return s;
+  }
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  s.min = sorted.front();
+  s.max = sorted.back();
+  s.median = quantile_sorted(sorted, 0.5);
+  s.q1 = quantile_sorted(sorted, 0.25);
+  s.q3 = quantile_sorted(sorted, 0.75);
+
+  double sum = 0.0;
+  for (const double x : samples) {
+    sum += x;
+  }
+  s.mean = sum / static_cast<double>(samples.size());
+  if (samples.size() >= 2) {
+    // Two passes: the squared deviations from the mean, not E[x^2] - E[x]^2, which cancels.
+    double squares = 0.0;
+    for (const double x : samples) {
+      squares += (x - s.mean) * (x - s.mean);
+    }
+    s.stddev = std::sqrt(squares / static_cast<double>(samples.size() - 1));
+    s.cv = coefficient_of_variation(s.stddev, s.mean);
+  }
+  return s;
+}
+
+stop_decision should_stop(const stopping_rule& rule, std::span<const double> samples,
+                          double device_seconds) {
+  require_finite(samples, "should_stop");
+  const auto n = static_cast<std::ptrdiff_t>(samples.size());
+  const bool minimums_met = n >= rule.min_samples && n >= 1 && device_seconds >= rule.min_seconds;
+
+  if (minimums_met) {
+    const std::vector<double> cvs = prefix_cvs(samples); // cvs[k-1] = cv_k
+    if (n >= 2 && cvs.back() <= rule.cv_target) {
+      return {true, "cv_target"};
+    }
+    const std::ptrdiff_t window = rule.stall_window;
+    const std::ptrdiff_t first = std::max<std::ptrdiff_t>(rule.min_samples, 2);
+    if (window > 0 && n - window >= first) {
+      // Best CV before the window (prefixes first..n-W) and within it (n-W+1..n).
+      const double before =
+          *std::min_element(cvs.begin() + (first - 1), cvs.begin() + (n - window));
+      const double recent = *std::min_element(cvs.begin() + (n - window), cvs.end());
+      if (recent >= (1.0 - rule.stall_tolerance) * before) {
+        return {true, "stalled"};
+      }
+    }
+  }
+  if (device_seconds >= rule.max_seconds) {
+    return {true, "time_cap"};
+  }
+  if (n >= rule.max_samples) {
+    return {true, "sample_cap"};
+  }
+  return {};
+}
+
+} // namespace gpuspec::reports

@@ -1,0 +1,217 @@
+// evaluate_host_checks: every check in each of its outcomes.
+
+#include "gpuspec/benches/host_checks.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gb = gpuspec::benches;
+using gpuspec::reports::check_status;
+using gpuspec::reports::device_info;
+using gpuspec::reports::host_check;
+using gpuspec::reports::host_info;
+
+namespace {
+
+constexpr std::int64_t gib = std::int64_t{1} << 30;
+
+device_info healthy_gpu(int index) {
+  device_info d;
+  d.index = index;
+  d.memory_bytes = 80 * gib;
+  d.pcie = {5, 5, 16, 16};
+  d.persistence_mode = "enabled";
+  d.power_limit_w = 700;
+  d.power_limit_default_w = 700;
+  d.temperature_c = 34;
+  return d;
+}
+
+host_info healthy_host() {
+  host_info h;
+  h.memory_bytes = 2048 * gib;
+  h.nouveau_loaded = false;
+  return h;
+}
+
+/// The one check with `id` (and `device`, for GPU checks).
+host_check find(const std::vector<host_check> &checks, const std::string &id,
+                std::optional<int> device = std::nullopt) {
+  for (const auto &c : checks)
+    if (c.id == id && c.device == device)
+      return c;
+  ADD_FAILURE() << "no check " << id;
+  return {};
+}
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST(HostChecks, AllPassOnAHealthyNode) {
+  const auto checks = gb::evaluate_host_checks(healthy_host(), {healthy_gpu(0), healthy_gpu(1)});
+  ASSERT_EQ(checks.size(), 2u + 4u * 2u);
+  for (const auto &c : checks)
+    EXPECT_EQ(c.status, check_status::pass) << c.id << ": " << c.message;
+  // Stable order: host checks, then each GPU check for every device.
+  EXPECT_EQ(checks[0].id, "host.nouveau");
+  EXPECT_EQ(checks[1].id, "host.memory_ratio");
+  EXPECT_EQ(checks[2].id, "gpu.pcie_link");
+  EXPECT_EQ(checks[2].device, 0);
+  EXPECT_EQ(checks[3].device, 1);
+  EXPECT_EQ(checks[9].id, "gpu.temperature");
+  EXPECT_FALSE(checks[0].device);
+}
+
+TEST(HostChecks, Nouveau) {
+  host_info h = healthy_host();
+  h.nouveau_loaded = true;
+  auto c = find(gb::evaluate_host_checks(h, {}), "host.nouveau");
+  EXPECT_EQ(c.status, check_status::fail);
+  EXPECT_TRUE(contains(c.message, "nouveau kernel module is loaded")) << c.message;
+  h.nouveau_loaded.reset();
+  c = find(gb::evaluate_host_checks(h, {}), "host.nouveau");
+  EXPECT_EQ(c.status, check_status::skipped);
+  EXPECT_FALSE(c.message.empty());
+}
+
+TEST(HostChecks, MemoryRatio) {
+  host_info h = healthy_host();
+  h.memory_bytes = 1000 * gib;
+  const std::vector<device_info> eight(8, healthy_gpu(0));
+  auto c = find(gb::evaluate_host_checks(h, eight), "host.memory_ratio");
+  EXPECT_EQ(c.status, check_status::warn);
+  EXPECT_TRUE(contains(c.message, "host RAM 1000.0 GiB")) << c.message;
+  EXPECT_TRUE(contains(c.message, "total GPU memory 640.0 GiB")) << c.message;
+  EXPECT_TRUE(contains(c.message, "1280.0 GiB")) << c.message;
+
+  gb::host_check_options relaxed;
+  relaxed.ram_to_gpu_memory_ratio = 1.5;
+  c = find(gb::evaluate_host_checks(h, eight, relaxed), "host.memory_ratio");
+  EXPECT_EQ(c.status, check_status::pass) << c.message;
+
+  h.memory_bytes = 1280 * gib; // exactly 2x: enough
+  EXPECT_EQ(find(gb::evaluate_host_checks(h, eight), "host.memory_ratio").status,
+            check_status::pass);
+}
+
+TEST(HostChecks, MemoryRatioSkipped) {
+  EXPECT_EQ(find(gb::evaluate_host_checks(healthy_host(), {}), "host.memory_ratio").status,
+            check_status::skipped);
+  host_info h = healthy_host();
+  h.memory_bytes.reset();
+  EXPECT_EQ(find(gb::evaluate_host_checks(h, {healthy_gpu(0)}), "host.memory_ratio").status,
+            check_status::skipped);
+  device_info unknown = healthy_gpu(1);
+  unknown.memory_bytes.reset();
+  const auto c = find(gb::evaluate_host_checks(healthy_host(), {healthy_gpu(0), unknown}),
+                      "host.memory_ratio");
+  EXPECT_EQ(c.status, check_status::skipped);
+  EXPECT_TRUE(contains(c.message, "GPU 1")) << c.message;
+}
+
+TEST(HostChecks, PcieWidthBelowMaximumWarns) {
+  device_info d = healthy_gpu(0);
+  d.pcie = {5, 5, 8, 16};
+  const auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.pcie_link", 0);
+  EXPECT_EQ(c.status, check_status::warn);
+  EXPECT_TRUE(contains(c.message, "x8")) << c.message;
+  EXPECT_TRUE(contains(c.message, "x16")) << c.message;
+}
+
+TEST(HostChecks, PcieGenerationBelowMaximumIsNormalAtIdle) {
+  device_info d = healthy_gpu(0);
+  d.pcie = {1, 5, 16, 16};
+  auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.pcie_link", 0);
+  EXPECT_EQ(c.status, check_status::pass);
+  EXPECT_TRUE(contains(c.message, "Gen1")) << c.message;
+  EXPECT_TRUE(contains(c.message, "Gen5")) << c.message;
+  EXPECT_TRUE(contains(c.message, "idle")) << c.message;
+
+  gb::host_check_options loaded;
+  loaded.pcie_under_load = true;
+  c = find(gb::evaluate_host_checks(healthy_host(), {d}, loaded), "gpu.pcie_link", 0);
+  EXPECT_EQ(c.status, check_status::warn);
+  EXPECT_TRUE(contains(c.message, "under load")) << c.message;
+}
+
+TEST(HostChecks, PcieUnknownIsSkippedPartlyKnownIsJudged) {
+  device_info d = healthy_gpu(0);
+  d.pcie = {};
+  EXPECT_EQ(find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.pcie_link", 0).status,
+            check_status::skipped);
+  d.pcie.width_current = 4;
+  d.pcie.width_max = 16;
+  const auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.pcie_link", 0);
+  EXPECT_EQ(c.status, check_status::warn);
+  EXPECT_TRUE(contains(c.message, "Gen?")) << c.message;
+}
+
+TEST(HostChecks, PersistenceMode) {
+  device_info d = healthy_gpu(0);
+  d.persistence_mode = "disabled";
+  auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.persistence_mode", 0);
+  EXPECT_EQ(c.status, check_status::warn);
+  EXPECT_TRUE(contains(c.message, "disabled")) << c.message;
+  d.persistence_mode = "not supported";
+  EXPECT_EQ(find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.persistence_mode", 0).status,
+            check_status::skipped);
+  d.persistence_mode = "";
+  EXPECT_EQ(find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.persistence_mode", 0).status,
+            check_status::skipped);
+}
+
+TEST(HostChecks, PowerLimit) {
+  device_info d = healthy_gpu(0);
+  d.power_limit_w = 300;
+  d.power_limit_default_w = 350;
+  auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.power_limit", 0);
+  EXPECT_EQ(c.status, check_status::warn);
+  EXPECT_TRUE(contains(c.message, "300 W")) << c.message;
+  EXPECT_TRUE(contains(c.message, "350 W")) << c.message;
+
+  d.power_limit_w = 400; // raised above the default: not this check's concern
+  EXPECT_EQ(find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.power_limit", 0).status,
+            check_status::pass);
+  d.power_limit_w = 349.9995; // the same limit, rounded in milliwatts
+  EXPECT_EQ(find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.power_limit", 0).status,
+            check_status::pass);
+  d.power_limit_default_w.reset();
+  EXPECT_EQ(find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.power_limit", 0).status,
+            check_status::skipped);
+}
+
+TEST(HostChecks, Temperature) {
+  const auto status_at = [](std::optional<int> t, gb::host_check_options o = {}) {
+    device_info d = healthy_gpu(0);
+    d.temperature_c = t;
+    return find(gb::evaluate_host_checks(healthy_host(), {d}, o), "gpu.temperature", 0);
+  };
+  EXPECT_EQ(status_at(79).status, check_status::pass);
+  EXPECT_EQ(status_at(80).status, check_status::warn);
+  EXPECT_EQ(status_at(84).status, check_status::warn);
+  const auto hot = status_at(86);
+  EXPECT_EQ(hot.status, check_status::fail);
+  EXPECT_TRUE(contains(hot.message, "86 °C")) << hot.message;
+  EXPECT_TRUE(contains(hot.message, "85 °C")) << hot.message;
+  EXPECT_EQ(status_at(85).status, check_status::fail);
+  EXPECT_EQ(status_at(std::nullopt).status, check_status::skipped);
+  EXPECT_EQ(status_at(255).status, check_status::warn) << "an impossible reading is flagged";
+
+  gb::host_check_options cool;
+  cool.temperature_limit_c = 70;
+  EXPECT_EQ(status_at(70, cool).status, check_status::fail);
+  EXPECT_EQ(status_at(64, cool).status, check_status::pass);
+}
+
+TEST(HostChecks, EveryMessageIsSet) {
+  device_info d;
+  d.index = 3; // everything unknown
+  for (const auto &c : gb::evaluate_host_checks(host_info{}, {d})) {
+    EXPECT_EQ(c.status, check_status::skipped) << c.id;
+    EXPECT_FALSE(c.message.empty()) << c.id;
+  }
+}

@@ -1,0 +1,483 @@
+#include "sample_reports.hpp"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpuspec/reports/statistics.hpp"
+
+namespace gpuspec::reports::testing {
+namespace {
+
+constexpr std::int64_t gib = std::int64_t{1} << 30;
+
+host_info synthetic_host() {
+  host_info host;
+  host.hostname = "synthetic-host";
+  host.os = "Synthetic OS 1.0";
+  host.kernel = "0.0.0-synthetic";
+  host.cpu_model = "Synthetic CPU";
+  host.cpu_logical_cores = 8;
+  host.cpu_sockets = 1;
+  host.memory_bytes = 64 * gib;
+  host.numa_nodes = 1;
+  host.nouveau_loaded = false;
+  host.driver_version = "000.00";
+  host.cuda_driver_version = "0.0";
+  host.gpu_status = "ok";
+  return host;
+}
+
+device_info synthetic_device(int index) {
+  device_info d;
+  d.index = index;
+  d.cuda_index = index;
+  d.name = "Synthetic GPU";
+  d.uuid = "GPU-00000000-0000-0000-0000-00000000000" + std::to_string(index);
+  d.serial = "000000000000" + std::to_string(index);
+  d.vbios = "00.00.00.00.00";
+  d.pci_bus_id = "00000000:0" + std::to_string(index + 1) + ":00.0";
+  d.pci_device_id = 0;
+  d.cc_major = 1;
+  d.cc_minor = 0;
+  d.sm_count = 100;
+  d.memory_bytes = 16 * gib;
+  d.l2_bytes = 16 * (std::int64_t{1} << 20);
+  d.sm_clock_mhz = 1000;
+  d.sm_clock_max_mhz = 2000;
+  d.mem_clock_mhz = 1000;
+  d.mem_clock_max_mhz = 1000;
+  d.memory_bus_width_bits = 1000;
+  d.pcie = {4, 4, 16, 16};
+  d.power_limit_w = 100.0;
+  d.power_limit_default_w = 100.0;
+  d.power_limit_max_w = 200.0;
+  d.temperature_c = 50;
+  d.ecc_mode = "enabled";
+  d.ecc_mode_pending = "enabled";
+  d.mig_mode = "disabled";
+  d.persistence_mode = "enabled";
+  d.counters_before = {{"ecc.volatile.corrected", reading::of(0)},
+                       {"ecc.volatile.uncorrected", reading::of(0)},
+                       {"pcie.replay", reading::of(0)},
+                       {"retired_pages.pending", reading::not_supported()}};
+  d.counters_after = d.counters_before;
+  d.counters_delta = d.counters_before;
+  return d;
+}
+
+/// A result with samples all equal to `value`, its stats computed by summarize().
+result constant_result(std::string bench_id, int device, double value, int n) {
+  result r;
+  r.bench_id = std::move(bench_id);
+  r.devices = {device};
+  r.samples.assign(static_cast<std::size_t>(n), value);
+  r.sample_seconds.assign(static_cast<std::size_t>(n), 0.001);
+  r.stats = summarize(r.samples);
+  r.host_seconds_median = 0.002;
+  r.telemetry.samples = 10;
+  r.telemetry.period_ms = 10.0;
+  r.telemetry.sm_clock_mhz_min = 2000.0;
+  r.telemetry.sm_clock_mhz_median = 2000.0;
+  r.telemetry.sm_clock_mhz_max = 2000.0;
+  r.telemetry.mem_clock_mhz_min = 1000.0;
+  r.telemetry.mem_clock_mhz_median = 1000.0;
+  r.telemetry.temperature_c_max = 60.0;
+  r.telemetry.power_w_mean = 100.0;
+  r.telemetry.power_w_max = 100.0;
+  r.telemetry.low_clock_fraction = 0.0;
+  return r;
+}
+
+run_info synthetic_run() {
+  run_info run;
+  run.tool_version = "0.0.0-synthetic";
+  run.started_utc = "2000-01-01T00:00:00Z";
+  run.finished_utc = "2000-01-01T00:01:00Z";
+  run.suite = "quick";
+  run.command_line = {"gpuspec", "run", "--suite", "quick"};
+  return run;
+}
+
+} // namespace
+
+report no_gpu_report() {
+  report r;
+  r.run = synthetic_run();
+  r.run.finished_utc = r.run.started_utc;
+  r.host = synthetic_host();
+  r.host.driver_version = "";
+  r.host.cuda_driver_version = "";
+  r.host.gpu_status = "no NVIDIA driver (libnvidia-ml.so.1 not found)";
+  r.host.checks = {
+      {"host.nouveau", check_status::pass, "nouveau is not loaded", std::nullopt},
+      {"host.memory", check_status::skipped, "no GPU memory to compare with", std::nullopt},
+  };
+  r.complete = true;
+  return r;
+}
+
+report synthetic_report() {
+  report r;
+  r.run = synthetic_run();
+  r.host = synthetic_host();
+  r.host.checks = {
+      {"host.nouveau", check_status::pass, "nouveau is not loaded", std::nullopt},
+      {"host.memory", check_status::pass, "host memory 64 GiB, twice the GPU memory 32 GiB",
+       std::nullopt},
+      {"gpu.pcie_link", check_status::warn, "PCIe link at gen 3 x16; the maximum is gen 4 x16", 1},
+      {"gpu.persistence", check_status::fail, "persistence mode is disabled", 1},
+      {"gpu.temperature", check_status::skipped, "temperature not read", 1},
+  };
+
+  device_info second = synthetic_device(1);
+  second.pcie.gen_current = 3; // below the maximum: a diagnosis case
+  second.persistence_mode = "disabled";
+  second.serial = "";
+  second.problems = {"nvmlDeviceGetSerial: Not Supported"};
+  second.counters_after["pcie.replay"] = reading::of(10);
+  second.counters_delta["pcie.replay"] = reading::of(10);
+  second.counters_after["row_remap.failure"] = reading::unavailable("query failed");
+  second.counters_delta["row_remap.failure"] = reading::unavailable("query failed");
+  r.devices = {synthetic_device(0), second};
+
+  // ok, cold, converged.
+  result triad = constant_result("memory.stream.triad", 0, 1000.0, 10);
+  triad.parameters = {{"bytes_per_array", 1000000000}, {"dtype", "fp32"}};
+  triad.metric = "bandwidth";
+  triad.unit = "GB/s";
+  triad.cache_state = "cold";
+  triad.bytes_per_iteration = 3000000000.0;
+  triad.stop_reason = "cv_target";
+  triad.ceiling_value = {2000.0, "synthetic datasheet", 2000.0, "synthetic: memory clock at max"};
+  triad.efficiency = 0.5;
+  triad.check = {verification_status::passed, 0.0, 0.000001, "analytic value"};
+  r.results.push_back(triad);
+
+  // failed verification, hot, noisy, stalled, throttled.
+  result gemm = constant_result("gemm.cublas.fp16_tc", 1, 100.0, 5);
+  gemm.parameters = {{"m", 1000}, {"n", 1000}, {"k", 1000}, {"dtype", "fp16"}};
+  gemm.samples = {90.0, 100.0, 100.0, 100.0, 110.0};
+  gemm.stats = summarize(gemm.samples);
+  gemm.metric = "throughput";
+  gemm.unit = "TFLOP/s";
+  gemm.cache_state = "hot";
+  gemm.flops_per_iteration = 2000000000.0;
+  gemm.stop_reason = "stalled";
+  gemm.ceiling_value = {200.0, "synthetic datasheet", 100.0, "synthetic: SM clock at half"};
+  gemm.efficiency = 1.0;
+  gemm.check = {verification_status::failed, 0.5, 0.01, "host reference"};
+  gemm.telemetry.low_clock_fraction = 0.5;
+  gemm.telemetry.throttle_reasons = {"sw_power_cap"};
+  gemm.telemetry.throttled = true;
+  gemm.status = result_status::failed;
+  gemm.reason = "verification failed: max relative error 0.5 above the tolerance 0.01";
+  r.results.push_back(gemm);
+
+  // skipped: nothing measured.
+  result all_reduce;
+  all_reduce.bench_id = "collective.all_reduce";
+  all_reduce.devices = {0, 1};
+  all_reduce.parameters = {{"bytes", 1000000}};
+  all_reduce.metric = "bus_bandwidth";
+  all_reduce.unit = "GB/s";
+  all_reduce.check.detail = "not run";
+  all_reduce.telemetry.status = "not sampled: the benchmark was skipped";
+  all_reduce.status = result_status::skipped;
+  all_reduce.reason = "NCCL is not installed";
+  r.results.push_back(all_reduce);
+
+  // not supported on this device.
+  result fp8;
+  fp8.bench_id = "gemm.cublas.fp8_tc";
+  fp8.devices = {0};
+  fp8.metric = "throughput";
+  fp8.unit = "TFLOP/s";
+  fp8.check.detail = "not run";
+  fp8.telemetry.status = "not sampled: the benchmark was not run";
+  fp8.status = result_status::not_supported;
+  fp8.reason = "FP8 Tensor Cores need compute capability 8.9";
+  r.results.push_back(fp8);
+
+  r.complete = true;
+  return r;
+}
+
+report interrupted_report() {
+  report r;
+  r.run = synthetic_run();
+  r.run.finished_utc = "";
+  r.host = synthetic_host();
+  r.devices = {synthetic_device(0)};
+  result copy = constant_result("memory.stream.copy", 0, 1000.0, 20);
+  copy.samples[19] = 500.0; // one slow sample, kept
+  copy.sample_seconds.assign(copy.samples.size(), 0.75);
+  copy.stats = summarize(copy.samples);
+  copy.parameters = {{"bytes_per_array", 1000000000}, {"dtype", "fp32"}};
+  copy.metric = "bandwidth";
+  copy.unit = "GB/s";
+  copy.cache_state = "cold";
+  copy.bytes_per_iteration = 2000000000.0;
+  copy.stop_reason = "time_cap";
+  copy.check = {verification_status::passed, 0.0, 0.0, "exact copy"};
+  r.results.push_back(copy);
+  r.complete = false;
+  r.incomplete_reason = "interrupted";
+  return r;
+}
+
+namespace {
+
+class random_source {
+public:
+  explicit random_source(std::uint64_t seed) : m_engine(seed) {}
+
+  bool coin() { return (m_engine() & 1U) != 0; }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(m_engine() % n); }
+
+  /// Any finite double: random bit patterns (subnormals, -0.0, 1e308) mixed with plain values.
+  double number() {
+    if (coin()) {
+      return std::uniform_real_distribution<double>(-1000.0, 1000.0)(m_engine);
+    }
+    for (;;) {
+      const double d = std::bit_cast<double>(m_engine());
+      if (std::isfinite(d)) {
+        return d;
+      }
+    }
+  }
+  std::optional<double> maybe_number() {
+    return coin() ? std::optional<double>(number()) : std::nullopt;
+  }
+
+  std::int64_t int64() { return static_cast<std::int64_t>(m_engine()); }
+  std::int64_t count() { return static_cast<std::int64_t>(m_engine() >> 1U); }
+  int int32() { return static_cast<int>(static_cast<std::uint32_t>(m_engine())); }
+  std::optional<int> maybe_int() { return coin() ? std::optional<int>(int32()) : std::nullopt; }
+  std::optional<std::int64_t> maybe_int64() {
+    return coin() ? std::optional<std::int64_t>(int64()) : std::nullopt;
+  }
+
+  /// Valid UTF-8 with quotes, backslashes, control characters and multi-byte characters.
+  std::string text(bool single_line = false) {
+    static constexpr const char* pieces[] = {
+        "a",  "Z",  "0",    " ",        ".",        "\"",           "\\",
+        "/",  "\t", "\x01", "\xc3\xa9", "\xc2\xb5", "\xe4\xb8\xad", "\xf0\x9f\x98\x80",
+        "\n", "\r"};
+    const std::size_t count = std::size(pieces) - (single_line ? 2 : 0);
+    std::string s;
+    const std::size_t length = below(12);
+    for (std::size_t i = 0; i < length; ++i) {
+      s += pieces[below(count)];
+    }
+    return s;
+  }
+
+  std::vector<double> numbers() {
+    std::vector<double> v(below(20));
+    for (double& x : v) {
+      x = number();
+    }
+    return v;
+  }
+  std::vector<std::string> texts() {
+    std::vector<std::string> v(below(4));
+    for (std::string& s : v) {
+      s = text();
+    }
+    return v;
+  }
+
+  reading counter() {
+    switch (below(3)) {
+    case 0:
+      return reading::of(int64());
+    case 1:
+      return reading::not_supported();
+    default:
+      return reading::unavailable("x" + text(true));
+    }
+  }
+  counter_set counters() {
+    counter_set c;
+    const std::size_t n = below(5);
+    for (std::size_t i = 0; i < n; ++i) {
+      c[text()] = counter();
+    }
+    return c;
+  }
+
+  nlohmann::ordered_json value(int depth) {
+    switch (below(depth > 0 ? 8 : 6)) {
+    case 0:
+      return nullptr;
+    case 1:
+      return coin();
+    case 2:
+      return int64();
+    case 3:
+      return static_cast<std::uint64_t>(m_engine());
+    case 4:
+      return number();
+    case 5:
+      return text();
+    case 6: {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      const std::size_t n = below(4);
+      for (std::size_t i = 0; i < n; ++i) {
+        a.push_back(value(depth - 1));
+      }
+      return a;
+    }
+    default:
+      return object(depth - 1);
+    }
+  }
+  nlohmann::ordered_json object(int depth) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    const std::size_t n = below(4);
+    for (std::size_t i = 0; i < n; ++i) {
+      o[text()] = value(depth);
+    }
+    return o;
+  }
+
+  template <class T, std::size_t N> T pick(const T (&choices)[N]) { return choices[below(N)]; }
+
+private:
+  std::mt19937_64 m_engine;
+};
+
+} // namespace
+
+report random_report(std::uint64_t seed) {
+  random_source rnd(seed);
+  report r;
+  r.run = {rnd.text(), rnd.text(), rnd.text(), rnd.text(), rnd.text(), rnd.texts()};
+
+  host_info& h = r.host;
+  h.hostname = rnd.text();
+  h.os = rnd.text();
+  h.kernel = rnd.text();
+  h.cpu_model = rnd.text();
+  h.cpu_logical_cores = rnd.maybe_int();
+  h.cpu_sockets = rnd.maybe_int();
+  h.memory_bytes = rnd.maybe_int64();
+  h.numa_nodes = rnd.maybe_int();
+  h.nouveau_loaded = rnd.coin() ? std::optional<bool>(rnd.coin()) : std::nullopt;
+  h.driver_version = rnd.text();
+  h.cuda_driver_version = rnd.text();
+  h.cuda_runtime_version = rnd.text();
+  h.cublas_version = rnd.text();
+  h.nccl_version = rnd.text();
+  h.gpu_status = rnd.text();
+  const std::size_t checks = rnd.below(4);
+  for (std::size_t i = 0; i < checks; ++i) {
+    h.checks.push_back({rnd.text(),
+                        rnd.pick({check_status::pass, check_status::warn, check_status::fail,
+                                  check_status::skipped}),
+                        rnd.text(), rnd.maybe_int()});
+  }
+
+  const std::size_t devices = rnd.below(4);
+  for (std::size_t i = 0; i < devices; ++i) {
+    device_info d;
+    d.index = rnd.int32();
+    d.cuda_index = rnd.maybe_int();
+    d.name = rnd.text();
+    d.uuid = rnd.text();
+    d.serial = rnd.text();
+    d.vbios = rnd.text();
+    d.pci_bus_id = rnd.text();
+    d.pci_device_id = rnd.coin()
+                          ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(rnd.int64()))
+                          : std::nullopt;
+    d.pci_subsystem_id =
+        rnd.coin() ? std::optional<std::uint32_t>(std::numeric_limits<std::uint32_t>::max())
+                   : std::nullopt;
+    d.cc_major = rnd.maybe_int();
+    d.cc_minor = rnd.maybe_int();
+    d.sm_count = rnd.maybe_int();
+    d.memory_bytes = rnd.maybe_int64();
+    d.l2_bytes = rnd.maybe_int64();
+    d.sm_clock_mhz = rnd.maybe_int();
+    d.sm_clock_max_mhz = rnd.maybe_int();
+    d.mem_clock_mhz = rnd.maybe_int();
+    d.mem_clock_max_mhz = rnd.maybe_int();
+    d.memory_bus_width_bits = rnd.maybe_int();
+    d.pcie = {rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int()};
+    d.power_limit_w = rnd.maybe_number();
+    d.power_limit_default_w = rnd.maybe_number();
+    d.power_limit_max_w = rnd.maybe_number();
+    d.temperature_c = rnd.maybe_int();
+    d.ecc_mode = rnd.text();
+    d.ecc_mode_pending = rnd.text();
+    d.mig_mode = rnd.text();
+    d.persistence_mode = rnd.text();
+    d.spec_id = rnd.text();
+    d.counters_before = rnd.counters();
+    d.counters_after = rnd.counters();
+    d.counters_delta = rnd.counters();
+    d.problems = rnd.texts();
+    r.devices.push_back(std::move(d));
+  }
+
+  const std::size_t results = rnd.below(5);
+  for (std::size_t i = 0; i < results; ++i) {
+    result x;
+    x.bench_id = rnd.text();
+    x.devices.resize(rnd.below(4));
+    for (int& device : x.devices) {
+      device = rnd.int32();
+    }
+    x.parameters = rnd.object(3);
+    x.metric = rnd.text();
+    x.unit = rnd.text();
+    x.higher_is_better = rnd.coin();
+    x.cache_state = rnd.pick({"cold", "hot", ""});
+    x.bytes_per_iteration = rnd.maybe_number();
+    x.flops_per_iteration = rnd.maybe_number();
+    x.samples = rnd.numbers();
+    x.sample_seconds = rnd.numbers();
+    x.stats = {rnd.count(),  rnd.number(), rnd.number(), rnd.number(), rnd.number(),
+               rnd.number(), rnd.number(), rnd.number(), rnd.number()};
+    x.host_seconds_median = rnd.maybe_number();
+    x.stop_reason = rnd.pick({"cv_target", "stalled", "time_cap", "sample_cap", ""});
+    x.ceiling_value = {rnd.maybe_number(), rnd.text(), rnd.maybe_number(), rnd.text()};
+    x.efficiency = rnd.maybe_number();
+    x.check = {rnd.pick({verification_status::passed, verification_status::failed,
+                         verification_status::skipped}),
+               rnd.maybe_number(), rnd.maybe_number(), rnd.text()};
+    telemetry_summary& t = x.telemetry;
+    t.samples = rnd.count();
+    t.period_ms = rnd.number();
+    t.sm_clock_mhz_min = rnd.maybe_number();
+    t.sm_clock_mhz_median = rnd.maybe_number();
+    t.sm_clock_mhz_max = rnd.maybe_number();
+    t.mem_clock_mhz_min = rnd.maybe_number();
+    t.mem_clock_mhz_median = rnd.maybe_number();
+    t.temperature_c_max = rnd.maybe_number();
+    t.power_w_mean = rnd.maybe_number();
+    t.power_w_max = rnd.maybe_number();
+    t.low_clock_fraction = rnd.maybe_number();
+    t.throttle_reasons = rnd.texts();
+    t.throttled = rnd.coin();
+    t.status = rnd.text();
+    x.status = rnd.pick({result_status::ok, result_status::failed, result_status::skipped,
+                         result_status::not_supported});
+    x.reason = rnd.text();
+    if (x.status != result_status::ok) {
+      x.reason = "why " + x.reason;
+    }
+    r.results.push_back(std::move(x));
+  }
+  r.complete = rnd.coin();
+  r.incomplete_reason = rnd.text();
+  return r;
+}
+
+} // namespace gpuspec::reports::testing

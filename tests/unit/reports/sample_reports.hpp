@@ -1,0 +1,27 @@
+#pragma once
+/// Reports built in code for the reports tests. Every value is synthetic (round numbers,
+/// "Synthetic GPU"): none of them is a measurement. The fixtures in tests/fixtures/reports are
+/// these reports as save_report writes them, and a test keeps the two identical.
+
+#include <cstdint>
+
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::reports::testing {
+
+/// Host part only: no NVIDIA driver, so no devices and no results; complete.
+[[nodiscard]] report no_gpu_report();
+
+/// Two "Synthetic GPU" devices and results covering every result, verification and check
+/// status, counters that are "not supported" and "unavailable: ...", cold and hot cache states.
+[[nodiscard]] report synthetic_report();
+
+/// One device, one result ended by the time cap, then interrupted: complete = false.
+[[nodiscard]] report interrupted_report();
+
+/// A report with random content (seeded): random finite doubles of any magnitude (including
+/// subnormals and -0.0), full-range integers, Unicode and control characters in strings,
+/// nested parameters. Always writable by to_json.
+[[nodiscard]] report random_report(std::uint64_t seed);
+
+} // namespace gpuspec::reports::testing
