@@ -30,7 +30,7 @@ std::string check_table(const std::vector<reports::host_check>& checks) {
 }
 
 void print_host(const reports::host_info& h) {
-  auto line = [](const char* key, const std::string& value) { fmt::print("  {:<22}{}\n", key, value); };
+  auto line = [](const char* key, const std::string& value) { fmt::print("  {:<28}{}\n", key, value); };
   fmt::print("Host\n");
   line("hostname", or_unknown(h.hostname));
   line("os", or_unknown(h.os));
@@ -49,7 +49,7 @@ void print_host(const reports::host_info& h) {
 }
 
 void print_device(const reports::device_info& d) {
-  auto line = [](const char* key, const std::string& value) { fmt::print("  {:<22}{}\n", key, value); };
+  auto line = [](const char* key, const std::string& value) { fmt::print("  {:<28}{}\n", key, value); };
   fmt::print("\nGPU {}: {}\n", d.index, or_unknown(d.name));
   line("uuid", or_unknown(d.uuid));
   line("serial", or_unknown(d.serial));
@@ -80,9 +80,23 @@ void print_device(const reports::device_info& d) {
 
 } // namespace
 
+exit_code host_check_verdict(const std::vector<reports::host_check>& checks) {
+  exit_code code = exit_code::pass;
+  for (const auto& c : checks) {
+    if (c.status == reports::check_status::fail)
+      code = worst(code, exit_code::fail);
+    else if (c.status == reports::check_status::warn)
+      code = worst(code, exit_code::warn);
+  }
+  return code;
+}
+
 exit_code run_info(const info_options& options) {
   const inventory inv = take_inventory(options.root);
   const bool gpus = has_gpus(inv);
+  // No GPU part: unknown, whatever the host checks say. Else the host checks' verdict, so
+  // `gpuspec info` doubles as a quick health check in scripts.
+  const exit_code code = gpus ? host_check_verdict(inv.host.checks) : exit_code::unknown;
 
   if (options.json) {
     reports::report r;
@@ -93,7 +107,7 @@ exit_code run_info(const info_options& options) {
     out["host"] = j.at("host");
     out["devices"] = j.at("devices");
     std::cout << out.dump(2) << '\n';
-    return gpus ? exit_code::pass : exit_code::unknown;
+    return code;
   }
 
   print_host(inv.host);
@@ -103,7 +117,7 @@ exit_code run_info(const info_options& options) {
   if (!gpus)
     fmt::print("\n{}: {}\n", inv.devices.empty() ? "No GPU part" : "The GPUs cannot be used",
                inv.host.gpu_status);
-  return gpus ? exit_code::pass : exit_code::unknown;
+  return code;
 }
 
 } // namespace gpuspec::cli

@@ -1,9 +1,11 @@
 #pragma once
 #include <string>
+#include <vector>
 
-#include <CLI/App.hpp>
+#include <CLI/CLI.hpp> // the whole header: CLI11 2.1 defines its vtables inline there
 
 #include "exit_code.hpp"
+#include "gpuspec/reports/report.hpp"
 
 namespace gpuspec::cli {
 
@@ -13,7 +15,10 @@ struct info_options {
 };
 
 void setup_info(CLI::App& app, info_options& options);
-/// Prints the inventory. 0 with at least one GPU, 3 when there is no GPU part.
+/// Prints the inventory. Exit code: 3 when there is no usable GPU; else the host checks'
+/// worst verdict (0 pass, 1 warn, 2 fail).
 [[nodiscard]] exit_code run_info(const info_options& options);
+/// Worst-wins over the host checks (skipped counts as pass).
+[[nodiscard]] exit_code host_check_verdict(const std::vector<reports::host_check>& checks);
 
 } // namespace gpuspec::cli

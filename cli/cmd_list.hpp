@@ -1,5 +1,5 @@
 #pragma once
-#include <CLI/App.hpp>
+#include <CLI/CLI.hpp> // the whole header: CLI11 2.1 defines its vtables inline there
 
 #include "exit_code.hpp"
 

@@ -1,16 +1,17 @@
 #include "cmd_run.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <iostream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "backend.hpp"
+#include "cmd_info.hpp"
 #include "format.hpp"
 #include "gpuspec/benches/device_probe.hpp"
 #include "gpuspec/reports/report_json.hpp"
@@ -46,22 +47,19 @@ void setup_run(CLI::App& app, run_cli_options& o) {
 
 std::vector<int> parse_device_list(const std::string& text) {
   std::vector<int> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    int value = -1;
-    try {
-      value = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || value < 0)
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, end - begin);
+    const bool digits = !item.empty() && item.size() <= 6 &&
+                        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits)
       throw CLI::ValidationError("--devices", "'" + item + "' is not a GPU index (expected e.g. 0,2)");
-    out.push_back(value);
+    out.push_back(std::stoi(item));
+    if (end == text.size())
+      break;
+    begin = end + 1;
   }
-  if (out.empty())
-    throw CLI::ValidationError("--devices", "no GPU index given");
   return out;
 }
 
@@ -148,13 +146,7 @@ std::string summary_table(const reports::report& report) {
 /// can tell on its own: failed results and failed host checks fail, warnings warn, an
 /// interrupted run or one that measured nothing is unknown.
 exit_code interim_verdict(const reports::report& report) {
-  exit_code code = exit_code::pass;
-  for (const auto& c : report.host.checks) {
-    if (c.status == reports::check_status::fail)
-      code = worst(code, exit_code::fail);
-    else if (c.status == reports::check_status::warn)
-      code = worst(code, exit_code::warn);
-  }
+  exit_code code = host_check_verdict(report.host.checks);
   for (const auto& r : report.results) {
     if (r.status == reports::result_status::failed || r.check.status == reports::verification_status::failed)
       code = worst(code, exit_code::fail);

@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/App.hpp>
+#include <CLI/CLI.hpp> // the whole header: CLI11 2.1 defines its vtables inline there
 
 #include "exit_code.hpp"
 

@@ -1,0 +1,243 @@
+// The gpuspec executable run as a user runs it, on this machine (no GPU, no driver) and against
+// the fake NVML (tests/fakes): exit codes, messages, and the reports it writes.
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpuspec/reports/report_json.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr bool cuda_build = GPUSPEC_TEST_CUDA_BUILD != 0;
+
+struct process_result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class GpuspecProcess : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    m_dir = fs::temp_directory_path() /
+            (std::string("gpuspec-cli-") + info->name() + "-" + std::to_string(::getpid()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  /// Runs `gpuspec ARGS` in the test's folder with the environment prefix `env`.
+  process_result gpuspec(const std::string& args, const std::string& env = no_driver()) {
+    const fs::path err = m_dir / "stderr.txt";
+    const std::string cmd = "cd '" + m_dir.string() + "' && env " + env + " '" GPUSPEC_BINARY "' " +
+                            args + " 2>'" + err.string() + "'";
+    process_result r;
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (pipe == nullptr)
+      throw std::runtime_error("popen failed");
+    std::array<char, 4096> buf{};
+    std::size_t n = 0;
+    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0)
+      r.out.append(buf.data(), n);
+    const int status = ::pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = read_all(err);
+    return r;
+  }
+
+  static std::string no_driver() { return "GPUSPEC_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1"; }
+  static std::string fake(const std::string& config) {
+    return std::string("GPUSPEC_NVML_LIBRARY='" GPUSPEC_FAKE_NVML_PATH "' GPUSPEC_FAKE_NVML_CONFIG='" GPUSPEC_FAKE_NVML_CONFIGS "/") +
+           config + "'";
+  }
+  static std::string fixture_root(const std::string& host) {
+    return std::string("--root '" GPUSPEC_FIXTURES_DIR "/hosts/") + host + "'";
+  }
+
+  /// The report loads with the strict loader and validates against the schema.
+  gpuspec::reports::report load_valid(const fs::path& file) {
+    auto loaded = gpuspec::reports::load_report(file);
+    EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error().to_string());
+    const std::string cmd = "env PYTHONPATH='" GPUSPEC_PYTHONPATH "' python3 '" GPUSPEC_VALIDATE_SCRIPT
+                            "' '" GPUSPEC_SCHEMA "' '" + file.string() + "' >/dev/null 2>&1";
+    const int status = std::system(cmd.c_str());
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code != 77) { // 77: jsonschema missing (CI makes that a failure through its own env)
+      EXPECT_EQ(code, 0) << "schema validation of " << file;
+    }
+    return loaded ? loaded.value() : gpuspec::reports::report{};
+  }
+
+  fs::path m_dir;
+};
+
+TEST_F(GpuspecProcess, HelpListsTheSubcommandsAndExitsZero) {
+  const auto r = gpuspec("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* cmd : {"info", "list", "run"})
+    EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd;
+}
+
+TEST_F(GpuspecProcess, NoSubcommandIsBadUsage) {
+  const auto r = gpuspec("");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("subcommand"), std::string::npos) << r.err;
+}
+
+TEST_F(GpuspecProcess, UnknownSuiteIsBadUsage) {
+  const auto r = gpuspec("run --suite bogus");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("--suite"), std::string::npos) << r.err;
+}
+
+TEST_F(GpuspecProcess, InvalidFilterIsRejectedBeforeAnythingIsWritten) {
+  const auto r = gpuspec("run --filter '(' -o report.json");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("not a valid regular expression"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(m_dir / "report.json"));
+}
+
+TEST_F(GpuspecProcess, InvalidDeviceListIsBadUsage) {
+  const auto r = gpuspec("run --devices 0,x -o report.json");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("--devices"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(m_dir / "report.json"));
+}
+
+TEST_F(GpuspecProcess, InfoWithoutDriverPrintsTheHostAndSaysWhy) {
+  const auto r = gpuspec("info");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.out.find("Host"), std::string::npos);
+  EXPECT_NE(r.out.find("host.nouveau"), std::string::npos);
+  EXPECT_NE(r.out.find("No GPU part: no NVIDIA driver"), std::string::npos) << r.out;
+}
+
+TEST_F(GpuspecProcess, InfoJsonWithoutDriver) {
+  const auto r = gpuspec("info --json " + fixture_root("x86-dual-socket-nouveau"));
+  EXPECT_EQ(r.exit_code, 3);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j.at("devices").empty());
+  EXPECT_EQ(j.at("host").at("gpu_status").get<std::string>().rfind("no NVIDIA driver", 0), 0U);
+  EXPECT_EQ(j.at("host").at("nouveau_loaded"), true);
+  EXPECT_EQ(j.at("host").at("numa_nodes"), 2);
+}
+
+TEST_F(GpuspecProcess, RunWithoutDriverWritesHostInventoryAndExitsUnknown) {
+  const auto r = gpuspec("run -o report.json " + fixture_root("x86-dual-socket-nouveau"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no GPU: no NVIDIA driver"), std::string::npos) << r.err;
+  const auto rep = load_valid(m_dir / "report.json");
+  EXPECT_FALSE(rep.complete);
+  EXPECT_EQ(rep.incomplete_reason.rfind("no GPU: no NVIDIA driver", 0), 0U) << rep.incomplete_reason;
+  EXPECT_TRUE(rep.results.empty());
+  EXPECT_TRUE(rep.devices.empty());
+  EXPECT_EQ(rep.run.suite, "quick");
+  ASSERT_FALSE(rep.host.checks.empty());
+  EXPECT_EQ(rep.host.checks.front().id, "host.nouveau");
+  EXPECT_EQ(rep.host.checks.front().status, gpuspec::reports::check_status::fail);
+}
+
+TEST_F(GpuspecProcess, RunWritesTheDefaultReportNameWhenNoneIsGiven) {
+  const auto r = gpuspec("run");
+  EXPECT_EQ(r.exit_code, 3);
+  int reports = 0;
+  for (const auto& entry : fs::directory_iterator(m_dir)) {
+    const auto name = entry.path().filename().string();
+    if (name.rfind("gpuspec-", 0) == 0 && entry.path().extension() == ".json") {
+      ++reports;
+      EXPECT_NE(name.find("Z.json"), std::string::npos) << name; // UTC stamp
+      (void)load_valid(entry.path());
+    }
+  }
+  EXPECT_EQ(reports, 1);
+}
+
+TEST_F(GpuspecProcess, RunIntoAMissingFolderFailsNamingThePath) {
+  const auto r = gpuspec("run -o no/such/folder/report.json");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no/such/folder/report.json"), std::string::npos) << r.err;
+}
+
+TEST_F(GpuspecProcess, InfoListsFakeGpusAndJudgesTheHost) {
+  const auto r = gpuspec("info " + fixture_root("x86-dual-socket-nouveau"), fake("two-healthy.json"));
+  EXPECT_NE(r.out.find("GPU 0:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU 1:"), std::string::npos) << r.out;
+  if (cuda_build) {
+    // NVML (the fake) lists GPUs, but the CUDA runtime finds none here: unusable, say why.
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_NE(r.out.find("The GPUs cannot be used"), std::string::npos) << r.out;
+  } else {
+    EXPECT_EQ(r.exit_code, 2) << "nouveau is loaded on this fixture host: fail";
+  }
+}
+
+TEST_F(GpuspecProcess, InfoJsonCarriesDegradedLinkAndUnsupportedCounters) {
+  const auto r = gpuspec("info --json", fake("degraded.json"));
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("devices").size(), 1U);
+  const auto& d = j.at("devices").at(0);
+  EXPECT_EQ(d.at("pcie").at("width_current"), 8);
+  EXPECT_EQ(d.at("pcie").at("width_max"), 16);
+  EXPECT_EQ(d.at("counters_before").at("nvlink.links_active"), "not supported");
+  bool pcie_warned = false;
+  for (const auto& c : j.at("host").at("checks"))
+    if (c.at("id") == "gpu.pcie_link" && c.at("status") == "warn")
+      pcie_warned = true;
+  EXPECT_TRUE(pcie_warned);
+}
+
+TEST_F(GpuspecProcess, RunWithFakeGpusWritesAReportAndSaysWhyNothingRan) {
+  const auto r = gpuspec("run -o report.json", fake("two-healthy.json"));
+  EXPECT_EQ(r.exit_code, 3);
+  const auto rep = load_valid(m_dir / "report.json");
+  EXPECT_FALSE(rep.complete);
+  EXPECT_EQ(rep.devices.size(), 2U);
+  if (cuda_build)
+    EXPECT_EQ(rep.incomplete_reason.rfind("no GPU: ", 0), 0U) << rep.incomplete_reason;
+  else
+    EXPECT_EQ(rep.incomplete_reason.rfind("no benchmarks: this is a host-only build", 0), 0U)
+        << rep.incomplete_reason;
+}
+
+TEST_F(GpuspecProcess, RunRejectsADeviceTheHostDoesNotHave) {
+  if (cuda_build)
+    GTEST_SKIP() << "the CUDA build sees no usable GPU here, so device indices are not checked";
+  const auto r = gpuspec("run --devices 0,5 -o report.json", fake("two-healthy.json"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("there is no GPU 5"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(m_dir / "report.json"));
+}
+
+TEST_F(GpuspecProcess, ListNamesTheStreamFamilyOrSaysThereIsNone) {
+  const auto r = gpuspec("list");
+  if (cuda_build) {
+    EXPECT_EQ(r.exit_code, 0);
+    for (const char* id : {"memory.stream.copy", "memory.stream.scale", "memory.stream.add",
+                           "memory.stream.triad", "memory.stream.dot"})
+      EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  } else {
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_NE(r.err.find("no benchmarks in this build"), std::string::npos) << r.err;
+  }
+}
+
+} // namespace
