@@ -24,13 +24,15 @@ namespace {
 std::string check_table(const std::vector<reports::host_check>& checks) {
   text_table table({"check", "gpu", "status", "detail"});
   for (const auto& c : checks)
-    table.add_row({c.id, c.device ? std::to_string(*c.device) : "", std::string(reports::to_string(c.status)),
-                   c.message});
+    table.add_row({c.id, c.device ? std::to_string(*c.device) : "",
+                   std::string(reports::to_string(c.status)), c.message});
   return table.render();
 }
 
 void print_host(const reports::host_info& h) {
-  auto line = [](const char* key, const std::string& value) { fmt::print("  {:<28}{}\n", key, value); };
+  auto line = [](const char* key, const std::string& value) {
+    fmt::print("  {:<28}{}\n", key, value);
+  };
   fmt::print("Host\n");
   line("hostname", or_unknown(h.hostname));
   line("os", or_unknown(h.os));
@@ -49,7 +51,9 @@ void print_host(const reports::host_info& h) {
 }
 
 void print_device(const reports::device_info& d) {
-  auto line = [](const char* key, const std::string& value) { fmt::print("  {:<28}{}\n", key, value); };
+  auto line = [](const char* key, const std::string& value) {
+    fmt::print("  {:<28}{}\n", key, value);
+  };
   fmt::print("\nGPU {}: {}\n", d.index, or_unknown(d.name));
   line("uuid", or_unknown(d.uuid));
   line("serial", or_unknown(d.serial));
@@ -57,19 +61,25 @@ void print_device(const reports::device_info& d) {
   line("pci bus id", or_unknown(d.pci_bus_id));
   line("pci device id", d.pci_device_id ? fmt::format("0x{:04x}", *d.pci_device_id) : unknown_text);
   line("cuda ordinal", or_unknown(d.cuda_index));
-  line("compute capability", d.cc_major ? fmt::format("{}.{}", *d.cc_major, d.cc_minor.value_or(0)) : unknown_text);
+  line("compute capability",
+       d.cc_major ? fmt::format("{}.{}", *d.cc_major, d.cc_minor.value_or(0)) : unknown_text);
   line("SMs", or_unknown(d.sm_count));
   line("memory", format_bytes(d.memory_bytes));
   line("L2 cache", format_bytes(d.l2_bytes));
-  line("memory bus", d.memory_bus_width_bits ? fmt::format("{} bit", *d.memory_bus_width_bits) : unknown_text);
-  line("SM clock", fmt::format("{} MHz (max {} MHz)", or_unknown(d.sm_clock_mhz), or_unknown(d.sm_clock_max_mhz)));
-  line("memory clock", fmt::format("{} MHz (max {} MHz)", or_unknown(d.mem_clock_mhz), or_unknown(d.mem_clock_max_mhz)));
+  line("memory bus",
+       d.memory_bus_width_bits ? fmt::format("{} bit", *d.memory_bus_width_bits) : unknown_text);
+  line("SM clock", fmt::format("{} MHz (max {} MHz)", or_unknown(d.sm_clock_mhz),
+                               or_unknown(d.sm_clock_max_mhz)));
+  line("memory clock", fmt::format("{} MHz (max {} MHz)", or_unknown(d.mem_clock_mhz),
+                                   or_unknown(d.mem_clock_max_mhz)));
   line("pcie link", format_pcie(d.pcie));
-  line("power limit", fmt::format("{} W (default {} W, max {} W)", or_unknown(d.power_limit_w, "{:.0f}"),
-                                  or_unknown(d.power_limit_default_w, "{:.0f}"),
-                                  or_unknown(d.power_limit_max_w, "{:.0f}")));
+  line("power limit",
+       fmt::format("{} W (default {} W, max {} W)", or_unknown(d.power_limit_w, "{:.0f}"),
+                   or_unknown(d.power_limit_default_w, "{:.0f}"),
+                   or_unknown(d.power_limit_max_w, "{:.0f}")));
   line("temperature", d.temperature_c ? fmt::format("{} °C", *d.temperature_c) : unknown_text);
-  line("ecc mode", fmt::format("{} (pending {})", or_unknown(d.ecc_mode), or_unknown(d.ecc_mode_pending)));
+  line("ecc mode",
+       fmt::format("{} (pending {})", or_unknown(d.ecc_mode), or_unknown(d.ecc_mode_pending)));
   line("mig mode", or_unknown(d.mig_mode));
   line("persistence mode", or_unknown(d.persistence_mode));
   for (const auto& [name, value] : d.counters_before)

@@ -25,7 +25,9 @@ exit_code run_list(const list_options& options) {
   if (options.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& l : listings)
-      out.push_back({{"id", l.id}, {"description", l.description}, {"suites", l.suites},
+      out.push_back({{"id", l.id},
+                     {"description", l.description},
+                     {"suites", l.suites},
                      {"parameters", l.parameters}});
     std::cout << out.dump(2) << '\n';
     return exit_code::pass;

@@ -42,7 +42,8 @@ void setup_run(CLI::App& app, run_cli_options& o) {
       ->check(CLI::Range(2, 1000000));
   cmd->add_option("--stream-array-mib", o.stream_array_mib, "MiB per STREAM array (shrunk to fit)")
       ->check(CLI::Range(1.0, 1048576.0));
-  cmd->add_option("--root", o.root, "Read /proc, /sys and /etc under this folder (testing)")->group("");
+  cmd->add_option("--root", o.root, "Read /proc, /sys and /etc under this folder (testing)")
+      ->group("");
 }
 
 std::vector<int> parse_device_list(const std::string& text) {
@@ -51,10 +52,12 @@ std::vector<int> parse_device_list(const std::string& text) {
   while (true) {
     const std::size_t end = std::min(text.find(',', begin), text.size());
     const std::string item = text.substr(begin, end - begin);
-    const bool digits = !item.empty() && item.size() <= 6 &&
-                        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool digits =
+        !item.empty() && item.size() <= 6 &&
+        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits)
-      throw CLI::ValidationError("--devices", "'" + item + "' is not a GPU index (expected e.g. 0,2)");
+      throw CLI::ValidationError("--devices",
+                                 "'" + item + "' is not a GPU index (expected e.g. 0,2)");
     out.push_back(std::stoi(item));
     if (end == text.size())
       break;
@@ -66,13 +69,16 @@ std::vector<int> parse_device_list(const std::string& text) {
 namespace {
 
 /// "2026-11-30T02:31:04Z"
-std::string utc_iso_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))); }
+std::string utc_iso_now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+}
 
 std::string default_report_name(const std::string& hostname) {
   std::string host;
   for (char c : hostname.empty() ? std::string("host") : hostname)
     host += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.') ? c : '_';
-  return fmt::format("gpuspec-{}-{}.json", host, fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(std::time(nullptr))));
+  return fmt::format("gpuspec-{}-{}.json", host,
+                     fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(std::time(nullptr))));
 }
 
 std::string params_text(const nlohmann::ordered_json& params) {
@@ -89,7 +95,8 @@ std::string params_text(const nlohmann::ordered_json& params) {
 /// that was measured.
 class progress_printer final : public benches::run_observer {
 public:
-  progress_printer(const std::string& path, reports::report& report) : m_path(path), m_report(report) {}
+  progress_printer(const std::string& path, reports::report& report)
+      : m_path(path), m_report(report) {}
 
   void on_start(const std::string& bench_id, int device, const std::string& params) override {
     fmt::print(stderr, "[gpu {}] {} {} ...\n", device, bench_id, params);
@@ -97,9 +104,9 @@ public:
 
   void on_result(const reports::result& r) override {
     if (r.status == reports::result_status::ok)
-      fmt::print(stderr, "         {} {} (median of {}, cv {:.2f}%, {}){}\n", format_value(r.stats.median),
-                 r.unit, r.stats.n, 100.0 * r.stats.cv, reports::to_string(r.check.status),
-                 r.telemetry.throttled ? ", THROTTLED" : "");
+      fmt::print(stderr, "         {} {} (median of {}, cv {:.2f}%, {}){}\n",
+                 format_value(r.stats.median), r.unit, r.stats.n, 100.0 * r.stats.cv,
+                 reports::to_string(r.check.status), r.telemetry.throttled ? ", THROTTLED" : "");
     else
       fmt::print(stderr, "         {}: {}\n", reports::to_string(r.status), r.reason);
     checkpoint();
@@ -109,7 +116,8 @@ public:
     try {
       reports::save_report(m_path, m_report);
     } catch (const std::exception& e) {
-      fmt::print(stderr, "gpuspec: warning: could not write the checkpoint {}: {}\n", m_path, e.what());
+      fmt::print(stderr, "gpuspec: warning: could not write the checkpoint {}: {}\n", m_path,
+                 e.what());
     }
   }
 
@@ -133,9 +141,9 @@ std::string summary_table(const reports::report& report) {
       status = fmt::format("{}: {}", status, r.reason);
     else if (r.telemetry.throttled)
       status += " (throttled)";
-    table.add_row({r.bench_id, gpus, params_text(r.parameters), ok ? format_value(r.stats.median) : "",
-                   r.unit, ok ? fmt::format("{:.2f}%", 100.0 * r.stats.cv) : "",
-                   std::to_string(r.stats.n),
+    table.add_row({r.bench_id, gpus, params_text(r.parameters),
+                   ok ? format_value(r.stats.median) : "", r.unit,
+                   ok ? fmt::format("{:.2f}%", 100.0 * r.stats.cv) : "", std::to_string(r.stats.n),
                    r.efficiency ? fmt::format("{:.1f}%", 100.0 * *r.efficiency) : "",
                    std::string(reports::to_string(r.check.status)), status});
   }
@@ -148,7 +156,8 @@ std::string summary_table(const reports::report& report) {
 exit_code interim_verdict(const reports::report& report) {
   exit_code code = host_check_verdict(report.host.checks);
   for (const auto& r : report.results) {
-    if (r.status == reports::result_status::failed || r.check.status == reports::verification_status::failed)
+    if (r.status == reports::result_status::failed ||
+        r.check.status == reports::verification_status::failed)
       code = worst(code, exit_code::fail);
     else if (r.status == reports::result_status::ok && r.telemetry.throttled)
       code = worst(code, exit_code::warn);
@@ -172,7 +181,8 @@ exit_code run_run(const run_cli_options& o) {
   try {
     std::regex check(o.filter, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    fmt::print(stderr, "gpuspec run: --filter '{}' is not a valid regular expression: {}\n", o.filter, e.what());
+    fmt::print(stderr, "gpuspec run: --filter '{}' is not a valid regular expression: {}\n",
+               o.filter, e.what());
     return exit_code::unknown;
   }
 
@@ -204,7 +214,8 @@ exit_code run_run(const run_cli_options& o) {
       known.insert(d.index);
     for (int d : run.devices)
       if (has_gpus(inv) && !known.contains(d)) {
-        fmt::print(stderr, "gpuspec run: --devices: there is no GPU {} (this host has {})\n", d, known.size());
+        fmt::print(stderr, "gpuspec run: --devices: there is no GPU {} (this host has {})\n", d,
+                   known.size());
         return exit_code::unknown;
       }
   }
@@ -248,7 +259,8 @@ exit_code run_run(const run_cli_options& o) {
   report.run.finished_utc = utc_iso_now();
   if (report.results.empty() && report.complete) {
     report.complete = false;
-    report.incomplete_reason = fmt::format("no benchmark of suite '{}' matches the filter '{}'", o.suite, o.filter);
+    report.incomplete_reason =
+        fmt::format("no benchmark of suite '{}' matches the filter '{}'", o.suite, o.filter);
   }
   reports::save_report(path, report);
 

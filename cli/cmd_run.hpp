@@ -11,16 +11,16 @@ namespace gpuspec::cli {
 struct run_cli_options {
   std::string suite = "quick";
   std::string filter;
-  std::string devices;      ///< "0,2"; empty = all
-  std::string output;       ///< report path; default gpuspec-<host>-<UTC>.json
-  bool json = false;        ///< print the report instead of the summary table
+  std::string devices; ///< "0,2"; empty = all
+  std::string output;  ///< report path; default gpuspec-<host>-<UTC>.json
+  bool json = false;   ///< print the report instead of the summary table
   int telemetry_period_ms = 20;
   double cv_target = 0.01;
   double min_seconds = 0.5;
   double max_seconds = 15.0;
   int min_samples = 10;
   double stream_array_mib = 1024;
-  std::string root = "/";   ///< hidden, tests
+  std::string root = "/"; ///< hidden, tests
   std::vector<std::string> command_line;
 };
 

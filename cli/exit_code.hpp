@@ -14,10 +14,14 @@ enum class exit_code : int {
 [[nodiscard]] constexpr exit_code worst(exit_code a, exit_code b) {
   auto rank = [](exit_code c) {
     switch (c) {
-    case exit_code::pass: return 0;
-    case exit_code::unknown: return 1;
-    case exit_code::warn: return 2;
-    case exit_code::fail: return 3;
+    case exit_code::pass:
+      return 0;
+    case exit_code::unknown:
+      return 1;
+    case exit_code::warn:
+      return 2;
+    case exit_code::fail:
+      return 3;
     }
     return 3;
   };

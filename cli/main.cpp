@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   using gpuspec::cli::exit_code;
   using gpuspec::cli::to_int;
 
-  CLI::App app{"gpuspec: measure what a GPU server really delivers, and say why when it falls short"};
+  CLI::App app{
+      "gpuspec: measure what a GPU server really delivers, and say why when it falls short"};
   app.set_version_flag("--version", "gpuspec " GPUSPEC_VERSION);
   app.require_subcommand(1);
 

@@ -66,7 +66,8 @@ protected:
 
   static std::string no_driver() { return "GPUSPEC_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1"; }
   static std::string fake(const std::string& config) {
-    return std::string("GPUSPEC_NVML_LIBRARY='" GPUSPEC_FAKE_NVML_PATH "' GPUSPEC_FAKE_NVML_CONFIG='" GPUSPEC_FAKE_NVML_CONFIGS "/") +
+    return std::string("GPUSPEC_NVML_LIBRARY='" GPUSPEC_FAKE_NVML_PATH
+                       "' GPUSPEC_FAKE_NVML_CONFIG='" GPUSPEC_FAKE_NVML_CONFIGS "/") +
            config + "'";
   }
   static std::string fixture_root(const std::string& host) {
@@ -77,8 +78,9 @@ protected:
   gpuspec::reports::report load_valid(const fs::path& file) {
     auto loaded = gpuspec::reports::load_report(file);
     EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error().to_string());
-    const std::string cmd = "env PYTHONPATH='" GPUSPEC_PYTHONPATH "' python3 '" GPUSPEC_VALIDATE_SCRIPT
-                            "' '" GPUSPEC_SCHEMA "' '" + file.string() + "' >/dev/null 2>&1";
+    const std::string cmd = "env PYTHONPATH='" GPUSPEC_PYTHONPATH
+                            "' python3 '" GPUSPEC_VALIDATE_SCRIPT "' '" GPUSPEC_SCHEMA "' '" +
+                            file.string() + "' >/dev/null 2>&1";
     const int status = std::system(cmd.c_str());
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (code != 77) { // 77: jsonschema missing (CI makes that a failure through its own env)
@@ -147,7 +149,8 @@ TEST_F(GpuspecProcess, RunWithoutDriverWritesHostInventoryAndExitsUnknown) {
   EXPECT_NE(r.err.find("no GPU: no NVIDIA driver"), std::string::npos) << r.err;
   const auto rep = load_valid(m_dir / "report.json");
   EXPECT_FALSE(rep.complete);
-  EXPECT_EQ(rep.incomplete_reason.rfind("no GPU: no NVIDIA driver", 0), 0U) << rep.incomplete_reason;
+  EXPECT_EQ(rep.incomplete_reason.rfind("no GPU: no NVIDIA driver", 0), 0U)
+      << rep.incomplete_reason;
   EXPECT_TRUE(rep.results.empty());
   EXPECT_TRUE(rep.devices.empty());
   EXPECT_EQ(rep.run.suite, "quick");
@@ -178,7 +181,8 @@ TEST_F(GpuspecProcess, RunIntoAMissingFolderFailsNamingThePath) {
 }
 
 TEST_F(GpuspecProcess, InfoListsFakeGpusAndJudgesTheHost) {
-  const auto r = gpuspec("info " + fixture_root("x86-dual-socket-nouveau"), fake("two-healthy.json"));
+  const auto r =
+      gpuspec("info " + fixture_root("x86-dual-socket-nouveau"), fake("two-healthy.json"));
   EXPECT_NE(r.out.find("GPU 0:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPU 1:"), std::string::npos) << r.out;
   if (cuda_build) {

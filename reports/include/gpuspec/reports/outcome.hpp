@@ -20,7 +20,7 @@ struct input_error {
 
 template <class T> class outcome {
 public:
-  outcome(T value) : m_state(std::move(value)) {}          // NOLINT(google-explicit-constructor)
+  outcome(T value) : m_state(std::move(value)) {}           // NOLINT(google-explicit-constructor)
   outcome(input_error error) : m_state(std::move(error)) {} // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool has_value() const { return m_state.index() == 0; }

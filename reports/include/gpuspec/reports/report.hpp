@@ -26,7 +26,9 @@ struct reading {
 
   static reading of(std::int64_t v) { return {v, {}}; }
   static reading not_supported() { return {std::nullopt, "not supported"}; }
-  static reading unavailable(const std::string& why) { return {std::nullopt, "unavailable: " + why}; }
+  static reading unavailable(const std::string& why) {
+    return {std::nullopt, "unavailable: " + why};
+  }
   friend bool operator==(const reading&, const reading&) = default;
 };
 
@@ -37,17 +39,17 @@ using counter_set = std::map<std::string, reading>;
 enum class check_status { pass, warn, fail, skipped };
 
 struct host_check {
-  std::string id;                ///< stable, e.g. "host.nouveau", "gpu.pcie_link"
+  std::string id; ///< stable, e.g. "host.nouveau", "gpu.pcie_link"
   check_status status = check_status::skipped;
-  std::string message;           ///< what was seen and what was expected
-  std::optional<int> device;     ///< the GPU it concerns, if any
+  std::string message;       ///< what was seen and what was expected
+  std::optional<int> device; ///< the GPU it concerns, if any
   friend bool operator==(const host_check&, const host_check&) = default;
 };
 
 struct host_info {
   std::string hostname;
-  std::string os;                 ///< PRETTY_NAME of /etc/os-release
-  std::string kernel;             ///< uname release
+  std::string os;     ///< PRETTY_NAME of /etc/os-release
+  std::string kernel; ///< uname release
   std::string cpu_model;
   std::optional<int> cpu_logical_cores;
   std::optional<int> cpu_sockets;
@@ -71,10 +73,11 @@ struct pcie_link {
 };
 
 struct device_info {
-  int index = 0;                    ///< NVML index (the nvidia-smi numbering)
-  std::optional<int> cuda_index;    ///< the CUDA runtime's ordinal, joined by PCI bus id
+  int index = 0;                 ///< NVML index (the nvidia-smi numbering)
+  std::optional<int> cuda_index; ///< the CUDA runtime's ordinal, joined by PCI bus id
   std::string name, uuid, serial, vbios, pci_bus_id;
-  std::optional<std::uint32_t> pci_device_id; ///< PCI device id (upper 16 bits of NVML's pciDeviceId)
+  std::optional<std::uint32_t>
+      pci_device_id; ///< PCI device id (upper 16 bits of NVML's pciDeviceId)
   std::optional<std::uint32_t> pci_subsystem_id;
   std::optional<int> cc_major, cc_minor;
   std::optional<int> sm_count;
@@ -90,7 +93,7 @@ struct device_info {
   std::string persistence_mode;           ///< "enabled" | "disabled" | "not supported" | ""
   std::string spec_id;                    ///< matched spec-table row; "" when none
   counter_set counters_before, counters_after, counters_delta;
-  std::vector<std::string> problems;      ///< queries that failed, with the library's words
+  std::vector<std::string> problems; ///< queries that failed, with the library's words
   friend bool operator==(const device_info&, const device_info&) = default;
 };
 
@@ -106,10 +109,10 @@ struct sample_stats {
 
 /// The theoretical figure a result is judged against, each value with its source.
 struct ceiling {
-  std::optional<double> datasheet;         ///< in the result's unit
-  std::string datasheet_source;            ///< document and table, or "" when unknown
-  std::optional<double> clock_adjusted;    ///< at the clock seen during the measurement
-  std::string clock_adjusted_source;       ///< how it was derived
+  std::optional<double> datasheet;      ///< in the result's unit
+  std::string datasheet_source;         ///< document and table, or "" when unknown
+  std::optional<double> clock_adjusted; ///< at the clock seen during the measurement
+  std::string clock_adjusted_source;    ///< how it was derived
   friend bool operator==(const ceiling&, const ceiling&) = default;
 };
 
@@ -117,7 +120,7 @@ struct verification {
   verification_status status = verification_status::skipped;
   std::optional<double> max_rel_error;
   std::optional<double> tolerance;
-  std::string detail;                      ///< reference used, or why it was skipped/failed
+  std::string detail; ///< reference used, or why it was skipped/failed
   friend bool operator==(const verification&, const verification&) = default;
 };
 
@@ -132,31 +135,31 @@ struct telemetry_summary {
   /// fraction of samples whose SM clock was under 75% of the maximum (nvbench's rule)
   std::optional<double> low_clock_fraction;
   std::vector<std::string> throttle_reasons; ///< union seen, e.g. "sw_power_cap", "hw_thermal"
-  bool throttled = false;                     ///< a performance-limiting reason was active
-  std::string status = "ok";                  ///< or why telemetry is missing
+  bool throttled = false;                    ///< a performance-limiting reason was active
+  std::string status = "ok";                 ///< or why telemetry is missing
   friend bool operator==(const telemetry_summary&, const telemetry_summary&) = default;
 };
 
 struct result {
-  std::string bench_id;            ///< dotted, e.g. "memory.stream.triad"
-  std::vector<int> devices;        ///< NVML indices
+  std::string bench_id;     ///< dotted, e.g. "memory.stream.triad"
+  std::vector<int> devices; ///< NVML indices
   nlohmann::ordered_json parameters = nlohmann::ordered_json::object(); ///< sizes, dtype, ...
-  std::string metric;              ///< e.g. "bandwidth"
-  std::string unit;                ///< e.g. "GB/s" (1e9 bytes per second)
+  std::string metric;                                                   ///< e.g. "bandwidth"
+  std::string unit; ///< e.g. "GB/s" (1e9 bytes per second)
   bool higher_is_better = true;
-  std::string cache_state;         ///< "cold" | "hot" | "" (not applicable)
+  std::string cache_state; ///< "cold" | "hot" | "" (not applicable)
   std::optional<double> bytes_per_iteration, flops_per_iteration;
-  std::vector<double> samples;     ///< the metric, one value per timed sample
-  std::vector<double> sample_seconds; ///< device time per sample (CUDA events)
-  sample_stats stats;              ///< over `samples`
+  std::vector<double> samples;               ///< the metric, one value per timed sample
+  std::vector<double> sample_seconds;        ///< device time per sample (CUDA events)
+  sample_stats stats;                        ///< over `samples`
   std::optional<double> host_seconds_median; ///< host-side wall time per sample, second figure
-  std::string stop_reason;         ///< "cv_target", "stalled", "time_cap", "sample_cap"
+  std::string stop_reason;                   ///< "cv_target", "stalled", "time_cap", "sample_cap"
   ceiling ceiling_value;
   std::optional<double> efficiency; ///< stats.median / ceiling (clock-adjusted if known)
   verification check;
   telemetry_summary telemetry;
   result_status status = result_status::ok;
-  std::string reason;              ///< always set unless status is ok
+  std::string reason; ///< always set unless status is ok
   friend bool operator==(const result&, const result&) = default;
 };
 

@@ -37,8 +37,8 @@ namespace gpuspec::reports {
 struct stopping_rule {
   int min_samples = 10;
   int max_samples = 10000;
-  double min_seconds = 0.5;     ///< device time summed over samples
-  double max_seconds = 15.0;    ///< hard cap on device time
+  double min_seconds = 0.5;  ///< device time summed over samples
+  double max_seconds = 15.0; ///< hard cap on device time
   double cv_target = 0.01;
   /// "stopped improving": the best CV over the last `stall_window` samples has not improved on
   /// the best CV seen before them by more than `stall_tolerance` (relative); rule 2 above.
