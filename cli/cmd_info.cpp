@@ -19,8 +19,6 @@ void setup_info(CLI::App& app, info_options& options) {
       ->group(""); // hidden
 }
 
-namespace {
-
 std::string check_table(const std::vector<reports::host_check>& checks) {
   text_table table({"check", "gpu", "status", "detail"});
   for (const auto& c : checks)
@@ -28,6 +26,8 @@ std::string check_table(const std::vector<reports::host_check>& checks) {
                    std::string(reports::to_string(c.status)), c.message});
   return table.render();
 }
+
+namespace {
 
 void print_host(const reports::host_info& h) {
   auto line = [](const char* key, const std::string& value) {

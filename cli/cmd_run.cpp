@@ -232,6 +232,8 @@ exit_code run_run(const run_cli_options& o) {
     report.incomplete_reason = no_run_reason;
     report.run.finished_utc = utc_iso_now();
     progress.checkpoint();
+    if (!o.json)
+      fmt::print("Host checks\n{}", check_table(report.host.checks));
     fmt::print(stderr, "gpuspec run: {}\n", no_run_reason);
     fmt::print(stderr, "gpuspec run: wrote the host inventory and host checks to {}\n", path);
     if (o.json)

@@ -1,0 +1,120 @@
+#pragma once
+/// What a benchmark function sees (nvbench's state). The benchmark allocates and initialises,
+/// declares its work, hands the timed work to exec(), and verifies; the harness owns the rest:
+/// warm-up, L2 flush, the hold kernel, events, the stopping rule, rates, ceiling, telemetry.
+///
+///   void stream_triad(bench_state& state) {
+///     ... allocate a, b, c; fill b, c with seeded values; poison a ...
+///     state.set_bytes_per_iteration(3.0 * n * sizeof(T));
+///     state.set_ceiling(ceiling_kind::device_memory_bandwidth);
+///     state.exec([&](kernels::stream_ref s) { kernels::launch_triad(b, c, a, scalar, n,
+///     s.handle()); }); state.set_verification(... check a on the host ...);
+///   }
+///
+/// exec() enqueues `work` on the state's stream only; `work` must be idempotent (each sample
+/// runs it again on the same buffers) and must not synchronise. An exception thrown by the
+/// benchmark makes its result failed with the exception's text; samples already taken are kept.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuspec/benches/registry.hpp"
+#include "gpuspec/benches/runner.hpp"
+#include "gpuspec/kernels/cuda_handles.cuh"
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::benches {
+
+class device_context;
+class telemetry_sampler;
+
+/// cold: the L2 is flushed before every sample (device-memory figures); hot: back-to-back.
+enum class cache_mode { cold, hot };
+
+/// Which ceiling the harness attaches to the result.
+enum class ceiling_kind {
+  none,
+  /// memory clock × bus width × 2 / 8 at the clock seen during the run (ceilings.hpp)
+  device_memory_bandwidth,
+};
+
+class bench_state {
+public:
+  /// Made by the runner for one case on one device; `context`'s device is current.
+  bench_state(const bench_case& c, const reports::device_info& device, device_context& context,
+              const run_options& options, telemetry_sampler* telemetry,
+              const std::atomic<bool>& interrupted);
+
+  // --- what the benchmark reads -------------------------------------------------------------
+  [[nodiscard]] const std::string& id() const { return m_case.id(); }
+  /// The case's value of `axis` (e.g. "dtype" -> "fp32"); throws std::out_of_range if absent.
+  [[nodiscard]] const std::string& axis(std::string_view name) const { return m_case.value(name); }
+  [[nodiscard]] const run_options& options() const { return m_options; }
+  /// The inventory of the device (NVML index, clocks, memory bus width, L2 size, ...).
+  [[nodiscard]] const reports::device_info& device() const { return m_device; }
+  [[nodiscard]] int cuda_device() const;
+  [[nodiscard]] std::int64_t l2_bytes() const;
+  /// The stream exec() times work on; also fine for setup (initialisation) before exec().
+  [[nodiscard]] kernels::stream_ref stream() const;
+  /// True once the run was asked to stop; exec() then returns early.
+  [[nodiscard]] bool interrupted() const { return m_interrupted.load(); }
+
+  // --- what the benchmark declares ----------------------------------------------------------
+  /// Adds a parameter to the result (the axes are added already), e.g. ("array_bytes", n).
+  void add_parameter(const std::string& key, nlohmann::ordered_json value);
+  /// Bytes moved by one run of the work: the metric becomes bandwidth in GB/s (1e9 bytes/s).
+  void set_bytes_per_iteration(double bytes);
+  /// Floating-point operations of one run of the work: recorded; the metric is TFLOP/s
+  /// (1e12 flop/s) when no bytes are declared.
+  void set_flops_per_iteration(double flops);
+  void set_cache_mode(cache_mode mode) { m_cache_mode = mode; }
+  void set_ceiling(ceiling_kind kind) { m_ceiling_kind = kind; }
+
+  // --- timing -------------------------------------------------------------------------------
+  /// Warm-up (discarded), then samples until options().stopping says stop: per sample, an L2
+  /// flush if cold (synchronised, outside timing), the hold kernel, the start event, `work`,
+  /// the stop event, release, synchronise. Records device seconds (events) and host seconds
+  /// (release to synchronised) per sample. Once per benchmark.
+  void exec(const std::function<void(kernels::stream_ref)>& work);
+
+  // --- result -------------------------------------------------------------------------------
+  void set_verification(reports::verification v) { m_result.check = std::move(v); }
+  /// Ends the benchmark with status skipped / not_supported and a reason (e.g. a dtype the GPU
+  /// lacks). Call it instead of exec().
+  void skip(std::string reason);
+  void not_supported(std::string reason);
+
+  // --- the harness's side -------------------------------------------------------------------
+  /// Marks the result failed with `reason` (the runner calls it with an exception's what()).
+  void fail(std::string reason);
+  /// The finished result: metric, stats, ceiling, efficiency, status and reason settled.
+  [[nodiscard]] reports::result take_result();
+
+private:
+  [[nodiscard]] double metric_of(double seconds) const;
+
+  const bench_case& m_case;
+  const reports::device_info& m_device;
+  device_context& m_context;
+  const run_options& m_options;
+  telemetry_sampler* m_telemetry;
+  const std::atomic<bool>& m_interrupted;
+
+  reports::result m_result;
+  std::vector<double> m_host_seconds; ///< per sample, release to synchronised
+  cache_mode m_cache_mode = cache_mode::cold;
+  ceiling_kind m_ceiling_kind = ceiling_kind::none;
+  bool m_exec_done = false;
+  bool m_was_interrupted = false;
+  std::optional<reports::result_status> m_disposition; ///< skip / not_supported / failed
+  std::string m_disposition_reason;
+};
+
+} // namespace gpuspec::benches

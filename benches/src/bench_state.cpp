@@ -1,0 +1,258 @@
+#include "gpuspec/benches/bench_state.cuh"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "device_context.cuh"
+#include "gpuspec/benches/ceilings.hpp"
+#include "gpuspec/benches/telemetry.hpp"
+#include "gpuspec/reports/statistics.hpp"
+
+namespace gpuspec::benches {
+
+namespace {
+
+// Warm-up: at least 2 runs and 20 ms of device time (clocks ramp up from idle, lazy module
+// loading, TLB and page-table warm-up), at most 1000 runs. Discarded.
+constexpr int warmup_min_runs = 2;
+constexpr double warmup_min_seconds = 0.02;
+constexpr int warmup_max_runs = 1000;
+
+// The hold kernel gives up after this long. Enqueueing one sample's work takes microseconds,
+// so a timeout means the host was held up (or a bug); the sample is discarded, and after a few
+// the result fails rather than report figures that may include launch latency.
+constexpr double hold_timeout_seconds = 1.0;
+constexpr int max_hold_timeouts = 3;
+
+// Samples whose events read 0 s (work shorter than the ~0.5 us event resolution) are discarded;
+// this many in a row fail the result.
+constexpr int max_unresolved_samples = 100;
+
+using host_clock = std::chrono::steady_clock;
+
+} // namespace
+
+bench_state::bench_state(const bench_case& c, const reports::device_info& device,
+                         device_context& context, const run_options& options,
+                         telemetry_sampler* telemetry, const std::atomic<bool>& interrupted)
+    : m_case(c), m_device(device), m_context(context), m_options(options), m_telemetry(telemetry),
+      m_interrupted(interrupted) {
+  m_result.bench_id = c.id();
+  m_result.devices = {device.index};
+  for (const auto& [name, value] : c.values)
+    m_result.parameters[name] = value;
+  m_result.telemetry.status = "not measured";
+}
+
+int bench_state::cuda_device() const { return m_context.cuda_index(); }
+
+std::int64_t bench_state::l2_bytes() const { return m_context.l2_bytes(); }
+
+kernels::stream_ref bench_state::stream() const { return m_context.stream(); }
+
+void bench_state::add_parameter(const std::string& key, nlohmann::ordered_json value) {
+  m_result.parameters[key] = std::move(value);
+}
+
+void bench_state::set_bytes_per_iteration(double bytes) {
+  if (!(bytes > 0.0) || !std::isfinite(bytes))
+    throw std::invalid_argument(
+        fmt::format("{}: bytes per iteration must be positive, got {}", id(), bytes));
+  m_result.bytes_per_iteration = bytes;
+}
+
+void bench_state::set_flops_per_iteration(double flops) {
+  if (!(flops >= 0.0) || !std::isfinite(flops))
+    throw std::invalid_argument(
+        fmt::format("{}: flops per iteration must be non-negative, got {}", id(), flops));
+  m_result.flops_per_iteration = flops;
+}
+
+void bench_state::skip(std::string reason) {
+  if (!m_disposition)
+    m_disposition = reports::result_status::skipped;
+  m_disposition_reason = std::move(reason);
+}
+
+void bench_state::not_supported(std::string reason) {
+  if (!m_disposition)
+    m_disposition = reports::result_status::not_supported;
+  m_disposition_reason = std::move(reason);
+}
+
+void bench_state::fail(std::string reason) {
+  m_disposition = reports::result_status::failed;
+  m_disposition_reason = std::move(reason);
+}
+
+double bench_state::metric_of(double seconds) const {
+  if (m_result.bytes_per_iteration)
+    return *m_result.bytes_per_iteration / seconds / 1e9;
+  if (m_result.flops_per_iteration && *m_result.flops_per_iteration > 0.0)
+    return *m_result.flops_per_iteration / seconds / 1e12;
+  return seconds;
+}
+
+void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
+  if (m_exec_done)
+    throw std::logic_error(id() + ": exec() called twice");
+  if (m_disposition)
+    throw std::logic_error(id() + ": exec() called after skip() or not_supported()");
+  m_exec_done = true;
+  m_result.cache_state = m_cache_mode == cache_mode::cold ? "cold" : "hot";
+
+  const kernels::stream_ref s = stream();
+  device_context& ctx = m_context;
+
+  double warm_seconds = 0.0;
+  for (int runs = 0;
+       runs < warmup_min_runs || (warm_seconds < warmup_min_seconds && runs < warmup_max_runs);
+       ++runs) {
+    if (interrupted())
+      break;
+    ctx.start().record(s);
+    work(s);
+    ctx.stop().record(s);
+    ctx.stop().synchronize();
+    warm_seconds += kernels::event::elapsed_seconds(ctx.start(), ctx.stop());
+  }
+
+  // Samples go straight into the result, so a failure part-way keeps those already taken.
+  std::vector<double>& metric = m_result.samples;
+  std::vector<double>& device_seconds = m_result.sample_seconds;
+  double total_seconds = 0.0;
+  int hold_timeouts = 0;
+  int unresolved = 0;
+  reports::stop_decision decision;
+  const auto window_begin = telemetry_clock::now();
+  for (;;) {
+    if (interrupted()) {
+      m_was_interrupted = true;
+      break;
+    }
+    if (m_cache_mode == cache_mode::cold) {
+      ctx.flusher().flush(s);
+      s.synchronize(); // the flush is done before the hold: nothing of it overlaps the sample
+    }
+    ctx.blocker().block(s, hold_timeout_seconds);
+    double host_elapsed = 0.0;
+    {
+      release_guard guard(ctx.blocker());
+      ctx.start().record(s);
+      work(s);
+      ctx.stop().record(s);
+      const auto released_at = host_clock::now();
+      guard.release();
+      ctx.stop().synchronize();
+      host_elapsed = std::chrono::duration<double>(host_clock::now() - released_at).count();
+    }
+    if (ctx.blocker().timed_out()) {
+      if (++hold_timeouts > max_hold_timeouts)
+        throw std::runtime_error(fmt::format(
+            "the hold kernel timed out {} times (after {} s each): the host could not enqueue one "
+            "sample's work in time, so launch latency could not be kept out of the timing",
+            hold_timeouts, hold_timeout_seconds));
+      continue;
+    }
+    const double seconds = kernels::event::elapsed_seconds(ctx.start(), ctx.stop());
+    if (!(seconds > 0.0)) {
+      if (++unresolved > max_unresolved_samples)
+        throw std::runtime_error(
+            "the work takes less time than the CUDA event resolution (about 0.5 us): "
+            "nothing to measure");
+      continue;
+    }
+    unresolved = 0;
+    device_seconds.push_back(seconds);
+    m_host_seconds.push_back(host_elapsed);
+    metric.push_back(metric_of(seconds));
+    total_seconds += seconds;
+    decision = reports::should_stop(m_options.stopping, metric, total_seconds);
+    if (decision.stop)
+      break;
+  }
+  const auto window_end = telemetry_clock::now();
+
+  m_result.stop_reason = m_was_interrupted ? std::string() : decision.reason;
+
+  std::optional<double> sm_clock_max;
+  if (m_device.sm_clock_max_mhz)
+    sm_clock_max = *m_device.sm_clock_max_mhz;
+  if (m_telemetry != nullptr)
+    m_result.telemetry =
+        m_telemetry->summary(m_device.index, window_begin, window_end, sm_clock_max);
+  else
+    m_result.telemetry.status = "no telemetry: NVML is not available (see host.gpu_status)";
+
+  if (m_ceiling_kind == ceiling_kind::device_memory_bandwidth) {
+    std::optional<double> clock;
+    std::string origin;
+    if (m_result.telemetry.mem_clock_mhz_median) {
+      clock = m_result.telemetry.mem_clock_mhz_median;
+      origin = "median of the NVML memory clock sampled during the measurement";
+    } else if (m_device.mem_clock_mhz) {
+      clock = *m_device.mem_clock_mhz;
+      origin = "NVML memory clock read with the inventory before the run; no telemetry during it";
+    }
+    m_result.ceiling_value =
+        memory_bandwidth_ceiling(clock, origin, m_device.memory_bus_width_bits);
+  }
+}
+
+reports::result bench_state::take_result() {
+  if (m_result.bytes_per_iteration) {
+    m_result.metric = "bandwidth";
+    m_result.unit = "GB/s";
+    m_result.higher_is_better = true;
+  } else if (m_result.flops_per_iteration && *m_result.flops_per_iteration > 0.0) {
+    m_result.metric = "throughput";
+    m_result.unit = "TFLOP/s";
+    m_result.higher_is_better = true;
+  } else {
+    m_result.metric = "time";
+    m_result.unit =
+        std::string("s"); // not `= "s"`: GCC 12 -O3 gives a false -Wrestrict (bug 105651)
+    m_result.higher_is_better = false;
+  }
+
+  m_result.stats = reports::summarize(m_result.samples);
+  if (!m_host_seconds.empty())
+    m_result.host_seconds_median = reports::summarize(m_host_seconds).median;
+  if (!m_result.samples.empty() && m_result.ceiling_value.clock_adjusted &&
+      *m_result.ceiling_value.clock_adjusted > 0.0)
+    m_result.efficiency = m_result.stats.median / *m_result.ceiling_value.clock_adjusted;
+
+  if (m_disposition) {
+    m_result.status = *m_disposition;
+    m_result.reason = m_disposition_reason.empty() ? "no reason given" : m_disposition_reason;
+  } else if (m_was_interrupted) {
+    m_result.status = reports::result_status::skipped;
+    m_result.reason = fmt::format("interrupted after {} sample(s)", m_result.samples.size());
+    // The work may never have run (interrupted in the warm-up), so a check of its output
+    // would report the poison as a failure: an interrupted result is not judged.
+    m_result.check = reports::verification{};
+    m_result.check.detail = "not checked: the measurement was interrupted";
+  } else if (!m_exec_done) {
+    m_result.status = reports::result_status::failed;
+    m_result.reason = "the benchmark returned without measuring (it never called exec)";
+  } else if (m_result.samples.empty()) {
+    m_result.status = reports::result_status::failed;
+    m_result.reason = "no sample was taken";
+  } else if (m_result.check.status == reports::verification_status::failed) {
+    m_result.status = reports::result_status::failed;
+    m_result.reason = "verification failed: " + m_result.check.detail;
+  } else {
+    m_result.status = reports::result_status::ok;
+    m_result.reason.clear();
+    if (m_result.check.status == reports::verification_status::skipped &&
+        m_result.check.detail.empty())
+      m_result.check.detail = "the benchmark has no check";
+  }
+  return std::move(m_result);
+}
+
+} // namespace gpuspec::benches

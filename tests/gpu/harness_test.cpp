@@ -1,0 +1,239 @@
+// Host tests of the harness's pure parts: PCI bus id matching, the memory-bandwidth ceiling,
+// array sizing, the registry (suites, axes, filter), verification helpers, NCCL version text.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpuspec/benches/array_sizing.hpp"
+#include "gpuspec/benches/ceilings.hpp"
+#include "gpuspec/benches/pci_bus_id.hpp"
+#include "gpuspec/benches/registry.hpp"
+#include "gpuspec/benches/runner.hpp"
+#include "gpuspec/benches/verification.hpp"
+#include "gpuspec/collectives/nccl_version.hpp"
+
+namespace b = gpuspec::benches;
+using gpuspec::reports::verification_status;
+
+TEST(pci_bus_id, nvml_and_cuda_spellings_match) {
+  EXPECT_EQ(b::normalize_pci_bus_id("00000000:3B:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(b::normalize_pci_bus_id("0000:3b:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(b::normalize_pci_bus_id("00000001:C1:1F.7"), "0001:c1:1f.7");
+  EXPECT_EQ(b::normalize_pci_bus_id(" 0000:3b:00.0\n"), "0000:3b:00.0");
+  EXPECT_EQ(b::normalize_pci_bus_id("0000:3b:00.0"), b::normalize_pci_bus_id("00000000:3B:00.0"));
+  EXPECT_NE(b::normalize_pci_bus_id("0000:3b:00.0"), b::normalize_pci_bus_id("0000:3c:00.0"));
+}
+
+TEST(pci_bus_id, garbage_gives_empty) {
+  EXPECT_EQ(b::normalize_pci_bus_id(""), "");
+  EXPECT_EQ(b::normalize_pci_bus_id("GPU-1234"), "");
+  EXPECT_EQ(b::normalize_pci_bus_id("0000:3b:00"), "");
+  EXPECT_EQ(b::normalize_pci_bus_id("0000:3g:00.0"), "");
+  EXPECT_EQ(b::normalize_pci_bus_id("0000:3b:00.9"), "");
+}
+
+TEST(ceilings, memory_bandwidth_matches_vendor_figures) {
+  EXPECT_NEAR(b::memory_bandwidth_gbps(1215, 5120), 1555.2, 0.1); // A100 40GB, HBM2
+  EXPECT_NEAR(b::memory_bandwidth_gbps(2619, 5120), 3352.3, 0.1); // H100 SXM, HBM3
+  EXPECT_NEAR(b::memory_bandwidth_gbps(10501, 384), 1008.1, 0.1); // RTX 4090, GDDR6X
+  EXPECT_EQ(b::memory_bandwidth_gbps(0, 5120), 0.0);
+  EXPECT_EQ(b::memory_bandwidth_gbps(2619, 0), 0.0);
+}
+
+TEST(ceilings, ceiling_says_where_its_figures_come_from) {
+  const auto c = b::memory_bandwidth_ceiling(2619.0, "median during the run", 5120);
+  EXPECT_FALSE(c.datasheet.has_value());
+  EXPECT_EQ(c.datasheet_source, "no spec table yet");
+  ASSERT_TRUE(c.clock_adjusted.has_value());
+  EXPECT_NEAR(*c.clock_adjusted, 3352.3, 0.1);
+  EXPECT_NE(c.clock_adjusted_source.find("2619 MHz"), std::string::npos);
+  EXPECT_NE(c.clock_adjusted_source.find("5120-bit"), std::string::npos);
+  EXPECT_NE(c.clock_adjusted_source.find("median during the run"), std::string::npos);
+
+  const auto no_clock = b::memory_bandwidth_ceiling(std::nullopt, "", 5120);
+  EXPECT_FALSE(no_clock.clock_adjusted.has_value());
+  EXPECT_NE(no_clock.clock_adjusted_source.find("no memory clock"), std::string::npos);
+  const auto no_width = b::memory_bandwidth_ceiling(2619.0, "x", std::nullopt);
+  EXPECT_FALSE(no_width.clock_adjusted.has_value());
+  EXPECT_NE(no_width.clock_adjusted_source.find("bus width"), std::string::npos);
+}
+
+TEST(array_sizing, keeps_the_request_when_it_fits) {
+  const auto fit = b::fit_arrays(std::uint64_t{1} << 30, 3, std::uint64_t{80} << 30,
+                                 std::uint64_t{256} << 20, std::uint64_t{50} << 20);
+  EXPECT_EQ(fit.bytes_per_array, std::uint64_t{1} << 30);
+  EXPECT_FALSE(fit.shrunk);
+  EXPECT_FALSE(fit.below_4x_l2);
+}
+
+TEST(array_sizing, shrinks_to_an_equal_share_in_whole_mib) {
+  // 1 GiB + 256 MiB reserve free: three arrays get (1 GiB)/3 each, rounded down to a MiB.
+  const auto fit = b::fit_arrays(std::uint64_t{1} << 30, 3,
+                                 (std::uint64_t{1} << 30) + (std::uint64_t{256} << 20),
+                                 std::uint64_t{256} << 20, std::uint64_t{6} << 20);
+  EXPECT_TRUE(fit.shrunk);
+  EXPECT_EQ(fit.bytes_per_array, std::uint64_t{341} << 20);
+  EXPECT_EQ(fit.bytes_per_array % (std::uint64_t{1} << 20), 0u);
+  EXPECT_FALSE(fit.below_4x_l2);
+}
+
+TEST(array_sizing, flags_arrays_under_four_l2_and_nothing_free) {
+  const auto small =
+      b::fit_arrays(std::uint64_t{1} << 20, 2, std::uint64_t{8} << 30, 0, std::uint64_t{50} << 20);
+  EXPECT_TRUE(small.below_4x_l2);
+  EXPECT_FALSE(small.shrunk);
+  const auto none = b::fit_arrays(std::uint64_t{1} << 30, 3, std::uint64_t{100} << 20,
+                                  std::uint64_t{256} << 20, 0);
+  EXPECT_EQ(none.bytes_per_array, 0u);
+  EXPECT_TRUE(none.shrunk);
+}
+
+namespace {
+void noop(b::bench_state& /*state*/) {}
+} // namespace
+
+TEST(registry, rejects_bad_ids_suites_and_axes) {
+  b::registry r;
+  EXPECT_THROW(r.add("Memory.Stream", "", noop), std::invalid_argument);
+  EXPECT_THROW(r.add("nodots", "", noop), std::invalid_argument);
+  r.add("a.b", "", noop);
+  EXPECT_THROW(r.add("a.b", "", noop), std::invalid_argument);
+  EXPECT_THROW(r.add("a.c", "", noop).in_suites({"nightly"}), std::invalid_argument);
+  EXPECT_THROW(r.add("a.d", "", noop).with_axis("dtype", {}), std::invalid_argument);
+  EXPECT_THROW(r.add("a.e", "", noop).with_axis("x", {"1"}).with_axis("x", {"2"}),
+               std::invalid_argument);
+  EXPECT_THROW(r.add("a.f", "", nullptr), std::invalid_argument);
+}
+
+TEST(registry, suites_take_the_quick_values_or_all_values) {
+  b::registry r;
+  r.add("mem.x", "x", noop)
+      .in_suites({"quick", "standard"})
+      .with_axis("dtype", {"fp32", "fp64"})
+      .with_axis("size", {"s", "m", "l"}, 2);
+  r.add("mem.y", "y", noop).in_suites({"standard"});
+  r.add("gemm.z", "z", noop).in_suites({"burnin"}).with_axis("dtype", {"fp16", "bf16"});
+
+  const auto quick = b::select_cases(r, "quick", "");
+  ASSERT_EQ(quick.size(), 2u); // fp32 x {s, m}
+  EXPECT_EQ(quick[0].parameters_text(), "dtype=fp32 size=s");
+  EXPECT_EQ(quick[1].parameters_text(), "dtype=fp32 size=m");
+  EXPECT_EQ(quick[1].value("size"), "m");
+  EXPECT_THROW((void)quick[1].value("nope"), std::out_of_range);
+
+  const auto standard = b::select_cases(r, "standard", "");
+  ASSERT_EQ(standard.size(), 7u); // 2 x 3 of mem.x, then mem.y
+  EXPECT_EQ(standard[0].id(), "mem.x");
+  EXPECT_EQ(standard[5].parameters_text(), "dtype=fp64 size=l");
+  EXPECT_EQ(standard[6].id(), "mem.y");
+  EXPECT_EQ(standard[6].parameters_text(), "");
+
+  const auto burnin = b::select_cases(r, "burnin", "");
+  ASSERT_EQ(burnin.size(), 1u);
+  EXPECT_EQ(burnin[0].id(), "gemm.z");
+
+  EXPECT_EQ(b::select_cases(r, "full", "").size(), 9u); // everything, every value
+}
+
+TEST(registry, filter_is_an_ecmascript_search_in_the_id) {
+  b::registry r;
+  r.add("memory.stream.copy", "", noop).in_suites({"quick"});
+  r.add("memory.stream.triad", "", noop).in_suites({"quick"});
+  r.add("gemm.cublas.fp16_tc", "", noop).in_suites({"quick"});
+  EXPECT_EQ(b::select_cases(r, "quick", "triad").size(), 1u);
+  EXPECT_EQ(b::select_cases(r, "quick", "^memory\\.").size(), 2u);
+  EXPECT_EQ(b::select_cases(r, "quick", "copy|fp16").size(), 2u);
+  EXPECT_EQ(b::select_cases(r, "quick", "^stream").size(), 0u);
+  EXPECT_THROW((void)b::select_cases(r, "quick", "(unclosed"), std::invalid_argument);
+  EXPECT_THROW((void)b::select_cases(r, "weekly", ""), std::invalid_argument);
+  EXPECT_EQ(b::check_selection("quick", "a|b"), "");
+  EXPECT_NE(b::check_selection("quick", "[").find("not a valid regular expression"),
+            std::string::npos);
+  EXPECT_NE(b::check_selection("nope", "").find("not a suite"), std::string::npos);
+}
+
+TEST(registry, the_stream_family_is_registered) {
+  const auto listing = b::list_benchmarks();
+  std::vector<std::string> ids;
+  for (const auto& l : listing)
+    ids.push_back(l.id);
+  for (const char* id : {"memory.stream.copy", "memory.stream.scale", "memory.stream.add",
+                         "memory.stream.triad", "memory.stream.dot"})
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+  for (const auto& l : listing) {
+    if (l.id.rfind("memory.stream.", 0) != 0)
+      continue;
+    EXPECT_EQ(l.parameters, "dtype=fp32|fp64");
+    EXPECT_FALSE(l.description.empty());
+    EXPECT_NE(std::find(l.suites.begin(), l.suites.end(), "quick"), l.suites.end());
+  }
+  const auto quick = b::select_cases(b::benchmark_registry(), "quick", "^memory\\.stream\\.");
+  EXPECT_EQ(quick.size(), 5u); // one dtype in quick: one size per family
+  const auto standard = b::select_cases(b::benchmark_registry(), "standard", "^memory\\.stream\\.");
+  EXPECT_EQ(standard.size(), 10u);
+}
+
+TEST(verification, elementwise_passes_exact_output) {
+  std::vector<float> got(1000);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    got[i] = 1.0f + static_cast<float>(i);
+  const auto r = b::check_elementwise(
+      got.data(), got.size(), [](std::size_t i) { return 1.0 + static_cast<double>(i); }, 1e-6);
+  EXPECT_EQ(r.checked, 1000u);
+  EXPECT_EQ(r.failures, 0u);
+  EXPECT_EQ(r.max_rel_error, 0.0);
+  const auto v = b::to_verification(r, 1e-6, "test");
+  EXPECT_EQ(v.status, verification_status::passed);
+  ASSERT_TRUE(v.max_rel_error.has_value());
+  EXPECT_EQ(*v.tolerance, 1e-6);
+}
+
+TEST(verification, elementwise_catches_nan_and_wrong_values_in_a_big_parallel_array) {
+  const std::size_t n = std::size_t{5} << 20; // several threads
+  std::vector<double> got(n, 2.0);
+  got[123] = std::numeric_limits<double>::quiet_NaN(); // a poisoned element never written
+  got[n - 1] = 2.5;
+  const auto r = b::check_elementwise(
+      got.data(), n, [](std::size_t) { return 2.0; }, 1e-12);
+  EXPECT_EQ(r.checked, n);
+  EXPECT_EQ(r.failures, 2u);
+  EXPECT_EQ(r.non_finite, 1u);
+  ASSERT_TRUE(r.first_failure.has_value());
+  EXPECT_EQ(*r.first_failure, 123u);
+  EXPECT_DOUBLE_EQ(r.max_rel_error, 0.25);
+  EXPECT_EQ(r.worst_index, n - 1);
+  const auto v = b::to_verification(r, 1e-12, "test");
+  EXPECT_EQ(v.status, verification_status::failed);
+  EXPECT_NE(v.detail.find("index 123"), std::string::npos);
+  EXPECT_NE(v.detail.find("not finite"), std::string::npos);
+}
+
+TEST(verification, compensated_sum_is_accurate_where_naive_double_is_not) {
+  // 1 followed by many tiny terms: naive summation loses them all.
+  const std::size_t n = std::size_t{4} << 20;
+  const auto total = b::compensated_sum(n, [](std::size_t i) { return i == 0 ? 1.0 : 1e-17; });
+  EXPECT_NEAR(total.sum, 1.0 + 1e-17 * static_cast<double>(n - 1), 1e-15);
+  EXPECT_EQ(total.sum, total.sum_abs);
+}
+
+TEST(verification, scalar_check) {
+  EXPECT_EQ(b::scalar_verification(1.0 + 1e-9, 1.0, 1e-8, "x").status, verification_status::passed);
+  EXPECT_EQ(b::scalar_verification(1.0 + 1e-7, 1.0, 1e-8, "x").status, verification_status::failed);
+  const auto nan = b::scalar_verification(std::numeric_limits<double>::quiet_NaN(), 1.0, 1e-8, "x");
+  EXPECT_EQ(nan.status, verification_status::failed);
+  EXPECT_FALSE(nan.max_rel_error.has_value()); // JSON has no NaN
+}
+
+TEST(nccl_version, decodes_both_encodings) {
+  EXPECT_EQ(gpuspec::collectives::decode_nccl_version(22809), "2.28.9");
+  EXPECT_EQ(gpuspec::collectives::decode_nccl_version(21903), "2.19.3");
+  EXPECT_EQ(gpuspec::collectives::decode_nccl_version(2708), "2.7.8");
+  EXPECT_NE(gpuspec::collectives::decode_nccl_version(0).find("unknown"), std::string::npos);
+  EXPECT_FALSE(gpuspec::collectives::nccl_version().empty());
+}

@@ -1,0 +1,163 @@
+// Host tests of the kernels' CUDA-free headers: grid sizing, the STREAM table, the seeded values,
+// the dot's error bound, and the launchers' argument checks (which throw before any CUDA call).
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+#include "gpuspec/kernels/fill.hpp"
+#include "gpuspec/kernels/hold.hpp"
+#include "gpuspec/kernels/l2_flush.hpp"
+#include "gpuspec/kernels/launch_math.hpp"
+#include "gpuspec/kernels/seeded_values.hpp"
+#include "gpuspec/kernels/stream.hpp"
+#include "gpuspec/kernels/stream_math.hpp"
+
+#if defined(__CUDA_RUNTIME_API_H__) || defined(__CUDA_RUNTIME_H__)
+#error "the kernels' .hpp headers must not include the CUDA runtime"
+#endif
+
+namespace k = gpuspec::kernels;
+
+TEST(launch_math, ceil_div_is_exact_and_does_not_overflow) {
+  EXPECT_EQ(k::ceil_div(0, 4), 0u);
+  EXPECT_EQ(k::ceil_div(1, 4), 1u);
+  EXPECT_EQ(k::ceil_div(4, 4), 1u);
+  EXPECT_EQ(k::ceil_div(5, 4), 2u);
+  const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_EQ(k::ceil_div(max, 2), max / 2 + 1);
+}
+
+TEST(launch_math, grid_blocks_covers_every_item_and_is_never_zero) {
+  EXPECT_EQ(k::grid_blocks(0, 256), 1u);
+  EXPECT_EQ(k::grid_blocks(1, 256), 1u);
+  EXPECT_EQ(k::grid_blocks(256, 256), 1u);
+  EXPECT_EQ(k::grid_blocks(257, 256), 2u);
+  EXPECT_EQ(k::grid_blocks(std::uint64_t{1} << 40, 256),
+            k::max_grid_blocks); // capped; kernels loop
+}
+
+TEST(launch_math, bit_width_matches_the_standard_library) {
+  for (std::uint64_t x : {0ull, 1ull, 2ull, 3ull, 255ull, 256ull, 1ull << 40})
+    EXPECT_EQ(k::bit_width(x), static_cast<int>(std::bit_width(x))) << x;
+}
+
+TEST(stream_math, bytes_moved_follow_babelstream) {
+  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::copy), 2);
+  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::scale), 2);
+  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::add), 3);
+  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::triad), 3);
+  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::dot), 2);
+  EXPECT_EQ(k::stream_bytes(k::stream_op::triad, 1000, 8), 24000u);
+  EXPECT_EQ(k::stream_bytes(k::stream_op::copy, std::uint64_t{1} << 28, 4), std::uint64_t{2} << 30);
+  EXPECT_EQ(k::stream_flops_per_element(k::stream_op::copy), 0);
+  EXPECT_EQ(k::stream_flops_per_element(k::stream_op::triad), 2);
+  EXPECT_EQ(k::stream_flops_per_element(k::stream_op::dot), 2);
+}
+
+TEST(stream_math, names_are_the_gpuspec_ids) {
+  std::set<std::string_view> names;
+  for (auto op : k::all_stream_ops)
+    names.insert(k::stream_op_name(op));
+  EXPECT_EQ(names, (std::set<std::string_view>{"copy", "scale", "add", "triad", "dot"}));
+}
+
+TEST(stream_math, vector_widths_are_16_bytes) {
+  EXPECT_EQ(k::vector_width<float>, 4u);
+  EXPECT_EQ(k::vector_width<double>, 2u);
+}
+
+TEST(stream_math, grid_gives_one_vector_per_thread_including_the_tail) {
+  // 1 GiB of floats: 2^26 float4 vectors, 2^18 blocks of 256.
+  EXPECT_EQ(k::stream_grid_blocks(std::uint64_t{1} << 28, 4), 1u << 18);
+  // A tail needs its own thread when the count is not a multiple of the width.
+  EXPECT_EQ(k::stream_grid_blocks(1024, 4), 1u);
+  EXPECT_EQ(k::stream_grid_blocks(1025, 4), 2u);
+  EXPECT_EQ(k::stream_grid_blocks(3, 4), 1u);
+  EXPECT_EQ(k::stream_grid_blocks(0, 4), 1u);
+}
+
+TEST(stream_math, dot_grid_is_one_wave_at_most) {
+  EXPECT_EQ(k::dot_grid_blocks(std::uint64_t{1} << 28, 4, 1056), 1056u);
+  EXPECT_EQ(k::dot_grid_blocks(100, 4, 1056), 1u);
+  EXPECT_EQ(k::dot_grid_blocks(100, 4, 0), 1u);
+}
+
+TEST(stream_math, dot_bound_scales_with_elements_per_thread_not_n) {
+  const double small = k::dot_relative_error_bound<float>(1000, 1);
+  const double big = k::dot_relative_error_bound<float>(std::uint64_t{1} << 28, 1056);
+  // 2^28 floats over 1056*256 threads: about 1000 terms per thread.
+  EXPECT_GT(big, 900 * 1.19e-7);
+  EXPECT_LT(big, 1200 * 1.19e-7);
+  EXPECT_LT(big, 1e-3 * (std::uint64_t{1} << 28) * 1.19e-7); // far tighter than n*eps
+  EXPECT_GT(small, 0.0);
+  // fp64 bound is in double's epsilon.
+  EXPECT_LT(k::dot_relative_error_bound<double>(std::uint64_t{1} << 27, 1056), 1e-12);
+}
+
+TEST(stream_math, elementwise_bound_is_a_few_eps) {
+  EXPECT_DOUBLE_EQ(k::elementwise_relative_error_bound<float>(),
+                   4.0 * std::numeric_limits<float>::epsilon());
+  EXPECT_DOUBLE_EQ(k::elementwise_relative_error_bound<double>(),
+                   4.0 * std::numeric_limits<double>::epsilon());
+}
+
+TEST(seeded_values, are_in_one_to_two_nonzero_and_deterministic) {
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    const float f = k::seeded_value<float>(7, i);
+    const double d = k::seeded_value<double>(7, i);
+    ASSERT_GE(f, 1.0f);
+    ASSERT_LT(f, 2.0f);
+    ASSERT_GE(d, 1.0);
+    ASSERT_LT(d, 2.0);
+    ASSERT_EQ(f, k::seeded_value<float>(7, i));
+  }
+  EXPECT_NE(k::seeded_value<double>(1, 0), k::seeded_value<double>(2, 0));
+  EXPECT_NE(k::seeded_value<double>(1, 0), k::seeded_value<double>(1, 1));
+}
+
+TEST(seeded_values, are_exact_multiples_of_the_mantissa_step) {
+  // 1 + k*2^-23 (float) and 1 + k*2^-52 (double) are exactly representable: no rounding, so
+  // host and device agree bit for bit.
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const double f = k::seeded_value<float>(3, i);
+    const double scaled = (f - 1.0) * 8388608.0;
+    ASSERT_EQ(scaled, std::floor(scaled));
+  }
+}
+
+TEST(seeded_values, look_uniform) {
+  constexpr int n = 200000;
+  double sum = 0;
+  for (int i = 0; i < n; ++i)
+    sum += k::seeded_value<double>(11, static_cast<std::uint64_t>(i));
+  EXPECT_NEAR(sum / n, 1.5, 0.01);
+}
+
+TEST(launchers, reject_misaligned_arrays_before_touching_the_gpu) {
+  auto* misaligned = reinterpret_cast<float*>(std::uintptr_t{0x1004});
+  auto* aligned = reinterpret_cast<float*>(std::uintptr_t{0x1000});
+  EXPECT_THROW(k::launch_copy(misaligned, aligned, 16, nullptr), std::invalid_argument);
+  EXPECT_THROW(k::launch_triad(aligned, aligned, misaligned, 0.4f, 16, nullptr),
+               std::invalid_argument);
+  auto* dmis = reinterpret_cast<double*>(std::uintptr_t{0x1008});
+  auto* dal = reinterpret_cast<double*>(std::uintptr_t{0x1000});
+  EXPECT_THROW(k::launch_add(dal, dmis, dal, 16, nullptr), std::invalid_argument);
+  EXPECT_THROW(k::launch_scale(dmis, dal, 0.4, 16, nullptr), std::invalid_argument);
+  EXPECT_THROW(k::launch_dot(dal, dal, dal, 0u, reinterpret_cast<double*>(std::uintptr_t{0x2000}),
+                             16, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(
+      k::launch_l2_flush(reinterpret_cast<void*>(std::uintptr_t{0x1000}), 17, nullptr, nullptr),
+      std::invalid_argument);
+}
+
+TEST(launchers, hold_rejects_a_timeout_that_is_not_positive) {
+  EXPECT_THROW(k::launch_hold(nullptr, nullptr, 0.0, nullptr), std::invalid_argument);
+  EXPECT_THROW(k::launch_hold(nullptr, nullptr, -1.0, nullptr), std::invalid_argument);
+  EXPECT_THROW(k::launch_hold(nullptr, nullptr, std::nan(""), nullptr), std::invalid_argument);
+}
