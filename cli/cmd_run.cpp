@@ -1,6 +1,7 @@
 #include "cmd_run.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <regex>
@@ -234,6 +235,7 @@ exit_code run_run(const run_cli_options& o) {
     progress.checkpoint();
     if (!o.json)
       fmt::print("Host checks\n{}", check_table(report.host.checks));
+    std::fflush(stdout); // the table before the messages, also when both go to one pipe
     fmt::print(stderr, "gpuspec run: {}\n", no_run_reason);
     fmt::print(stderr, "gpuspec run: wrote the host inventory and host checks to {}\n", path);
     if (o.json)
