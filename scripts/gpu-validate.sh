@@ -18,7 +18,22 @@ exec > >(tee -a "$log") 2>&1
 started=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - started ))s] $*"; }
 
-export LD_LIBRARY_PATH="$PWD/.gpu-bundle/lib:/usr/local/cuda/lib64:/usr/local/nvidia/lib64:/usr/local/nvidia/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$PWD/.gpu-bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:/usr/local/nvidia/lib64:/usr/local/nvidia/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# Libraries the binary needs that the loader cannot find yet (cuBLAS, NCCL may live in the
+# Python environment's nvidia-* wheels on such machines): look for each and add its folder.
+add_missing_libraries() {
+  local binary="$1" lib dir
+  for lib in $(ldd "$binary" 2>/dev/null | awk '/not found/{print $1}'); do
+    dir=$(find /usr/local/cuda* /usr/lib /opt /usr/local/lib -name "$lib" -print -quit 2>/dev/null | xargs -r dirname)
+    if [ -n "$dir" ]; then
+      echo "found $lib in $dir"
+      export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+    else
+      echo "MISSING: $lib (needed by $binary)"
+    fi
+  done
+}
 
 step "machine"
 date -u +%Y-%m-%dT%H:%M:%SZ
@@ -31,6 +46,7 @@ if [ -x .gpu-bundle/bin/gpuspec ]; then
   bin=.gpu-bundle/bin/gpuspec
   tests_dir=.gpu-bundle/tests
   echo "using the carried bundle (commit $(cat .gpu-bundle/COMMIT 2>/dev/null), preset $(cat .gpu-bundle/PRESET 2>/dev/null))"
+  for b in "$bin" "$tests_dir"/*; do add_missing_libraries "$b"; done
   if ! "$bin" --version; then
     echo "the carried binary does not start here; building on this machine instead"
     bin=""
@@ -50,11 +66,22 @@ fi
 
 step "GPU tests"
 tests_failed=0
+tests_passed=0
+tests_skipped=0
 for t in "$tests_dir"/*; do
   [ -x "$t" ] && [ -f "$t" ] || continue
-  echo "--- $(basename "$t")"
-  timeout 300 "$t" --gtest_color=no >> "$out/gpu-tests.log" 2>&1 || tests_failed=1
-  grep -E '^\[  (PASSED|FAILED|SKIPPED) \]|tests ran' "$out/gpu-tests.log" | tail -n 5
+  one="$out/.one-test.log"
+  if ! timeout 300 "$t" --gtest_color=no > "$one" 2>&1; then
+    tests_failed=$((tests_failed + 1))
+    echo "$(basename "$t") FAILED:"; grep '^\[  FAILED  \]' "$one" | head -n 20
+  fi
+  cat "$one" >> "$out/gpu-tests.log"
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$one" | tail -n 1)
+  k=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$one" | tail -n 1)
+  tests_passed=$((tests_passed + ${p:-0}))
+  tests_skipped=$((tests_skipped + ${k:-0}))
+  echo "$(basename "$t"): ${p:-0} passed, ${k:-0} skipped"
+  rm -f "$one"
 done
 
 step "gpuspec info"
@@ -78,10 +105,10 @@ if [ -f "$out/report.json" ] && [ -f "$out/torch-copy.json" ]; then
 fi
 
 step "summary"
-echo "gpu tests: $([ $tests_failed -eq 0 ] && echo passed || echo FAILED)"
+echo "gpu tests: $tests_passed passed, $tests_skipped skipped, $tests_failed binaries failing"
 echo "gpuspec run exit code: $run_code (0 pass, 1 warn, 2 fail, 3 unknown)"
 echo "pytorch copy exit code: $torch_code"
 echo "side-by-side exit code: $side_code (0 agree, 1 differ, 3 missing)"
 echo "files: $(ls "$out" | tr '\n' ' ')"
 echo "elapsed: $(( $(date +%s) - started ))s"
-[ $tests_failed -eq 0 ] && [ $run_code -le 1 ] && [ $side_code -eq 0 ]
+[ $tests_failed -eq 0 ] && [ $tests_skipped -eq 0 ] && [ $run_code -le 1 ] && [ $side_code -eq 0 ]
