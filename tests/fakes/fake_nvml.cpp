@@ -36,12 +36,12 @@ struct fake_state {
   std::vector<nvmlDevice_st> handles;
 };
 
-fake_state &state() {
+fake_state& state() {
   static fake_state s;
   return s;
 }
 
-const std::map<std::string, nvmlReturn_t> &error_names() {
+const std::map<std::string, nvmlReturn_t>& error_names() {
   static const std::map<std::string, nvmlReturn_t> names = {
       {"SUCCESS", NVML_SUCCESS},
       {"UNINITIALIZED", NVML_ERROR_UNINITIALIZED},
@@ -68,11 +68,11 @@ const std::map<std::string, nvmlReturn_t> &error_names() {
 }
 
 /// "NVML_ERROR_GPU_IS_LOST", "GPU_IS_LOST" or a number.
-nvmlReturn_t parse_error(const json &value) {
+nvmlReturn_t parse_error(const json& value) {
   if (value.is_number_integer())
     return static_cast<nvmlReturn_t>(value.get<int>());
   std::string name = value.get<std::string>();
-  for (const char *prefix : {"NVML_ERROR_", "NVML_"})
+  for (const char* prefix : {"NVML_ERROR_", "NVML_"})
     if (name.rfind(prefix, 0) == 0)
       name = name.substr(std::strlen(prefix));
   const auto it = error_names().find(name);
@@ -85,11 +85,11 @@ nvmlReturn_t parse_error(const json &value) {
 }
 
 /// The device of a handle, or null for a handle the fake did not give out.
-const json *device_of(nvmlDevice_t device) {
-  auto &s = state();
+const json* device_of(nvmlDevice_t device) {
+  auto& s = state();
   if (device == nullptr || s.init_count == 0)
     return nullptr;
-  const json &devices = s.config.at("devices");
+  const json& devices = s.config.at("devices");
   if (device->index >= devices.size())
     return nullptr;
   return &devices[device->index];
@@ -97,7 +97,7 @@ const json *device_of(nvmlDevice_t device) {
 
 /// The status a query answers before looking at values: a lost device, an injected error,
 /// or success. `query` is the exported NVML name, as in the configuration's "errors".
-nvmlReturn_t gate(nvmlDevice_t device, const char *query, const json *&dev) {
+nvmlReturn_t gate(nvmlDevice_t device, const char* query, const json*& dev) {
   if (state().init_count == 0)
     return NVML_ERROR_UNINITIALIZED;
   dev = device_of(device);
@@ -112,9 +112,9 @@ nvmlReturn_t gate(nvmlDevice_t device, const char *query, const json *&dev) {
 
 /// The value at a path of keys, or null when any part is absent (the fake then answers
 /// NOT_SUPPORTED, as NVML does for what a GPU lacks).
-const json *find(const json &root, std::initializer_list<const char *> path) {
-  const json *at = &root;
-  for (const char *key : path) {
+const json* find(const json& root, std::initializer_list<const char*> path) {
+  const json* at = &root;
+  for (const char* key : path) {
     if (!at->is_object() || !at->contains(key) || (*at)[key].is_null())
       return nullptr;
     at = &(*at)[key];
@@ -123,14 +123,14 @@ const json *find(const json &root, std::initializer_list<const char *> path) {
 }
 
 template <class T>
-nvmlReturn_t number(nvmlDevice_t device, const char *query, T *out,
-                    std::initializer_list<const char *> path) {
-  const json *dev = nullptr;
+nvmlReturn_t number(nvmlDevice_t device, const char* query, T* out,
+                    std::initializer_list<const char*> path) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, query, dev); g != NVML_SUCCESS)
     return g;
   if (out == nullptr)
     return NVML_ERROR_INVALID_ARGUMENT;
-  const json *v = find(*dev, path);
+  const json* v = find(*dev, path);
   if (v == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (v->is_string()) // hex, e.g. "0x233010DE"
@@ -140,12 +140,12 @@ nvmlReturn_t number(nvmlDevice_t device, const char *query, T *out,
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t text(nvmlDevice_t device, const char *query, char *out, unsigned length,
-                  const char *key) {
-  const json *dev = nullptr;
+nvmlReturn_t text(nvmlDevice_t device, const char* query, char* out, unsigned length,
+                  const char* key) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, query, dev); g != NVML_SUCCESS)
     return g;
-  const json *v = find(*dev, {key});
+  const json* v = find(*dev, {key});
   if (v == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   const std::string s = v->get<std::string>();
@@ -155,19 +155,19 @@ nvmlReturn_t text(nvmlDevice_t device, const char *query, char *out, unsigned le
   return NVML_SUCCESS;
 }
 
-nvmlEnableState_t enable_state(const json &v) {
+nvmlEnableState_t enable_state(const json& v) {
   return (v.is_boolean() ? v.get<bool>() : v.get<int>() != 0) ? NVML_FEATURE_ENABLED
                                                               : NVML_FEATURE_DISABLED;
 }
 
 /// A pair of modes {"current": .., "pending": ..} (pending defaults to current).
 template <class T, class Convert>
-nvmlReturn_t mode_pair(nvmlDevice_t device, const char *query, const char *key, T *current,
-                       T *pending, Convert convert) {
-  const json *dev = nullptr;
+nvmlReturn_t mode_pair(nvmlDevice_t device, const char* query, const char* key, T* current,
+                       T* pending, Convert convert) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, query, dev); g != NVML_SUCCESS)
     return g;
-  const json *v = find(*dev, {key});
+  const json* v = find(*dev, {key});
   if (v == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (current == nullptr || pending == nullptr)
@@ -182,14 +182,14 @@ nvmlReturn_t mode_pair(nvmlDevice_t device, const char *query, const char *key, 
 extern "C" {
 
 nvmlReturn_t nvmlInit_v2(void) {
-  auto &s = state();
+  auto& s = state();
   const std::lock_guard lock(s.mutex);
   if (s.init_count > 0) {
     ++s.init_count;
     return NVML_SUCCESS;
   }
   json config = json::object();
-  if (const char *path = std::getenv("GPUSPEC_FAKE_NVML_CONFIG");
+  if (const char* path = std::getenv("GPUSPEC_FAKE_NVML_CONFIG");
       path != nullptr && *path != '\0') {
     std::ifstream in(path);
     if (!in) {
@@ -198,7 +198,7 @@ nvmlReturn_t nvmlInit_v2(void) {
     }
     try {
       config = json::parse(in);
-    } catch (const std::exception &e) {
+    } catch (const std::exception& e) {
       std::fprintf(stderr, "fake NVML: %s is not valid JSON: %s\n", path, e.what());
       return NVML_ERROR_UNKNOWN;
     }
@@ -216,7 +216,7 @@ nvmlReturn_t nvmlInit_v2(void) {
 }
 
 nvmlReturn_t nvmlShutdown(void) {
-  auto &s = state();
+  auto& s = state();
   const std::lock_guard lock(s.mutex);
   if (s.init_count == 0)
     return NVML_ERROR_UNINITIALIZED;
@@ -227,7 +227,7 @@ nvmlReturn_t nvmlShutdown(void) {
   return NVML_SUCCESS;
 }
 
-const char *nvmlErrorString(nvmlReturn_t result) {
+const char* nvmlErrorString(nvmlReturn_t result) {
   // NVML's own words for the common statuses.
   switch (result) {
   case NVML_SUCCESS:
@@ -263,8 +263,8 @@ const char *nvmlErrorString(nvmlReturn_t result) {
   }
 }
 
-nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length) {
-  auto &s = state();
+nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  auto& s = state();
   if (s.init_count == 0)
     return NVML_ERROR_UNINITIALIZED;
   const std::string v = s.config.value("driver_version", "580.00.00");
@@ -274,8 +274,8 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length) {
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion) {
-  auto &s = state();
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* cudaDriverVersion) {
+  auto& s = state();
   if (s.init_count == 0)
     return NVML_ERROR_UNINITIALIZED;
   if (cudaDriverVersion == nullptr)
@@ -284,8 +284,8 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion) {
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount) {
-  auto &s = state();
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* deviceCount) {
+  auto& s = state();
   if (s.init_count == 0)
     return NVML_ERROR_UNINITIALIZED;
   if (deviceCount == nullptr)
@@ -294,44 +294,44 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount) {
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
-  auto &s = state();
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+  auto& s = state();
   if (s.init_count == 0)
     return NVML_ERROR_UNINITIALIZED;
   if (device == nullptr || index >= s.handles.size())
     return NVML_ERROR_INVALID_ARGUMENT;
-  const json &dev = s.config.at("devices").at(index);
+  const json& dev = s.config.at("devices").at(index);
   if (dev.contains("handle_error"))
     return parse_error(dev["handle_error"]);
   *device = &s.handles[index];
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length) {
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
   return text(device, "nvmlDeviceGetName", name, length, "name");
 }
-nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length) {
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
   return text(device, "nvmlDeviceGetUUID", uuid, length, "uuid");
 }
-nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length) {
+nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char* serial, unsigned int length) {
   return text(device, "nvmlDeviceGetSerial", serial, length, "serial");
 }
-nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length) {
+nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char* version, unsigned int length) {
   return text(device, "nvmlDeviceGetVbiosVersion", version, length, "vbios");
 }
 
-nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci) {
-  const json *dev = nullptr;
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetPciInfo_v3", dev); g != NVML_SUCCESS)
     return g;
-  const json *p = find(*dev, {"pci"});
+  const json* p = find(*dev, {"pci"});
   if (p == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (pci == nullptr)
     return NVML_ERROR_INVALID_ARGUMENT;
   *pci = nvmlPciInfo_t{};
-  const auto hex = [&](const char *key) -> unsigned {
-    const json *v = find(*p, {key});
+  const auto hex = [&](const char* key) -> unsigned {
+    const json* v = find(*p, {key});
     if (v == nullptr)
       return 0;
     return v->is_string() ? static_cast<unsigned>(std::stoul(v->get<std::string>(), nullptr, 0))
@@ -349,12 +349,12 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci) {
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor) {
-  const json *dev = nullptr;
+nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major, int* minor) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetCudaComputeCapability", dev);
       g != NVML_SUCCESS)
     return g;
-  const json *cc = find(*dev, {"compute_capability"});
+  const json* cc = find(*dev, {"compute_capability"});
   if (cc == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (major == nullptr || minor == nullptr)
@@ -364,7 +364,7 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major,
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) {
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
   unsigned long long total = 0;
   const nvmlReturn_t r = number(device, "nvmlDeviceGetMemoryInfo", &total, {"memory_total_bytes"});
   if (r != NVML_SUCCESS)
@@ -378,7 +378,7 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) 
 }
 
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type,
-                                    unsigned int *clock) {
+                                    unsigned int* clock) {
   if (type == NVML_CLOCK_SM)
     return number(device, "nvmlDeviceGetClockInfo", clock, {"clocks", "sm"});
   if (type == NVML_CLOCK_MEM)
@@ -387,7 +387,7 @@ nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type,
 }
 
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type,
-                                       unsigned int *clock) {
+                                       unsigned int* clock) {
   if (type == NVML_CLOCK_SM)
     return number(device, "nvmlDeviceGetMaxClockInfo", clock, {"clocks", "sm_max"});
   if (type == NVML_CLOCK_MEM)
@@ -395,39 +395,39 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type
   return NVML_ERROR_NOT_SUPPORTED;
 }
 
-nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth) {
+nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int* busWidth) {
   return number(device, "nvmlDeviceGetMemoryBusWidth", busWidth, {"memory_bus_width"});
 }
 
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen) {
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int* currLinkGen) {
   return number(device, "nvmlDeviceGetCurrPcieLinkGeneration", currLinkGen, {"pcie", "gen"});
 }
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen) {
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGen) {
   return number(device, "nvmlDeviceGetMaxPcieLinkGeneration", maxLinkGen, {"pcie", "gen_max"});
 }
 nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device,
-                                                   unsigned int *maxLinkGenDevice) {
+                                                   unsigned int* maxLinkGenDevice) {
   return number(device, "nvmlDeviceGetGpuMaxPcieLinkGeneration", maxLinkGenDevice,
                 {"pcie", "gpu_gen_max"});
 }
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth) {
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* currLinkWidth) {
   return number(device, "nvmlDeviceGetCurrPcieLinkWidth", currLinkWidth, {"pcie", "width"});
 }
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth) {
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int* maxLinkWidth) {
   return number(device, "nvmlDeviceGetMaxPcieLinkWidth", maxLinkWidth, {"pcie", "width_max"});
 }
 
-nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit) {
+nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int* limit) {
   return number(device, "nvmlDeviceGetPowerManagementLimit", limit, {"power_mw", "limit"});
 }
 nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device,
-                                                      unsigned int *defaultLimit) {
+                                                      unsigned int* defaultLimit) {
   return number(device, "nvmlDeviceGetPowerManagementDefaultLimit", defaultLimit,
                 {"power_mw", "default"});
 }
 nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device,
-                                                          unsigned int *minLimit,
-                                                          unsigned int *maxLimit) {
+                                                          unsigned int* minLimit,
+                                                          unsigned int* maxLimit) {
   const nvmlReturn_t r =
       number(device, "nvmlDeviceGetPowerManagementLimitConstraints", minLimit, {"power_mw", "min"});
   if (r != NVML_SUCCESS)
@@ -435,36 +435,36 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device,
   return number(device, "nvmlDeviceGetPowerManagementLimitConstraints", maxLimit,
                 {"power_mw", "max"});
 }
-nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power) {
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
   return number(device, "nvmlDeviceGetPowerUsage", power, {"power_mw", "usage"});
 }
 
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType,
-                                      unsigned int *temp) {
+                                      unsigned int* temp) {
   if (sensorType != NVML_TEMPERATURE_GPU)
     return NVML_ERROR_INVALID_ARGUMENT;
   return number(device, "nvmlDeviceGetTemperature", temp, {"temperature_c"});
 }
 
-nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current,
-                                  nvmlEnableState_t *pending) {
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t* current,
+                                  nvmlEnableState_t* pending) {
   return mode_pair(device, "nvmlDeviceGetEccMode", "ecc_mode", current, pending, enable_state);
 }
 
-nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode,
-                                  unsigned int *pendingMode) {
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode,
+                                  unsigned int* pendingMode) {
   return mode_pair(device, "nvmlDeviceGetMigMode", "mig_mode", currentMode, pendingMode,
-                   [](const json &v) -> unsigned {
+                   [](const json& v) -> unsigned {
                      return enable_state(v) == NVML_FEATURE_ENABLED ? NVML_DEVICE_MIG_ENABLE
                                                                     : NVML_DEVICE_MIG_DISABLE;
                    });
 }
 
-nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode) {
-  const json *dev = nullptr;
+nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t* mode) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetPersistenceMode", dev); g != NVML_SUCCESS)
     return g;
-  const json *v = find(*dev, {"persistence_mode"});
+  const json* v = find(*dev, {"persistence_mode"});
   if (v == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (mode == nullptr)
@@ -475,15 +475,15 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t
 
 nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
                                          nvmlEccCounterType_t counterType,
-                                         unsigned long long *eccCounts) {
-  const char *where = counterType == NVML_VOLATILE_ECC ? "volatile" : "aggregate";
-  const char *what = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? "corrected" : "uncorrected";
+                                         unsigned long long* eccCounts) {
+  const char* where = counterType == NVML_VOLATILE_ECC ? "volatile" : "aggregate";
+  const char* what = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? "corrected" : "uncorrected";
   return number(device, "nvmlDeviceGetTotalEccErrors", eccCounts, {"ecc_errors", where, what});
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
-                                       unsigned int *pageCount, unsigned long long *addresses) {
-  const char *key =
+                                       unsigned int* pageCount, unsigned long long* addresses) {
+  const char* key =
       cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? "double_bit" : "single_bit";
   if (pageCount == nullptr)
     return NVML_ERROR_INVALID_ARGUMENT;
@@ -502,12 +502,12 @@ nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCa
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device,
-                                                    nvmlEnableState_t *isPending) {
-  const json *dev = nullptr;
+                                                    nvmlEnableState_t* isPending) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetRetiredPagesPendingStatus", dev);
       g != NVML_SUCCESS)
     return g;
-  const json *v = find(*dev, {"retired_pages", "pending"});
+  const json* v = find(*dev, {"retired_pages", "pending"});
   if (v == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (isPending == nullptr)
@@ -516,13 +516,13 @@ nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device,
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
-                                       unsigned int *uncRows, unsigned int *isPending,
-                                       unsigned int *failureOccurred) {
-  const json *dev = nullptr;
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int* corrRows,
+                                       unsigned int* uncRows, unsigned int* isPending,
+                                       unsigned int* failureOccurred) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetRemappedRows", dev); g != NVML_SUCCESS)
     return g;
-  const json *v = find(*dev, {"remapped_rows"});
+  const json* v = find(*dev, {"remapped_rows"});
   if (v == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (corrRows == nullptr || uncRows == nullptr || isPending == nullptr ||
@@ -535,16 +535,16 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRo
   return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value) {
+nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int* value) {
   return number(device, "nvmlDeviceGetPcieReplayCounter", value, {"pcie_replay"});
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
-                                      nvmlEnableState_t *isActive) {
-  const json *dev = nullptr;
+                                      nvmlEnableState_t* isActive) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetNvLinkState", dev); g != NVML_SUCCESS)
     return g;
-  const json *links = find(*dev, {"nvlink"});
+  const json* links = find(*dev, {"nvlink"});
   if (links == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (link >= links->size() || link >= NVML_NVLINK_MAX_LINKS)
@@ -557,17 +557,17 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
 
 nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link,
                                              nvmlNvLinkErrorCounter_t counter,
-                                             unsigned long long *counterValue) {
-  const json *dev = nullptr;
+                                             unsigned long long* counterValue) {
+  const json* dev = nullptr;
   if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetNvLinkErrorCounter", dev);
       g != NVML_SUCCESS)
     return g;
-  const json *links = find(*dev, {"nvlink"});
+  const json* links = find(*dev, {"nvlink"});
   if (links == nullptr)
     return NVML_ERROR_NOT_SUPPORTED;
   if (link >= links->size() || counterValue == nullptr)
     return NVML_ERROR_INVALID_ARGUMENT;
-  const char *key = nullptr;
+  const char* key = nullptr;
   switch (counter) {
   case NVML_NVLINK_ERROR_DL_REPLAY:
     key = "replay";
@@ -589,7 +589,7 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int l
 }
 
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
-                                                       unsigned long long *clocksThrottleReasons) {
+                                                       unsigned long long* clocksThrottleReasons) {
   return number(device, "nvmlDeviceGetCurrentClocksThrottleReasons", clocksThrottleReasons,
                 {"clocks_event_reasons"});
 }

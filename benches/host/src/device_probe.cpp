@@ -28,7 +28,7 @@ bool unsupported(nvmlReturn_t status) {
   return status == NVML_ERROR_NOT_SUPPORTED || status == NVML_ERROR_FUNCTION_NOT_FOUND;
 }
 
-std::string status_text(const nvml_library &nvml, nvmlReturn_t status) {
+std::string status_text(const nvml_library& nvml, nvmlReturn_t status) {
   if (status == NVML_ERROR_FUNCTION_NOT_FOUND)
     return "not exported by this driver";
   return nvml.error_text(status);
@@ -41,7 +41,7 @@ std::string mode_text(nvmlEnableState_t state) {
 /// The queries of one device, with the problems they meet.
 class device_queries {
 public:
-  device_queries(const nvml_library &nvml, std::vector<std::string> &problems)
+  device_queries(const nvml_library& nvml, std::vector<std::string>& problems)
       : m_nvml(nvml), m_problems(problems) {}
 
   /// True when `fn(args...)` succeeded; otherwise the problem is recorded under `query`.
@@ -88,8 +88,8 @@ public:
   }
 
 private:
-  const nvml_library &m_nvml;
-  std::vector<std::string> &m_problems;
+  const nvml_library& m_nvml;
+  std::vector<std::string>& m_problems;
   bool m_lost = false;
 };
 
@@ -121,10 +121,10 @@ bool is_state_value(std::string_view name) {
 /// "unavailable" without asking again.
 class counter_reader {
 public:
-  explicit counter_reader(const nvml_library &nvml) : m_nvml(nvml) {}
+  explicit counter_reader(const nvml_library& nvml) : m_nvml(nvml) {}
 
   /// The reading of a call that fills `value` on success.
-  template <class Value, class Fn, class... Args> reading read(Value &value, Fn fn, Args... args) {
+  template <class Value, class Fn, class... Args> reading read(Value& value, Fn fn, Args... args) {
     if (m_lost)
       return reading::unavailable(m_lost_text);
     const nvmlReturn_t status = call(fn, args...);
@@ -145,25 +145,25 @@ public:
   }
 
   [[nodiscard]] bool lost() const { return m_lost; }
-  [[nodiscard]] const std::string &lost_text() const { return m_lost_text; }
+  [[nodiscard]] const std::string& lost_text() const { return m_lost_text; }
 
 private:
-  const nvml_library &m_nvml;
+  const nvml_library& m_nvml;
   bool m_lost = false;
   std::string m_lost_text;
 };
 
-void read_nvlink(const nvml_api &api, nvmlDevice_t device, counter_reader &reader,
-                 reports::counter_set &counters) {
-  static constexpr std::pair<const char *, nvmlNvLinkErrorCounter_t> link_counters[] = {
+void read_nvlink(const nvml_api& api, nvmlDevice_t device, counter_reader& reader,
+                 reports::counter_set& counters) {
+  static constexpr std::pair<const char*, nvmlNvLinkErrorCounter_t> link_counters[] = {
       {"nvlink.crc_flit", NVML_NVLINK_ERROR_DL_CRC_FLIT},
       {"nvlink.crc_data", NVML_NVLINK_ERROR_DL_CRC_DATA},
       {"nvlink.replay", NVML_NVLINK_ERROR_DL_REPLAY},
       {"nvlink.recovery", NVML_NVLINK_ERROR_DL_RECOVERY},
   };
-  const auto set_all = [&](const reading &r) {
+  const auto set_all = [&](const reading& r) {
     counters["nvlink.links_active"] = r;
-    for (const auto &[name, kind] : link_counters)
+    for (const auto& [name, kind] : link_counters)
       counters[name] = r;
   };
   if (reader.lost()) {
@@ -191,7 +191,7 @@ void read_nvlink(const nvml_api &api, nvmlDevice_t device, counter_reader &reade
   }
   counters["nvlink.links_active"] = reading::of(static_cast<std::int64_t>(active.size()));
 
-  for (const auto &[name, kind] : link_counters) {
+  for (const auto& [name, kind] : link_counters) {
     std::int64_t sum = 0;
     std::optional<reading> trouble; // the first failure other than "not supported"
     bool any_value = false, any_unsupported = false;
@@ -218,8 +218,8 @@ void read_nvlink(const nvml_api &api, nvmlDevice_t device, counter_reader &reade
 
 } // namespace
 
-void probe_driver_versions(const nvml_library &nvml, reports::host_info &host) {
-  const nvml_api &api = nvml.api();
+void probe_driver_versions(const nvml_library& nvml, reports::host_info& host) {
+  const nvml_api& api = nvml.api();
   std::array<char, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE> buffer{};
   if (call(api.system_driver_version, buffer.data(), static_cast<unsigned>(buffer.size())) ==
       NVML_SUCCESS) {
@@ -231,8 +231,8 @@ void probe_driver_versions(const nvml_library &nvml, reports::host_info &host) {
     host.cuda_driver_version = fmt::format("{}.{}", cuda / 1000, (cuda % 1000) / 10);
 }
 
-reports::counter_set read_error_counters(const nvml_library &nvml, int index) {
-  const nvml_api &api = nvml.api();
+reports::counter_set read_error_counters(const nvml_library& nvml, int index) {
+  const nvml_api& api = nvml.api();
   reports::counter_set counters;
 
   nvmlDevice_t device = nullptr;
@@ -240,15 +240,15 @@ reports::counter_set read_error_counters(const nvml_library &nvml, int index) {
       call(api.handle_by_index, static_cast<unsigned>(index), &device);
   if (handle_status != NVML_SUCCESS) {
     const reading r = reading::unavailable(nvml.error_text(handle_status));
-    for (const char *name : counter_names)
+    for (const char* name : counter_names)
       counters[name] = r;
     return counters;
   }
 
   counter_reader reader(nvml);
-  for (const auto &[where, location] :
+  for (const auto& [where, location] :
        {std::pair{"volatile", NVML_VOLATILE_ECC}, std::pair{"aggregate", NVML_AGGREGATE_ECC}}) {
-    for (const auto &[what, type] :
+    for (const auto& [what, type] :
          {std::pair{"corrected", NVML_MEMORY_ERROR_TYPE_CORRECTED},
           std::pair{"uncorrected", NVML_MEMORY_ERROR_TYPE_UNCORRECTED}}) {
       unsigned long long value = 0;
@@ -259,7 +259,7 @@ reports::counter_set read_error_counters(const nvml_library &nvml, int index) {
 
   // Retired pages: a count query (no address buffer). NVML answers INSUFFICIENT_SIZE with the
   // count filled in when there are pages and no room for their addresses.
-  for (const auto &[name, cause] :
+  for (const auto& [name, cause] :
        {std::pair{"retired_pages.single_bit",
                   NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS},
         std::pair{"retired_pages.double_bit", NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR}}) {
@@ -269,7 +269,7 @@ reports::counter_set read_error_counters(const nvml_library &nvml, int index) {
     }
     unsigned count = 0;
     const nvmlReturn_t status =
-        call(api.retired_pages, device, cause, &count, static_cast<unsigned long long *>(nullptr));
+        call(api.retired_pages, device, cause, &count, static_cast<unsigned long long*>(nullptr));
     counters[name] = status == NVML_SUCCESS || status == NVML_ERROR_INSUFFICIENT_SIZE
                          ? reading::of(count)
                          : reader.failed(status);
@@ -290,7 +290,7 @@ reports::counter_set read_error_counters(const nvml_library &nvml, int index) {
       counters["remapped_rows.pending"] = reading::of(pending != 0 ? 1 : 0);
       counters["remapped_rows.failure"] = reading::of(failure != 0 ? 1 : 0);
     } else {
-      for (const char *name : {"remapped_rows.correctable", "remapped_rows.uncorrectable",
+      for (const char* name : {"remapped_rows.correctable", "remapped_rows.uncorrectable",
                                "remapped_rows.pending", "remapped_rows.failure"})
         counters[name] = r;
     }
@@ -305,16 +305,16 @@ reports::counter_set read_error_counters(const nvml_library &nvml, int index) {
   return counters;
 }
 
-reports::counter_set counter_delta(const reports::counter_set &before,
-                                   const reports::counter_set &after) {
+reports::counter_set counter_delta(const reports::counter_set& before,
+                                   const reports::counter_set& after) {
   std::set<std::string> names;
-  for (const auto &[name, r] : before)
+  for (const auto& [name, r] : before)
     names.insert(name);
-  for (const auto &[name, r] : after)
+  for (const auto& [name, r] : after)
     names.insert(name);
 
   reports::counter_set delta;
-  for (const std::string &name : names) {
+  for (const std::string& name : names) {
     const auto b = before.find(name);
     const auto a = after.find(name);
     if (b == before.end()) {
@@ -337,15 +337,15 @@ reports::counter_set counter_delta(const reports::counter_set &before,
   return delta;
 }
 
-std::vector<reports::device_info> probe_devices(const nvml_library &nvml) {
-  const nvml_api &api = nvml.api();
+std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
+  const nvml_api& api = nvml.api();
   std::vector<reports::device_info> devices;
   unsigned count = 0;
   if (call(api.device_count, &count) != NVML_SUCCESS)
     return devices;
 
   for (unsigned i = 0; i < count; ++i) {
-    reports::device_info &d = devices.emplace_back();
+    reports::device_info& d = devices.emplace_back();
     d.index = static_cast<int>(i);
     device_queries q(nvml, d.problems);
 

@@ -26,8 +26,8 @@ host_check make(std::string id, check_status status, std::string message,
   return host_check{std::move(id), status, std::move(message), device};
 }
 
-host_check check_nouveau(const reports::host_info &host) {
-  const char *id = "host.nouveau";
+host_check check_nouveau(const reports::host_info& host) {
+  const char* id = "host.nouveau";
   if (!host.nouveau_loaded)
     return make(id, check_status::skipped, "loaded modules unknown (/proc/modules not readable)");
   if (*host.nouveau_loaded)
@@ -37,15 +37,15 @@ host_check check_nouveau(const reports::host_info &host) {
   return make(id, check_status::pass, "nouveau kernel module not loaded");
 }
 
-host_check check_memory_ratio(const reports::host_info &host,
-                              const std::vector<device_info> &devices, double ratio) {
-  const char *id = "host.memory_ratio";
+host_check check_memory_ratio(const reports::host_info& host,
+                              const std::vector<device_info>& devices, double ratio) {
+  const char* id = "host.memory_ratio";
   if (!host.memory_bytes)
     return make(id, check_status::skipped, "host memory unknown (/proc/meminfo not readable)");
   if (devices.empty())
     return make(id, check_status::skipped, "no GPU in the inventory");
   double gpu_total = 0;
-  for (const device_info &d : devices) {
+  for (const device_info& d : devices) {
     if (!d.memory_bytes)
       return make(id, check_status::skipped, fmt::format("memory of GPU {} unknown", d.index));
     gpu_total += static_cast<double>(*d.memory_bytes);
@@ -62,9 +62,9 @@ host_check check_memory_ratio(const reports::host_info &host,
   return make(id, check_status::pass, figures);
 }
 
-host_check check_pcie_link(const device_info &d, bool under_load) {
-  const char *id = "gpu.pcie_link";
-  const auto &link = d.pcie;
+host_check check_pcie_link(const device_info& d, bool under_load) {
+  const char* id = "gpu.pcie_link";
+  const auto& link = d.pcie;
   const bool width_known = link.width_current && link.width_max;
   const bool gen_known = link.gen_current && link.gen_max;
   if (!width_known && !gen_known)
@@ -106,8 +106,8 @@ host_check check_pcie_link(const device_info &d, bool under_load) {
   return make(id, check_status::pass, fmt::format("{}: at its maximum", seen), d.index);
 }
 
-host_check check_persistence(const device_info &d) {
-  const char *id = "gpu.persistence_mode";
+host_check check_persistence(const device_info& d) {
+  const char* id = "gpu.persistence_mode";
   if (d.persistence_mode == "enabled")
     return make(id, check_status::pass, "persistence mode enabled", d.index);
   if (d.persistence_mode == "disabled")
@@ -122,8 +122,8 @@ host_check check_persistence(const device_info &d) {
               d.index);
 }
 
-host_check check_power_limit(const device_info &d) {
-  const char *id = "gpu.power_limit";
+host_check check_power_limit(const device_info& d) {
+  const char* id = "gpu.power_limit";
   if (!d.power_limit_w || !d.power_limit_default_w)
     return make(id, check_status::skipped,
                 d.power_limit_w
@@ -142,8 +142,8 @@ host_check check_power_limit(const device_info &d) {
               fmt::format("power limit {:g} W, default {:g} W", current, standard), d.index);
 }
 
-host_check check_temperature(const device_info &d, int limit) {
-  const char *id = "gpu.temperature";
+host_check check_temperature(const device_info& d, int limit) {
+  const char* id = "gpu.temperature";
   if (!d.temperature_c)
     return make(id, check_status::skipped, "temperature unknown (NVML did not report it)", d.index);
   const int t = *d.temperature_c;
@@ -170,19 +170,19 @@ host_check check_temperature(const device_info &d, int limit) {
 
 } // namespace
 
-std::vector<reports::host_check> evaluate_host_checks(const reports::host_info &host,
-                                                      const std::vector<device_info> &devices,
-                                                      const host_check_options &options) {
+std::vector<reports::host_check> evaluate_host_checks(const reports::host_info& host,
+                                                      const std::vector<device_info>& devices,
+                                                      const host_check_options& options) {
   std::vector<host_check> checks;
   checks.push_back(check_nouveau(host));
   checks.push_back(check_memory_ratio(host, devices, options.ram_to_gpu_memory_ratio));
-  for (const device_info &d : devices)
+  for (const device_info& d : devices)
     checks.push_back(check_pcie_link(d, options.pcie_under_load));
-  for (const device_info &d : devices)
+  for (const device_info& d : devices)
     checks.push_back(check_persistence(d));
-  for (const device_info &d : devices)
+  for (const device_info& d : devices)
     checks.push_back(check_power_limit(d));
-  for (const device_info &d : devices)
+  for (const device_info& d : devices)
     checks.push_back(check_temperature(d, options.temperature_limit_c));
   return checks;
 }

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 /// The whole file, or nullopt when it cannot be read. /proc files report size 0, so this reads
 /// to the end rather than trusting the size.
-std::optional<std::string> read_text(const fs::path &path) {
+std::optional<std::string> read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return std::nullopt;
@@ -32,7 +32,7 @@ std::optional<std::string> read_text(const fs::path &path) {
 }
 
 /// `absolute` ("/proc/cpuinfo") under `root`.
-fs::path under(const fs::path &root, std::string_view absolute) {
+fs::path under(const fs::path& root, std::string_view absolute) {
   return root / fs::path(absolute).relative_path();
 }
 
@@ -46,7 +46,7 @@ std::string_view trim(std::string_view s) {
 }
 
 /// Calls `fn(line)` for each line of `text`, without the newline.
-template <class Fn> void for_each_line(std::string_view text, Fn &&fn) {
+template <class Fn> void for_each_line(std::string_view text, Fn&& fn) {
   while (!text.empty()) {
     const auto end = text.find('\n');
     fn(text.substr(0, end));
@@ -90,7 +90,7 @@ std::string unquote(std::string_view value) {
 std::string arm_core_name(unsigned implementer, unsigned part) {
   struct core {
     unsigned implementer, part;
-    const char *name;
+    const char* name;
   };
   static constexpr core cores[] = {
       {0x41, 0xd0c, "ARM Neoverse-N1"},       {0x41, 0xd40, "ARM Neoverse-V1"},
@@ -101,7 +101,7 @@ std::string arm_core_name(unsigned implementer, unsigned part) {
       {0xc0, 0xac3, "Ampere AmpereOne"},      {0x46, 0x001, "Fujitsu A64FX"},
       {0x48, 0xd01, "HiSilicon Kunpeng-920"},
   };
-  for (const auto &c : cores)
+  for (const auto& c : cores)
     if (c.implementer == implementer && c.part == part)
       return c.name;
   return fmt::format("Arm CPU (implementer {:#x}, part {:#x})", implementer, part);
@@ -109,13 +109,13 @@ std::string arm_core_name(unsigned implementer, unsigned part) {
 
 /// Distinct physical_package_id values of /sys/devices/system/cpu/cpu*/topology: the socket
 /// count where /proc/cpuinfo has no "physical id" (aarch64). -1 means "not known".
-std::optional<int> sockets_from_sysfs(const fs::path &root) {
+std::optional<int> sockets_from_sysfs(const fs::path& root) {
   std::error_code ec;
   fs::directory_iterator it(under(root, "/sys/devices/system/cpu"), ec);
   if (ec)
     return std::nullopt;
   std::set<long> packages;
-  for (const auto &entry : it) {
+  for (const auto& entry : it) {
     const std::string name = entry.path().filename().string();
     if (name.size() < 4 || !name.starts_with("cpu") ||
         !std::all_of(name.begin() + 3, name.end(),
@@ -133,13 +133,13 @@ std::optional<int> sockets_from_sysfs(const fs::path &root) {
 }
 
 /// Count of /sys/devices/system/node/node<N> folders.
-std::optional<int> numa_nodes(const fs::path &root) {
+std::optional<int> numa_nodes(const fs::path& root) {
   std::error_code ec;
   fs::directory_iterator it(under(root, "/sys/devices/system/node"), ec);
   if (ec)
     return std::nullopt;
   int count = 0;
-  for (const auto &entry : it) {
+  for (const auto& entry : it) {
     const std::string name = entry.path().filename().string();
     if (name.size() > 4 && name.starts_with("node") &&
         std::all_of(name.begin() + 4, name.end(),
@@ -248,7 +248,7 @@ bool modules_list_has(std::string_view proc_modules, std::string_view module) {
   return found;
 }
 
-reports::host_info probe_host(const std::filesystem::path &root) {
+reports::host_info probe_host(const std::filesystem::path& root) {
   reports::host_info host;
 
   auto os_release = read_text(under(root, "/etc/os-release"));

@@ -15,21 +15,21 @@ namespace gpuspec::benches {
 namespace {
 
 std::string last_dlerror() {
-  const char *text = dlerror();
+  const char* text = dlerror();
   return text != nullptr ? text : "unknown dlopen error";
 }
 
 /// dlsym into a typed function pointer; null when the library does not export `name`.
-template <class Fn> void resolve(void *handle, Fn &out, const char *name) {
-  static_assert(sizeof(Fn) == sizeof(void *));
+template <class Fn> void resolve(void* handle, Fn& out, const char* name) {
+  static_assert(sizeof(Fn) == sizeof(void*));
   out = std::bit_cast<Fn>(dlsym(handle, name));
 }
 
 } // namespace
 
-std::optional<nvml_library> nvml_library::open(std::string &why, const std::string &library_path) {
+std::optional<nvml_library> nvml_library::open(std::string& why, const std::string& library_path) {
   dlerror(); // clear a stale message
-  void *handle = dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     why =
         fmt::format("no NVIDIA driver: {} could not be opened ({})", library_path, last_dlerror());
@@ -43,14 +43,14 @@ std::optional<nvml_library> nvml_library::open(std::string &why, const std::stri
   resolve(handle, api.error_string, "nvmlErrorString");
   resolve(handle, api.device_count, "nvmlDeviceGetCount_v2");
   resolve(handle, api.handle_by_index, "nvmlDeviceGetHandleByIndex_v2");
-  const std::pair<const void *, const char *> required[] = {
-      {std::bit_cast<const void *>(api.init), "nvmlInit_v2"},
-      {std::bit_cast<const void *>(api.shutdown), "nvmlShutdown"},
-      {std::bit_cast<const void *>(api.error_string), "nvmlErrorString"},
-      {std::bit_cast<const void *>(api.device_count), "nvmlDeviceGetCount_v2"},
-      {std::bit_cast<const void *>(api.handle_by_index), "nvmlDeviceGetHandleByIndex_v2"},
+  const std::pair<const void*, const char*> required[] = {
+      {std::bit_cast<const void*>(api.init), "nvmlInit_v2"},
+      {std::bit_cast<const void*>(api.shutdown), "nvmlShutdown"},
+      {std::bit_cast<const void*>(api.error_string), "nvmlErrorString"},
+      {std::bit_cast<const void*>(api.device_count), "nvmlDeviceGetCount_v2"},
+      {std::bit_cast<const void*>(api.handle_by_index), "nvmlDeviceGetHandleByIndex_v2"},
   };
-  for (const auto &[symbol, name] : required) {
+  for (const auto& [symbol, name] : required) {
     if (symbol == nullptr) {
       why = fmt::format("{} does not export {}: the NVIDIA driver is too old, or the file is not "
                         "NVML",
@@ -99,7 +99,7 @@ std::optional<nvml_library> nvml_library::open(std::string &why, const std::stri
 
   const nvmlReturn_t status = api.init();
   if (status != NVML_SUCCESS) {
-    const char *text = api.error_string(status);
+    const char* text = api.error_string(status);
     why = fmt::format("nvmlInit_v2 failed: {} (is the NVIDIA kernel module loaded?)",
                       text != nullptr ? text
                                       : fmt::format("NVML error {}", static_cast<int>(status)));
@@ -109,10 +109,10 @@ std::optional<nvml_library> nvml_library::open(std::string &why, const std::stri
   return nvml_library(handle, api);
 }
 
-nvml_library::nvml_library(nvml_library &&other) noexcept
+nvml_library::nvml_library(nvml_library&& other) noexcept
     : m_handle(std::exchange(other.m_handle, nullptr)), m_api(std::exchange(other.m_api, {})) {}
 
-nvml_library &nvml_library::operator=(nvml_library &&other) noexcept {
+nvml_library& nvml_library::operator=(nvml_library&& other) noexcept {
   if (this != &other) {
     close();
     m_handle = std::exchange(other.m_handle, nullptr);
@@ -135,7 +135,7 @@ void nvml_library::close() noexcept {
 
 std::string nvml_library::error_text(nvmlReturn_t status) const {
   if (m_api.error_string != nullptr) {
-    if (const char *text = m_api.error_string(status); text != nullptr)
+    if (const char* text = m_api.error_string(status); text != nullptr)
       return text;
   }
   return fmt::format("NVML error {}", static_cast<int>(status));

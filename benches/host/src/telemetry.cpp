@@ -34,7 +34,7 @@ static_assert(reason_gpu_idle == 0x1 && reason_applications_clocks == 0x2 &&
 
 struct reason {
   std::uint64_t bit;
-  const char *name;
+  const char* name;
   bool limiting; ///< holds clocks below what the work would get
 };
 constexpr std::array<reason, 9> reasons = {{
@@ -51,7 +51,7 @@ constexpr std::array<reason, 9> reasons = {{
 
 constexpr std::uint64_t limiting_mask = [] {
   std::uint64_t mask = 0;
-  for (const reason &r : reasons)
+  for (const reason& r : reasons)
     if (r.limiting)
       mask |= r.bit;
   return mask;
@@ -62,13 +62,13 @@ constexpr double low_clock_fraction_of_max = 0.75;
 
 class nvml_telemetry_source final : public telemetry_source {
 public:
-  explicit nvml_telemetry_source(const nvml_library &nvml) : m_nvml(nvml) {}
+  explicit nvml_telemetry_source(const nvml_library& nvml) : m_nvml(nvml) {}
 
   telemetry_sample read(int device) override {
     telemetry_sample s;
     s.at = telemetry_clock::now();
     s.device = device;
-    const nvml_api &api = m_nvml.api();
+    const nvml_api& api = m_nvml.api();
     nvmlDevice_t handle = nullptr;
     if (api.handle_by_index == nullptr ||
         api.handle_by_index(static_cast<unsigned>(device), &handle) != NVML_SUCCESS)
@@ -92,17 +92,17 @@ public:
   }
 
 private:
-  const nvml_library &m_nvml;
+  const nvml_library& m_nvml;
 };
 
 /// Finite values only: a source reporting NaN or infinity is treated as not reporting.
-std::optional<double> usable(const std::optional<double> &v) {
+std::optional<double> usable(const std::optional<double>& v) {
   if (v && std::isfinite(*v))
     return v;
   return std::nullopt;
 }
 
-double median_of(std::vector<double> &values) {
+double median_of(std::vector<double>& values) {
   const std::size_t n = values.size();
   std::sort(values.begin(), values.end());
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
@@ -110,14 +110,14 @@ double median_of(std::vector<double> &values) {
 
 } // namespace
 
-std::unique_ptr<telemetry_source> make_nvml_telemetry_source(const nvml_library &nvml) {
+std::unique_ptr<telemetry_source> make_nvml_telemetry_source(const nvml_library& nvml) {
   return std::make_unique<nvml_telemetry_source>(nvml);
 }
 
 std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
   std::vector<std::string> names;
   std::uint64_t known = 0;
-  for (const reason &r : reasons) {
+  for (const reason& r : reasons) {
     known |= r.bit;
     if ((mask & r.bit) != 0)
       names.emplace_back(r.name);
@@ -143,7 +143,7 @@ reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample>
 
   std::vector<double> sm, mem, temperature, power;
   std::uint64_t mask_union = 0;
-  for (const telemetry_sample &s : samples) {
+  for (const telemetry_sample& s : samples) {
     if (s.device != device || s.at < begin || s.at > end)
       continue;
     ++out.samples;
@@ -211,7 +211,7 @@ telemetry_sample telemetry_sampler::read_source(int device) {
   const std::lock_guard lock(m_source_mutex);
   try {
     return m_source->read(device);
-  } catch (const std::exception &) {
+  } catch (const std::exception&) {
     // A source that throws gives an empty sample; the sampler keeps going.
     telemetry_sample s;
     s.at = telemetry_clock::now();
@@ -248,9 +248,9 @@ reports::telemetry_summary telemetry_sampler::summary(int device, telemetry_cloc
 
   // Nothing inside a window shorter than the period: take the sample nearest to it, if it lies
   // within one period of the window.
-  const telemetry_sample *nearest = nullptr;
+  const telemetry_sample* nearest = nullptr;
   telemetry_clock::duration best = telemetry_clock::duration::max();
-  for (const telemetry_sample &sample : m_samples) {
+  for (const telemetry_sample& sample : m_samples) {
     if (sample.device != device)
       continue;
     const auto distance = sample.at < begin ? begin - sample.at : sample.at - end;

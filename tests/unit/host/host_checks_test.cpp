@@ -36,16 +36,16 @@ host_info healthy_host() {
 }
 
 /// The one check with `id` (and `device`, for GPU checks).
-host_check find(const std::vector<host_check> &checks, const std::string &id,
+host_check find(const std::vector<host_check>& checks, const std::string& id,
                 std::optional<int> device = std::nullopt) {
-  for (const auto &c : checks)
+  for (const auto& c : checks)
     if (c.id == id && c.device == device)
       return c;
   ADD_FAILURE() << "no check " << id;
   return {};
 }
 
-bool contains(const std::string &text, const std::string &part) {
+bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -54,7 +54,7 @@ bool contains(const std::string &text, const std::string &part) {
 TEST(HostChecks, AllPassOnAHealthyNode) {
   const auto checks = gb::evaluate_host_checks(healthy_host(), {healthy_gpu(0), healthy_gpu(1)});
   ASSERT_EQ(checks.size(), 2u + 4u * 2u);
-  for (const auto &c : checks)
+  for (const auto& c : checks)
     EXPECT_EQ(c.status, check_status::pass) << c.id << ": " << c.message;
   // Stable order: host checks, then each GPU check for every device.
   EXPECT_EQ(checks[0].id, "host.nouveau");
@@ -210,7 +210,7 @@ TEST(HostChecks, Temperature) {
 TEST(HostChecks, EveryMessageIsSet) {
   device_info d;
   d.index = 3; // everything unknown
-  for (const auto &c : gb::evaluate_host_checks(host_info{}, {d})) {
+  for (const auto& c : gb::evaluate_host_checks(host_info{}, {d})) {
     EXPECT_EQ(c.status, check_status::skipped) << c.id;
     EXPECT_FALSE(c.message.empty()) << c.id;
   }

@@ -15,7 +15,7 @@ namespace {
 
 const std::filesystem::path hosts = std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "hosts";
 
-std::string slurp(const std::filesystem::path &p) {
+std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   EXPECT_TRUE(in) << p;
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

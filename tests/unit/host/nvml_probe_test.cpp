@@ -21,7 +21,7 @@ namespace {
 const std::string fake_path = GPUSPEC_FAKE_NVML_PATH;
 const std::filesystem::path configs = GPUSPEC_FAKE_NVML_CONFIGS;
 
-const char *const all_counters[] = {"ecc.volatile.corrected",
+const char* const all_counters[] = {"ecc.volatile.corrected",
                                     "ecc.volatile.uncorrected",
                                     "ecc.aggregate.corrected",
                                     "ecc.aggregate.uncorrected",
@@ -40,7 +40,7 @@ const char *const all_counters[] = {"ecc.volatile.corrected",
                                     "nvlink.recovery"};
 
 /// Points the fake at `config` (or at nothing) for the next nvmlInit_v2.
-void use_config(const std::optional<std::filesystem::path> &config) {
+void use_config(const std::optional<std::filesystem::path>& config) {
   if (config)
     ::setenv("GPUSPEC_FAKE_NVML_CONFIG", config->c_str(), 1);
   else
@@ -48,14 +48,14 @@ void use_config(const std::optional<std::filesystem::path> &config) {
 }
 
 /// A configuration written for one test.
-std::filesystem::path write_config(const std::string &name, const std::string &json) {
+std::filesystem::path write_config(const std::string& name, const std::string& json) {
   const auto path =
       std::filesystem::path(::testing::TempDir()) / ("gpuspec_fake_nvml_" + name + ".json");
   std::ofstream(path) << json;
   return path;
 }
 
-gb::nvml_library open_fake(const std::optional<std::filesystem::path> &config) {
+gb::nvml_library open_fake(const std::optional<std::filesystem::path>& config) {
   use_config(config);
   std::string why;
   auto lib = gb::nvml_library::open(why, fake_path);
@@ -64,8 +64,8 @@ gb::nvml_library open_fake(const std::optional<std::filesystem::path> &config) {
   return std::move(*lib);
 }
 
-bool has_problem_starting(const gpuspec::reports::device_info &d, const std::string &prefix) {
-  for (const auto &p : d.problems)
+bool has_problem_starting(const gpuspec::reports::device_info& d, const std::string& prefix) {
+  for (const auto& p : d.problems)
     if (p.rfind(prefix, 0) == 0)
       return true;
   return false;
@@ -125,7 +125,7 @@ TEST(NvmlLibrary, NoConfigMeansNoDevices) {
 
 TEST(NvmlLibrary, OpensTheFakeAndResolvesEveryEntryPoint) {
   const auto lib = open_fake(configs / "two-healthy.json");
-  const gb::nvml_api &api = lib.api();
+  const gb::nvml_api& api = lib.api();
   unsigned count = 0;
   ASSERT_EQ(api.device_count(&count), NVML_SUCCESS);
   EXPECT_EQ(count, 2u);
@@ -177,7 +177,7 @@ TEST(ProbeDevices, TwoHealthyFieldByField) {
   const auto lib = open_fake(configs / "two-healthy.json");
   const auto devices = gb::probe_devices(lib);
   ASSERT_EQ(devices.size(), 2u);
-  const auto &d = devices[0];
+  const auto& d = devices[0];
   EXPECT_EQ(d.index, 0);
   EXPECT_FALSE(d.cuda_index);
   EXPECT_EQ(d.name, "NVIDIA H100 80GB HBM3");
@@ -212,8 +212,8 @@ TEST(ProbeDevices, TwoHealthyFieldByField) {
   EXPECT_TRUE(d.counters_after.empty());
   EXPECT_TRUE(d.counters_delta.empty());
 
-  const counter_set &c = d.counters_before;
-  for (const char *name : all_counters) {
+  const counter_set& c = d.counters_before;
+  for (const char* name : all_counters) {
     ASSERT_TRUE(c.contains(name)) << name;
     EXPECT_TRUE(c.at(name).value) << name << ": " << c.at(name).status;
   }
@@ -232,7 +232,7 @@ TEST(ProbeDevices, Degraded) {
   const auto lib = open_fake(configs / "degraded.json");
   const auto devices = gb::probe_devices(lib);
   ASSERT_EQ(devices.size(), 1u);
-  const auto &d = devices[0];
+  const auto& d = devices[0];
   EXPECT_EQ(d.pci_device_id, 0x2331u);
   EXPECT_EQ(d.pcie.width_current, 8);
   EXPECT_EQ(d.pcie.width_max, 16);
@@ -242,7 +242,7 @@ TEST(ProbeDevices, Degraded) {
   EXPECT_EQ(d.temperature_c, 86);
   EXPECT_TRUE(d.problems.empty()) << d.problems.front();
 
-  const counter_set &c = d.counters_before;
+  const counter_set& c = d.counters_before;
   EXPECT_EQ(c.at("ecc.volatile.uncorrected"), reading::of(2));
   EXPECT_EQ(c.at("ecc.aggregate.uncorrected"), reading::of(2));
   EXPECT_EQ(c.at("ecc.volatile.corrected"), reading::of(12));
@@ -250,7 +250,7 @@ TEST(ProbeDevices, Degraded) {
   EXPECT_EQ(c.at("remapped_rows.pending"), reading::of(1));
   EXPECT_EQ(c.at("remapped_rows.failure"), reading::of(0));
   EXPECT_EQ(c.at("pcie.replay"), reading::of(17));
-  for (const char *name : {"nvlink.links_active", "nvlink.crc_flit", "nvlink.crc_data",
+  for (const char* name : {"nvlink.links_active", "nvlink.crc_flit", "nvlink.crc_data",
                            "nvlink.replay", "nvlink.recovery"})
     EXPECT_EQ(c.at(name), reading::not_supported()) << name;
 }
@@ -261,7 +261,7 @@ TEST(ProbeDevices, NotSupportedAndLostGpu) {
   ASSERT_EQ(devices.size(), 2u);
 
   // GPU 0: complete where it can be, "not supported" where the GPU cannot say.
-  const auto &d = devices[0];
+  const auto& d = devices[0];
   EXPECT_EQ(d.name, "NVIDIA GeForce RTX 4090");
   EXPECT_EQ(d.pci_device_id, 0x2684u);
   EXPECT_EQ(d.serial, "");
@@ -282,8 +282,8 @@ TEST(ProbeDevices, NotSupportedAndLostGpu) {
   EXPECT_EQ(d.power_limit_max_w, 600.0);
   EXPECT_EQ(d.problems.size(), 2u);
 
-  const counter_set &c = d.counters_before;
-  for (const char *name : all_counters) {
+  const counter_set& c = d.counters_before;
+  for (const char* name : all_counters) {
     ASSERT_TRUE(c.contains(name)) << name;
     if (std::string(name) == "pcie.replay")
       EXPECT_EQ(c.at(name), reading::of(0));
@@ -292,7 +292,7 @@ TEST(ProbeDevices, NotSupportedAndLostGpu) {
   }
 
   // GPU 1: lost. One problem, no invented values, counters unavailable.
-  const auto &lost = devices[1];
+  const auto& lost = devices[1];
   EXPECT_EQ(lost.index, 1);
   ASSERT_EQ(lost.problems.size(), 1u);
   EXPECT_EQ(lost.problems[0], "nvmlDeviceGetName: GPU is lost (further queries skipped)");
@@ -302,7 +302,7 @@ TEST(ProbeDevices, NotSupportedAndLostGpu) {
   EXPECT_FALSE(lost.temperature_c);
   EXPECT_EQ(lost.persistence_mode, "");
   EXPECT_EQ(lost.ecc_mode, "");
-  for (const char *name : all_counters)
+  for (const char* name : all_counters)
     EXPECT_EQ(lost.counters_before.at(name), reading::unavailable("GPU is lost")) << name;
 }
 
@@ -367,7 +367,7 @@ TEST(ReadErrorCounters, NoSuchDevice) {
   const auto lib = open_fake(configs / "degraded.json");
   const counter_set c = gb::read_error_counters(lib, 7);
   ASSERT_EQ(c.size(), std::size(all_counters));
-  for (const auto &[name, r] : c)
+  for (const auto& [name, r] : c)
     EXPECT_EQ(r, reading::unavailable("Invalid Argument")) << name;
 }
 

@@ -41,7 +41,7 @@ telemetry_sample sample(telemetry_clock::time_point at, int device, std::optiona
 /// Counts reads and answers a rising SM clock; can be told to throw.
 class scripted_source final : public gb::telemetry_source {
 public:
-  explicit scripted_source(std::atomic<int> &reads, bool throws = false)
+  explicit scripted_source(std::atomic<int>& reads, bool throws = false)
       : m_reads(reads), m_throws(throws) {}
   telemetry_sample read(int device) override {
     const int n = ++m_reads;
@@ -51,7 +51,7 @@ public:
   }
 
 private:
-  std::atomic<int> &m_reads;
+  std::atomic<int>& m_reads;
   bool m_throws;
 };
 

@@ -21,7 +21,8 @@ struct host_check_options {
 /// gpu.power_limit, gpu.temperature. GPU checks are one entry per device. A check whose inputs
 /// are unknown is `skipped` with the reason, never `pass`.
 [[nodiscard]] std::vector<reports::host_check>
-evaluate_host_checks(const reports::host_info& host, const std::vector<reports::device_info>& devices,
+evaluate_host_checks(const reports::host_info& host,
+                     const std::vector<reports::device_info>& devices,
                      const host_check_options& options = {});
 
 } // namespace gpuspec::benches

@@ -16,9 +16,9 @@ namespace gpuspec::benches {
 class nvml_library;
 
 struct run_options {
-  std::string suite = "quick";        ///< quick | standard | burnin | full
-  std::string filter;                 ///< ECMAScript regex on the dotted id; "" = all
-  std::vector<int> devices;           ///< NVML indices; empty = every GPU
+  std::string suite = "quick"; ///< quick | standard | burnin | full
+  std::string filter;          ///< ECMAScript regex on the dotted id; "" = all
+  std::vector<int> devices;    ///< NVML indices; empty = every GPU
   std::chrono::milliseconds telemetry_period{20};
   reports::stopping_rule stopping;
   /// Bytes per array for the STREAM family (1 GiB by default, shrunk to fit free memory).

@@ -35,7 +35,8 @@ public:
 
 class nvml_library;
 /// Reads clocks, temperature, power and clocks-event reasons through NVML.
-[[nodiscard]] std::unique_ptr<telemetry_source> make_nvml_telemetry_source(const nvml_library& nvml);
+[[nodiscard]] std::unique_ptr<telemetry_source>
+make_nvml_telemetry_source(const nvml_library& nvml);
 
 /// Names of the performance-limiting reasons in `mask` ("sw_power_cap", "hw_slowdown",
 /// "hw_thermal", "sw_thermal", "hw_power_brake", "sync_boost", "display_clocks"); idle and
