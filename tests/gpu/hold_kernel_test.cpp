@@ -43,6 +43,7 @@ TEST_F(hold_test, holds_the_stream_until_released) {
   done.record(stream());
   std::this_thread::sleep_for(100ms);
   EXPECT_EQ(cudaEventQuery(done.get()), cudaErrorNotReady);
+  (void)cudaGetLastError(); // "not ready" must not linger for a later launch check
   release();
   done.synchronize();
   EXPECT_FALSE(timed_out());
@@ -52,6 +53,11 @@ TEST_F(hold_test, queued_work_runs_back_to_back_once_released) {
   const std::size_t n = std::size_t{1} << 20;
   k::device_buffer<float> a(n), c(n);
   k::event start, stop;
+  // Load the copy kernel before the hold: with lazy module loading (CUDA's default), a first
+  // launch behind a spinning kernel may wait for the context to go idle, i.e. for the hold to
+  // time out (the harness's warm-up does the same before its first hold).
+  k::launch_copy(a.data(), c.data(), n, stream().handle());
+  stream().synchronize();
   k::launch_hold(flags.device(), flags.device() + 1, 10.0, stream().handle());
   start.record(stream());
   k::launch_copy(a.data(), c.data(), n, stream().handle());
