@@ -1,0 +1,64 @@
+#pragma once
+/// The spec table (DESIGN.md, "Spec table contract"): datasheet figures of each GPU model,
+/// loaded from specs/gpus.json. Dense rates only, never sparsity. Every group of figures
+/// carries the document it came from.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuspec/reports/outcome.hpp"
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::reports {
+
+/// Peak-rate keys of `gpu_spec::peaks` (dense): "fp64", "fp64_tc", "fp32", "fp16", "bf16",
+/// "tf32_tc", "fp16_tc", "bf16_tc", "int8_tc", "fp8_tc". Unit: TFLOP/s (TOPS for int8_tc).
+/// A key absent from a row: the GPU does not have that unit (e.g. bf16_tc on a T4).
+inline constexpr std::string_view peak_keys[] = {"fp64",    "fp64_tc", "fp32",    "fp16",
+                                                 "bf16",    "tf32_tc", "fp16_tc", "bf16_tc",
+                                                 "int8_tc", "fp8_tc"};
+
+struct gpu_spec {
+  std::string id;                          ///< stable, e.g. "h100-sxm5-80gb"
+  std::string name;                        ///< marketing name, "NVIDIA H100 SXM5 80GB"
+  std::vector<std::string> match_names;    ///< names as NVML reports them
+  std::vector<std::uint32_t> pci_device_ids; ///< PCI device ids (e.g. 0x2330)
+  std::string architecture;                ///< "turing", "ampere", "ada", "hopper", ...
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  double base_clock_mhz = 0, boost_clock_mhz = 0;
+  double memory_gib = 0;                   ///< as marketed, in GB (e.g. 80)
+  std::string memory_type;                 ///< "HBM3", "GDDR6", ...
+  int memory_bus_width_bits = 0;
+  double memory_bandwidth_gbs = 0;         ///< GB/s (1e9 bytes/s), datasheet
+  std::map<std::string, double> peaks;     ///< dense peak rates by peak_keys
+  double tdp_w = 0;
+  int pcie_gen = 0, pcie_width = 0;
+  std::optional<double> nvlink_gbs;        ///< total bidirectional, datasheet
+  std::map<std::string, std::string> sources; ///< figure group -> document (title, URL)
+  std::string notes;                       ///< known exceptions (e.g. TC clock differs)
+};
+
+struct spec_table {
+  std::vector<gpu_spec> rows;
+  [[nodiscard]] const gpu_spec* find(std::string_view id) const;
+};
+
+/// Parses and validates (duplicate id, negative or non-finite rate, missing field, unknown
+/// peak key, ...), naming the file and the field path ("rows[3].peaks.fp32").
+[[nodiscard]] outcome<spec_table> parse_spec_table(const nlohmann::ordered_json& j,
+                                                   std::string_view file);
+[[nodiscard]] outcome<spec_table> load_spec_table(const std::filesystem::path& file);
+
+/// The row of a device: by PCI device id first, then by exact NVML name (case-insensitive).
+/// nullptr: no spec row (the check says so and judges clock-adjusted efficiency only).
+[[nodiscard]] const gpu_spec* match_device(const spec_table& table, const device_info& device);
+
+} // namespace gpuspec::reports
