@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "backend.hpp"
+#include "cmd_check.hpp"
 #include "cmd_info.hpp"
 #include "format.hpp"
 #include "gpuspec/benches/device_probe.hpp"
@@ -151,23 +152,6 @@ std::string summary_table(const reports::report& report) {
   return table.render();
 }
 
-/// Until `gpuspec check` judges results against the spec table, the run's verdict is what it
-/// can tell on its own: failed results and failed host checks fail, warnings warn, an
-/// interrupted run or one that measured nothing is unknown.
-exit_code interim_verdict(const reports::report& report) {
-  exit_code code = host_check_verdict(report.host.checks);
-  for (const auto& r : report.results) {
-    if (r.status == reports::result_status::failed ||
-        r.check.status == reports::verification_status::failed)
-      code = worst(code, exit_code::fail);
-    else if (r.status == reports::result_status::ok && r.telemetry.throttled)
-      code = worst(code, exit_code::warn);
-  }
-  if (!report.complete || report.results.empty())
-    code = worst(code, exit_code::unknown);
-  return code;
-}
-
 void record_counters_after(const benches::nvml_library& nvml, reports::report& report) {
   for (auto& d : report.devices) {
     d.counters_after = benches::read_error_counters(nvml, d.index);
@@ -275,7 +259,8 @@ exit_code run_run(const run_cli_options& o) {
   if (!report.complete)
     fmt::print(stderr, "gpuspec run: report incomplete: {}\n", report.incomplete_reason);
   fmt::print(stderr, "gpuspec run: report written to {}\n", path);
-  return interim_verdict(report);
+  // The verdict is the check's: the report just written, judged against the spec table.
+  return check_after_run(report, path, !o.json);
 }
 
 } // namespace gpuspec::cli

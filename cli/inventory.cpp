@@ -2,16 +2,34 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "backend.hpp"
 #include "gpuspec/benches/device_probe.hpp"
 #include "gpuspec/benches/host_checks.hpp"
 #include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/reports/spec_table.hpp"
 
 namespace gpuspec::cli {
 
 std::string nvml_library_path() {
   const char* overridden = std::getenv("GPUSPEC_NVML_LIBRARY"); // NOLINT(concurrency-mt-unsafe)
   return overridden != nullptr && *overridden != '\0' ? overridden : "libnvidia-ml.so.1";
+}
+
+void match_spec_rows(std::vector<reports::device_info>& devices) {
+  if (devices.empty())
+    return;
+  const auto path = reports::default_spec_table_path(GPUSPEC_SPECS_DIR);
+  const auto table = reports::load_spec_table(path);
+  if (!table) {
+    fmt::print(stderr, "gpuspec: warning: no spec table, GPUs are not matched to a row: {}\n",
+               table.error().to_string());
+    return;
+  }
+  for (auto& d : devices)
+    if (const auto* row = reports::match_device(table.value(), d))
+      d.spec_id = row->id;
 }
 
 inventory take_inventory(const std::string& root) {
@@ -35,6 +53,7 @@ inventory take_inventory(const std::string& root) {
   if (nvml_status != "ok")
     inv.host.gpu_status = nvml_status;
 
+  match_spec_rows(inv.devices);
   inv.host.checks = benches::evaluate_host_checks(inv.host, inv.devices);
   return inv;
 }

@@ -25,6 +25,10 @@ struct inventory {
 /// host.gpu_status says why there is no GPU part.
 [[nodiscard]] inventory take_inventory(const std::string& root = "/");
 
+/// Sets each device's spec_id from the spec table ($GPUSPEC_SPECS, else the source tree's
+/// specs/gpus.json); a table that does not load is a warning, and the ids stay empty.
+void match_spec_rows(std::vector<reports::device_info>& devices);
+
 /// True when NVML lists at least one GPU and nothing (NVML or CUDA) said the GPUs are unusable.
 [[nodiscard]] bool has_gpus(const inventory& inv);
 

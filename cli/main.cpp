@@ -8,9 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cmd_check.hpp"
+#include "cmd_compare.hpp"
+#include "cmd_diff.hpp"
 #include "cmd_info.hpp"
 #include "cmd_list.hpp"
 #include "cmd_run.hpp"
+#include "cmd_specs.hpp"
 #include "exit_code.hpp"
 
 int main(int argc, char** argv) {
@@ -29,6 +33,14 @@ int main(int argc, char** argv) {
   gpuspec::cli::setup_info(app, info);
   gpuspec::cli::setup_list(app, list);
   gpuspec::cli::setup_run(app, run);
+  gpuspec::cli::check_cli_options check;
+  gpuspec::cli::setup_check(app, check);
+  gpuspec::cli::specs_options specs;
+  gpuspec::cli::setup_specs(app, specs);
+  gpuspec::cli::diff_cli_options diff;
+  gpuspec::cli::compare_cli_options compare;
+  gpuspec::cli::setup_diff(app, diff);
+  gpuspec::cli::setup_compare(app, compare);
 
   try {
     app.parse(argc, argv);
@@ -38,6 +50,14 @@ int main(int argc, char** argv) {
       return to_int(gpuspec::cli::run_list(list));
     if (app.got_subcommand("run"))
       return to_int(gpuspec::cli::run_run(run));
+    if (app.got_subcommand("check"))
+      return to_int(gpuspec::cli::run_check(check));
+    if (app.got_subcommand("specs"))
+      return to_int(gpuspec::cli::run_specs(specs));
+    if (app.got_subcommand("diff"))
+      return to_int(gpuspec::cli::run_diff(diff));
+    if (app.got_subcommand("compare"))
+      return to_int(gpuspec::cli::run_compare(compare));
     return to_int(exit_code::unknown);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

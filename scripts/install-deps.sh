@@ -3,7 +3,7 @@
 # Idempotent: packages already present are left as they are.
 #
 #   Debian packages: cmake, ninja, g++, fmt, nlohmann-json, CLI11, Google Benchmark,
-#                    GoogleTest, python3 (+pip).
+#                    GoogleTest, python3 (+pip), clang and its runtime libraries (libFuzzer).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests).
 #   Not installed:   the CUDA toolkit and NCCL (NVIDIA's own repositories). Without them, use
@@ -22,7 +22,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 packages=(cmake ninja-build g++ make pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
-          libbenchmark-dev libgtest-dev googletest python3 python3-pip)
+          libbenchmark-dev libgtest-dev googletest python3 python3-pip
+          prometheus) # prometheus: promtool, for the check's Prometheus-output test
+packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -34,6 +36,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
   echo "install-deps: Debian packages already installed"
+fi
+# libFuzzer's runtime: a package of its own since Debian 12 (libclang-rt-dev, which clang only
+# recommends); part of clang's own packages on Ubuntu 22.04, which has no such name.
+if apt-cache show libclang-rt-dev >/dev/null 2>&1 &&
+  ! dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null | grep -q "install ok installed"; then
+  echo "install-deps: installing libclang-rt-dev"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends libclang-rt-dev >/dev/null
 fi
 
 # Python packages go into a folder of this checkout: works under PEP 668 and leaves the

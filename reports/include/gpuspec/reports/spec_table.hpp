@@ -26,30 +26,50 @@ inline constexpr std::string_view peak_keys[] = {"fp64",    "fp64_tc", "fp32",  
                                                  "int8_tc", "fp8_tc"};
 
 struct gpu_spec {
-  std::string id;                          ///< stable, e.g. "h100-sxm5-80gb"
-  std::string name;                        ///< marketing name, "NVIDIA H100 SXM5 80GB"
-  std::vector<std::string> match_names;    ///< names as NVML reports them
+  std::string id;                            ///< stable, e.g. "h100-sxm5-80gb"
+  std::string name;                          ///< marketing name, "NVIDIA H100 SXM5 80GB"
+  std::vector<std::string> match_names;      ///< names as NVML reports them
   std::vector<std::uint32_t> pci_device_ids; ///< PCI device ids (e.g. 0x2330)
-  std::string architecture;                ///< "turing", "ampere", "ada", "hopper", ...
+  std::string architecture;                  ///< "turing", "ampere", "ada", "hopper", ...
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   double base_clock_mhz = 0, boost_clock_mhz = 0;
-  double memory_gib = 0;                   ///< as marketed, in GB (e.g. 80)
-  std::string memory_type;                 ///< "HBM3", "GDDR6", ...
+  double memory_gib = 0;   ///< as marketed, in GB (e.g. 80)
+  std::string memory_type; ///< "HBM3", "GDDR6", ...
   int memory_bus_width_bits = 0;
-  double memory_bandwidth_gbs = 0;         ///< GB/s (1e9 bytes/s), datasheet
-  std::map<std::string, double> peaks;     ///< dense peak rates by peak_keys
+  double memory_bandwidth_gbs = 0;     ///< GB/s (1e9 bytes/s), datasheet
+  std::map<std::string, double> peaks; ///< dense peak rates by peak_keys
   double tdp_w = 0;
   int pcie_gen = 0, pcie_width = 0;
-  std::optional<double> nvlink_gbs;        ///< total bidirectional, datasheet
+  std::optional<double> nvlink_gbs;           ///< total bidirectional, datasheet
   std::map<std::string, std::string> sources; ///< figure group -> document (title, URL)
-  std::string notes;                       ///< known exceptions (e.g. TC clock differs)
+  std::string notes;                          ///< known exceptions (e.g. TC clock differs)
+  /// The clock at which the datasheet states the non-FP64 Tensor Core figures, where it is not
+  /// the boost clock (Hopper). nullopt: the boost clock.
+  std::optional<double> tensor_clock_mhz;
+  /// Memory clock as NVML reports it and transfers per clock (HBM/GDDR6: 2), where a vendor
+  /// document gives the data rate; `specs --check` recomputes the bandwidth from them.
+  std::optional<double> memory_clock_mhz;
+  std::optional<double> memory_transfers_per_clock;
+  /// Field ("peaks.fp16_tc", "memory.bandwidth_gbs") -> why `specs --check` may disagree.
+  std::map<std::string, std::string> check_notes;
 };
+
+/// Spec file format version written in its "schema" key.
+inline constexpr std::string_view spec_table_schema = "gpuspec.specs.v1";
 
 struct spec_table {
   std::vector<gpu_spec> rows;
   [[nodiscard]] const gpu_spec* find(std::string_view id) const;
 };
+
+/// Parses text (a whole spec file): invalid JSON, a duplicate key, then parse_spec_table.
+[[nodiscard]] outcome<spec_table> parse_spec_table_text(std::string_view text,
+                                                        std::string_view file);
+
+/// The spec file to use when none is named: $GPUSPEC_SPECS when set, else the source tree's
+/// specs/gpus.json (compile definition GPUSPEC_SPECS_DIR of the caller).
+[[nodiscard]] std::filesystem::path default_spec_table_path(std::string_view compiled_specs_dir);
 
 /// Parses and validates (duplicate id, negative or non-finite rate, missing field, unknown
 /// peak key, ...), naming the file and the field path ("rows[3].peaks.fp32").

@@ -1,0 +1,166 @@
+#include "cmd_check.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/check.hpp"
+#include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/render.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/spec_table.hpp"
+
+namespace gpuspec::cli {
+
+void setup_check(CLI::App& app, check_cli_options& o) {
+  auto* cmd = app.add_subcommand(
+      "check", "Judge reports against the spec table: verdicts, diagnosis, exit code");
+  cmd->add_option("REPORT", o.reports, "Report files (ten or more of one model: fleet frame)")
+      ->required();
+  cmd->add_option("--baseline", o.baseline,
+                  "Judge against this report's medians instead of the datasheet");
+  cmd->add_option("--tolerance", o.tolerance,
+                  "Baseline tolerance (0.05 = pass within 5% of the baseline median)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)");
+  cmd->add_option("--expect", o.expect, "Expectation rules (default: specs/expect.json)");
+  cmd->add_option("--rules", o.rules, "Site rules merged over the expectation rules");
+  cmd->add_option("--format", o.format, "Output: table, md, json, junit or prom")
+      ->check(CLI::IsMember({"table", "md", "json", "junit", "prom"}))
+      ->capture_default_str();
+  cmd->add_flag("--json", o.json, "Print JSON for programs (same as --format json)");
+  cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)");
+}
+
+namespace {
+
+struct loaded_rules {
+  reports::spec_table specs;
+  reports::expectations rules;
+};
+
+/// The spec table and the rules, or the error (file and field) on stderr and nullopt.
+std::optional<loaded_rules> load_rules(const std::string& specs_file,
+                                       const std::string& expect_file, const std::string& site_file,
+                                       const char* who) {
+  const std::filesystem::path specs_path = specs_file.empty()
+                                               ? reports::default_spec_table_path(GPUSPEC_SPECS_DIR)
+                                               : std::filesystem::path(specs_file);
+  auto specs = reports::load_spec_table(specs_path);
+  if (!specs) {
+    fmt::print(stderr, "{}: {}\n", who, specs.error().to_string());
+    return std::nullopt;
+  }
+  const std::filesystem::path expect_path =
+      expect_file.empty() ? std::filesystem::path(GPUSPEC_SPECS_DIR) / "expect.json"
+                          : std::filesystem::path(expect_file);
+  auto rules = reports::load_expectations(expect_path);
+  if (!rules) {
+    fmt::print(stderr, "{}: {}\n", who, rules.error().to_string());
+    return std::nullopt;
+  }
+  if (!site_file.empty()) {
+    auto merged = reports::load_expectations(site_file, rules.value());
+    if (!merged) {
+      fmt::print(stderr, "{}: {}\n", who, merged.error().to_string());
+      return std::nullopt;
+    }
+    rules = std::move(merged);
+  }
+  return loaded_rules{std::move(specs).value(), std::move(rules).value()};
+}
+
+bool colour_stdout() {
+  const char* no_colour = std::getenv("NO_COLOR");
+  return isatty(fileno(stdout)) == 1 && (no_colour == nullptr || *no_colour == '\0');
+}
+
+exit_code to_exit_code(reports::verdict_status s) {
+  return static_cast<exit_code>(reports::exit_code_of(s));
+}
+
+} // namespace
+
+exit_code run_check(const check_cli_options& o) {
+  const auto format = reports::output_format_from_string(o.json ? "json" : o.format);
+  if (!format) {
+    fmt::print(stderr, "gpuspec check: --format {}: unknown format\n", o.format);
+    return exit_code::unknown;
+  }
+  // All input first: a bad file is exit code 3 with its file and field named, before any
+  // verdict is printed.
+  std::vector<reports::report> reports;
+  reports.reserve(o.reports.size());
+  bool bad = false;
+  for (const auto& file : o.reports) {
+    auto r = reports::load_report(file);
+    if (!r) {
+      fmt::print(stderr, "gpuspec check: {}\n", r.error().to_string());
+      bad = true;
+      continue;
+    }
+    reports.push_back(std::move(r).value());
+  }
+  std::optional<reports::report> baseline;
+  if (!o.baseline.empty()) {
+    auto b = reports::load_report(o.baseline);
+    if (!b) {
+      fmt::print(stderr, "gpuspec check: {}\n", b.error().to_string());
+      bad = true;
+    } else {
+      baseline = std::move(b).value();
+    }
+  }
+  auto loaded = load_rules(o.specs, o.expect, o.rules, "gpuspec check");
+  if (bad || !loaded)
+    return exit_code::unknown;
+
+  reports::check_options options;
+  options.baseline = baseline ? &*baseline : nullptr;
+  if (o.tolerance >= 0)
+    options.baseline_tolerance = o.tolerance;
+  auto outcome = reports::check(reports, loaded->specs, loaded->rules, options);
+  for (std::size_t i = 0; i < outcome.nodes.size(); ++i)
+    outcome.nodes[i].source = o.reports[i];
+
+  reports::render_options render;
+  render.colour = o.output.empty() && *format == reports::output_format::table && colour_stdout();
+  const std::string text = reports::make_renderer(*format, render)->render(outcome);
+  if (o.output.empty()) {
+    std::cout << text << std::flush;
+  } else {
+    try {
+      reports::write_file_atomically(o.output, text);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "gpuspec check: cannot write {}: {}\n", o.output, e.what());
+      return exit_code::unknown;
+    }
+    fmt::print(stderr, "gpuspec check: {} (exit code {}), written to {}\n",
+               reports::to_string(outcome.status), reports::exit_code_of(outcome.status), o.output);
+  }
+  return to_exit_code(outcome.status);
+}
+
+exit_code check_after_run(const reports::report& report, const std::string& source,
+                          bool print_table) {
+  auto loaded = load_rules("", "", "", "gpuspec run: check");
+  if (!loaded)
+    return exit_code::unknown;
+  auto outcome = reports::check(report, loaded->specs, loaded->rules);
+  if (!outcome.nodes.empty())
+    outcome.nodes.front().source = source;
+  if (!print_table)
+    return to_exit_code(outcome.status);
+  reports::render_options render;
+  render.colour = colour_stdout();
+  fmt::print("\n{}",
+             reports::make_renderer(reports::output_format::table, render)->render(outcome));
+  std::fflush(stdout);
+  return to_exit_code(outcome.status);
+}
+
+} // namespace gpuspec::cli

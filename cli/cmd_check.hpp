@@ -1,0 +1,35 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp> // the whole header: CLI11 2.1 defines its vtables inline there
+
+#include "exit_code.hpp"
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::cli {
+
+struct check_cli_options {
+  std::vector<std::string> reports; ///< one or more report files
+  std::string baseline;             ///< judge against this report instead of the datasheet
+  double tolerance = -1;            ///< baseline tolerance; < 0: the rules' setting
+  std::string specs;                ///< spec table; "" = default_spec_table_path
+  std::string expect;               ///< base expectation rules; "" = specs dir's expect.json
+  std::string rules;                ///< site override merged over the base rules
+  std::string format = "table";     ///< table | md | json | junit | prom
+  bool json = false;                ///< same as --format json
+  std::string output;               ///< write here (atomically) instead of stdout
+};
+
+void setup_check(CLI::App& app, check_cli_options& options);
+/// Judges the reports (docs/check.md). Exit code: worst over the nodes, 0 pass, 1 warn,
+/// 2 fail, 3 inconclusive or bad input (the message names the file and the field).
+[[nodiscard]] exit_code run_check(const check_cli_options& options);
+
+/// What `gpuspec run` does at its end: judges `report` with the default spec table and rules,
+/// prints the verdict table on stdout (unless `print_table` is false: --json), returns the
+/// check's exit code (3 when the spec table or the rules cannot be loaded, reason on stderr).
+[[nodiscard]] exit_code check_after_run(const reports::report& report, const std::string& source,
+                                        bool print_table);
+
+} // namespace gpuspec::cli

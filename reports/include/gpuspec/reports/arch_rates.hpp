@@ -1,0 +1,52 @@
+#pragma once
+/// Per-architecture dense rates per SM per clock, and the ceilings derived from them
+/// (DESIGN.md, "Spec table contract": one table, two users). `gpuspec specs --check` recomputes
+/// the datasheet peaks from it; the benchmarks derive their clock-adjusted ceilings from it.
+/// docs/specs.md lists every rate with the whitepaper it comes from.
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace gpuspec::reports {
+
+/// One architecture's dense rates: operations per SM per clock (an FMA counts as 2), keyed by
+/// the peak keys of spec_table.hpp ("fp32", "fp16_tc", ...). A key absent: no such unit, or
+/// the whitepaper does not give it.
+struct arch_rate_row {
+  int sm = 0;              ///< compute capability as major*10+minor: 70, 75, 80, 86, 89, 90
+  std::string_view name;   ///< "volta", "turing", "ampere", "ada", "hopper"
+  std::string_view source; ///< the whitepaper the rates come from
+  std::optional<double> fp64, fp64_tc, fp32, fp16, bf16, tf32_tc, fp16_tc, bf16_tc, int8_tc, fp8_tc;
+  std::string_view notes; ///< exceptions: GeForce half-rate FP32-accumulate, TC clocks
+};
+
+/// The whole table, sm ascending.
+[[nodiscard]] std::span<const arch_rate_row> arch_rate_table();
+
+/// The row of compute capability major.minor; nullptr when the table has none (e.g. sm_100).
+[[nodiscard]] const arch_rate_row* find_arch_rates(int cc_major, int cc_minor);
+
+/// Dense operations per SM per clock of `key` on that architecture; nullopt when unknown.
+[[nodiscard]] std::optional<double> rate_per_sm_per_clock(int cc_major, int cc_minor,
+                                                          std::string_view key);
+[[nodiscard]] std::optional<double> rate_of(const arch_rate_row& row, std::string_view key);
+
+/// SM count × clock × rate, in TFLOP/s (TOPS for int8_tc).
+[[nodiscard]] double peak_from_clock(int sm_count, double clock_mhz, double rate_per_sm_per_clock);
+
+/// Memory clock × bus width × transfers per clock, in GB/s (1e9 bytes/s).
+/// T4: 5001 MHz × 256 bit × 2 = 320 GB/s.
+[[nodiscard]] double memory_bandwidth_gbs(double mem_clock_mhz, int bus_width_bits,
+                                          double transfers_per_clock);
+
+/// The clock-adjusted ceiling of `key`: the architecture's rate at `clock_mhz` (the SM clock
+/// sampled during a measurement). nullopt when the architecture or key is not in the table.
+[[nodiscard]] std::optional<double> clock_adjusted_peak(int cc_major, int cc_minor, int sm_count,
+                                                        double clock_mhz, std::string_view key);
+
+/// True for the Tensor Core keys whose datasheet figures Hopper states at a lower clock than
+/// the FP32 boost clock (all *_tc keys except fp64_tc).
+[[nodiscard]] bool is_low_precision_tensor_key(std::string_view key);
+
+} // namespace gpuspec::reports

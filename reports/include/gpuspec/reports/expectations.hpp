@@ -1,0 +1,66 @@
+#pragma once
+/// Expectation rules (specs/expect.json, docs/check.md): for each benchmark, which ceiling
+/// judges it and the pass and warn fractions, plus the thresholds of the other frames. A site
+/// file can override any rule or setting.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuspec/reports/outcome.hpp"
+
+namespace gpuspec::reports {
+
+inline constexpr const char* expectations_schema_version = "gpuspec.expect.v1";
+
+struct expectation_rule {
+  std::string pattern; ///< bench id, exact or with '*' wildcards: "memory.stream.*"
+  /// "memory_bandwidth_gbs", "nvlink_gbs", "pcie_gbs", "peaks.<key>" (spec_table.hpp's
+  /// peak_keys), or "efficiency" (the result's own clock-adjusted efficiency).
+  std::string ceiling;
+  double pass = 0.85; ///< efficiency at or above: pass
+  double warn = 0.75; ///< at or above (and below pass): warn; below: fail
+  std::string why;    ///< the justification, for people
+  int layer = 0;      ///< 0 for the base file, 1 for a site file: higher layers win
+};
+
+struct expectation_settings {
+  double sibling_threshold = 0.05;  ///< below the siblings' median by more than this
+  double outlier_z = -3.5;          ///< modified z-score bound (siblings and fleet)
+  int fleet_min_reports = 10;       ///< reports of one model for the fleet frame
+  double baseline_tolerance = 0.05; ///< pass within this of the baseline median
+  double low_clock_fraction = 0.10; ///< telemetry samples under 75% SM clock, above: diagnosed
+  double mem_clock_fraction = 0.95; ///< median memory clock under this x max: diagnosed
+  double max_plausible_temperature_c = 200; ///< at or above: telemetry impossible
+};
+
+struct expectations {
+  expectation_settings settings;
+  std::vector<expectation_rule> rules;
+
+  /// The rule for a bench id: the highest layer first, then the most specific pattern (the
+  /// most literal characters); nullptr when none matches.
+  [[nodiscard]] const expectation_rule* find(std::string_view bench_id) const;
+};
+
+/// True when `bench_id` matches `pattern` ('*' matches any run of characters, dots included).
+[[nodiscard]] bool pattern_matches(std::string_view pattern, std::string_view bench_id);
+
+/// Parses a base file: every rule field required, settings optional (defaults above).
+[[nodiscard]] outcome<expectations> parse_expectations(const nlohmann::ordered_json& j,
+                                                       std::string_view file);
+/// Merges a site file over `base`: a rule whose pattern is already there may give only the
+/// fields it changes; a new pattern needs all of them; settings given replace the base's.
+/// Site rules get layer base+1, so they win over any base rule they match.
+[[nodiscard]] outcome<expectations> merge_expectations(const expectations& base,
+                                                       const nlohmann::ordered_json& site,
+                                                       std::string_view file);
+/// Reads and parses (missing, empty, non-JSON files are errors naming the file).
+[[nodiscard]] outcome<expectations> load_expectations(const std::filesystem::path& file);
+[[nodiscard]] outcome<expectations> load_expectations(const std::filesystem::path& file,
+                                                      const expectations& base);
+
+} // namespace gpuspec::reports

@@ -1,0 +1,92 @@
+#pragma once
+/// What `gpuspec check` concludes (docs/check.md): a verdict for each result, each GPU and each
+/// node, and the diagnoses behind every warn and fail. Plain structs; check.hpp fills them,
+/// render.hpp prints them.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuspec::reports {
+
+/// Ordered by severity for the roll-up: skipped < pass < inconclusive < warn < fail.
+enum class verdict_status { skipped, pass, inconclusive, warn, fail };
+
+/// The remediation ladder operators climb, cheapest first.
+enum class remediation { none, rerun, reset_gpu, reboot, reseat_or_service, rma };
+
+[[nodiscard]] std::string_view to_string(verdict_status s);
+[[nodiscard]] std::string_view to_string(remediation r);
+
+/// Worst-wins: a node is as bad as its worst GPU, a GPU as its worst check. Inconclusive only
+/// beats pass and skipped; skipped is neutral.
+[[nodiscard]] constexpr verdict_status worst(verdict_status a, verdict_status b) {
+  return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
+}
+
+/// The exit code of the monitoring-plugin convention: pass (and all-skipped) 0, warn 1,
+/// fail 2, inconclusive 3.
+[[nodiscard]] int exit_code_of(verdict_status s);
+
+/// A probable cause and what to do about it.
+struct diagnosis {
+  std::string code; ///< stable reason code, "GPUSPEC-PCIE-LINK-DEGRADED"
+  verdict_status severity = verdict_status::warn; ///< warn or fail
+  std::string cause;                              ///< what was seen, with the values
+  std::string action;                             ///< what to do
+  remediation step = remediation::none;           ///< rung of the ladder
+  std::optional<int> device;                      ///< the GPU (NVML index), none for the host
+  /// What an RMA ticket needs: serial, uuid, pci_bus_id, vbios, driver, and the counters or
+  /// values the rule read ("counters_delta.ecc.volatile.uncorrected": "3").
+  std::map<std::string, std::string> evidence;
+};
+
+/// The verdict of one result (one benchmark case on one GPU, or on several for collectives).
+struct result_verdict {
+  std::size_t result_index = 0; ///< into report.results
+  std::string bench_id;
+  std::string group;      ///< the bench id without its last part ("memory.stream"); JUnit class
+  std::string parameters; ///< "dtype=fp32 size=1024", for people
+  std::string name;       ///< unique within the node: bench id, parameters, GPU(s)
+  std::vector<int> devices;
+  verdict_status status = verdict_status::skipped;
+  std::string unit;
+  std::optional<double> measured;   ///< the median, in `unit`
+  std::optional<double> expected;   ///< the ceiling the fractions apply to, in `unit`
+  std::optional<double> efficiency; ///< measured / expected (inverted when lower is better)
+  std::optional<double> pass_fraction, warn_fraction;
+  std::string frame; ///< "spec", "clock_adjusted", "baseline", or "" when not judged
+  std::string message;
+  std::vector<diagnosis> diagnoses;
+};
+
+/// The verdict of one GPU: its worst result, and the inventory-level diagnoses.
+struct gpu_verdict {
+  int index = 0;
+  std::string name, uuid, serial, pci_bus_id, spec_id;
+  verdict_status status = verdict_status::skipped;
+  std::vector<diagnosis> diagnoses; ///< from inventory and counters (not result-specific)
+};
+
+/// The verdict of one node (one report).
+struct node_verdict {
+  std::string source; ///< the report's file name; set by the caller, "" from check()
+  std::string hostname, driver_version, cuda_driver_version;
+  bool complete = true;
+  verdict_status status = verdict_status::skipped;
+  std::string message; ///< why inconclusive, when it is
+  std::vector<result_verdict> results;
+  std::vector<gpu_verdict> gpus;
+  std::vector<diagnosis> diagnoses; ///< host-level (nouveau, host memory)
+};
+
+struct check_outcome {
+  std::vector<node_verdict> nodes;
+  verdict_status status = verdict_status::skipped; ///< worst over the nodes
+  std::vector<std::string> notes; ///< e.g. "fleet frame: 3 reports of h100-sxm5-80gb, needs 10"
+};
+
+} // namespace gpuspec::reports

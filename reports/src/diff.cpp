@@ -1,0 +1,473 @@
+#include "gpuspec/reports/diff.hpp"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuspec/reports/report_json.hpp"
+
+namespace gpuspec::reports {
+
+std::string_view to_string(change_kind k) {
+  switch (k) {
+  case change_kind::unchanged:
+    return "unchanged";
+  case change_kind::improved:
+    return "improved";
+  case change_kind::regression:
+    return "regression";
+  case change_kind::noisy_regression:
+    return "noisy_regression";
+  case change_kind::failed:
+    return "failed";
+  case change_kind::recovered:
+    return "recovered";
+  case change_kind::not_compared:
+    return "not_compared";
+  case change_kind::missing_in_new:
+    return "missing_in_new";
+  case change_kind::new_in_new:
+    return "new_in_new";
+  }
+  return "unchanged";
+}
+
+std::string_view to_string(device_key k) {
+  switch (k) {
+  case device_key::serial:
+    return "serial";
+  case device_key::uuid:
+    return "uuid";
+  case device_key::index:
+    return "index";
+  }
+  return "index";
+}
+
+std::string format_parameters(const nlohmann::ordered_json& parameters) {
+  if (!parameters.is_object())
+    return parameters.dump();
+  std::string out;
+  for (const auto& [k, v] : parameters.items()) {
+    if (!out.empty())
+      out += ' ';
+    out += k + '=' + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return out;
+}
+
+namespace {
+
+check_status worse(check_status a, check_status b) {
+  auto rank = [](check_status s) {
+    switch (s) {
+    case check_status::skipped:
+    case check_status::pass:
+      return 0;
+    case check_status::warn:
+      return 1;
+    case check_status::fail:
+      return 2;
+    }
+    return 2;
+  };
+  return rank(b) > rank(a) ? b : a;
+}
+
+/// True when every device of `r` has a non-empty, unique value of `field`.
+template <class F> bool usable_key(const report& r, F field) {
+  std::set<std::string> seen;
+  for (const auto& d : r.devices) {
+    const std::string v = field(d);
+    if (v.empty() || !seen.insert(v).second)
+      return false;
+  }
+  return true;
+}
+
+std::string identity_of(const device_info& d, device_key key) {
+  switch (key) {
+  case device_key::serial:
+    return "serial " + d.serial;
+  case device_key::uuid:
+    return "uuid " + d.uuid;
+  case device_key::index:
+    return "index " + std::to_string(d.index);
+  }
+  return "index " + std::to_string(d.index);
+}
+
+/// NVML index -> identity in one report; an index the report does not list keeps "index N".
+std::map<int, std::string> identities(const report& r, device_key key) {
+  std::map<int, std::string> out;
+  for (const auto& d : r.devices)
+    out[d.index] = identity_of(d, key);
+  return out;
+}
+
+std::string result_device(const result& res, const std::map<int, std::string>& ids) {
+  std::string out;
+  for (int i : res.devices) {
+    if (!out.empty())
+      out += ',';
+    const auto it = ids.find(i);
+    out += it != ids.end() ? it->second : "index " + std::to_string(i);
+  }
+  return out;
+}
+
+std::string result_key(const result& res, const std::string& device) {
+  return res.bench_id + '\x1f' + res.parameters.dump() + '\x1f' + res.metric + '\x1f' + device;
+}
+
+std::string opt_text(const std::optional<int>& v) { return v ? std::to_string(*v) : ""; }
+std::string opt_text(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
+
+void compare_field(std::vector<inventory_change>& out, const std::string& scope, const char* field,
+                   const std::string& a, const std::string& b) {
+  if (a != b)
+    out.push_back({scope, field, a, b});
+}
+
+void compare_devices(std::vector<inventory_change>& out, const std::string& scope,
+                     const device_info& a, const device_info& b) {
+  compare_field(out, scope, "index", std::to_string(a.index), std::to_string(b.index));
+  compare_field(out, scope, "name", a.name, b.name);
+  compare_field(out, scope, "serial", a.serial, b.serial);
+  compare_field(out, scope, "uuid", a.uuid, b.uuid);
+  compare_field(out, scope, "pci_bus_id", a.pci_bus_id, b.pci_bus_id);
+  compare_field(out, scope, "vbios", a.vbios, b.vbios);
+  compare_field(out, scope, "sm_clock_max_mhz", opt_text(a.sm_clock_max_mhz),
+                opt_text(b.sm_clock_max_mhz));
+  compare_field(out, scope, "mem_clock_max_mhz", opt_text(a.mem_clock_max_mhz),
+                opt_text(b.mem_clock_max_mhz));
+  compare_field(out, scope, "power_limit_w", opt_text(a.power_limit_w), opt_text(b.power_limit_w));
+  compare_field(out, scope, "power_limit_default_w", opt_text(a.power_limit_default_w),
+                opt_text(b.power_limit_default_w));
+  compare_field(out, scope, "pcie.gen_max", opt_text(a.pcie.gen_max), opt_text(b.pcie.gen_max));
+  compare_field(out, scope, "pcie.width_max", opt_text(a.pcie.width_max),
+                opt_text(b.pcie.width_max));
+  compare_field(out, scope, "ecc_mode", a.ecc_mode, b.ecc_mode);
+  compare_field(out, scope, "mig_mode", a.mig_mode, b.mig_mode);
+  compare_field(out, scope, "persistence_mode", a.persistence_mode, b.persistence_mode);
+}
+
+void judge(metric_diff& m, const result& a, const result& b, const diff_options& o) {
+  const bool a_ok = a.status == result_status::ok;
+  const bool b_ok = b.status == result_status::ok;
+  if (!a_ok || !b_ok) {
+    if (a_ok) {
+      m.kind = change_kind::failed;
+      m.verdict = check_status::fail;
+      m.note = fmt::format("ok before, {} now: {}", to_string(b.status), b.reason);
+    } else if (b_ok) {
+      m.kind = change_kind::recovered;
+      m.verdict = check_status::pass;
+      m.note = fmt::format("{} before ({}), ok now", to_string(a.status), a.reason);
+    } else {
+      m.kind = change_kind::not_compared;
+      m.verdict = check_status::skipped;
+      m.note = fmt::format("{} before, {} now", to_string(a.status), to_string(b.status));
+    }
+    return;
+  }
+  const double old_median = a.stats.median;
+  const double new_median = b.stats.median;
+  if (old_median != 0)
+    m.relative_change = (new_median - old_median) / std::fabs(old_median);
+  else if (new_median == 0)
+    m.relative_change = 0.0;
+  if (a.samples.size() >= 2 && b.samples.size() >= 2) {
+    const auto t = mann_whitney_u(a.samples, b.samples);
+    m.p_value = t.p_value;
+    m.method = t.method;
+  }
+  if (!m.relative_change) {
+    m.kind = change_kind::not_compared;
+    m.verdict = check_status::warn;
+    m.note = "the old median is 0: no relative change to judge";
+    return;
+  }
+  const double r = *m.relative_change;
+  const double g = m.higher_is_better ? -r : r;
+  const bool significant = m.p_value && *m.p_value < o.alpha && std::fabs(r) >= o.min_effect;
+  const std::string p_text =
+      m.p_value ? fmt::format("p = {:.2g}", *m.p_value) : std::string("no test (under 2 samples)");
+  if (significant) {
+    if (g >= o.fail_threshold) {
+      m.kind = change_kind::regression;
+      m.verdict = check_status::fail;
+      m.note = fmt::format("{:.1f}% worse, {}; fails at {:.1f}%", 100 * g, p_text,
+                           100 * o.fail_threshold);
+    } else if (g > 0) {
+      m.kind = change_kind::regression;
+      m.verdict = check_status::warn;
+      m.note = fmt::format("{:.1f}% worse, {}; under the {:.1f}% fail threshold", 100 * g, p_text,
+                           100 * o.fail_threshold);
+    } else {
+      m.kind = change_kind::improved;
+      m.verdict = check_status::pass;
+      m.note = fmt::format("{:.1f}% better, {}", -100 * g, p_text);
+    }
+    return;
+  }
+  if (g >= o.fail_threshold) {
+    m.kind = change_kind::noisy_regression;
+    m.verdict = check_status::warn;
+    m.note =
+        fmt::format("{:.1f}% worse but not significant ({}): too noisy to judge", 100 * g, p_text);
+    return;
+  }
+  m.kind = change_kind::unchanged;
+  m.verdict = check_status::pass;
+  m.note = fmt::format("{:+.1f}%, {}", 100 * r, p_text);
+}
+
+metric_diff base(const result& r, const std::string& device) {
+  metric_diff m;
+  m.bench_id = r.bench_id;
+  m.parameters = r.parameters;
+  m.metric = r.metric;
+  m.unit = r.unit;
+  m.higher_is_better = r.higher_is_better;
+  m.device = device;
+  return m;
+}
+
+std::string label(const report& r) {
+  std::string out = r.host.hostname.empty() ? "unknown host" : r.host.hostname;
+  if (!r.run.started_utc.empty())
+    out += " at " + r.run.started_utc;
+  return out;
+}
+
+} // namespace
+
+diff_output diff_reports(const report& old_report, const report& new_report,
+                         const diff_options& options) {
+  if (!(options.alpha > 0 && options.alpha < 1))
+    throw std::invalid_argument("diff_options.alpha must be in (0, 1)");
+  if (!(options.min_effect >= 0))
+    throw std::invalid_argument("diff_options.min_effect must not be negative");
+  if (!(options.fail_threshold >= options.min_effect))
+    throw std::invalid_argument("diff_options.fail_threshold must be at least min_effect");
+
+  diff_output out;
+  out.options = options;
+  out.old_label = label(old_report);
+  out.new_label = label(new_report);
+
+  auto serial = [](const device_info& d) { return d.serial; };
+  auto uuid = [](const device_info& d) { return d.uuid; };
+  if (usable_key(old_report, serial) && usable_key(new_report, serial))
+    out.key = device_key::serial;
+  else if (usable_key(old_report, uuid) && usable_key(new_report, uuid))
+    out.key = device_key::uuid;
+  else
+    out.key = device_key::index;
+
+  // Host inventory.
+  const auto& ho = old_report.host;
+  const auto& hn = new_report.host;
+  compare_field(out.inventory, "host", "hostname", ho.hostname, hn.hostname);
+  compare_field(out.inventory, "host", "driver_version", ho.driver_version, hn.driver_version);
+  compare_field(out.inventory, "host", "cuda_driver_version", ho.cuda_driver_version,
+                hn.cuda_driver_version);
+  compare_field(out.inventory, "host", "cuda_runtime_version", ho.cuda_runtime_version,
+                hn.cuda_runtime_version);
+  compare_field(out.inventory, "host", "cublas_version", ho.cublas_version, hn.cublas_version);
+  compare_field(out.inventory, "host", "nccl_version", ho.nccl_version, hn.nccl_version);
+  compare_field(out.inventory, "host", "kernel", ho.kernel, hn.kernel);
+  compare_field(out.inventory, "host", "gpu_count", std::to_string(old_report.devices.size()),
+                std::to_string(new_report.devices.size()));
+
+  // GPU pairing.
+  std::map<std::string, const device_info*> new_by_id;
+  for (const auto& d : new_report.devices)
+    new_by_id[identity_of(d, out.key)] = &d;
+  std::set<std::string> paired;
+  for (const auto& d : old_report.devices) {
+    const std::string id = identity_of(d, out.key);
+    device_match m{id, d.name, d.index, std::nullopt};
+    if (const auto it = new_by_id.find(id); it != new_by_id.end()) {
+      m.new_index = it->second->index;
+      m.name = it->second->name;
+      paired.insert(id);
+      compare_devices(out.inventory, id, d, *it->second);
+    } else {
+      out.verdict = worse(out.verdict, check_status::warn);
+    }
+    out.devices.push_back(std::move(m));
+  }
+  for (const auto& d : new_report.devices) {
+    const std::string id = identity_of(d, out.key);
+    if (!paired.contains(id))
+      out.devices.push_back({id, d.name, std::nullopt, d.index});
+  }
+
+  // Results.
+  const auto old_ids = identities(old_report, out.key);
+  const auto new_ids = identities(new_report, out.key);
+  std::map<std::string, const result*> new_results;
+  for (const auto& r : new_report.results)
+    new_results.emplace(result_key(r, result_device(r, new_ids)), &r);
+  std::set<std::string> matched;
+  for (const auto& a : old_report.results) {
+    const std::string device = result_device(a, old_ids);
+    const std::string key = result_key(a, device);
+    metric_diff m = base(a, device);
+    m.old_devices = a.devices;
+    m.old_n = a.stats.n;
+    if (a.status == result_status::ok)
+      m.old_median = a.stats.median;
+    const auto it = new_results.find(key);
+    if (it == new_results.end() || matched.contains(key)) {
+      m.kind = change_kind::missing_in_new;
+      m.verdict = check_status::warn;
+      m.note = "not in the new report";
+    } else {
+      matched.insert(key);
+      const result& b = *it->second;
+      m.new_devices = b.devices;
+      m.new_n = b.stats.n;
+      if (b.status == result_status::ok)
+        m.new_median = b.stats.median;
+      judge(m, a, b, options);
+      if (m.old_devices != m.new_devices)
+        m.note += fmt::format(" (GPU moved: index {} -> {})", fmt::join(m.old_devices, ","),
+                              fmt::join(m.new_devices, ","));
+    }
+    out.verdict = worse(out.verdict, m.verdict);
+    out.metrics.push_back(std::move(m));
+  }
+  for (const auto& b : new_report.results) {
+    const std::string device = result_device(b, new_ids);
+    if (matched.contains(result_key(b, device)))
+      continue;
+    metric_diff m = base(b, device);
+    m.new_devices = b.devices;
+    m.new_n = b.stats.n;
+    if (b.status == result_status::ok)
+      m.new_median = b.stats.median;
+    m.kind = change_kind::new_in_new;
+    m.verdict = check_status::pass;
+    m.note = "not in the old report";
+    out.metrics.push_back(std::move(m));
+  }
+  return out;
+}
+
+namespace {
+
+template <class T> nlohmann::ordered_json opt_json(const std::optional<T>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string opt_value(const std::optional<double>& v) {
+  return v ? fmt::format("{:.4g}", *v) : std::string("—");
+}
+
+} // namespace
+
+nlohmann::ordered_json to_json(const diff_output& d) {
+  nlohmann::ordered_json j;
+  j["schema"] = "gpuspec.diff.v1";
+  j["old"] = d.old_label;
+  j["new"] = d.new_label;
+  j["options"] = {{"alpha", d.options.alpha},
+                  {"min_effect", d.options.min_effect},
+                  {"fail_threshold", d.options.fail_threshold},
+                  {"test", "mann-whitney-u two-sided"}};
+  j["device_key"] = std::string(to_string(d.key));
+  j["verdict"] = std::string(to_string(d.verdict));
+  auto& inv = j["inventory"] = nlohmann::ordered_json::array();
+  for (const auto& c : d.inventory)
+    inv.push_back(
+        {{"scope", c.scope}, {"field", c.field}, {"old", c.old_value}, {"new", c.new_value}});
+  auto& dev = j["devices"] = nlohmann::ordered_json::array();
+  for (const auto& m : d.devices)
+    dev.push_back({{"identity", m.identity},
+                   {"name", m.name},
+                   {"old_index", opt_json(m.old_index)},
+                   {"new_index", opt_json(m.new_index)}});
+  auto& met = j["metrics"] = nlohmann::ordered_json::array();
+  for (const auto& m : d.metrics) {
+    nlohmann::ordered_json e;
+    e["bench_id"] = m.bench_id;
+    e["parameters"] = m.parameters;
+    e["metric"] = m.metric;
+    e["unit"] = m.unit;
+    e["higher_is_better"] = m.higher_is_better;
+    e["device"] = m.device;
+    e["old_devices"] = m.old_devices;
+    e["new_devices"] = m.new_devices;
+    e["old_median"] = opt_json(m.old_median);
+    e["new_median"] = opt_json(m.new_median);
+    e["old_n"] = m.old_n;
+    e["new_n"] = m.new_n;
+    e["relative_change"] = opt_json(m.relative_change);
+    e["p_value"] = opt_json(m.p_value);
+    e["test_method"] = std::string(to_string(m.method));
+    e["change"] = std::string(to_string(m.kind));
+    e["verdict"] = std::string(to_string(m.verdict));
+    e["note"] = m.note;
+    met.push_back(std::move(e));
+  }
+  return j;
+}
+
+std::string to_markdown(const diff_output& d) {
+  std::string out =
+      fmt::format("# gpuspec diff\n\nOld: {}  \nNew: {}  \nVerdict: **{}**\n\n",
+                  md_escape(d.old_label), md_escape(d.new_label), to_string(d.verdict));
+  out += "## Inventory\n\n";
+  if (d.inventory.empty()) {
+    out += "No inventory differences.\n\n";
+  } else {
+    out += "| scope | field | old | new |\n| --- | --- | --- | --- |\n";
+    for (const auto& c : d.inventory)
+      out += fmt::format("| {} | {} | {} | {} |\n", md_escape(c.scope), c.field,
+                         md_escape(c.old_value), md_escape(c.new_value));
+    out += '\n';
+  }
+  out += fmt::format("## GPUs (paired by {})\n\n| GPU | name | old index | new index |\n"
+                     "| --- | --- | --- | --- |\n",
+                     to_string(d.key));
+  for (const auto& m : d.devices)
+    out += fmt::format("| {} | {} | {} | {} |\n", md_escape(m.identity), md_escape(m.name),
+                       m.old_index ? std::to_string(*m.old_index) : "—",
+                       m.new_index ? std::to_string(*m.new_index) : "—");
+  out += fmt::format("\n## Metrics\n\nMann–Whitney U, two-sided; significant when p < {} and "
+                     "|change| ≥ {:.1f}%; a significant regression ≥ {:.1f}% fails.\n\n",
+                     d.options.alpha, 100 * d.options.min_effect, 100 * d.options.fail_threshold);
+  out += "| benchmark | parameters | GPU | old median | new median | unit | change | p | "
+         "verdict | note |\n| --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- | --- |\n";
+  for (const auto& m : d.metrics)
+    out +=
+        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(m.bench_id),
+                    md_escape(format_parameters(m.parameters)), md_escape(m.device),
+                    opt_value(m.old_median), opt_value(m.new_median), md_escape(m.unit),
+                    m.relative_change ? fmt::format("{:+.2f}%", 100 * *m.relative_change) : "—",
+                    m.p_value ? fmt::format("{:.2g}", *m.p_value) : "—", to_string(m.verdict),
+                    md_escape(m.note));
+  return out;
+}
+
+} // namespace gpuspec::reports

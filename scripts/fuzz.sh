@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of the file loaders (the `fuzz` preset: clang, coverage,
+# AddressSanitizer, UndefinedBehaviorSanitizer; build/fuzz) and runs each for SECONDS.
+#
+#   scripts/fuzz.sh [SECONDS]      SECONDS per target: the argument, else $GPUSPEC_FUZZ_SECONDS,
+#                                  else 60.
+#
+# Each target starts from its seeds in fuzz/corpus/<name>/ plus the repository's current
+# fixtures (reports: tests/fixtures/{reports,diff}/**; spec table: specs/gpus.json and
+# tests/fixtures/specs/**), copied into a temporary folder, so the checkout is never modified.
+# A crash, a sanitizer report, a leak, an escaping exception or a hang (10 s on one input) stops
+# that target: the script names the reproducer (kept under build/fuzz/artifacts/) and exits 1
+# after running the others. docs/fuzzing.md says how to reproduce and minimize.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+
+seconds="${1:-${GPUSPEC_FUZZ_SECONDS:-60}}"
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz: SECONDS must be a positive whole number, not '$seconds'" >&2
+  exit 2
+fi
+
+# libFuzzer comes with clang's runtime libraries (Debian 12: libclang-rt-14-dev; install-deps.sh).
+probe="$(mktemp -d "${TMPDIR:-/tmp}/gpuspec-fuzz-probe.XXXXXX")"
+if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
+    clang++ -x c++ -fsanitize=fuzzer - -o "$probe/probe" >"$probe/log" 2>&1; then
+  echo "fuzz: clang++ cannot link a libFuzzer target (are clang and its runtime libraries," \
+       "libclang-rt-dev, installed? scripts/install-deps.sh installs them):" >&2
+  cat "$probe/log" >&2
+  rm -rf "$probe"
+  exit 2
+fi
+rm -rf "$probe"
+
+cmake --preset fuzz >/dev/null # its errors go to stderr
+cmake --build --preset fuzz
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/gpuspec-fuzz.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+artifacts="$here/build/fuzz/artifacts"
+logs="$here/build/fuzz/logs"
+mkdir -p "$artifacts" "$logs"
+
+# seeds NAME FILE...: copies the files that exist into the temporary corpus of NAME.
+seeds() {
+  local name="$1"
+  shift
+  mkdir -p "$work/$name"
+  cp fuzz/corpus/"$name"/* "$work/$name"/
+  local f
+  for f in "$@"; do
+    # Flattened names: tests/fixtures/reports/invalid/x.json -> tests_fixtures_..._x.json.
+    if [ -f "$f" ]; then cp "$f" "$work/$name/${f//\//_}"; fi
+  done
+}
+shopt -s nullglob globstar
+seeds report tests/fixtures/reports/**/*.json tests/fixtures/diff/**/*.json
+seeds spec specs/gpus.json tests/fixtures/specs/**/*.json
+shopt -u nullglob globstar
+
+failed=0
+for name in report spec; do
+  target="fuzz_${name}_loader"
+  mkdir -p "$artifacts/$target"
+  before="$(ls -A "$artifacts/$target")"
+  echo "fuzz: $target for ${seconds} s ($(ls "$work/$name" | wc -l) seed files), log in $logs/$target.log"
+  status=0
+  # One process, one thread. Run from $work: libFuzzer may drop files in its working folder.
+  (cd "$work" && "$here/build/fuzz/fuzz/$target" -max_total_time="$seconds" -timeout=10 \
+      -rss_limit_mb=2048 -dict="$here/fuzz/json.dict" -print_final_stats=1 \
+      -artifact_prefix="$artifacts/$target/" "$work/$name") >"$logs/$target.log" 2>&1 || status=$?
+  if [ "$status" -eq 0 ]; then
+    grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$logs/$target.log" |
+      sed 's/^/  /'
+    continue
+  fi
+  failed=1
+  echo "fuzz: $target FAILED (exit $status); the end of its log:" >&2
+  tail -n 60 "$logs/$target.log" >&2
+  found=0
+  for f in "$artifacts/$target"/*; do
+    if [ -f "$f" ] && ! grep -qxF "$(basename "$f")" <<<"$before"; then
+      echo "fuzz: reproducer: $f  (rerun: build/fuzz/fuzz/$target $f)" >&2
+      found=1
+    fi
+  done
+  if [ "$found" -eq 0 ]; then
+    echo "fuzz: no reproducer was written; see $logs/$target.log" >&2
+  fi
+done
+exit "$failed"

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# End-to-end test of `gpuspec check` on tests/fixtures/check: exit codes of every fixture,
+# every output format, atomic -o, site rules, baseline, and bad input (exit 3, file and field
+# named, never a crash). Usage: check_cli_test.sh GPUSPEC FIXTURES OUTDIR
+set -u
+bin=$1
+fx=$2
+out=$3
+rm -rf "$out"
+mkdir -p "$out"
+failures=0
+specs=(--specs "$fx/specs.json")
+
+# expect CODE ARGS...: runs gpuspec ARGS, compares the exit code.
+expect() {
+  local want=$1
+  shift
+  NO_COLOR=1 "$bin" "$@" >"$out/stdout" 2>"$out/stderr"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL: gpuspec $* -> exit $got, expected $want"
+    sed 's/^/  stderr: /' "$out/stderr" | head -5
+    failures=$((failures + 1))
+  fi
+}
+# stderr_has TEXT: the last command's stderr contains TEXT.
+stderr_has() {
+  if ! grep -qF -- "$1" "$out/stderr"; then
+    echo "FAIL: stderr lacks '$1':"
+    sed 's/^/  /' "$out/stderr" | head -5
+    failures=$((failures + 1))
+  fi
+}
+
+expect 0 check "${specs[@]}" "$fx/healthy.json"
+grep -q 'Verdict: PASS (exit code 0)' "$out/stdout" || { echo "FAIL: no verdict line"; failures=$((failures + 1)); }
+# The shipped spec table has no row for the synthetic GPU: warn, judged by efficiency.
+expect 1 check "$fx/healthy.json"
+grep -q 'GPUSPEC-NO-SPEC-ROW' "$out/stdout" || { echo "FAIL: no GPUSPEC-NO-SPEC-ROW"; failures=$((failures + 1)); }
+
+for f in "$fx"/degraded-*.json; do
+  case "$(basename "$f" .json)" in
+  degraded-ecc-uncorrected | degraded-row-remap-failure | degraded-nvlink-down | \
+    degraded-nouveau-loaded | degraded-below-spec | degraded-result-failed | \
+    degraded-verification-failed) want=2 ;;
+  *) want=1 ;;
+  esac
+  expect "$want" check "${specs[@]}" "$f"
+  code="GPUSPEC-$(basename "$f" .json | sed 's/^degraded-//' | tr 'a-z' 'A-Z')"
+  grep -qF -- "$code" "$out/stdout" || { echo "FAIL: $f: $code not in the table"; failures=$((failures + 1)); }
+done
+for f in "$fx"/inconclusive-*.json; do
+  expect 3 check "${specs[@]}" "$f"
+done
+# Several reports: worst wins.
+expect 2 check "${specs[@]}" "$fx/healthy.json" "$fx/degraded-ecc-uncorrected.json" "$fx/degraded-pcie-replays.json"
+
+for format in table md json junit prom; do
+  expect 2 check "${specs[@]}" --format "$format" "$fx/degraded-ecc-uncorrected.json"
+  [ -s "$out/stdout" ] || { echo "FAIL: --format $format printed nothing"; failures=$((failures + 1)); }
+  if [ "$format" = table ] && grep -q $'\033' "$out/stdout"; then
+    echo "FAIL: colour when stdout is not a TTY"
+    failures=$((failures + 1))
+  fi
+  if [ "$format" = junit ] && command -v python3 >/dev/null; then
+    python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$out/stdout" ||
+      { echo "FAIL: JUnit output is not well-formed XML"; failures=$((failures + 1)); }
+  fi
+  if [ "$format" = json ] && command -v python3 >/dev/null; then
+    python3 -c 'import sys, json; d = json.load(open(sys.argv[1])); assert d["exit_code"] == 2' "$out/stdout" ||
+      { echo "FAIL: JSON output"; failures=$((failures + 1)); }
+  fi
+done
+expect 2 check "${specs[@]}" --json "$fx/degraded-ecc-uncorrected.json"
+expect 1 check "${specs[@]}" --format prom -o "$out/gpuspec.prom" "$fx/degraded-pcie-replays.json"
+[ -s "$out/gpuspec.prom" ] || { echo "FAIL: -o wrote nothing"; failures=$((failures + 1)); }
+ls -a "$out" | grep -q '\.tmp\.' && { echo "FAIL: a temporary file was left behind"; failures=$((failures + 1)); }
+
+# Baseline: a report against itself passes; a degraded one against the healthy one does not.
+expect 0 check "${specs[@]}" --baseline "$fx/healthy.json" "$fx/healthy.json"
+expect 1 check "${specs[@]}" --baseline "$fx/healthy.json" "$fx/degraded-sibling-outlier.json"
+grep -q 'GPUSPEC-BELOW-BASELINE' "$out/stdout" || { echo "FAIL: no GPUSPEC-BELOW-BASELINE"; failures=$((failures + 1)); }
+
+# Site rules: a stricter STREAM bar warns on the healthy node.
+cat >"$out/site.json" <<'JSON'
+{"schema": "gpuspec.expect.v1", "rules": [{"pattern": "memory.stream.*", "pass": 0.95}]}
+JSON
+expect 1 check "${specs[@]}" --rules "$out/site.json" "$fx/healthy.json"
+echo '{"schema": "gpuspec.expect.v1", "rules": [{"pattern": "memory.stream.*", "pass": "x"}]}' >"$out/bad-site.json"
+expect 3 check "${specs[@]}" --rules "$out/bad-site.json" "$fx/healthy.json"
+stderr_has "$out/bad-site.json: rules[0].pass:"
+
+# Bad input: exit 3, the file and the field named.
+expect 3 check "${specs[@]}" "$out/missing.json"
+stderr_has "$out/missing.json"
+: >"$out/empty.json"
+expect 3 check "${specs[@]}" "$out/empty.json"
+stderr_has "$out/empty.json"
+head -c 300 "$fx/healthy.json" >"$out/truncated.json"
+expect 3 check "${specs[@]}" "$out/truncated.json"
+stderr_has "$out/truncated.json"
+echo 'not json at all' >"$out/text.json"
+expect 3 check "${specs[@]}" "$out/text.json"
+stderr_has "$out/text.json"
+sed 's/"gpuspec.report.v1"/"gpuspec.report.v9"/' "$fx/healthy.json" >"$out/schema.json"
+expect 3 check "${specs[@]}" "$out/schema.json"
+stderr_has "$out/schema.json: schema:"
+if command -v python3 >/dev/null; then
+  python3 - "$fx/healthy.json" "$out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["results"][3]["stats"]["median"]
+json.dump(d, open(sys.argv[2] + "/missing-field.json", "w"))
+d = json.load(open(sys.argv[1]))
+d["devices"][1]["index"] = "one"
+json.dump(d, open(sys.argv[2] + "/mistyped-field.json", "w"))
+PY
+  expect 3 check "${specs[@]}" "$out/missing-field.json"
+  stderr_has "results[3].stats.median"
+  expect 3 check "${specs[@]}" "$out/mistyped-field.json"
+  stderr_has "devices[1].index"
+fi
+# One bad report among good ones: still 3, no verdict.
+expect 3 check "${specs[@]}" "$fx/healthy.json" "$out/empty.json"
+expect 3 check "${specs[@]}" --baseline "$out/empty.json" "$fx/healthy.json"
+expect 3 check --specs "$out/empty.json" "$fx/healthy.json"
+stderr_has "$out/empty.json"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all passed"

@@ -1,0 +1,174 @@
+// compare_reports: fractions of each GPU's own spec, and outliers among GPUs of one model.
+// The spec rows here are built in code with made-up round figures, not datasheet values.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "diff_samples.hpp"
+#include "gpuspec/reports/compare.hpp"
+
+namespace gr = gpuspec::reports;
+namespace gt = gpuspec::reports::testing;
+
+namespace {
+
+gr::spec_table synthetic_specs() {
+  gr::gpu_spec big;
+  big.id = "synthetic-big";
+  big.name = "Synthetic Big GPU";
+  big.match_names = {"Synthetic Big GPU"};
+  big.pci_device_ids = {0x1111};
+  big.memory_bandwidth_gbs = 2000;
+  big.peaks = {{"fp16_tc", 300.0}, {"fp32", 20.0}};
+  gr::gpu_spec small;
+  small.id = "synthetic-small";
+  small.name = "Synthetic Small GPU";
+  small.match_names = {"Synthetic Small GPU"};
+  small.memory_bandwidth_gbs = 400;
+  small.peaks = {{"fp16_tc", 60.0}};
+  return {{big, small}};
+}
+
+gr::report node(const std::string& host, const std::string& gpu_name, double triad,
+                std::uint64_t seed) {
+  auto gpu = gt::synthetic_gpu(0, "S-" + host, "U-" + host, gpu_name);
+  if (gpu_name == "Synthetic Big GPU")
+    gpu.pci_device_id = 0x1111;
+  return gt::synthetic_node(
+      host, {gpu},
+      {gt::synthetic_result("memory.stream.triad", 0, gt::noisy_samples(triad, 0.001, 20, seed))});
+}
+
+} // namespace
+
+TEST(Compare, DifferentModelsReadAsFractionsOfTheirOwnSpec) {
+  auto big = node("big-node", "Synthetic Big GPU", 1800, 1);
+  auto small = node("small-node", "Synthetic Small GPU", 360, 2);
+  auto gemm = gt::synthetic_result("gemm.cublas.fp16_tc", 0, {270, 271, 269, 270}, true, "TFLOP/s");
+  big.results.push_back(gemm);
+  const auto c =
+      gr::compare_reports({big, small}, {"big.json", "small.json"}, synthetic_specs(), {});
+  ASSERT_EQ(c.columns.size(), 2U);
+  EXPECT_EQ(c.columns[0].spec_id, "synthetic-big");
+  EXPECT_EQ(c.columns[1].spec_id, "synthetic-small");
+  EXPECT_EQ(c.columns[0].label, "big.json/GPU 0");
+  ASSERT_EQ(c.rows.size(), 2U);
+  const auto& triad = c.rows[0];
+  ASSERT_TRUE(triad.cells[0] && triad.cells[1]);
+  EXPECT_NEAR(*triad.cells[0]->fraction, triad.cells[0]->value / 2000, 1e-12);
+  EXPECT_NEAR(*triad.cells[0]->fraction, 0.9, 0.005);
+  EXPECT_NEAR(*triad.cells[1]->fraction, 0.9, 0.005);
+  EXPECT_EQ(triad.cells[0]->basis, gr::fraction_basis::spec_memory);
+  const auto& g = c.rows[1];
+  ASSERT_TRUE(g.cells[0].has_value());
+  EXPECT_FALSE(g.cells[1].has_value());
+  EXPECT_EQ(g.cells[0]->basis, gr::fraction_basis::spec_peak);
+  EXPECT_NEAR(*g.cells[0]->fraction, 270.0 / 300.0, 1e-12);
+  EXPECT_EQ(c.outliers, 0U);
+  const std::string text = gr::format_cell(triad.cells[1]);
+  EXPECT_NE(text.find(" ("), std::string::npos) << text;
+  EXPECT_NE(text.find("%)"), std::string::npos) << text;
+}
+
+TEST(Compare, UnknownGpuUsesTheClockAdjustedEfficiency) {
+  auto r = node("odd-node", "Unlisted GPU", 500, 3);
+  r.results[0].efficiency = 0.8;
+  const auto c = gr::compare_reports({r}, {"odd.json"}, synthetic_specs(), {});
+  EXPECT_EQ(c.columns[0].spec_id, "");
+  ASSERT_TRUE(c.rows[0].cells[0].has_value());
+  EXPECT_EQ(c.rows[0].cells[0]->basis, gr::fraction_basis::clock_adjusted);
+  EXPECT_DOUBLE_EQ(*c.rows[0].cells[0]->fraction, 0.8);
+  r.results[0].efficiency.reset();
+  const auto none = gr::compare_reports({r}, {}, gr::spec_table{}, {});
+  EXPECT_FALSE(none.rows[0].cells[0]->fraction.has_value());
+  EXPECT_EQ(none.columns[0].label, "#1/GPU 0");
+}
+
+TEST(Compare, OutlierAmongFiveNodesOfOneModel) {
+  std::vector<gr::report> reports;
+  const double triads[] = {1800, 1805, 1795, 1802, 1500};
+  for (int i = 0; i < 5; ++i)
+    reports.push_back(node("n" + std::to_string(i), "Synthetic Big GPU", triads[i], 10 + i));
+  reports.push_back(node("small", "Synthetic Small GPU", 100, 20)); // alone in its model
+  const auto c = gr::compare_reports(reports, {}, synthetic_specs(), {});
+  ASSERT_EQ(c.rows.size(), 1U);
+  const auto& cells = c.rows[0].cells;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_FALSE(cells[i]->outlier) << i;
+    ASSERT_TRUE(cells[i]->modified_z.has_value());
+    EXPECT_LT(std::abs(*cells[i]->modified_z), 3.5);
+  }
+  EXPECT_TRUE(cells[4]->outlier);
+  EXPECT_LT(*cells[4]->modified_z, -3.5);
+  EXPECT_FALSE(cells[5]->outlier);
+  EXPECT_FALSE(cells[5]->modified_z.has_value()); // a group of one is not tested
+  EXPECT_EQ(c.outliers, 1U);
+  EXPECT_NE(gr::format_cell(cells[4]).find("OUTLIER"), std::string::npos);
+  EXPECT_NE(gr::to_markdown(c).find("**"), std::string::npos);
+  EXPECT_EQ(gr::to_json(c).at("outliers"), 1);
+}
+
+TEST(Compare, ModifiedZOnKnownValues) {
+  // values 10, 11, 12, 13, 30: median 12, deviations 2, 1, 0, 1, 18 -> MAD 1;
+  // z(30) = 0.6745 * 18 = 12.141, z(10) = -1.349.
+  std::vector<gr::report> reports;
+  const double v[] = {10, 11, 12, 13, 30};
+  for (int i = 0; i < 5; ++i) {
+    auto r = node("n" + std::to_string(i), "Synthetic Big GPU", 1, 0);
+    r.results[0] = gt::synthetic_result("memory.stream.triad", 0, {v[i], v[i], v[i]});
+    reports.push_back(r);
+  }
+  const auto c = gr::compare_reports(reports, {}, synthetic_specs(), {});
+  EXPECT_NEAR(*c.rows[0].cells[4]->modified_z, 0.6745 * 18, 1e-12);
+  EXPECT_NEAR(*c.rows[0].cells[0]->modified_z, -0.6745 * 2, 1e-12);
+  EXPECT_TRUE(c.rows[0].cells[4]->outlier);
+  EXPECT_EQ(c.outliers, 1U);
+}
+
+TEST(Compare, ZeroMadFallsBackToRelativeDeviation) {
+  std::vector<gr::report> reports;
+  const double v[] = {1800, 1800, 1800, 1800, 1700, 1790};
+  for (int i = 0; i < 6; ++i) {
+    auto r = node("n" + std::to_string(i), "Synthetic Big GPU", 1, 0);
+    r.results[0] = gt::synthetic_result("memory.stream.triad", 0, {v[i], v[i], v[i]});
+    reports.push_back(r);
+  }
+  const auto c = gr::compare_reports(reports, {}, synthetic_specs(), {});
+  EXPECT_TRUE(c.rows[0].cells[4]->outlier);  // 5.6% below the median
+  EXPECT_FALSE(c.rows[0].cells[5]->outlier); // 0.6% below
+  EXPECT_EQ(c.outliers, 1U);
+}
+
+TEST(Compare, FailedResultsMakeNoCell) {
+  auto a = node("a", "Synthetic Big GPU", 1800, 1);
+  auto b = node("b", "Synthetic Big GPU", 1800, 2);
+  b.results[0].status = gr::result_status::failed;
+  b.results[0].reason = "verification failed";
+  const auto c = gr::compare_reports({a, b}, {"a", "b"}, synthetic_specs(), {});
+  ASSERT_EQ(c.rows.size(), 1U);
+  EXPECT_TRUE(c.rows[0].cells[0].has_value());
+  EXPECT_FALSE(c.rows[0].cells[1].has_value());
+  EXPECT_EQ(gr::format_cell(c.rows[0].cells[1]), "—");
+}
+
+TEST(Compare, TinyDeviationAmongTightSiblingsIsNotAnOutlier) {
+  // MAD 0.1 here: 1001 has a modified z of 10 but is 0.15% off; a measurement, not a part,
+  // differs by that much.
+  std::vector<gr::report> reports;
+  const double v[] = {999.7, 999.5, 1001.0, 999.5, 999.6};
+  for (int i = 0; i < 5; ++i) {
+    auto r = node("n" + std::to_string(i), "Synthetic Big GPU", 1, 0);
+    r.results[0] = gt::synthetic_result("memory.stream.triad", 0, {v[i], v[i], v[i]});
+    reports.push_back(r);
+  }
+  const auto c = gr::compare_reports(reports, {}, synthetic_specs(), {});
+  EXPECT_GT(*c.rows[0].cells[2]->modified_z, 3.5);
+  EXPECT_FALSE(c.rows[0].cells[2]->outlier);
+  EXPECT_EQ(c.outliers, 0U);
+  gr::compare_options strict;
+  strict.min_relative_deviation = 0.001;
+  EXPECT_EQ(gr::compare_reports(reports, {}, synthetic_specs(), strict).outliers, 1U);
+}
