@@ -18,6 +18,7 @@
 #include "gpuspec/benches/device_probe.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/text_format.hpp"
 #include "interrupt.hpp"
 #include "inventory.hpp"
 #include "text_table.hpp"
@@ -83,16 +84,6 @@ std::string default_report_name(const std::string& hostname) {
                      fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(std::time(nullptr))));
 }
 
-std::string params_text(const nlohmann::ordered_json& params) {
-  std::string out;
-  for (const auto& [key, value] : params.items()) {
-    if (!out.empty())
-      out += ' ';
-    out += key + '=' + (value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return out;
-}
-
 /// Progress on stderr, and the report rewritten after every result so a crash loses nothing
 /// that was measured.
 class progress_printer final : public benches::run_observer {
@@ -143,7 +134,7 @@ std::string summary_table(const reports::report& report) {
       status = fmt::format("{}: {}", status, r.reason);
     else if (r.telemetry.throttled)
       status += " (throttled)";
-    table.add_row({r.bench_id, gpus, params_text(r.parameters),
+    table.add_row({r.bench_id, gpus, reports::format_parameters(r.parameters),
                    ok ? format_value(r.stats.median) : "", r.unit,
                    ok ? fmt::format("{:.2f}%", 100.0 * r.stats.cv) : "", std::to_string(r.stats.n),
                    r.efficiency ? fmt::format("{:.1f}%", 100.0 * *r.efficiency) : "",

@@ -8,6 +8,7 @@
 
 #include "gpuspec/reports/diagnosis.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/text_format.hpp"
 
 namespace gpuspec::reports {
 
@@ -53,16 +54,6 @@ std::optional<double> pcie_bandwidth_gbs(int gen, int width) {
 }
 
 namespace {
-
-std::string params_text(const nlohmann::ordered_json& params) {
-  std::string out;
-  for (const auto& [key, value] : params.items()) {
-    if (!out.empty())
-      out += ' ';
-    out += key + '=' + (value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return out;
-}
 
 std::string group_of(const std::string& bench_id) {
   const auto dot = bench_id.rfind('.');
@@ -295,7 +286,7 @@ private:
     v.result_index = i;
     v.bench_id = r.bench_id;
     v.group = group_of(r.bench_id);
-    v.parameters = params_text(r.parameters);
+    v.parameters = format_parameters(r.parameters);
     v.devices = r.devices;
     v.unit = r.unit;
     std::string gpus;

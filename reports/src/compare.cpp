@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/diff.hpp"
+#include "gpuspec/reports/text_format.hpp"
 
 namespace gpuspec::reports {
 
@@ -93,13 +94,6 @@ void mark_outliers(compare_row& row, const std::vector<compare_column>& columns,
         ++count;
     }
   }
-}
-
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    out += c == '|' ? std::string("\\|") : std::string(1, c == '\n' ? ' ' : c);
-  return out;
 }
 
 } // namespace
@@ -216,14 +210,14 @@ std::string to_markdown(const compare_output& c) {
   out += "| benchmark | parameters | unit |";
   std::string rule = "| --- | --- | --- |";
   for (const auto& col : c.columns) {
-    out += fmt::format(" {} ({}, {}) |", md_escape(col.label), md_escape(col.hostname),
-                       md_escape(col.gpu_name));
+    out += fmt::format(" {} ({}, {}) |", markdown_cell(col.label), markdown_cell(col.hostname),
+                       markdown_cell(col.gpu_name));
     rule += " ---: |";
   }
   out += '\n' + rule + '\n';
   for (const auto& row : c.rows) {
-    out += fmt::format("| {} | {} | {} |", md_escape(row.bench_id),
-                       md_escape(format_parameters(row.parameters)), md_escape(row.unit));
+    out += fmt::format("| {} | {} | {} |", markdown_cell(row.bench_id),
+                       markdown_cell(format_parameters(row.parameters)), markdown_cell(row.unit));
     for (const auto& cell : row.cells) {
       const std::string text = format_cell(cell);
       out += ' ' + (cell && cell->outlier ? "**" + text + "**" : text) + " |";

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/text_format.hpp"
 
 namespace gpuspec::reports {
 
@@ -46,18 +47,6 @@ std::string_view to_string(device_key k) {
     return "index";
   }
   return "index";
-}
-
-std::string format_parameters(const nlohmann::ordered_json& parameters) {
-  if (!parameters.is_object())
-    return parameters.dump();
-  std::string out;
-  for (const auto& [k, v] : parameters.items()) {
-    if (!out.empty())
-      out += ' ';
-    out += k + '=' + (v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  return out;
 }
 
 namespace {
@@ -367,19 +356,6 @@ template <class T> nlohmann::ordered_json opt_json(const std::optional<T>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
-
 std::string opt_value(const std::optional<double>& v) {
   return v ? fmt::format("{:.4g}", *v) : std::string("—");
 }
@@ -436,22 +412,22 @@ nlohmann::ordered_json to_json(const diff_output& d) {
 std::string to_markdown(const diff_output& d) {
   std::string out =
       fmt::format("# gpuspec diff\n\nOld: {}  \nNew: {}  \nVerdict: **{}**\n\n",
-                  md_escape(d.old_label), md_escape(d.new_label), to_string(d.verdict));
+                  markdown_cell(d.old_label), markdown_cell(d.new_label), to_string(d.verdict));
   out += "## Inventory\n\n";
   if (d.inventory.empty()) {
     out += "No inventory differences.\n\n";
   } else {
     out += "| scope | field | old | new |\n| --- | --- | --- | --- |\n";
     for (const auto& c : d.inventory)
-      out += fmt::format("| {} | {} | {} | {} |\n", md_escape(c.scope), c.field,
-                         md_escape(c.old_value), md_escape(c.new_value));
+      out += fmt::format("| {} | {} | {} | {} |\n", markdown_cell(c.scope), c.field,
+                         markdown_cell(c.old_value), markdown_cell(c.new_value));
     out += '\n';
   }
   out += fmt::format("## GPUs (paired by {})\n\n| GPU | name | old index | new index |\n"
                      "| --- | --- | --- | --- |\n",
                      to_string(d.key));
   for (const auto& m : d.devices)
-    out += fmt::format("| {} | {} | {} | {} |\n", md_escape(m.identity), md_escape(m.name),
+    out += fmt::format("| {} | {} | {} | {} |\n", markdown_cell(m.identity), markdown_cell(m.name),
                        m.old_index ? std::to_string(*m.old_index) : "—",
                        m.new_index ? std::to_string(*m.new_index) : "—");
   out += fmt::format("\n## Metrics\n\nMann–Whitney U, two-sided; significant when p < {} and "
@@ -460,13 +436,13 @@ std::string to_markdown(const diff_output& d) {
   out += "| benchmark | parameters | GPU | old median | new median | unit | change | p | "
          "verdict | note |\n| --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- | --- |\n";
   for (const auto& m : d.metrics)
-    out +=
-        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(m.bench_id),
-                    md_escape(format_parameters(m.parameters)), md_escape(m.device),
-                    opt_value(m.old_median), opt_value(m.new_median), md_escape(m.unit),
-                    m.relative_change ? fmt::format("{:+.2f}%", 100 * *m.relative_change) : "—",
-                    m.p_value ? fmt::format("{:.2g}", *m.p_value) : "—", to_string(m.verdict),
-                    md_escape(m.note));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                       markdown_cell(m.bench_id), markdown_cell(format_parameters(m.parameters)),
+                       markdown_cell(m.device), opt_value(m.old_median), opt_value(m.new_median),
+                       markdown_cell(m.unit),
+                       m.relative_change ? fmt::format("{:+.2f}%", 100 * *m.relative_change) : "—",
+                       m.p_value ? fmt::format("{:.2g}", *m.p_value) : "—", to_string(m.verdict),
+                       markdown_cell(m.note));
   return out;
 }
 

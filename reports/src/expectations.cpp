@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "gpuspec/reports/spec_table.hpp"
+#include "json_input.hpp"
 
 namespace gpuspec::reports {
 
@@ -211,20 +210,11 @@ outcome<expectations> apply(const expectations* base, const nlohmann::ordered_js
 }
 
 outcome<nlohmann::ordered_json> read_json(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return input_error{name, "", "cannot open the file"};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    return input_error{name, "", "the file is empty"};
-  try {
-    return nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return input_error{name, "", fmt::format("not valid JSON (byte {})", e.byte)};
+  auto text = detail::read_input_file(file, "rule set");
+  if (!text) {
+    return text.error();
   }
+  return detail::parse_json_document(text.value(), file.string(), "rule set");
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/text_format.hpp"
 #include "render_detail.hpp"
 
 namespace gpuspec::reports::detail {
@@ -154,30 +155,18 @@ private:
   render_options m_options;
 };
 
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
-
 class markdown_renderer final : public renderer {
 public:
   [[nodiscard]] std::string render(const check_outcome& outcome) const override {
     std::string out = fmt::format("# gpuspec check: {}\n\n", upper(to_string(outcome.status)));
     for (const auto& node : outcome.nodes) {
-      out += fmt::format("## {}: {}\n\n", md_escape(node.hostname), upper(to_string(node.status)));
+      out +=
+          fmt::format("## {}: {}\n\n", markdown_cell(node.hostname), upper(to_string(node.status)));
       if (!node.source.empty())
-        out +=
-            fmt::format("Report `{}`, driver {}.\n\n", node.source, md_escape(node.driver_version));
+        out += fmt::format("Report `{}`, driver {}.\n\n", node.source,
+                           markdown_cell(node.driver_version));
       if (!node.message.empty())
-        out += md_escape(node.message) + "\n\n";
+        out += markdown_cell(node.message) + "\n\n";
       if (!node.results.empty()) {
         out += "| check | gpu | measured | expected | efficiency | frame | verdict | note |\n"
                "| --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n";
@@ -187,10 +176,10 @@ public:
             note += " `" + d.code + "`";
           out += fmt::format(
               "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-              md_escape(r.bench_id + (r.parameters.empty() ? "" : " " + r.parameters)),
-              gpus_text(r.devices), md_escape(format_quantity(r.measured, r.unit)),
-              md_escape(format_quantity(r.expected, r.unit)), format_percent(r.efficiency), r.frame,
-              to_string(r.status), md_escape(note));
+              markdown_cell(r.bench_id + (r.parameters.empty() ? "" : " " + r.parameters)),
+              gpus_text(r.devices), markdown_cell(format_quantity(r.measured, r.unit)),
+              markdown_cell(format_quantity(r.expected, r.unit)), format_percent(r.efficiency),
+              r.frame, to_string(r.status), markdown_cell(note));
         }
         out += "\n";
       }
@@ -198,9 +187,9 @@ public:
         out += "| gpu | name | serial | bus id | spec | verdict |\n"
                "| ---: | --- | --- | --- | --- | --- |\n";
         for (const auto& g : node.gpus)
-          out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", g.index, md_escape(g.name),
-                             md_escape(g.serial), md_escape(g.pci_bus_id), md_escape(g.spec_id),
-                             to_string(g.status));
+          out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", g.index, markdown_cell(g.name),
+                             markdown_cell(g.serial), markdown_cell(g.pci_bus_id),
+                             markdown_cell(g.spec_id), to_string(g.status));
         out += "\n";
       }
       const auto diags = unique_diagnoses(node);
@@ -210,12 +199,12 @@ public:
           out += fmt::format("- **{}** `{}`{}: {}. Action: {} (remediation: {}).\n",
                              to_string(d->severity), d->code,
                              d->device ? fmt::format(" (gpu {})", *d->device) : "",
-                             md_escape(d->cause), md_escape(d->action), to_string(d->step));
+                             markdown_cell(d->cause), markdown_cell(d->action), to_string(d->step));
         out += "\n";
       }
     }
     for (const auto& n : outcome.notes)
-      out += "> " + md_escape(n) + "\n";
+      out += "> " + markdown_cell(n) + "\n";
     return out;
   }
 };

@@ -35,10 +35,18 @@
 
 #include <fmt/format.h>
 
+#include "json_input.hpp"
+
 namespace gpuspec::reports {
 namespace {
 
 using json = nlohmann::ordered_json;
+using detail::fail;
+using detail::field_failure;
+using detail::index_path;
+using detail::library_message;
+using detail::member_path;
+using detail::quote;
 
 // ------------------------------------------------------------------------------------ names
 
@@ -89,11 +97,6 @@ std::optional<E> value_of(const name_table<E, N>& table, std::string_view name) 
   return std::nullopt;
 }
 
-/// JSON-quoted and escaped, for messages: "ok", "a\"b". Bad UTF-8 becomes U+FFFD.
-std::string quote(std::string_view s) {
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 template <class Range> std::string quoted_list(const Range& names) {
   std::string text;
   for (const auto& name : names) {
@@ -131,32 +134,6 @@ bool is_reading_status(std::string_view s) {
 }
 
 // ------------------------------------------------------------------------------------ paths
-
-bool is_identifier(std::string_view key) {
-  if (key.empty()) {
-    return false;
-  }
-  const auto alpha = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  };
-  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  if (!alpha(key.front())) {
-    return false;
-  }
-  return std::all_of(key.begin(), key.end(), [&](char c) { return alpha(c) || digit(c); });
-}
-
-/// parent.key, or parent["odd.key"] for a key that is not an identifier.
-std::string member_path(std::string_view parent, std::string_view key) {
-  if (!is_identifier(key)) {
-    return fmt::format("{}[{}]", parent, quote(key));
-  }
-  return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
-}
-
-std::string index_path(std::string_view parent, std::size_t index) {
-  return fmt::format("{}[{}]", parent, index);
-}
 
 /// The path of the first NaN or infinity inside `j`, if any.
 std::optional<std::string> find_non_finite(const json& j, const std::string& path) {
@@ -435,16 +412,6 @@ json result_json(const result& r, const std::string& path) {
 }
 
 // ------------------------------------------------------------------------------------ reading
-
-/// The first problem found while reading; converted to an input_error at the boundary.
-struct field_failure {
-  std::string field;
-  std::string message;
-};
-
-[[noreturn]] void fail(std::string field, std::string message) {
-  throw field_failure{std::move(field), std::move(message)};
-}
 
 std::string describe(const json& j) {
   switch (j.type()) {
@@ -987,75 +954,6 @@ report read_report(const json& j) {
   return r;
 }
 
-/// nlohmann's what() without its "[json.exception.parse_error.101] " prefix.
-std::string library_message(const std::exception& e) {
-  const std::string_view text = e.what();
-  const auto end = text.find("] ");
-  return std::string(text.starts_with("[json.exception.") && end != std::string_view::npos
-                         ? text.substr(end + 2)
-                         : text);
-}
-
-/// Parser callback state that rejects a key repeated within one object (nlohmann would keep
-/// the last silently), naming its path.
-class duplicate_key_detector {
-public:
-  struct duplicate {
-    std::string path;
-  };
-
-  void operator()(json::parse_event_t event, const json& parsed) {
-    switch (event) {
-    case json::parse_event_t::object_start:
-      m_stack.push_back({false, 0, {}, {}});
-      break;
-    case json::parse_event_t::array_start:
-      m_stack.push_back({true, 0, {}, {}});
-      break;
-    case json::parse_event_t::key: {
-      frame& top = m_stack.back();
-      top.key = parsed.get<std::string>();
-      if (!top.keys.insert(top.key).second) {
-        throw duplicate{path()};
-      }
-      break;
-    }
-    case json::parse_event_t::object_end:
-    case json::parse_event_t::array_end:
-      m_stack.pop_back();
-      element_done();
-      break;
-    case json::parse_event_t::value:
-      element_done();
-      break;
-    }
-  }
-
-private:
-  struct frame {
-    bool is_array;
-    std::size_t index;
-    std::string key;
-    std::set<std::string> keys;
-  };
-
-  void element_done() {
-    if (!m_stack.empty() && m_stack.back().is_array) {
-      ++m_stack.back().index;
-    }
-  }
-
-  [[nodiscard]] std::string path() const {
-    std::string p;
-    for (const frame& f : m_stack) {
-      p = f.is_array ? index_path(p, f.index) : member_path(p, f.key);
-    }
-    return p;
-  }
-
-  std::vector<frame> m_stack;
-};
-
 [[noreturn]] void throw_file_error(int error, const std::string& what) {
   throw std::system_error(error, std::generic_category(), what);
 }
@@ -1118,62 +1016,19 @@ outcome<report> report_from_json(const nlohmann::ordered_json& j, std::string_vi
 }
 
 outcome<report> parse_report(std::string_view text, std::string_view file) {
-  const std::string name(file);
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    return input_error{name, "",
-                       text.empty() ? "the file is empty, not a report"
-                                    : "the file holds only white space, not a report"};
+  auto document = detail::parse_json_document(text, file, "report");
+  if (!document) {
+    return document.error();
   }
-  json document;
-  try {
-    duplicate_key_detector detector;
-    document = json::parse(text.begin(), text.end(),
-                           [&detector](int /*depth*/, json::parse_event_t event, json& parsed) {
-                             detector(event, parsed);
-                             return true;
-                           });
-  } catch (const json::parse_error& e) {
-    return input_error{name, "",
-                       fmt::format("not valid JSON (at byte {}): {}", e.byte, library_message(e))};
-  } catch (const json::exception& e) {
-    // e.g. out_of_range 406: a number too large for a double.
-    return input_error{name, "", fmt::format("not valid JSON: {}", library_message(e))};
-  } catch (const duplicate_key_detector::duplicate& d) {
-    return input_error{name, d.path, "duplicate key; each field may appear once"};
-  }
-  return report_from_json(document, file);
+  return report_from_json(document.value(), file);
 }
 
 outcome<report> load_report(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return input_error{name, "", "cannot open: " + std::generic_category().message(errno)};
+  auto text = detail::read_input_file(file, "report");
+  if (!text) {
+    return text.error();
   }
-  struct stat info {};
-  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
-    ::close(fd);
-    return input_error{name, "", "is a folder, not a report file"};
-  }
-  std::string text;
-  std::array<char, 65536> buffer{};
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
-    if (got < 0 && errno == EINTR) {
-      continue;
-    }
-    if (got < 0) {
-      const int error = errno;
-      ::close(fd);
-      return input_error{name, "", "cannot read: " + std::generic_category().message(error)};
-    }
-    if (got == 0) {
-      break;
-    }
-    text.append(buffer.data(), static_cast<std::size_t>(got));
-  }
-  ::close(fd);
-  return parse_report(text, name);
+  return parse_report(text.value(), file.string());
 }
 
 void write_file_atomically(const std::filesystem::path& file, std::string_view text) {

@@ -9,27 +9,20 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "json_input.hpp"
+
 namespace gpuspec::reports {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-struct field_failure {
-  std::string field;
-  std::string message;
-};
-
-[[noreturn]] void fail(std::string field, std::string message) {
-  throw field_failure{std::move(field), std::move(message)};
-}
+using detail::fail;
+using detail::field_failure;
 
 std::string type_name(const json& j) {
   if (j.is_number_integer() || j.is_number_unsigned())
@@ -304,49 +297,6 @@ spec_table read_table(const json& j) {
   return table;
 }
 
-/// nlohmann's what() without its "[json.exception.parse_error.101] " prefix.
-std::string library_message(const std::exception& e) {
-  std::string_view what = e.what();
-  if (what.starts_with("[json.exception.")) {
-    if (const auto end = what.find("] "); end != std::string_view::npos) {
-      what.remove_prefix(end + 2);
-    }
-  }
-  return std::string(what);
-}
-
-/// Rejects a key repeated within one object (nlohmann would keep the last silently).
-class duplicate_key_detector {
-public:
-  struct duplicate {
-    std::string key;
-  };
-  void operator()(json::parse_event_t event, const json& parsed) {
-    switch (event) {
-    case json::parse_event_t::object_start:
-      m_stack.emplace_back();
-      break;
-    case json::parse_event_t::key: {
-      auto key = parsed.get<std::string>();
-      if (!m_stack.empty() && !m_stack.back().insert(key).second) {
-        throw duplicate{key};
-      }
-      break;
-    }
-    case json::parse_event_t::object_end:
-      if (!m_stack.empty()) {
-        m_stack.pop_back();
-      }
-      break;
-    default:
-      break;
-    }
-  }
-
-private:
-  std::vector<std::set<std::string>> m_stack;
-};
-
 } // namespace
 
 const gpu_spec* spec_table::find(std::string_view id) const {
@@ -361,7 +311,7 @@ outcome<spec_table> parse_spec_table(const nlohmann::ordered_json& j, std::strin
   } catch (const field_failure& failure) {
     return input_error{std::string(file), failure.field, failure.message};
   } catch (const nlohmann::json::exception& e) {
-    return input_error{std::string(file), "", library_message(e)};
+    return input_error{std::string(file), "", detail::library_message(e)};
   } catch (const std::out_of_range& e) {
     return input_error{std::string(file), "", e.what()};
   } catch (const std::invalid_argument& e) {
@@ -370,45 +320,19 @@ outcome<spec_table> parse_spec_table(const nlohmann::ordered_json& j, std::strin
 }
 
 outcome<spec_table> parse_spec_table_text(std::string_view text, std::string_view file) {
-  const std::string name(file);
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    return input_error{name, "", "the file is empty, not a spec table"};
+  auto document = detail::parse_json_document(text, file, "spec table");
+  if (!document) {
+    return document.error();
   }
-  json document;
-  try {
-    duplicate_key_detector detector;
-    document = json::parse(text.begin(), text.end(),
-                           [&detector](int /*depth*/, json::parse_event_t event, json& parsed) {
-                             detector(event, parsed);
-                             return true;
-                           });
-  } catch (const json::parse_error& e) {
-    return input_error{name, "",
-                       fmt::format("not valid JSON (at byte {}): {}", e.byte, library_message(e))};
-  } catch (const json::exception& e) {
-    return input_error{name, "", fmt::format("not valid JSON: {}", library_message(e))};
-  } catch (const duplicate_key_detector::duplicate& d) {
-    return input_error{name, d.key, "duplicate key; each field may appear once per object"};
-  }
-  return parse_spec_table(document, file);
+  return parse_spec_table(document.value(), file);
 }
 
 outcome<spec_table> load_spec_table(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    return input_error{name, "", "is a folder, not a spec table file"};
+  auto text = detail::read_input_file(file, "spec table");
+  if (!text) {
+    return text.error();
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    return input_error{name, "", "cannot open"};
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    return input_error{name, "", "cannot read"};
-  }
-  return parse_spec_table_text(text.str(), name);
+  return parse_spec_table_text(text.value(), file.string());
 }
 
 std::filesystem::path default_spec_table_path(std::string_view compiled_specs_dir) {

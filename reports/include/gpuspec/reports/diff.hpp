@@ -11,6 +11,7 @@
 
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/significance.hpp"
+#include "gpuspec/reports/text_format.hpp"
 
 namespace gpuspec::reports {
 
@@ -108,8 +109,5 @@ struct diff_output {
 [[nodiscard]] nlohmann::ordered_json to_json(const diff_output& d);
 /// A Markdown document: inventory table, GPU pairing, metrics table, verdict.
 [[nodiscard]] std::string to_markdown(const diff_output& d);
-
-/// "n=1024 dtype=fp32" — parameters on one line, for tables.
-[[nodiscard]] std::string format_parameters(const nlohmann::ordered_json& parameters);
 
 } // namespace gpuspec::reports
