@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""Static evidence about gpuspec's generated device code, checked without a GPU.
+
+Reads the PTX, the SASS and the resource usage that cuobjdump finds in the kernel library
+(libgpuspec_kernels.a, or its object files) and checks the expectations in EXPECTATIONS below,
+for every architecture the library was built for:
+
+  - the STREAM kernels load and store 16 bytes per access (PTX v4.f32 / v2.f64, SASS
+    LDG/STG .128): the vector width their bandwidth figures rely on;
+  - no kernel uses local memory: STACK:0 and LOCAL:0 in `cuobjdump -res-usage`. Register
+    spills show up as STACK (a stack frame), not as LOCAL, so both are checked.
+
+Without cuobjdump, it compiles kernels/src/*.cu to PTX for one architecture with nvcc (when
+--nvcc and --source-dir are given) and checks the PTX expectations alone.
+
+Usage:
+  inspect-kernels.py LIBRARY_OR_OBJECT... [--cuobjdump PATH] [--nvdisasm PATH]
+                     [--nvcc PATH --source-dir DIR]
+
+Exit status: 0 all checks hold; 1 a check failed (or, with GPUSPEC_REQUIRE_CUOBJDUMP=1 in the
+environment, cuobjdump or nvdisasm is missing); 77 cuobjdump or nvdisasm is missing, so part of
+the evidence was not checked (CTest shows the test as skipped).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SKIPPED = 77
+
+
+@dataclass(frozen=True)
+class Expect:
+    """One expectation: in every kernel whose mangled name contains `kernel`, the code of the
+    given form ("sass" or "ptx") has a line matching `pattern`, on each architecture at or
+    above sm_`min_sm`. At least one kernel must match `kernel` on each such architecture."""
+
+    kernel: str
+    form: str
+    pattern: str
+    what: str
+    min_sm: int = 0
+
+
+# 16-byte accesses: PTX vectors of four 32-bit or two 64-bit elements, SASS .128 accesses
+# (sm_90 spells the read-only load LDG.E.128.CONSTANT).
+PTX_LD128 = r"\bld\.global(\.\w+)*\.(v4\.[bfsu]32|v2\.[bfsu]64)\b"
+PTX_ST128 = r"\bst\.global(\.\w+)*\.(v4\.[bfsu]32|v2\.[bfsu]64)\b"
+SASS_LDG128 = r"\bLDG(\.\w+)*\.128\b"
+SASS_STG128 = r"\bSTG(\.\w+)*\.128\b"
+
+_STREAM_STORING = ("copy_kernel", "scale_kernel", "add_kernel", "triad_kernel")
+_STREAM_LOADING = _STREAM_STORING + ("dot_partials_kernel",)
+
+EXPECTATIONS = (
+    [Expect(k, "ptx", PTX_LD128, "ld.global 128-bit") for k in _STREAM_LOADING]
+    + [Expect(k, "ptx", PTX_ST128, "st.global 128-bit") for k in _STREAM_STORING]
+    + [Expect(k, "sass", SASS_LDG128, "LDG .128") for k in _STREAM_LOADING]
+    + [Expect(k, "sass", SASS_STG128, "STG .128") for k in _STREAM_STORING]
+    # A Tensor Core kernel adds one line, e.g.:
+    # Expect("sgemm_tensor_core", "sass", r"\bHMMA\b", "Tensor Core mma", min_sm=80),
+)
+
+# Resources every kernel on every architecture must report as zero.
+ZERO_RESOURCES = ("STACK", "LOCAL")
+
+
+def sm_number(arch):
+    match = re.search(r"(\d+)", arch)
+    return int(match.group(1)) if match else 0
+
+
+def run_tool(command, env=None):
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, command))} failed ({done.returncode}):\n"
+                           f"{done.stderr.strip()}")
+    return done.stdout
+
+
+def parse_sass(text):
+    """{(arch, function): [lines]} from `cuobjdump -sass`."""
+    code, arch, function = {}, None, None
+    for line in text.splitlines():
+        if m := re.match(r"\s*code for (sm_\w+)", line):
+            arch, function = m.group(1), None
+        elif m := re.match(r"\s*Function : (\S+)", line):
+            function = m.group(1)
+            code.setdefault((arch, function), [])
+        elif line.startswith("member ") or line.startswith("Fatbin "):
+            function = None
+        elif function is not None:
+            code[(arch, function)].append(line)
+    return code
+
+
+def parse_ptx(text):
+    """{(arch, entry): [lines]} from `cuobjdump -ptx` or `nvcc -ptx`; .func bodies belong to
+    no entry."""
+    code, arch, function = {}, None, None
+    for line in text.splitlines():
+        if m := re.match(r"\s*\.target\s+(sm_\w+)", line):
+            arch, function = m.group(1), None
+        elif m := re.match(r"\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)", line):
+            function = m.group(1)
+            code.setdefault((arch, function), [])
+        elif re.match(r"\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.func\b", line):
+            function = None
+        elif function is not None:
+            code[(arch, function)].append(line)
+    return code
+
+
+def parse_res_usage(text):
+    """{(arch, function): {resource: value}} from `cuobjdump -res-usage`."""
+    usage, arch, function = {}, None, None
+    for line in text.splitlines():
+        if m := re.match(r"\s*arch = (sm_\w+)", line):
+            arch = m.group(1)
+        elif m := re.match(r"\s*Function (\S+):$", line):
+            function = m.group(1)
+        elif function is not None:
+            usage[(arch, function)] = {k: int(v) for k, v in
+                                       re.findall(r"([A-Z_]+(?:\[\d+\])?):(\d+)", line)}
+            function = None
+    return usage
+
+
+def short_names(mangled):
+    """Mangled name -> readable name without namespace and parameters (c++filt if present)."""
+    names = {m: m for m in mangled}
+    cxxfilt = shutil.which("c++filt")
+    if not cxxfilt or not mangled:
+        return names
+    demangled = subprocess.run([cxxfilt], input="\n".join(mangled), capture_output=True,
+                               text=True).stdout.splitlines()
+    for m, d in zip(mangled, demangled):
+        d = d.replace("(anonymous namespace)::", "").replace("gpuspec::kernels::", "")
+        d = re.sub(r"^void ", "", d).split("(")[0].strip()
+        names[m] = d or m
+    return names
+
+
+@dataclass
+class Row:
+    kernel: str
+    check: str
+    arch: str
+    ok: bool
+    detail: str = ""
+
+
+def check_code(code, form, rows):
+    archs = sorted({arch for arch, _ in code}, key=sm_number)
+    for expect in (e for e in EXPECTATIONS if e.form == form):
+        pattern = re.compile(expect.pattern)
+        check = f"{form}: {expect.what}"
+        for arch in (a for a in archs if sm_number(a) >= expect.min_sm):
+            functions = sorted(f for a, f in code if a == arch and expect.kernel in f)
+            if not functions:
+                rows.append(Row(f"<no {expect.kernel}>", check, arch, False,
+                                f"no {form} kernel matches '{expect.kernel}'"))
+            for function in functions:
+                found = any(pattern.search(line) for line in code[(arch, function)])
+                rows.append(Row(function, check, arch, found,
+                                "" if found else f"no line matches {expect.pattern}"))
+
+
+def check_resources(usage, rows):
+    for (arch, function), resources in sorted(usage.items(), key=lambda i: (i[0][1], i[0][0])):
+        nonzero = [f"{r}:{resources.get(r)}" for r in ZERO_RESOURCES if resources.get(r) != 0]
+        rows.append(Row(function, "res-usage: " + " ".join(f"{r}:0" for r in ZERO_RESOURCES),
+                        arch, not nonzero, " ".join(nonzero)))
+
+
+def print_table(rows):
+    names = short_names(sorted({r.kernel for r in rows}))
+    archs = sorted({r.arch for r in rows}, key=sm_number)
+    cells, order = {}, []
+    for r in rows:
+        key = (names.get(r.kernel, r.kernel), r.check)
+        if key not in cells:
+            cells[key] = {}
+            order.append(key)
+        cells[key][r.arch] = "ok" if r.ok else "FAIL"
+    header = ["kernel", "check"] + archs + ["result"]
+    table = []
+    for key in order:
+        marks = [cells[key].get(a, "-") for a in archs]
+        table.append(list(key) + marks + ["FAIL" if "FAIL" in marks else "ok"])
+    widths = [max(len(str(row[i])) for row in [header] + table) for i in range(len(header))]
+    for row in [header, ["-" * w for w in widths]] + table:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+    for r in rows:
+        if not r.ok:
+            print(f"FAIL {names.get(r.kernel, r.kernel)} [{r.arch}] {r.check}: {r.detail}",
+                  file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("inputs", nargs="+", type=Path, help="libgpuspec_kernels.a or .o files")
+    parser.add_argument("--cuobjdump", help="cuobjdump (default: from PATH)")
+    parser.add_argument("--nvdisasm", help="nvdisasm, which cuobjdump -sass needs "
+                        "(default: next to cuobjdump, then PATH)")
+    parser.add_argument("--nvcc", help="nvcc, for the PTX-only check without cuobjdump")
+    parser.add_argument("--source-dir", type=Path, help="gpuspec's source tree (with --nvcc)")
+    parser.add_argument("--nvcc-arch", default="sm_80", help="architecture of that PTX")
+    args = parser.parse_args()
+
+    required = os.environ.get("GPUSPEC_REQUIRE_CUOBJDUMP") == "1"
+    for path in args.inputs:
+        if not path.is_file():
+            print(f"inspect-kernels: {path}: no such file", file=sys.stderr)
+            return 1
+
+    cuobjdump = args.cuobjdump if args.cuobjdump and Path(args.cuobjdump).is_file() \
+        else shutil.which("cuobjdump")
+    nvdisasm = args.nvdisasm or (cuobjdump and shutil.which(
+        "nvdisasm", path=str(Path(cuobjdump).parent))) or shutil.which("nvdisasm")
+    missing = []
+    rows = []
+    try:
+        if cuobjdump:
+            def dump(flag, env=None):
+                return "\n".join(run_tool([cuobjdump, flag, str(p)], env) for p in args.inputs)
+
+            check_code(parse_ptx(dump("-ptx")), "ptx", rows)
+            if nvdisasm:
+                env = dict(os.environ, PATH=f"{Path(nvdisasm).parent}{os.pathsep}"
+                                            f"{os.environ.get('PATH', '')}")
+                check_code(parse_sass(dump("-sass", env)), "sass", rows)
+            else:
+                missing.append("nvdisasm (cuobjdump -sass needs it): SASS not checked")
+            check_resources(parse_res_usage(dump("-res-usage")), rows)
+        else:
+            missing.append("cuobjdump: SASS and resource usage not checked")
+            if args.nvcc and args.source_dir:
+                ptx = []
+                for source in sorted((args.source_dir / "kernels" / "src").glob("*.cu")):
+                    ptx.append(run_tool([args.nvcc, "-ptx", "-std=c++20", f"-arch={args.nvcc_arch}",
+                                         "-I", str(args.source_dir / "kernels" / "include"),
+                                         str(source), "-o", "-"]))
+                check_code(parse_ptx("\n".join(ptx)), "ptx", rows)
+            else:
+                missing.append("no --nvcc and --source-dir: PTX not checked either")
+    except (RuntimeError, OSError) as error:
+        print(f"inspect-kernels: {error}", file=sys.stderr)
+        return 1
+
+    if rows:
+        print_table(rows)
+    elif not missing:
+        print("inspect-kernels: no device code found in " +
+              " ".join(map(str, args.inputs)), file=sys.stderr)
+        return 1
+    for m in missing:
+        print(f"inspect-kernels: missing {m}", file=sys.stderr)
+    failed = sum(not r.ok for r in rows)
+    print(f"inspect-kernels: {len(rows) - failed} of {len(rows)} checks hold"
+          + (f", {failed} FAILED" if failed else ""))
+    if failed:
+        return 1
+    if missing:
+        if required:
+            print("inspect-kernels: GPUSPEC_REQUIRE_CUOBJDUMP=1: missing tools fail the check "
+                  "(scripts/install-deps.sh installs them)", file=sys.stderr)
+            return 1
+        return SKIPPED
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
