@@ -13,6 +13,7 @@
 #include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
+#include "specs_location.hpp"
 
 namespace gpuspec::cli {
 
@@ -47,17 +48,16 @@ struct loaded_rules {
 std::optional<loaded_rules> load_rules(const std::string& specs_file,
                                        const std::string& expect_file, const std::string& site_file,
                                        const char* who) {
-  const std::filesystem::path specs_path = specs_file.empty()
-                                               ? reports::default_spec_table_path(GPUSPEC_SPECS_DIR)
-                                               : std::filesystem::path(specs_file);
+  const std::filesystem::path specs_path =
+      specs_file.empty() ? reports::default_spec_table_path(specs_dir().string())
+                         : std::filesystem::path(specs_file);
   auto specs = reports::load_spec_table(specs_path);
   if (!specs) {
     fmt::print(stderr, "{}: {}\n", who, specs.error().to_string());
     return std::nullopt;
   }
   const std::filesystem::path expect_path =
-      expect_file.empty() ? std::filesystem::path(GPUSPEC_SPECS_DIR) / "expect.json"
-                          : std::filesystem::path(expect_file);
+      expect_file.empty() ? specs_dir() / "expect.json" : std::filesystem::path(expect_file);
   auto rules = reports::load_expectations(expect_path);
   if (!rules) {
     fmt::print(stderr, "{}: {}\n", who, rules.error().to_string());

@@ -10,6 +10,7 @@
 #include "gpuspec/reports/diff.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
+#include "specs_location.hpp"
 #include "text_table.hpp"
 
 namespace gpuspec::cli {
@@ -78,7 +79,7 @@ exit_code run_compare(const compare_cli_options& options) {
   }
   reports::spec_table specs;
   std::filesystem::path spec_file = options.specs.empty()
-                                        ? reports::default_spec_table_path(GPUSPEC_SPECS_DIR)
+                                        ? reports::default_spec_table_path(specs_dir().string())
                                         : std::filesystem::path(options.specs);
   // A table named by --specs or $GPUSPEC_SPECS must load; the source tree's may be absent.
   const char* env = std::getenv("GPUSPEC_SPECS");

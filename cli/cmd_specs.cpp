@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/reports/arch_rates.hpp"
+#include "specs_location.hpp"
 #include "text_table.hpp"
 
 namespace gpuspec::cli {
@@ -233,7 +234,7 @@ void setup_specs(CLI::App& app, specs_options& options) {
 
 exit_code run_specs(const specs_options& options) {
   const std::filesystem::path file = options.table.empty()
-                                         ? reports::default_spec_table_path(GPUSPEC_SPECS_DIR)
+                                         ? reports::default_spec_table_path(specs_dir().string())
                                          : std::filesystem::path(options.table);
   const auto loaded = reports::load_spec_table(file);
   if (!loaded) {

@@ -9,6 +9,7 @@
 #include "gpuspec/benches/host_checks.hpp"
 #include "gpuspec/benches/host_probe.hpp"
 #include "gpuspec/reports/spec_table.hpp"
+#include "specs_location.hpp"
 
 namespace gpuspec::cli {
 
@@ -20,7 +21,7 @@ std::string nvml_library_path() {
 void match_spec_rows(std::vector<reports::device_info>& devices) {
   if (devices.empty())
     return;
-  const auto path = reports::default_spec_table_path(GPUSPEC_SPECS_DIR);
+  const auto path = reports::default_spec_table_path(specs_dir().string());
   const auto table = reports::load_spec_table(path);
   if (!table) {
     fmt::print(stderr, "gpuspec: warning: no spec table, GPUs are not matched to a row: {}\n",

@@ -18,6 +18,8 @@ exec > >(tee -a "$log") 2>&1
 started=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - started ))s] $*"; }
 
+# The binary may have been built elsewhere: take the spec table and rules from this checkout.
+export GPUSPEC_SPECS_DIR="$PWD/specs"
 export LD_LIBRARY_PATH="$PWD/.gpu-bundle/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:/usr/local/nvidia/lib64:/usr/local/nvidia/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # Libraries the binary needs that the loader cannot find yet (cuBLAS, NCCL may live in the

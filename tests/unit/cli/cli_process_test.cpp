@@ -231,6 +231,15 @@ TEST_F(GpuspecProcess, RunRejectsADeviceTheHostDoesNotHave) {
   EXPECT_FALSE(fs::exists(m_dir / "report.json"));
 }
 
+TEST_F(GpuspecProcess, SpecsDirFromTheEnvironmentIsUsedAndNamedWhenWrong) {
+  const auto ok = gpuspec("specs", "GPUSPEC_SPECS_DIR='" GPUSPEC_FIXTURES_DIR "/../../specs'");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("h200-sxm-141gb"), std::string::npos);
+  const auto bad = gpuspec("specs", "GPUSPEC_SPECS_DIR=/nonexistent/specs");
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("/nonexistent/specs/gpus.json"), std::string::npos) << bad.err;
+}
+
 TEST_F(GpuspecProcess, ListNamesTheStreamFamilyOrSaysThereIsNone) {
   const auto r = gpuspec("list");
   if (cuda_build) {
