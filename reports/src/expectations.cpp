@@ -131,10 +131,13 @@ std::optional<input_error> read_settings(const nlohmann::ordered_json& j, std::s
       {"mem_clock_fraction", &s.mem_clock_fraction, 0, 1},
       {"max_plausible_temperature_c", &s.max_plausible_temperature_c, 50, 1000},
   };
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    // Named copies, not structured bindings: C++20 lambdas may not capture bindings (clang).
+    const std::string& key = item.key();
+    const auto& value = item.value();
     const std::string field = "settings." + key;
     const auto* e = std::find_if(std::begin(entries), std::end(entries),
-                                 [&](const entry& x) { return key == x.key; });
+                                 [&key](const entry& x) { return key == x.key; });
     if (e == std::end(entries))
       return err(field, "unknown key");
     if (!value.is_number())
