@@ -1,20 +1,16 @@
 // The gpuspec executable run as a user runs it, on this machine (no GPU, no driver) and against
 // the fake NVML (tests/fakes): exit codes, messages, and the reports it writes.
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "gpuspec/reports/report_json.hpp"
+#include "run_process.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,46 +18,13 @@ namespace {
 
 constexpr bool cuda_build = GPUSPEC_TEST_CUDA_BUILD != 0;
 
-struct process_result {
-  int exit_code = -1;
-  std::string out, err;
-};
+using gpuspec::testing::process_result;
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class GpuspecProcess : public ::testing::Test {
+class GpuspecProcess : public gpuspec::testing::scratch_dir_test {
 protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_dir = fs::temp_directory_path() /
-            (std::string("gpuspec-cli-") + info->name() + "-" + std::to_string(::getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-
   /// Runs `gpuspec ARGS` in the test's folder with the environment prefix `env`.
   process_result gpuspec(const std::string& args, const std::string& env = no_driver()) {
-    const fs::path err = m_dir / "stderr.txt";
-    const std::string cmd = "cd '" + m_dir.string() + "' && env " + env + " '" GPUSPEC_BINARY "' " +
-                            args + " 2>'" + err.string() + "'";
-    process_result r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (pipe == nullptr)
-      throw std::runtime_error("popen failed");
-    std::array<char, 4096> buf{};
-    std::size_t n = 0;
-    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0)
-      r.out.append(buf.data(), n);
-    const int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_all(err);
-    return r;
+    return gpuspec::testing::run_in(m_dir, "env " + env + " '" GPUSPEC_BINARY "' " + args);
   }
 
   static std::string no_driver() { return "GPUSPEC_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1"; }
@@ -89,7 +52,6 @@ protected:
     return loaded ? loaded.value() : gpuspec::reports::report{};
   }
 
-  fs::path m_dir;
 };
 
 TEST_F(GpuspecProcess, HelpListsTheSubcommandsAndExitsZero) {

@@ -17,6 +17,7 @@
 
 #include "diff_samples.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "run_process.hpp"
 
 namespace fs = std::filesystem;
 namespace gr = gpuspec::reports;
@@ -24,17 +25,8 @@ namespace gt = gpuspec::reports::testing;
 
 namespace {
 
-struct process_result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gpuspec::testing::process_result;
+using gpuspec::testing::read_all;
 
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
@@ -43,39 +35,13 @@ void write_text(const fs::path& p, const std::string& text) {
 
 const std::string fixtures = GPUSPEC_DIFF_FIXTURES;
 
-class DiffProcess : public ::testing::Test {
+class DiffProcess : public gpuspec::testing::scratch_dir_test {
 protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_dir = fs::temp_directory_path() /
-            (std::string("gpuspec-diff-") + info->name() + "-" + std::to_string(::getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-
   process_result gpuspec(const std::string& args) {
-    const fs::path err = m_dir / "stderr.txt";
-    const std::string cmd = "cd '" + m_dir.string() +
-                            "' && env -u GPUSPEC_SPECS '" GPUSPEC_BINARY "' " + args + " 2>'" +
-                            err.string() + "'";
-    process_result r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (pipe == nullptr)
-      throw std::runtime_error("popen failed");
-    std::array<char, 4096> buf{};
-    std::size_t n = 0;
-    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0)
-      r.out.append(buf.data(), n);
-    const int status = ::pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_all(err);
-    return r;
+    return gpuspec::testing::run_in(m_dir, "env -u GPUSPEC_SPECS '" GPUSPEC_BINARY "' " + args);
   }
 
   static std::string fixture(const std::string& name) { return "'" + fixtures + "/" + name + "'"; }
-
-  fs::path m_dir;
 };
 
 } // namespace
