@@ -51,7 +51,6 @@ protected:
     }
     return loaded ? loaded.value() : gpuspec::reports::report{};
   }
-
 };
 
 TEST_F(GpuspecProcess, HelpListsTheSubcommandsAndExitsZero) {
