@@ -183,6 +183,7 @@ exit_code run_run(const run_cli_options& o) {
   run.stopping.max_seconds = o.max_seconds;
   run.stopping.min_samples = o.min_samples;
   run.stream_array_bytes = static_cast<std::int64_t>(o.stream_array_mib * 1024.0 * 1024.0);
+  run.spec_rows = inv.spec_rows;
   if (!o.devices.empty()) {
     run.devices = parse_device_list(o.devices);
     std::set<int> known;

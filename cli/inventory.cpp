@@ -18,19 +18,24 @@ std::string nvml_library_path() {
   return overridden != nullptr && *overridden != '\0' ? overridden : "libnvidia-ml.so.1";
 }
 
-void match_spec_rows(std::vector<reports::device_info>& devices) {
+std::map<std::string, reports::gpu_spec>
+match_spec_rows(std::vector<reports::device_info>& devices) {
+  std::map<std::string, reports::gpu_spec> matched;
   if (devices.empty())
-    return;
+    return matched;
   const auto path = reports::default_spec_table_path(specs_dir().string());
   const auto table = reports::load_spec_table(path);
   if (!table) {
     fmt::print(stderr, "gpuspec: warning: no spec table, GPUs are not matched to a row: {}\n",
                table.error().to_string());
-    return;
+    return matched;
   }
   for (auto& d : devices)
-    if (const auto* row = reports::match_device(table.value(), d))
+    if (const auto* row = reports::match_device(table.value(), d)) {
       d.spec_id = row->id;
+      matched.emplace(row->id, *row);
+    }
+  return matched;
 }
 
 inventory take_inventory(const std::string& root) {
@@ -54,7 +59,7 @@ inventory take_inventory(const std::string& root) {
   if (nvml_status != "ok")
     inv.host.gpu_status = nvml_status;
 
-  match_spec_rows(inv.devices);
+  inv.spec_rows = match_spec_rows(inv.devices);
   inv.host.checks = benches::evaluate_host_checks(inv.host, inv.devices);
   return inv;
 }

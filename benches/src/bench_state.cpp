@@ -72,6 +72,33 @@ void bench_state::set_flops_per_iteration(double flops) {
   m_result.flops_per_iteration = flops;
 }
 
+void bench_state::set_integer_ops_per_iteration(double ops) {
+  set_flops_per_iteration(ops);
+  m_integer_ops = true;
+}
+
+void bench_state::set_items_per_iteration(double items, std::string item) {
+  if (!(items > 0.0) || !std::isfinite(items))
+    throw std::invalid_argument(
+        fmt::format("{}: items per iteration must be positive, got {}", id(), items));
+  m_items_per_iteration = items;
+  add_parameter("items_per_iteration", items);
+  add_parameter("item", std::move(item));
+}
+
+void bench_state::set_compute_ceiling(std::string key, bool fp32_accumulate) {
+  m_ceiling_kind = ceiling_kind::compute_peak;
+  m_ceiling_key = std::move(key);
+  m_fp32_accumulate = fp32_accumulate;
+}
+
+const reports::gpu_spec* bench_state::spec_row() const {
+  if (m_device.spec_id.empty())
+    return nullptr;
+  const auto it = m_options.spec_rows.find(m_device.spec_id);
+  return it == m_options.spec_rows.end() ? nullptr : &it->second;
+}
+
 void bench_state::skip(std::string reason) {
   if (!m_disposition)
     m_disposition = reports::result_status::skipped;
@@ -90,6 +117,8 @@ void bench_state::fail(std::string reason) {
 }
 
 double bench_state::metric_of(double seconds) const {
+  if (m_items_per_iteration)
+    return seconds / *m_items_per_iteration * 1e9;
   if (m_result.bytes_per_iteration)
     return *m_result.bytes_per_iteration / seconds / 1e9;
   if (m_result.flops_per_iteration && *m_result.flops_per_iteration > 0.0)
@@ -188,7 +217,15 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
   else
     m_result.telemetry.status = "no telemetry: NVML is not available (see host.gpu_status)";
 
-  if (m_ceiling_kind == ceiling_kind::device_memory_bandwidth) {
+  attach_ceiling();
+}
+
+void bench_state::attach_ceiling() {
+  const reports::gpu_spec* spec = spec_row();
+  switch (m_ceiling_kind) {
+  case ceiling_kind::none:
+    return;
+  case ceiling_kind::device_memory_bandwidth: {
     std::optional<double> clock;
     std::string origin;
     if (m_result.telemetry.mem_clock_mhz_median) {
@@ -199,18 +236,53 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
       origin = "NVML memory clock read with the inventory before the run; no telemetry during it";
     }
     m_result.ceiling_value =
-        memory_bandwidth_ceiling(clock, origin, m_device.memory_bus_width_bits);
+        memory_bandwidth_ceiling(clock, origin, m_device.memory_bus_width_bits, spec);
+    return;
+  }
+  case ceiling_kind::compute_peak:
+  case ceiling_kind::shared_memory_bandwidth: {
+    std::optional<double> clock;
+    std::string origin;
+    if (m_result.telemetry.sm_clock_mhz_median) {
+      clock = m_result.telemetry.sm_clock_mhz_median;
+      origin = "median of the NVML SM clock sampled during the measurement";
+    } else if (m_device.sm_clock_max_mhz) {
+      clock = *m_device.sm_clock_max_mhz;
+      origin = "NVML maximum SM clock from the inventory; no telemetry during the run, so this "
+               "is an upper bound";
+    }
+    if (m_ceiling_kind == ceiling_kind::shared_memory_bandwidth) {
+      m_result.ceiling_value = shared_memory_ceiling(m_device.sm_count, clock, origin);
+      return;
+    }
+    compute_ceiling_inputs in;
+    in.key = m_ceiling_key;
+    in.cc_major = m_device.cc_major;
+    in.cc_minor = m_device.cc_minor;
+    in.sm_count = m_device.sm_count;
+    in.sm_clock_mhz = clock;
+    in.clock_origin = origin;
+    in.device_name = m_device.name;
+    in.fp32_accumulate = m_fp32_accumulate;
+    in.spec = spec;
+    m_result.ceiling_value = compute_ceiling(in);
+    return;
+  }
   }
 }
 
 reports::result bench_state::take_result() {
-  if (m_result.bytes_per_iteration) {
+  if (m_items_per_iteration) {
+    m_result.metric = "latency";
+    m_result.unit = std::string("ns");
+    m_result.higher_is_better = false;
+  } else if (m_result.bytes_per_iteration) {
     m_result.metric = "bandwidth";
     m_result.unit = "GB/s";
     m_result.higher_is_better = true;
   } else if (m_result.flops_per_iteration && *m_result.flops_per_iteration > 0.0) {
     m_result.metric = "throughput";
-    m_result.unit = "TFLOP/s";
+    m_result.unit = m_integer_ops ? std::string("TOPS") : std::string("TFLOP/s");
     m_result.higher_is_better = true;
   } else {
     m_result.metric = "time";

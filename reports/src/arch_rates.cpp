@@ -31,23 +31,23 @@ constexpr std::string_view hopper_source =
     "NVIDIA H100 Tensor Core GPU Architecture whitepaper (V1.01), "
     "https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper";
 
-// Columns: fp64, fp64_tc, fp32, fp16, bf16, tf32_tc, fp16_tc, bf16_tc, int8_tc, fp8_tc.
+// Columns: fp64, fp64_tc, fp32, fp16, bf16, tf32_tc, fp16_tc, bf16_tc, int8_tc, fp8_tc, int32.
 constexpr auto none = std::nullopt;
 const std::array<arch_rate_row, 6> table{{
-    {70, "volta", volta_source, 64, none, 128, 256, none, none, 1024, none, none, none,
+    {70, "volta", volta_source, 64, none, 128, 256, none, none, 1024, none, none, none, 128,
      "8 Tensor Cores per SM, 64 FP16 FMA per clock each"},
-    {75, "turing", turing_source, 4, none, 128, 256, none, none, 1024, none, 2048, none,
+    {75, "turing", turing_source, 4, none, 128, 256, none, none, 1024, none, 2048, none, 128,
      "Tesla/Quadro rates; GeForce Turing runs FP16 Tensor Core math with FP32 accumulate at "
      "half rate"},
-    {80, "ampere", ga100_source, 64, 128, 128, 512, 256, 1024, 2048, 2048, 4096, none,
+    {80, "ampere", ga100_source, 64, 128, 128, 512, 256, 1024, 2048, 2048, 4096, none, 128,
      "GA100: 4 third-generation Tensor Cores per SM, 256 FP16 FMA per clock each"},
-    {86, "ampere", ga102_source, 4, none, 256, 256, 256, 512, 1024, 1024, 2048, none,
+    {86, "ampere", ga102_source, 4, none, 256, 256, 256, 512, 1024, 1024, 2048, none, 128,
      "GA10x: 2 FP32 datapaths per SM partition; professional rates; GeForce GA10x runs "
      "FP16/BF16/TF32 Tensor Core math with FP32 accumulate at half rate"},
-    {89, "ada", ada_source, 4, none, 256, 256, 256, 512, 1024, 1024, 2048, 2048,
+    {89, "ada", ada_source, 4, none, 256, 256, 256, 512, 1024, 1024, 2048, 2048, 128,
      "professional (RTX 6000 Ada, L4, L40S) rates; GeForce Ada runs FP16/BF16/FP8 Tensor Core "
      "math with FP32 accumulate at half rate"},
-    {90, "hopper", hopper_source, 128, 256, 256, 512, 512, 2048, 4096, 4096, 8192, 8192,
+    {90, "hopper", hopper_source, 128, 256, 256, 512, 512, 2048, 4096, 4096, 8192, 8192, 128,
      "the datasheets state the non-FP64 Tensor Core figures at a lower clock than the FP32 "
      "boost clock (H100 SXM5 1830 MHz vs 1980 MHz; H100 PCIe 1620 MHz vs 1755 MHz)"},
 }};
@@ -84,7 +84,22 @@ std::optional<double> rate_of(const arch_rate_row& row, std::string_view key) {
     return row.int8_tc;
   if (key == "fp8_tc")
     return row.fp8_tc;
+  if (key == "int32")
+    return row.int32;
   return std::nullopt;
+}
+
+std::string_view rate_source(const arch_rate_row& row, std::string_view key) {
+  return key == "int32" ? int32_rate_source : row.source;
+}
+
+bool geforce_halves_fp32_accumulate(int cc_major, int cc_minor, std::string_view key) {
+  const int sm = cc_major * 10 + cc_minor;
+  if (sm == 75)
+    return key == "fp16_tc";
+  if (sm == 86 || sm == 89)
+    return key == "fp16_tc" || key == "bf16_tc" || key == "tf32_tc" || key == "fp8_tc";
+  return false;
 }
 
 std::optional<double> rate_per_sm_per_clock(int cc_major, int cc_minor, std::string_view key) {

@@ -37,6 +37,7 @@ std::optional<unit_info> unit_info_of(std::string_view unit) {
       {"s", {"seconds", 1}},
       {"ms", {"seconds", 1e-3}},
       {"us", {"seconds", 1e-6}},
+      {"ns", {"seconds", 1e-9}},
   };
   for (const auto& e : units)
     if (e.name == unit)

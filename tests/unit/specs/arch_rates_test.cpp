@@ -115,3 +115,32 @@ TEST(ArchRates, HopperTensorClockAppliesToLowPrecisionTensorKeysOnly) {
   EXPECT_FALSE(gr::is_low_precision_tensor_key("fp64_tc"));
   EXPECT_FALSE(gr::is_low_precision_tensor_key("fp32"));
 }
+
+TEST(ArchRates, GeForceHalvesFp32AccumulateTensorRates) {
+  // Ada whitepaper, appendix: GeForce RTX 4090 (128 SMs, 2520 MHz boost) peak FP16 Tensor
+  // TFLOPS with FP32 accumulate 165.2, with FP16 accumulate 330.3. GA102 whitepaper: RTX 3090
+  // (82 SMs, 1695 MHz) 71 and 142.
+  const double ada = gr::peak_from_clock(128, 2520, *gr::rate_per_sm_per_clock(8, 9, "fp16_tc"));
+  EXPECT_NEAR(ada / 330.3, 1.0, 0.02);
+  EXPECT_TRUE(gr::geforce_halves_fp32_accumulate(8, 9, "fp16_tc"));
+  EXPECT_NEAR(ada / 2 / 165.2, 1.0, 0.02);
+  const double ga102 = gr::peak_from_clock(82, 1695, *gr::rate_per_sm_per_clock(8, 6, "fp16_tc"));
+  EXPECT_NEAR(ga102 / 2 / 71.0, 1.0, 0.02);
+  EXPECT_TRUE(gr::geforce_halves_fp32_accumulate(8, 6, "tf32_tc"));
+  EXPECT_TRUE(gr::geforce_halves_fp32_accumulate(7, 5, "fp16_tc"));
+  // Data-centre architectures and non-tensor keys are never halved.
+  EXPECT_FALSE(gr::geforce_halves_fp32_accumulate(8, 0, "fp16_tc"));
+  EXPECT_FALSE(gr::geforce_halves_fp32_accumulate(9, 0, "fp16_tc"));
+  EXPECT_FALSE(gr::geforce_halves_fp32_accumulate(8, 9, "fp32"));
+  EXPECT_FALSE(gr::geforce_halves_fp32_accumulate(8, 9, "int8_tc"));
+}
+
+TEST(ArchRates, Int32MultiplyAddRateHasItsOwnSource) {
+  for (const auto& row : gr::arch_rate_table()) {
+    ASSERT_TRUE(row.int32.has_value()) << row.sm;
+    EXPECT_EQ(*row.int32, 128.0) << row.sm; // 64 IMAD per clock per SM, 2 operations each
+    EXPECT_NE(gr::rate_source(row, "int32").find("Programming Guide"), std::string_view::npos);
+    EXPECT_EQ(gr::rate_source(row, "fp32"), row.source);
+  }
+  EXPECT_EQ(gr::rate_per_sm_per_clock(9, 0, "int32"), 128.0);
+}

@@ -43,6 +43,10 @@ enum class ceiling_kind {
   none,
   /// memory clock × bus width × 2 / 8 at the clock seen during the run (ceilings.hpp)
   device_memory_bandwidth,
+  /// SM count × SM clock × the architecture's rate of a key (set_compute_ceiling)
+  compute_peak,
+  /// SM count × SM clock × 128 bytes (32 banks × 4 bytes per clock)
+  shared_memory_bandwidth,
 };
 
 class bench_state {
@@ -74,8 +78,21 @@ public:
   /// Floating-point operations of one run of the work: recorded; the metric is TFLOP/s
   /// (1e12 flop/s) when no bytes are declared.
   void set_flops_per_iteration(double flops);
+  /// Integer operations of one run of the work (an IMAD or an int8 multiply-add counts 2): the
+  /// metric is TOPS (1e12 op/s). Use instead of set_flops_per_iteration for integer work.
+  void set_integer_ops_per_iteration(double ops);
+  /// The work is `items` dependent steps (loads of a pointer chase, launches): the metric is
+  /// latency in ns per item, lower is better. `item` names one ("load", "launch") in the
+  /// parameters.
+  void set_items_per_iteration(double items, std::string item);
   void set_cache_mode(cache_mode mode) { m_cache_mode = mode; }
   void set_ceiling(ceiling_kind kind) { m_ceiling_kind = kind; }
+  /// The compute ceiling of `key` ("fp32", "fp64", "fp16", "int32", "fp16_tc", "bf16_tc",
+  /// "tf32_tc", "int8_tc", "fp8_tc", "fp64_tc"): the spec row's peak as the datasheet value and
+  /// SM count × SM clock during the run × the rate per SM per clock (reports/arch_rates) as the
+  /// clock-adjusted one. `fp32_accumulate`: Tensor Core work accumulating in FP32, which GeForce
+  /// parts run at half rate.
+  void set_compute_ceiling(std::string key, bool fp32_accumulate = true);
 
   // --- timing -------------------------------------------------------------------------------
   /// Warm-up (discarded), then samples until options().stopping says stop: per sample, an L2
@@ -99,6 +116,10 @@ public:
 
 private:
   [[nodiscard]] double metric_of(double seconds) const;
+  /// The matched spec-table row of the device (run_options::spec_rows), or nullptr.
+  [[nodiscard]] const reports::gpu_spec* spec_row() const;
+  /// Sets m_result.ceiling_value from m_ceiling_kind, after the telemetry summary.
+  void attach_ceiling();
 
   const bench_case& m_case;
   const reports::device_info& m_device;
@@ -111,6 +132,10 @@ private:
   std::vector<double> m_host_seconds; ///< per sample, release to synchronised
   cache_mode m_cache_mode = cache_mode::cold;
   ceiling_kind m_ceiling_kind = ceiling_kind::none;
+  std::string m_ceiling_key;
+  bool m_fp32_accumulate = true;
+  bool m_integer_ops = false;
+  std::optional<double> m_items_per_iteration;
   bool m_exec_done = false;
   bool m_was_interrupted = false;
   std::optional<reports::result_status> m_disposition; ///< skip / not_supported / failed

@@ -18,8 +18,20 @@ struct arch_rate_row {
   std::string_view name;   ///< "volta", "turing", "ampere", "ada", "hopper"
   std::string_view source; ///< the whitepaper the rates come from
   std::optional<double> fp64, fp64_tc, fp32, fp16, bf16, tf32_tc, fp16_tc, bf16_tc, int8_tc, fp8_tc;
+  /// 32-bit integer multiply-add (IMAD), 2 operations each; from int32_rate_source, not the
+  /// whitepaper, and with no datasheet counterpart.
+  std::optional<double> int32;
   std::string_view notes; ///< exceptions: GeForce half-rate FP32-accumulate, TC clocks
 };
+
+/// Where the int32 column comes from.
+inline constexpr std::string_view int32_rate_source =
+    "CUDA C++ Programming Guide, \"Arithmetic Instructions\", table \"Throughput of Native "
+    "Arithmetic Instructions\": 32-bit integer multiply-add, 64 results per clock per SM for "
+    "compute capabilities 7.x to 9.0, https://docs.nvidia.com/cuda/cuda-c-programming-guide/";
+
+/// The source of one rate: int32_rate_source for "int32", the row's whitepaper otherwise.
+[[nodiscard]] std::string_view rate_source(const arch_rate_row& row, std::string_view key);
 
 /// The whole table, sm ascending.
 [[nodiscard]] std::span<const arch_rate_row> arch_rate_table();
@@ -44,6 +56,11 @@ struct arch_rate_row {
 /// sampled during a measurement). nullopt when the architecture or key is not in the table.
 [[nodiscard]] std::optional<double> clock_adjusted_peak(int cc_major, int cc_minor, int sm_count,
                                                         double clock_mhz, std::string_view key);
+
+/// True where GeForce parts of the architecture run the Tensor Core key with FP32 accumulation
+/// at half the professional rate the table holds (the arch rows' notes): sm_75 fp16_tc; sm_86
+/// and sm_89 fp16_tc, bf16_tc, tf32_tc, fp8_tc.
+[[nodiscard]] bool geforce_halves_fp32_accumulate(int cc_major, int cc_minor, std::string_view key);
 
 /// True for the Tensor Core keys whose datasheet figures Hopper states at a lower clock than
 /// the FP32 boost clock (all *_tc keys except fp64_tc).

@@ -5,10 +5,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::benches {
@@ -23,6 +25,9 @@ struct run_options {
   reports::stopping_rule stopping;
   /// Bytes per array for the STREAM family (1 GiB by default, shrunk to fit free memory).
   std::int64_t stream_array_bytes = std::int64_t{1} << 30;
+  /// The spec-table rows the devices matched, by spec id (device_info::spec_id): the datasheet
+  /// ceilings the benchmarks attach. Empty: results carry clock-adjusted ceilings only.
+  std::map<std::string, reports::gpu_spec> spec_rows;
 };
 
 /// One registered benchmark case, for `gpuspec list`.
