@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The unattended check on a real GPU: GPU tests, `gpuspec info`, the quick suite, and a
-# side-by-side with code nobody here wrote (PyTorch's device-to-device copy). Everything lands
+# The unattended check on a real GPU: GPU tests, `gpuspec info`, the quick suite (every
+# family), and a side-by-side with code nobody here wrote (PyTorch's device-to-device copy, and
+# PyTorch's matmul on the report's GEMM shapes and dtypes). Everything lands
 # in OUTDIR; the last lines printed are a short summary. Never changes the card's settings.
 #
 #   scripts/gpu-validate.sh OUTDIR
@@ -99,10 +100,16 @@ step "PyTorch device-to-device copy"
 timeout 120 python3 scripts/torch_copy_bandwidth.py --out "$out/torch-copy.json"
 torch_code=$?
 
+step "PyTorch matmul on the report's GEMM shapes"
+timeout 150 python3 scripts/torch_matmul.py --report "$out/report.json" --out "$out/torch-matmul.json"
+matmul_code=$?
+
 step "side by side"
 side_code=3
 if [ -f "$out/report.json" ] && [ -f "$out/torch-copy.json" ]; then
-  python3 scripts/side_by_side.py "$out/report.json" "$out/torch-copy.json" | tee "$out/side-by-side.txt"
+  matmul_args=()
+  [ -f "$out/torch-matmul.json" ] && matmul_args=(--matmul "$out/torch-matmul.json")
+  python3 scripts/side_by_side.py "$out/report.json" "$out/torch-copy.json" "${matmul_args[@]}" | tee "$out/side-by-side.txt"
   side_code=${PIPESTATUS[0]}
 fi
 
@@ -110,6 +117,7 @@ step "summary"
 echo "gpu tests: $tests_passed passed, $tests_skipped skipped, $tests_failed binaries failing"
 echo "gpuspec run exit code: $run_code (0 pass, 1 warn, 2 fail, 3 unknown)"
 echo "pytorch copy exit code: $torch_code"
+echo "pytorch matmul exit code: $matmul_code"
 echo "side-by-side exit code: $side_code (0 agree, 1 differ, 3 missing)"
 echo "files: $(ls "$out" | tr '\n' ' ')"
 echo "elapsed: $(( $(date +%s) - started ))s"

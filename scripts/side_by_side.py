@@ -1,40 +1,38 @@
 #!/usr/bin/env python3
-"""gpuspec's memory.stream.copy next to PyTorch's device-to-device copy, per GPU.
+"""gpuspec's figures next to independent code on the same GPU: memory.stream.copy beside
+PyTorch's device-to-device copy, and every ok gemm.cublas.* result beside PyTorch's matmul on
+the same shape, layout and precision (scripts/torch_matmul.py).
 
-Both count read + write bytes. gpuspec's CUDA ordinal is matched to PyTorch's device number
-(CUDA_VISIBLE_DEVICES is left alone in gpu-validate.sh, so they number GPUs the same way).
-Prints a table and exits 0 when every GPU agrees within --tolerance, 1 otherwise, 3 when a
-figure is missing.
+gpuspec's CUDA ordinal is matched to PyTorch's device number (CUDA_VISIBLE_DEVICES is left alone
+in gpu-validate.sh, so they number GPUs the same way). Prints tables and exits 0 when every pair
+agrees within its tolerance, 1 when one differs, 3 when a figure is missing. A GEMM pair that
+differs is listed with what may explain it (both call cuBLAS, but with their own heuristics,
+workspace and layout mapping), so "why not" is on the page.
 """
 import argparse
 import json
 import sys
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("report")
-    parser.add_argument("torch_json")
-    parser.add_argument("--tolerance", type=float, default=0.05, help="relative (default 0.05)")
-    args = parser.parse_args()
-    with open(args.report, encoding="utf-8") as f:
-        report = json.load(f)
-    with open(args.torch_json, encoding="utf-8") as f:
-        torch_results = {r["device"]: r for r in json.load(f)["results"]}
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
+
+def copy_rows(report, torch_copy, tolerance):
+    torch_results = {r["device"]: r for r in torch_copy["results"]}
     cuda_of = {d["index"]: d.get("cuda_index") for d in report.get("devices", [])}
     rows, code = [], 0
     for r in report.get("results", []):
         if r["bench_id"] != "memory.stream.copy" or r["status"] != "ok":
             continue
-        ordinal = cuda_of.get(r["devices"][0])
-        ref = torch_results.get(ordinal)
+        ref = torch_results.get(cuda_of.get(r["devices"][0]))
         if ref is None:
             rows.append((r["devices"][0], r["parameters"].get("dtype", "?"), r["stats"]["median"], None, None, "no PyTorch figure"))
             code = max(code, 3)
             continue
         ratio = r["stats"]["median"] / ref["median"]
-        verdict = "agree" if abs(ratio - 1) <= args.tolerance else "DIFFER"
+        verdict = "agree" if abs(ratio - 1) <= tolerance else "DIFFER"
         if verdict != "agree":
             code = max(code, 1)
         rows.append((r["devices"][0], r["parameters"].get("dtype", "?"), r["stats"]["median"], ref["median"], ratio, verdict))
@@ -46,6 +44,53 @@ def main() -> int:
         theirs_s = f"{theirs:10.1f}" if theirs is not None else f"{'-':>10}"
         ratio_s = f"{ratio:6.3f}" if ratio is not None else f"{'-':>6}"
         print(f"{gpu:>3}  {dtype:<5}  {ours:12.1f}  {theirs_s}  {ratio_s}  {verdict}")
+    return code
+
+
+def gemm_rows(report, torch_matmul, tolerance):
+    torch_results = {(r["device"], r["precision"], r["shape"], r["layout"]): r for r in torch_matmul["results"]}
+    cuda_of = {d["index"]: d.get("cuda_index") for d in report.get("devices", [])}
+    print()
+    print(f"{'gpu':>3}  {'precision':<13}  {'shape':<17}  {'layout':<6}  {'gpuspec':>9}  {'torch':>9}  {'ratio':>6}  verdict")
+    code, any_row = 0, False
+    for r in report.get("results", []):
+        if not r["bench_id"].startswith("gemm.cublas.") or r["status"] != "ok":
+            continue
+        any_row = True
+        precision = r["bench_id"].split(".")[-1]
+        params = r.get("parameters", {})
+        key = (cuda_of.get(r["devices"][0]), precision, str(params.get("shape")), params.get("layout", "NN"))
+        ref = torch_results.get(key)
+        ours = r["stats"]["median"]
+        if ref is None or ref.get("status") != "ok":
+            why = "no PyTorch counterpart" if ref is None else ref.get("reason", "not measured")
+            print(f"{r['devices'][0]:>3}  {precision:<13}  {key[2]:<17}  {key[3]:<6}  {ours:9.1f}  {'-':>9}  {'-':>6}  n/a: {why}")
+            continue
+        ratio = ours / ref["median"]
+        verdict = "agree" if abs(ratio - 1) <= tolerance else "DIFFER"
+        if verdict != "agree":
+            code = max(code, 1)
+            verdict += (" (both call cuBLAS; a gap comes from the kernel each heuristic picked, the workspace,"
+                        f" or the layout mapping: gpuspec's algorithm is in the report's parameters, {params.get('algo', params.get('heuristic', '?'))})")
+        print(f"{r['devices'][0]:>3}  {precision:<13}  {key[2]:<17}  {key[3]:<6}  {ours:9.1f}  {ref['median']:9.1f}  {ratio:6.3f}  {verdict}")
+    if not any_row:
+        print("side_by_side: the report has no ok gemm.cublas result", file=sys.stderr)
+        return 3
+    return code
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("report")
+    parser.add_argument("torch_copy_json")
+    parser.add_argument("--matmul", help="scripts/torch_matmul.py output")
+    parser.add_argument("--tolerance", type=float, default=0.05, help="copy, relative (default 0.05)")
+    parser.add_argument("--gemm-tolerance", type=float, default=0.10, help="GEMM, relative (default 0.10)")
+    args = parser.parse_args()
+    report = load(args.report)
+    code = copy_rows(report, load(args.torch_copy_json), args.tolerance)
+    if args.matmul:
+        code = max(code, gemm_rows(report, load(args.matmul), args.gemm_tolerance))
     return code
 
 

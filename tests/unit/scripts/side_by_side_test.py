@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Tests of scripts/side_by_side.py and scripts/torch_matmul.py on made-up reports (no GPU, no
+PyTorch): which results are paired, the verdict per pair, and the exit codes 0 / 1 / 3."""
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SCRIPTS = Path(sys.argv.pop(1)) if len(sys.argv) > 1 else Path(__file__).resolve().parents[3] / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+import torch_matmul  # noqa: E402
+
+
+def result(bench_id, median, **params):
+    return {"bench_id": bench_id, "devices": [0], "status": "ok", "parameters": params,
+            "stats": {"median": median}}
+
+
+REPORT = {
+    "devices": [{"index": 0, "cuda_index": 0}],
+    "results": [
+        result("memory.stream.copy", 4000.0, dtype="fp32"),
+        result("gemm.cublas.fp16_tc", 700.0, shape="4096x4096x4096", layout="NN"),
+        result("gemm.cublas.fp16_tc_acc16", 800.0, shape="4096x4096x4096", layout="NN"),
+        {"bench_id": "gemm.cublas.fp8_tc", "devices": [0], "status": "not_supported",
+         "parameters": {"shape": "4096x4096x4096", "layout": "NN"}, "stats": {"median": 0}},
+    ],
+}
+COPY = {"results": [{"device": 0, "median": 4100.0}]}
+
+
+def matmul(median):
+    return {"results": [{"device": 0, "precision": "fp16_tc", "shape": "4096x4096x4096", "layout": "NN",
+                         "status": "ok", "median": median}]}
+
+
+class SideBySide(unittest.TestCase):
+    def run_script(self, report, copy, matmul_json=None):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name, doc in (("report", report), ("copy", copy), ("matmul", matmul_json)):
+                if doc is None:
+                    continue
+                path = Path(tmp) / f"{name}.json"
+                path.write_text(json.dumps(doc))
+                paths.append(str(path))
+            args = [sys.executable, str(SCRIPTS / "side_by_side.py"), paths[0], paths[1]]
+            if matmul_json is not None:
+                args += ["--matmul", paths[2]]
+            return subprocess.run(args, capture_output=True, text=True)
+
+    def test_agreeing_copy_and_gemm_exit_0(self):
+        done = self.run_script(REPORT, COPY, matmul(720.0))
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("fp16_tc", done.stdout)
+        self.assertIn("agree", done.stdout)
+        # fp16_tc_acc16 has no PyTorch counterpart: shown, not judged
+        self.assertIn("n/a: no PyTorch counterpart", done.stdout)
+        # not_supported results are not paired
+        self.assertNotIn("fp8_tc", done.stdout)
+
+    def test_a_gemm_gap_beyond_tolerance_exits_1_and_says_why(self):
+        done = self.run_script(REPORT, COPY, matmul(900.0))
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("DIFFER", done.stdout)
+        self.assertIn("heuristic", done.stdout)
+
+    def test_copy_gap_exits_1(self):
+        done = self.run_script(REPORT, {"results": [{"device": 0, "median": 5000.0}]})
+        self.assertEqual(done.returncode, 1)
+
+    def test_no_copy_result_exits_3(self):
+        done = self.run_script({"devices": [], "results": []}, COPY)
+        self.assertEqual(done.returncode, 3)
+
+    def test_no_gemm_result_exits_3_when_matmul_is_asked(self):
+        report = {"devices": REPORT["devices"], "results": [REPORT["results"][0]]}
+        done = self.run_script(report, COPY, matmul(700.0))
+        self.assertEqual(done.returncode, 3)
+
+
+class TorchMatmulCases(unittest.TestCase):
+    def test_cases_come_from_the_reports_ok_gemm_results(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "report.json"
+            path.write_text(json.dumps(REPORT))
+            cases = torch_matmul.cases_from_report(str(path))
+        self.assertEqual(cases, [("fp16_tc", 4096, 4096, 4096, "NN"), ("fp16_tc_acc16", 4096, 4096, 4096, "NN")])
+
+    def test_default_cases_cover_every_plain_precision(self):
+        self.assertEqual({c[0] for c in torch_matmul.DEFAULT_CASES},
+                         {"fp64", "fp32", "tf32_tc", "fp16_tc", "bf16_tc", "int8_tc"})
+
+
+if __name__ == "__main__":
+    unittest.main()
