@@ -92,6 +92,14 @@ void bench_state::set_compute_ceiling(std::string key, bool fp32_accumulate) {
   m_fp32_accumulate = fp32_accumulate;
 }
 
+void bench_state::set_roofline_bytes(double bytes) {
+  if (!(bytes > 0.0) || !std::isfinite(bytes))
+    throw std::invalid_argument(
+        fmt::format("{}: roofline bytes must be positive, got {}", id(), bytes));
+  m_roofline_bytes = bytes;
+  add_parameter("roofline_bytes", bytes);
+}
+
 const reports::gpu_spec* bench_state::spec_row() const {
   if (m_device.spec_id.empty())
     return nullptr;
@@ -220,25 +228,27 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
   attach_ceiling();
 }
 
+reports::ceiling bench_state::memory_ceiling(const reports::gpu_spec* spec) const {
+  std::optional<double> clock;
+  std::string origin;
+  if (m_result.telemetry.mem_clock_mhz_median) {
+    clock = m_result.telemetry.mem_clock_mhz_median;
+    origin = "median of the NVML memory clock sampled during the measurement";
+  } else if (m_device.mem_clock_mhz) {
+    clock = *m_device.mem_clock_mhz;
+    origin = "NVML memory clock read with the inventory before the run; no telemetry during it";
+  }
+  return memory_bandwidth_ceiling(clock, origin, m_device.memory_bus_width_bits, spec);
+}
+
 void bench_state::attach_ceiling() {
   const reports::gpu_spec* spec = spec_row();
   switch (m_ceiling_kind) {
   case ceiling_kind::none:
     return;
-  case ceiling_kind::device_memory_bandwidth: {
-    std::optional<double> clock;
-    std::string origin;
-    if (m_result.telemetry.mem_clock_mhz_median) {
-      clock = m_result.telemetry.mem_clock_mhz_median;
-      origin = "median of the NVML memory clock sampled during the measurement";
-    } else if (m_device.mem_clock_mhz) {
-      clock = *m_device.mem_clock_mhz;
-      origin = "NVML memory clock read with the inventory before the run; no telemetry during it";
-    }
-    m_result.ceiling_value =
-        memory_bandwidth_ceiling(clock, origin, m_device.memory_bus_width_bits, spec);
+  case ceiling_kind::device_memory_bandwidth:
+    m_result.ceiling_value = memory_ceiling(spec);
     return;
-  }
   case ceiling_kind::compute_peak:
   case ceiling_kind::shared_memory_bandwidth: {
     std::optional<double> clock;
@@ -266,6 +276,10 @@ void bench_state::attach_ceiling() {
     in.fp32_accumulate = m_fp32_accumulate;
     in.spec = spec;
     m_result.ceiling_value = compute_ceiling(in);
+    if (m_roofline_bytes && m_result.flops_per_iteration)
+      m_result.ceiling_value =
+          apply_roofline(std::move(m_result.ceiling_value), *m_result.flops_per_iteration,
+                         *m_roofline_bytes, memory_ceiling(spec));
     return;
   }
   }
@@ -294,9 +308,13 @@ reports::result bench_state::take_result() {
   m_result.stats = reports::summarize(m_result.samples);
   if (!m_host_seconds.empty())
     m_result.host_seconds_median = reports::summarize(m_host_seconds).median;
-  if (!m_result.samples.empty() && m_result.ceiling_value.clock_adjusted &&
-      *m_result.ceiling_value.clock_adjusted > 0.0)
-    m_result.efficiency = m_result.stats.median / *m_result.ceiling_value.clock_adjusted;
+  // Efficiency is "fraction of the ceiling achieved" for both orientations: for a latency
+  // (lower is better) the ceiling is the floor, and efficiency is floor / median.
+  if (!m_result.samples.empty() && m_result.stats.median > 0 &&
+      m_result.ceiling_value.clock_adjusted && *m_result.ceiling_value.clock_adjusted > 0.0)
+    m_result.efficiency = m_result.higher_is_better
+                              ? m_result.stats.median / *m_result.ceiling_value.clock_adjusted
+                              : *m_result.ceiling_value.clock_adjusted / m_result.stats.median;
 
   if (m_disposition) {
     m_result.status = *m_disposition;

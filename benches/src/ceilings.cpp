@@ -125,6 +125,29 @@ reports::ceiling compute_ceiling(const compute_ceiling_inputs& in) {
   return c;
 }
 
+reports::ceiling apply_roofline(reports::ceiling compute, double flops, double bytes,
+                                const reports::ceiling& memory) {
+  if (!(flops > 0) || !(bytes > 0))
+    return compute;
+  const double intensity = flops / bytes; // operations per byte
+  auto cap = [&](std::optional<double>& value, std::string& source,
+                 const std::optional<double>& gbps, const std::string& gbps_source) {
+    if (!value || !gbps || !(*gbps > 0))
+      return;
+    const double bound = *gbps * 1e9 * intensity / 1e12;
+    if (bound >= *value)
+      return;
+    source = fmt::format("memory-bound (roofline): {:.1f} operations per byte x {:.1f} GB/s = "
+                         "{:.2f}, below the compute peak {:.2f}. Bandwidth: {}. Compute: {}",
+                         intensity, *gbps, bound, *value, gbps_source, source);
+    value = bound;
+  };
+  cap(compute.datasheet, compute.datasheet_source, memory.datasheet, memory.datasheet_source);
+  cap(compute.clock_adjusted, compute.clock_adjusted_source, memory.clock_adjusted,
+      memory.clock_adjusted_source);
+  return compute;
+}
+
 reports::ceiling shared_memory_ceiling(std::optional<int> sm_count,
                                        std::optional<double> sm_clock_mhz,
                                        std::string_view clock_origin) {

@@ -355,7 +355,12 @@ private:
       v.pass_fraction = rule->pass;
       v.warn_fraction = rule->warn;
       std::optional<double> ceiling;
-      if (spec != nullptr && rule->ceiling != "efficiency")
+      if (rule->ceiling == "datasheet") {
+        // The benchmark's own datasheet ceiling, derived from the spec row when it ran; only
+        // while the device still matches a row of the table the check uses.
+        if (spec != nullptr && r.ceiling_value.datasheet && *r.ceiling_value.datasheet > 0)
+          ceiling = r.ceiling_value.datasheet;
+      } else if (spec != nullptr && rule->ceiling != "efficiency")
         ceiling = spec_ceiling(*spec, rule->ceiling, r.unit);
       if (ceiling) {
         v.frame = "spec";
@@ -367,9 +372,11 @@ private:
         v.efficiency = *r.efficiency;
       } else {
         v.status = verdict_status::skipped;
-        v.message = spec == nullptr ? "no spec row and no clock-adjusted efficiency"
-                                    : "the spec row has no " + rule->ceiling +
-                                          " and the result no clock-adjusted efficiency";
+        v.message = rule->ceiling == "datasheet"
+                        ? "the result carries no datasheet ceiling and no clock-adjusted efficiency"
+                    : spec == nullptr ? "no spec row and no clock-adjusted efficiency"
+                                      : "the spec row has no " + rule->ceiling +
+                                            " and the result no clock-adjusted efficiency";
         return v;
       }
     }

@@ -52,7 +52,8 @@ namespace {
 std::string type_name(const nlohmann::ordered_json& j) { return j.type_name(); }
 
 bool valid_ceiling(const std::string& c) {
-  if (c == "memory_bandwidth_gbs" || c == "nvlink_gbs" || c == "pcie_gbs" || c == "efficiency")
+  if (c == "memory_bandwidth_gbs" || c == "nvlink_gbs" || c == "pcie_gbs" || c == "efficiency" ||
+      c == "datasheet")
     return true;
   if (c.starts_with("peaks."))
     return std::find(std::begin(peak_keys), std::end(peak_keys), c.substr(6)) !=

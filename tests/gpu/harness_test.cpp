@@ -145,6 +145,35 @@ TEST(ceilings, compute_ceiling_halves_geforce_fp32_accumulate_and_names_what_is_
   EXPECT_FALSE(b::compute_ceiling(in).clock_adjusted);
 }
 
+TEST(ceilings, roofline_caps_a_memory_bound_shape_and_leaves_a_compute_bound_one) {
+  gpuspec::reports::ceiling compute;
+  compute.datasheet = 989.5;
+  compute.datasheet_source = "spec";
+  compute.clock_adjusted = 900.0;
+  compute.clock_adjusted_source = "clock";
+  gpuspec::reports::ceiling memory;
+  memory.datasheet = 4800.0;
+  memory.datasheet_source = "HBM3e";
+  memory.clock_adjusted = 4700.0;
+  memory.clock_adjusted_source = "memory clock";
+  // M=1, N=K=8192 fp16: 2*8192*8192 flops over 2 bytes x (8192*8192 + 2*8192): about 1 flop per
+  // byte, so 4.8 TFLOP/s at most.
+  const double flops = 2.0 * 8192 * 8192;
+  const double bytes = 2.0 * (8192.0 * 8192 + 8192 + 8192);
+  const auto small = b::apply_roofline(compute, flops, bytes, memory);
+  ASSERT_TRUE(small.datasheet && small.clock_adjusted);
+  EXPECT_NEAR(*small.datasheet, 4800.0 * 1e9 * flops / bytes / 1e12, 1e-9);
+  EXPECT_NEAR(*small.clock_adjusted, 4700.0 * 1e9 * flops / bytes / 1e12, 1e-9);
+  EXPECT_NE(small.datasheet_source.find("memory-bound"), std::string::npos);
+  EXPECT_NE(small.datasheet_source.find("HBM3e"), std::string::npos);
+  // 8192^3: thousands of flops per byte, compute-bound: unchanged.
+  const double big_flops = 2.0 * 8192 * 8192 * 8192;
+  const double big_bytes = 2.0 * 3 * 8192 * 8192;
+  EXPECT_EQ(b::apply_roofline(compute, big_flops, big_bytes, memory), compute);
+  // No bandwidth known: unchanged.
+  EXPECT_EQ(b::apply_roofline(compute, flops, bytes, gpuspec::reports::ceiling{}), compute);
+}
+
 TEST(ceilings, shared_memory_is_32_banks_of_4_bytes_per_sm_per_clock) {
   const auto c = b::shared_memory_ceiling(132, 1980.0, "median");
   ASSERT_TRUE(c.clock_adjusted);

@@ -212,6 +212,36 @@ TEST(Check, LowerIsBetterMetricsAreInverted) {
   EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::fail);
 }
 
+TEST(Check, DatasheetRuleJudgesTheCeilingTheBenchmarkAttached) {
+  // A memory-bound GEMM shape: the benchmark attached a roofline below the compute peak as its
+  // datasheet ceiling; a "datasheet" rule judges against that, not against the spec's peak.
+  auto r = healthy_report();
+  r.results.resize(2);
+  for (auto& res : r.results) {
+    res.bench_id = "gemm.cublas.fp16_tc";
+    res.unit = "TFLOP/s";
+    res.ceiling_value.datasheet = 100.0;
+    res.efficiency.reset();
+  }
+  r.results[0].stats.median = r.results[1].stats.median = 90.0;
+  r.results[0].samples = r.results[1].samples = {90.0, 90.0, 90.0};
+  auto rules = parse_expectations(nlohmann::ordered_json::parse(R"({
+    "schema": "gpuspec.expect.v1",
+    "rules": [{"pattern": "gemm.*", "ceiling": "datasheet", "pass": 0.85, "warn": 0.7}]})"),
+                                  "rules.json");
+  ASSERT_TRUE(rules) << rules.error().to_string();
+  auto o = check(r, synthetic_specs(), rules.value());
+  EXPECT_EQ(o.nodes[0].results[0].frame, "spec");
+  ASSERT_TRUE(o.nodes[0].results[0].expected);
+  EXPECT_DOUBLE_EQ(*o.nodes[0].results[0].expected, 100.0);
+  EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::pass);
+  // No datasheet ceiling and no efficiency: skipped, and the message says which is missing.
+  r.results[0].ceiling_value.datasheet.reset();
+  o = check(r, synthetic_specs(), rules.value());
+  EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::skipped);
+  EXPECT_NE(o.nodes[0].results[0].message.find("no datasheet ceiling"), std::string::npos);
+}
+
 TEST(Siblings, TwoIdenticalGpusFlagOnlyTheSlowOne) {
   auto r = healthy_report();
   r.devices.resize(2);
@@ -352,8 +382,12 @@ TEST(Expectations, ShippedRulesLoad) {
   const auto e = default_rules();
   ASSERT_NE(e.find("memory.stream.triad"), nullptr);
   EXPECT_EQ(e.find("memory.stream.triad")->ceiling, "memory_bandwidth_gbs");
-  EXPECT_EQ(e.find("gemm.cublas.fp16_tc")->ceiling, "peaks.fp16_tc");
-  EXPECT_EQ(e.find("gemm.cublas.fp64")->ceiling, "peaks.fp64");
+  // GEMMs: the ceiling the benchmark attached (the spec row's peak, or its roofline).
+  EXPECT_EQ(e.find("gemm.cublas.fp16_tc")->ceiling, "datasheet");
+  EXPECT_EQ(e.find("gemm.cublas.fp64")->ceiling, "datasheet");
+  EXPECT_EQ(e.find("gemm.cublas.fp16_tc_acc16")->pattern, "gemm.cublas.fp16_tc_acc16");
+  EXPECT_EQ(e.find("compute.fma.int32")->ceiling, "efficiency");
+  EXPECT_EQ(e.find("tensor.mma.fp8")->pattern, "tensor.mma.*");
   EXPECT_EQ(e.find("something.else")->ceiling, "efficiency");
 }
 

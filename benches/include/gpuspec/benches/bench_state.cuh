@@ -93,6 +93,10 @@ public:
   /// clock-adjusted one. `fp32_accumulate`: Tensor Core work accumulating in FP32, which GeForce
   /// parts run at half rate.
   void set_compute_ceiling(std::string key, bool fp32_accumulate = true);
+  /// The least device-memory traffic one run of the work needs (a GEMM: A and B read, C
+  /// written once): the compute ceiling is then capped by the memory roofline, so a shape too
+  /// small to be compute-bound (small-M inference GEMMs) is judged against what it can reach.
+  void set_roofline_bytes(double bytes);
 
   // --- timing -------------------------------------------------------------------------------
   /// Warm-up (discarded), then samples until options().stopping says stop: per sample, an L2
@@ -120,6 +124,8 @@ private:
   [[nodiscard]] const reports::gpu_spec* spec_row() const;
   /// Sets m_result.ceiling_value from m_ceiling_kind, after the telemetry summary.
   void attach_ceiling();
+  /// The device-memory bandwidth ceiling at the memory clock seen during the run.
+  [[nodiscard]] reports::ceiling memory_ceiling(const reports::gpu_spec* spec) const;
 
   const bench_case& m_case;
   const reports::device_info& m_device;
@@ -133,6 +139,7 @@ private:
   cache_mode m_cache_mode = cache_mode::cold;
   ceiling_kind m_ceiling_kind = ceiling_kind::none;
   std::string m_ceiling_key;
+  std::optional<double> m_roofline_bytes;
   bool m_fp32_accumulate = true;
   bool m_integer_ops = false;
   std::optional<double> m_items_per_iteration;

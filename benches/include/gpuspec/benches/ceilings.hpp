@@ -52,6 +52,14 @@ struct compute_ceiling_inputs {
 /// The ceiling of a compute-throughput result, in TFLOP/s (TOPS for integer keys).
 [[nodiscard]] reports::ceiling compute_ceiling(const compute_ceiling_inputs& in);
 
+/// Caps a compute ceiling by the memory roofline (Williams, Waterman, Patterson, "Roofline",
+/// CACM 2009): a kernel that must move at least `bytes` to do `flops` cannot beat
+/// bandwidth × flops / bytes. Applied to the datasheet and the clock-adjusted values separately,
+/// each with the matching bandwidth of `memory`; where the bound is lower, the value and its
+/// source are replaced and the source names both figures.
+[[nodiscard]] reports::ceiling apply_roofline(reports::ceiling compute, double flops, double bytes,
+                                              const reports::ceiling& memory);
+
 /// Shared-memory bandwidth: 32 banks × 4 bytes per SM per clock (CUDA C++ Programming Guide,
 /// "Shared Memory" of compute capabilities 5.x and later: 32 banks, successive 32-bit words in
 /// successive banks, each bank serving one 32-bit word per clock), × SM count × SM clock, in

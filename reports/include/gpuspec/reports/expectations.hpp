@@ -19,7 +19,9 @@ inline constexpr const char* expectations_schema_version = "gpuspec.expect.v1";
 struct expectation_rule {
   std::string pattern; ///< bench id, exact or with '*' wildcards: "memory.stream.*"
   /// "memory_bandwidth_gbs", "nvlink_gbs", "pcie_gbs", "peaks.<key>" (spec_table.hpp's
-  /// peak_keys), or "efficiency" (the result's own clock-adjusted efficiency).
+  /// peak_keys), "datasheet" (the datasheet ceiling the benchmark attached to the result from
+  /// the spec row: a roofline for a GEMM shape too small to be compute-bound), or
+  /// "efficiency" (the result's own clock-adjusted efficiency).
   std::string ceiling;
   double pass = 0.85; ///< efficiency at or above: pass
   double warn = 0.75; ///< at or above (and below pass): warn; below: fail
