@@ -4,6 +4,10 @@
 
 namespace gpuspec::benches {
 
-void register_all_families(registry& r) { register_stream_benchmarks(r); }
+void register_all_families(registry& r) {
+  register_stream_benchmarks(r);
+  register_compute_fma_benchmarks(r);
+  register_tensor_mma_benchmarks(r);
+}
 
 } // namespace gpuspec::benches

@@ -1,0 +1,327 @@
+// tensor.mma.{fp16,bf16,tf32,int8,fp8}: the dense Tensor Core ceiling of each input type.
+//
+// What it measures: Tensor Core throughput in TFLOP/s (TOPS for int8) with nothing else in the
+// way: operands resident in registers (mma.sync) or shared memory (wgmma), many independent
+// accumulators, every SM full, no memory traffic in the timed loop; hot (no L2 flush: nothing
+// is read from memory). Judged against the clock-adjusted dense peak of the type
+// (set_compute_ceiling: SMs × SM clock during the run × the architecture's rate, FP32
+// accumulation for the float types, which GeForce parts run at half rate). Counted as
+// 2·M·N·K per instruction.
+//
+// Which kernel: compute capability 9.0 runs the sm_90a wgmma kernels (m64n256kK, A and B in
+// shared memory) when the build has them, since mma.sync on Hopper tops out well below the
+// datasheet; everything else runs warp-level mma.sync (m16n8k16 fp16/bf16, m16n8k8 tf32,
+// m16n8k32 int8/e4m3; on Turing m16n8k8 fp16 and m8n8k16 int8). The parameter `path` says
+// which ran. Types the GPU lacks (bf16/tf32 before sm_80, fp8 before sm_89) are not supported;
+// fp8 through mma.sync on a GPU where ptxas converts it to fp16 (sm_90 without the wgmma build,
+// sm_100) is skipped with that reason: it would not be an fp8 figure.
+//
+// Check: the accumulators alternate A·(-B) and A·B, so after any number of instructions each
+// holds exactly A·B; every element of every accumulator tile is compared bit for bit with A·B
+// computed on the host (mma_peak.hpp). A short run is checked before timing, so a wrong
+// fragment or shared-memory layout fails fast with the first mismatch named, and the timed
+// runs' output is checked again at the end.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "gpuspec/benches/bench_state.cuh"
+#include "gpuspec/benches/families.hpp"
+#include "gpuspec/benches/verification.hpp"
+#include "gpuspec/kernels/cuda_check.cuh"
+#include "gpuspec/kernels/cuda_handles.cuh"
+#include "gpuspec/kernels/fill.hpp"
+#include "gpuspec/kernels/mma_peak.hpp"
+#include "gpuspec/kernels/wgmma_peak.hpp"
+
+namespace gpuspec::benches {
+
+namespace {
+
+using kernels::tc_dtype;
+
+constexpr std::uint64_t operand_seed = 0x6770757374656e31ull;
+
+/// Pairs of the check run and of the run that sizes the work.
+constexpr std::uint32_t short_pairs = 256;
+/// One run of the timed work lasts about this long (the harness repeats it).
+constexpr double target_run_seconds = 0.010;
+constexpr std::uint32_t max_pairs = std::uint32_t{1} << 24;
+
+/// Appends its parts to one string (no `"literal" + std::string` chains: GCC 12's -Wrestrict
+/// misfires on them at -O3).
+template <class... Parts> std::string concat(const Parts&... parts) {
+  std::string s;
+  (s += ... += parts);
+  return s;
+}
+
+std::string sm_text(int sm) { return concat("sm_", std::to_string(sm)); }
+
+/// One peak kernel, whichever path: how to launch it and what it must produce.
+struct peak_kernel {
+  std::function<void(std::uint32_t pairs, kernels::stream_handle)> launch;
+  std::function<double(std::uint32_t pairs)> operations;
+  std::size_t output_words = 0;
+  std::size_t tile_words = 0;
+  const std::vector<double>* tile = nullptr; ///< the exact A·B every tile must hold
+  bool integer = false;
+  kernels::device_buffer<std::uint32_t>* out = nullptr;
+  kernels::device_buffer<std::uint32_t>* status = nullptr;
+  std::string what; ///< for the verification's detail
+};
+
+std::uint32_t read_status(const peak_kernel& k, kernels::stream_ref s) {
+  std::uint32_t status = 0;
+  GPUSPEC_CUDA_CHECK(
+      cudaMemcpyAsync(&status, k.status->data(), sizeof status, cudaMemcpyDeviceToHost, s.get()));
+  s.synchronize();
+  return status;
+}
+
+/// Every element of every tile against A·B, exactly.
+reports::verification check_output(const peak_kernel& k, kernels::stream_ref s) {
+  const auto expected = [&k](std::size_t i) { return (*k.tile)[i % k.tile_words]; };
+  elementwise_report report;
+  if (k.integer) {
+    std::vector<std::int32_t> host(k.output_words);
+    GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(host.data(), k.out->data(), k.out->bytes(),
+                                       cudaMemcpyDeviceToHost, s.get()));
+    s.synchronize();
+    report = check_elementwise(host.data(), host.size(), expected, 0.0);
+  } else {
+    std::vector<float> host(k.output_words);
+    GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(host.data(), k.out->data(), k.out->bytes(),
+                                       cudaMemcpyDeviceToHost, s.get()));
+    s.synchronize();
+    report = check_elementwise(host.data(), host.size(), expected, 0.0);
+  }
+  return to_verification(report, 0.0, k.what);
+}
+
+void reset_outputs(const peak_kernel& k, kernels::stream_ref s) {
+  kernels::poison_with_nan(k.out->data(), k.out->bytes(), s.handle());
+  GPUSPEC_CUDA_CHECK(cudaMemsetAsync(k.status->data(), 0, sizeof(std::uint32_t), s.get()));
+}
+
+/// The check run, the sizing run, the timed runs and the final check, for either path.
+void measure(bench_state& state, const peak_kernel& k, tc_dtype dtype) {
+  const kernels::stream_ref s = state.stream();
+
+  // --- a short run, checked before anything is timed -----------------------------------------
+  reset_outputs(k, s);
+  k.launch(short_pairs, s.handle());
+  s.synchronize();
+  const std::uint32_t status = read_status(k, s);
+  if (!kernels::tc_status_ran(status)) {
+    if ((status & kernels::tc_status_missing) != 0) {
+      state.skip(concat("the code this build runs on this GPU was compiled for ",
+                        sm_text(kernels::tc_status_arch(status) / 10),
+                        ", which lacks the instruction (add the GPU's architecture to "
+                        "CMAKE_CUDA_ARCHITECTURES)"));
+      return;
+    }
+    throw std::runtime_error("the Tensor Core kernel did not write its status word: it did not "
+                             "run to the end");
+  }
+  state.add_parameter("kernel_arch", sm_text(kernels::tc_status_arch(status) / 10));
+  const reports::verification first = check_output(k, s);
+  if (first.status != reports::verification_status::passed) {
+    state.set_verification(first);
+    throw std::runtime_error(concat("the Tensor Core result is wrong before timing (",
+                                    std::to_string(short_pairs), " pairs): ", first.detail));
+  }
+
+  // --- size the work: one timed run of short_pairs, scaled to target_run_seconds -------------
+  kernels::event start, stop;
+  start.record(s);
+  k.launch(short_pairs, s.handle());
+  stop.record(s);
+  stop.synchronize();
+  const double short_seconds = kernels::event::elapsed_seconds(start, stop);
+  double scaled = short_seconds > 0.0
+                      ? static_cast<double>(short_pairs) * target_run_seconds / short_seconds
+                      : static_cast<double>(max_pairs);
+  scaled = std::clamp(scaled, static_cast<double>(short_pairs), static_cast<double>(max_pairs));
+  const auto pairs = static_cast<std::uint32_t>(scaled);
+  state.add_parameter("pairs", pairs);
+  state.add_parameter("instructions_per_accumulator", kernels::mma_ops_per_accumulator(pairs));
+
+  // --- the work --------------------------------------------------------------------------------
+  reset_outputs(k, s);
+  s.synchronize();
+  if (k.integer)
+    state.set_integer_ops_per_iteration(k.operations(pairs));
+  else
+    state.set_flops_per_iteration(k.operations(pairs));
+  state.set_cache_mode(cache_mode::hot);
+  state.set_compute_ceiling(kernels::tc_ceiling_key(dtype), !k.integer);
+  state.exec([&](kernels::stream_ref ws) { k.launch(pairs, ws.handle()); });
+  if (state.interrupted())
+    return;
+
+  // --- the timed runs' output ----------------------------------------------------------------
+  if (!kernels::tc_status_ran(read_status(k, s)))
+    throw std::runtime_error("the Tensor Core kernel's status word is unset after the timed runs");
+  state.set_verification(check_output(k, s));
+}
+
+std::string tile_what(std::size_t tiles, int m, int n) {
+  return concat("all ", std::to_string(tiles), " accumulator tiles (", std::to_string(m), "x",
+                std::to_string(n),
+                ") against A·B computed exactly on the host (A, B and -B seeded, small multiples "
+                "of 1/2 or integers in [-7, 7]: bit-exact)");
+}
+
+void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
+  const kernels::mma_variant_info info = kernels::mma_info(v);
+  const kernels::mma_problem problem = kernels::make_mma_problem(v, operand_seed);
+  auto upload = [](const std::vector<std::uint32_t>& host) {
+    kernels::device_buffer<std::uint32_t> d(host.size());
+    GPUSPEC_CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size() * sizeof(std::uint32_t),
+                                  cudaMemcpyHostToDevice));
+    return d;
+  };
+  const kernels::device_buffer<std::uint32_t> a = upload(problem.a_frag);
+  const kernels::device_buffer<std::uint32_t> b_pos = upload(problem.b_pos_frag);
+  const kernels::device_buffer<std::uint32_t> b_neg = upload(problem.b_neg_frag);
+  const unsigned blocks = kernels::mma_sync_peak_blocks(v);
+  kernels::device_buffer<std::uint32_t> out(kernels::mma_output_words(v, blocks));
+  kernels::device_buffer<std::uint32_t> status(1);
+
+  state.add_parameter("path", "mma.sync");
+  state.add_parameter("instruction", kernels::mma_ptx(v));
+  state.add_parameter("shape", concat("m", std::to_string(info.m), "n", std::to_string(info.n), "k",
+                                      std::to_string(info.k)));
+  state.add_parameter("accumulate", kernels::tc_is_integer(info.dtype) ? "int32" : "fp32");
+  state.add_parameter("blocks", blocks);
+  state.add_parameter("threads_per_block", kernels::mma_block_threads);
+  state.add_parameter("warps", static_cast<std::uint64_t>(blocks) * kernels::mma_warps_per_block);
+  state.add_parameter("accumulators_per_warp", kernels::mma_accumulators);
+  state.add_parameter("operands", "A, B and -B in registers, loaded once");
+  if (sm == 90)
+    state.add_parameter("note",
+                        "mma.sync on Hopper: not expected to reach the dense Tensor Core peak "
+                        "(published figures put it near two thirds); this build has no sm_90a "
+                        "wgmma kernel (its CUDA architecture list lacks 90)");
+
+  peak_kernel k;
+  k.launch = [&, v, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
+    kernels::launch_mma_sync_peak(v, a.data(), b_pos.data(), b_neg.data(), out.data(),
+                                  status.data(), blocks, pairs, stream);
+  };
+  k.operations = [v, blocks](std::uint32_t pairs) {
+    return kernels::mma_sync_operations(v, blocks, pairs);
+  };
+  k.output_words = out.size();
+  k.tile_words = static_cast<std::size_t>(info.m * info.n);
+  k.tile = &problem.c;
+  k.integer = kernels::tc_is_integer(info.dtype);
+  k.out = &out;
+  k.status = &status;
+  k.what = tile_what(out.size() / k.tile_words, info.m, info.n);
+  measure(state, k, info.dtype);
+}
+
+void run_wgmma(bench_state& state, tc_dtype dtype) {
+  const kernels::wgmma_problem problem = kernels::make_wgmma_problem(dtype, operand_seed);
+  auto upload = [](const std::vector<std::uint8_t>& host) {
+    kernels::device_buffer<std::uint8_t> d(host.size());
+    GPUSPEC_CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    return d;
+  };
+  const kernels::device_buffer<std::uint8_t> a = upload(problem.a_rows);
+  const kernels::device_buffer<std::uint8_t> b_pos = upload(problem.b_pos_rows);
+  const kernels::device_buffer<std::uint8_t> b_neg = upload(problem.b_neg_rows);
+  const unsigned blocks = kernels::wgmma_peak_blocks(dtype);
+  kernels::device_buffer<std::uint32_t> out(kernels::wgmma_output_words(blocks));
+  kernels::device_buffer<std::uint32_t> status(1);
+
+  state.add_parameter("path", "wgmma");
+  state.add_parameter("instruction", kernels::wgmma_ptx(dtype));
+  state.add_parameter("shape", concat("m64n256k", std::to_string(problem.k)));
+  state.add_parameter("accumulate", kernels::tc_is_integer(dtype) ? "int32" : "fp32");
+  state.add_parameter("blocks", blocks);
+  state.add_parameter("threads_per_block", kernels::wgmma_block_threads);
+  state.add_parameter("warpgroups",
+                      static_cast<std::uint64_t>(blocks) * kernels::wgmma_warpgroups_per_block);
+  state.add_parameter("operands",
+                      "A, B and -B in shared memory (K-major, no swizzle), matrix descriptors");
+
+  peak_kernel k;
+  k.launch = [&, dtype, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
+    kernels::launch_wgmma_peak(dtype, a.data(), b_pos.data(), b_neg.data(), out.data(),
+                               status.data(), blocks, pairs, stream);
+  };
+  k.operations = [dtype, blocks](std::uint32_t pairs) {
+    return kernels::wgmma_operations(dtype, blocks, pairs);
+  };
+  k.output_words = out.size();
+  k.tile_words = static_cast<std::size_t>(kernels::wgmma_m * kernels::wgmma_n);
+  k.tile = &problem.d;
+  k.integer = kernels::tc_is_integer(dtype);
+  k.out = &out;
+  k.status = &status;
+  k.what = tile_what(out.size() / k.tile_words, kernels::wgmma_m, kernels::wgmma_n);
+  measure(state, k, dtype);
+}
+
+template <tc_dtype Dtype> void tensor_mma(bench_state& state) {
+  cudaDeviceProp prop{};
+  GPUSPEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, state.cuda_device()));
+  const int sm = prop.major * 10 + prop.minor;
+  const kernels::tc_plan plan = kernels::plan_tc_peak(Dtype, sm, kernels::wgmma_peak_built());
+  switch (plan.path) {
+  case kernels::tc_path::not_supported:
+    state.not_supported(plan.reason);
+    return;
+  case kernels::tc_path::not_measured:
+    state.skip(plan.reason);
+    return;
+  case kernels::tc_path::wgmma:
+    run_wgmma(state, Dtype);
+    return;
+  case kernels::tc_path::mma_sync:
+    run_mma_sync(state, *plan.variant, sm);
+    return;
+  }
+}
+
+} // namespace
+
+void register_tensor_mma_benchmarks(registry& r) {
+  const std::vector<std::string> all{"quick", "standard", "full"};
+  const std::vector<std::string> standard{"standard", "full"};
+  r.add("tensor.mma.fp16",
+        "Dense fp16 Tensor Core peak, FP32 accumulate (mma.sync m16n8k16; wgmma on Hopper)",
+        tensor_mma<tc_dtype::fp16>)
+      .in_suites(all);
+  r.add("tensor.mma.bf16",
+        "Dense bf16 Tensor Core peak, FP32 accumulate (mma.sync m16n8k16; wgmma on Hopper)",
+        tensor_mma<tc_dtype::bf16>)
+      .in_suites(standard);
+  r.add("tensor.mma.tf32",
+        "Dense tf32 Tensor Core peak, FP32 accumulate (mma.sync m16n8k8; wgmma on Hopper)",
+        tensor_mma<tc_dtype::tf32>)
+      .in_suites(standard);
+  r.add("tensor.mma.int8",
+        "Dense int8 Tensor Core peak, INT32 accumulate (mma.sync m16n8k32; wgmma on Hopper)",
+        tensor_mma<tc_dtype::int8>)
+      .in_suites(standard);
+  r.add("tensor.mma.fp8",
+        "Dense fp8 (e4m3) Tensor Core peak, FP32 accumulate (mma.sync m16n8k32 on sm_89; "
+        "wgmma on Hopper)",
+        tensor_mma<tc_dtype::fp8_e4m3>)
+      .in_suites(standard);
+}
+
+} // namespace gpuspec::benches
