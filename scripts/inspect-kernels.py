@@ -38,13 +38,17 @@ SKIPPED = 77
 class Expect:
     """One expectation: in every kernel whose mangled name contains `kernel`, the code of the
     given form ("sass" or "ptx") has a line matching `pattern`, on each architecture at or
-    above sm_`min_sm`. At least one kernel must match `kernel` on each such architecture."""
+    above sm_`min_sm` (and among `archs` when given). At least one kernel must match `kernel`
+    on each such architecture."""
 
     kernel: str
     form: str
     pattern: str
     what: str
     min_sm: int = 0
+    # Only on these architectures (e.g. ("sm_90a",) for wgmma kernels); empty: every one at or
+    # above min_sm.
+    archs: tuple = ()
 
 
 # 16-byte accesses: PTX vectors of four 32-bit or two 64-bit elements, SASS .128 accesses
@@ -62,8 +66,55 @@ EXPECTATIONS = (
     + [Expect(k, "ptx", PTX_ST128, "st.global 128-bit") for k in _STREAM_STORING]
     + [Expect(k, "sass", SASS_LDG128, "LDG .128") for k in _STREAM_LOADING]
     + [Expect(k, "sass", SASS_STG128, "STG .128") for k in _STREAM_STORING]
-    # A Tensor Core kernel adds one line, e.g.:
-    # Expect("sgemm_tensor_core", "sass", r"\bHMMA\b", "Tensor Core mma", min_sm=80),
+    # FMA chains (kernels/src/fma_chain.cu): the instruction each one is named for. int32 asks
+    # for IMAD with a register multiplier: the seeding code's IMADs have immediate ones.
+    + [Expect("fma_chain_fp32", "sass", r"\bFFMA\b", "FFMA"),
+       Expect("fma_chain_fp64", "sass", r"\bDFMA\b", "DFMA"),
+       Expect("fma_chain_fp16x2", "sass", r"\bHFMA2\b", "HFMA2"),
+       Expect("fma_chain_int32", "sass", r"\bIMAD R\d+, R\d+(\.reuse)?, U?R\d+", "IMAD reg x reg"),
+       Expect("fma_chain_fp32", "ptx", r"\bfma\.rn\.f32\b", "fma.rn.f32"),
+       Expect("fma_chain_fp64", "ptx", r"\bfma\.rn\.f64\b", "fma.rn.f64"),
+       Expect("fma_chain_fp16x2", "ptx", r"\bfma\.rn\.f16x2\b", "fma.rn.f16x2"),
+       Expect("fma_chain_int32", "ptx", r"\bmad\.lo\.[su]32\b", "mad.lo 32-bit")]
+    # Tensor Core peaks (kernels/src/mma_peak.cu): the mma.sync shape each kernel is named for,
+    # in PTX and as the Tensor Core instruction in SASS.
+    + [Expect("mma_sync_peak_fp16_m16n8k16", "ptx",
+              r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32", "mma.sync f16", 80),
+       Expect("mma_sync_peak_fp16_m16n8k16", "sass", r"\bHMMA\.16816\.F32\b", "HMMA.16816.F32", 80),
+       Expect("mma_sync_peak_bf16_m16n8k16", "ptx", r"mma\.sync\.aligned\.m16n8k16\..*bf16",
+              "mma.sync bf16", 80),
+       Expect("mma_sync_peak_bf16_m16n8k16", "sass", r"\bHMMA\.16816\.F32\.BF16\b",
+              "HMMA.16816.F32.BF16", 80),
+       Expect("mma_sync_peak_tf32_m16n8k8", "ptx", r"mma\.sync\.aligned\.m16n8k8\..*tf32",
+              "mma.sync tf32", 80),
+       Expect("mma_sync_peak_tf32_m16n8k8", "sass", r"\bHMMA\.1688\.F32\.TF32\b",
+              "HMMA.1688.F32.TF32", 80),
+       Expect("mma_sync_peak_int8_m16n8k32", "ptx",
+              r"mma\.sync\.aligned\.m16n8k32\..*s32\.s8\.s8\.s32", "mma.sync s8", 80),
+       Expect("mma_sync_peak_int8_m16n8k32", "sass", r"\bIMMA\.16832\.S8\.S8\b", "IMMA.16832.S8.S8",
+              80),
+       Expect("mma_sync_peak_fp8_m16n8k32", "ptx", r"mma\.sync\.aligned\.m16n8k32\..*e4m3",
+              "mma.sync e4m3", 89),
+       # native on sm_89; ptxas emulates it with HMMA on sm_90 (the benchmark does not time that)
+       Expect("mma_sync_peak_fp8_m16n8k32", "sass", r"\bQMMA\.16832\.F32\.E4M3\.E4M3\b",
+              "QMMA.16832 e4m3", 89, ("sm_89",)),
+       Expect("mma_sync_peak_fp16_m16n8k8", "sass", r"\bHMMA\.1688\.F32\b", "HMMA.1688.F32", 75),
+       Expect("mma_sync_peak_int8_m8n8k16", "sass", r"\bIMMA\.8816\.S8\.S8\b", "IMMA.8816.S8.S8",
+              75)]
+    # Hopper's warpgroup MMA (kernels/src_sm90a/wgmma_peak.cu), built for sm_90a alone.
+    + [Expect("wgmma_peak_fp16_m64n256k16", "ptx",
+              r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.f16\.f16", "wgmma f16", 90,
+              ("sm_90a",)),
+       Expect("wgmma_peak_fp16_m64n256k16", "sass", r"\bHGMMA\.64x256x16\.F32\b", "HGMMA f16", 90,
+              ("sm_90a",)),
+       Expect("wgmma_peak_bf16_m64n256k16", "sass", r"\bHGMMA\.64x256x16\.F32\.BF16\b",
+              "HGMMA bf16", 90, ("sm_90a",)),
+       Expect("wgmma_peak_tf32_m64n256k8", "sass", r"\bHGMMA\.64x256x8\.F32\.TF32\b",
+              "HGMMA tf32", 90, ("sm_90a",)),
+       Expect("wgmma_peak_int8_m64n256k32", "sass", r"\bIGMMA\.64x256x32\.S8\.S8\b", "IGMMA s8",
+              90, ("sm_90a",)),
+       Expect("wgmma_peak_fp8_m64n256k32", "sass", r"\bQGMMA\.64x256x32\.F32\.E4M3\.E4M3\b",
+              "QGMMA e4m3", 90, ("sm_90a",))]
 )
 
 # Resources every kernel on every architecture must report as zero.
@@ -160,7 +211,10 @@ def check_code(code, form, rows):
     for expect in (e for e in EXPECTATIONS if e.form == form):
         pattern = re.compile(expect.pattern)
         check = f"{form}: {expect.what}"
-        for arch in (a for a in archs if sm_number(a) >= expect.min_sm):
+        # Architecture-specific targets (sm_90a) hold only the kernels built for them
+        # (kernels/src_sm90a), so an expectation applies there only when it names them.
+        for arch in (a for a in archs if sm_number(a) >= expect.min_sm
+                     and (a in expect.archs if expect.archs else not a.endswith("a"))):
             functions = sorted(f for a, f in code if a == arch and expect.kernel in f)
             if not functions:
                 rows.append(Row(f"<no {expect.kernel}>", check, arch, False,
