@@ -101,6 +101,36 @@ EXPECTATIONS = (
        Expect("mma_sync_peak_fp16_m16n8k8", "sass", r"\bHMMA\.1688\.F32\b", "HMMA.1688.F32", 75),
        Expect("mma_sync_peak_int8_m8n8k16", "sass", r"\bIMMA\.8816\.S8\.S8\b", "IMMA.8816.S8.S8",
               75)]
+    # Our own GEMMs (kernels/src/sgemm_smem_regblock.cu, hgemm_mma_cp_async.cu): vector shared
+    # and global loads and FFMA for sgemm; mma.sync, cp.async (LDGSTS) and ldmatrix (LDSM) for
+    # hgemm on sm_80 and newer (its sm_75 body is empty: the launcher refuses that GPU).
+    + [Expect("sgemm_smem_regblock_kernel", "sass", r"\bLDS(\.\w+)*\.128\b", "LDS .128"),
+       Expect("sgemm_smem_regblock_kernel", "sass", SASS_LDG128, "LDG .128"),
+       Expect("sgemm_smem_regblock_kernel", "sass", r"\bFFMA\b", "FFMA"),
+       Expect("hgemm_mma_cp_async_kernel", "sass", r"\bHMMA\.16816\.F32\b", "HMMA.16816.F32", 80),
+       Expect("hgemm_mma_cp_async_kernel", "sass", r"\bLDGSTS\b", "LDGSTS (cp.async)", 80),
+       Expect("hgemm_mma_cp_async_kernel", "sass", r"\bLDSM\b", "LDSM (ldmatrix)", 80),
+       Expect("hgemm_mma_cp_async_kernel", "ptx", r"\bcp\.async\.cg\.shared\.global\b",
+              "cp.async.cg", 80)]
+    # Memory hierarchy (kernels/src/cache_bandwidth.cu, pointer_chase.cu, empty_launch.cu):
+    # L2 reads that bypass L1 (.cg) 16 bytes at a time, vector shared reads, the L1 chase cached
+    # in L1 (.ca: STRONG.SM, STRONG.CTA on sm_75), the L2/DRAM chase bypassing it (.cg:
+    # STRONG.GPU), the chase's clock reads, and the launch kernel's counted atomic.
+    + [Expect("l2_read_vec4_kernel", "ptx", r"\bld\.global\.cg\.v4\.u32\b", "ld.global.cg.v4"),
+       Expect("l2_read_vec4_kernel", "sass", r"\bLDG(\.\w+)*\.128\.STRONG\.GPU\b",
+              "LDG .128 STRONG.GPU"),
+       Expect("shared_read_vec4_kernel", "ptx", r"\bld\.volatile\.shared\.v4\.u32\b",
+              "ld.volatile.shared.v4"),
+       Expect("shared_read_vec4_kernel", "sass", r"\bLDS(\.\w+)*\.128\b", "LDS .128"),
+       Expect("pointer_chase_ca_kernel", "ptx", r"\bld\.global\.ca\.u64\b", "ld.global.ca"),
+       Expect("pointer_chase_ca_kernel", "sass", r"\bLDG(\.\w+)*\.64\.STRONG\.(SM|CTA)\b",
+              "LDG .64 cached in L1"),
+       Expect("pointer_chase_cg_kernel", "ptx", r"\bld\.global\.cg\.u64\b", "ld.global.cg"),
+       Expect("pointer_chase_cg_kernel", "sass", r"\bLDG(\.\w+)*\.64\.STRONG\.GPU\b",
+              "LDG .64 bypassing L1"),
+       Expect("pointer_chase_ca_kernel", "sass", r"\bCS2R\b.*\bSR_CLOCKLO\b", "clock read"),
+       Expect("pointer_chase_cg_kernel", "sass", r"\bCS2R\b.*\bSR_CLOCKLO\b", "clock read"),
+       Expect("empty_counted_kernel", "sass", r"\bREDG?(\.\w+)*\.ADD\.64\b", "atomic add")]
     # Hopper's warpgroup MMA (kernels/src_sm90a/wgmma_peak.cu), built for sm_90a alone.
     + [Expect("wgmma_peak_fp16_m64n256k16", "ptx",
               r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.f16\.f16", "wgmma f16", 90,

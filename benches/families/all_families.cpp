@@ -6,8 +6,12 @@ namespace gpuspec::benches {
 
 void register_all_families(registry& r) {
   register_stream_benchmarks(r);
+  register_cache_benchmarks(r);
+  register_latency_benchmarks(r);
   register_compute_fma_benchmarks(r);
   register_tensor_mma_benchmarks(r);
+  register_gemm_cublas_benchmarks(r);
+  register_gemm_custom_benchmarks(r);
 }
 
 } // namespace gpuspec::benches

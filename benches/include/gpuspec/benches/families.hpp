@@ -9,11 +9,23 @@ namespace gpuspec::benches {
 /// memory.stream.{copy,scale,add,triad,dot} (families/stream.cu)
 void register_stream_benchmarks(registry& r);
 
+/// cache.l2.read, cache.shared (families/cache_bandwidth.cu)
+void register_cache_benchmarks(registry& r);
+
+/// latency.{l1,l2,dram}, latency.sweep, latency.launch (families/latency.cu)
+void register_latency_benchmarks(registry& r);
+
 /// compute.fma.{fp32,fp64,fp16x2,int32} (families/compute_fma.cu)
 void register_compute_fma_benchmarks(registry& r);
 
 /// tensor.mma.{fp16,bf16,tf32,int8,fp8} and the sm_90a wgmma peak (families/tensor_mma.cu)
 void register_tensor_mma_benchmarks(registry& r);
+
+/// gemm.cublas.* (families/gemm_cublas.cu)
+void register_gemm_cublas_benchmarks(registry& r);
+
+/// gemm.custom.{sgemm,hgemm_tc} (families/gemm_custom.cu)
+void register_gemm_custom_benchmarks(registry& r);
 
 /// Calls every family's register function, in the order `gpuspec list` shows them.
 void register_all_families(registry& r);
