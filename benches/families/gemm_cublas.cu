@@ -7,10 +7,10 @@
 // small-M inference shapes (M = 1, 8, 32, 128 tokens, N = K = 8192). What bounds it: Tensor Core
 // (or FP64/FP32 pipe) throughput for the large shapes, judged against the arch_rates ceiling of
 // the precision; device-memory bandwidth for the small-M ones (they stream B, the weight, once
-// per GEMM; no compute ceiling fits them, and the result still carries the compute ceiling,
-// which they are not expected to approach). Hardware: any GPU the build targets; TF32 and BF16
-// need sm_80, FP8 sm_89, and a precision the GPU or cuBLASLt lacks is "not supported", never
-// "failed".
+// per GEMM), so their ceiling is the memory roofline: the compute ceiling capped by bandwidth
+// x flops / (A + B + D bytes), set_roofline_bytes in bench_state.cuh. Hardware: any GPU the build
+// targets; TF32 and BF16 need sm_80, FP8 sm_89, and a precision the GPU or cuBLASLt lacks is "not
+// supported", never "failed".
 //
 // Layout convention (gemm_cublas.hpp): row-major, D[M,N] = A[M,K] · op(B), M the token count;
 // "NN" stores B as [K,N] (torch.matmul), "NT" as [N,K] (nn.Linear's weight, F.linear). cuBLAS is
