@@ -58,7 +58,10 @@ else
   bin=""
 fi
 if [ -z "$bin" ]; then
-  if cmake --preset default -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null && cmake --build --preset default -j"$(nproc)"; then
+  # The GPU's own architecture, as a number: "native" would hide 90 from kernels/CMakeLists.txt,
+  # which then leaves out the sm_90a (wgmma) kernels.
+  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
+  if cmake --preset default -DCMAKE_CUDA_ARCHITECTURES="${arch:-native}" >/dev/null && cmake --build --preset default -j"$(nproc)"; then
     bin=build/default/cli/gpuspec
     tests_dir=build/default/tests/gpu
   else

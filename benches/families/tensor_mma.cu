@@ -185,15 +185,20 @@ std::string tile_what(std::size_t tiles, int m, int n) {
 void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
   const kernels::mma_variant_info info = kernels::mma_info(v);
   const kernels::mma_problem problem = kernels::make_mma_problem(v, operand_seed);
-  auto upload = [](const std::vector<std::uint32_t>& host) {
+  // Uploads on the state's stream, then a synchronisation: the harness stream does not wait
+  // for the legacy default stream, where a plain cudaMemcpy from pageable memory may still be
+  // in flight when it returns.
+  const kernels::stream_ref stream = state.stream();
+  auto upload = [&stream](const std::vector<std::uint32_t>& host) {
     kernels::device_buffer<std::uint32_t> d(host.size());
-    GPUSPEC_CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size() * sizeof(std::uint32_t),
-                                  cudaMemcpyHostToDevice));
+    GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(d.data(), host.data(), host.size() * sizeof(std::uint32_t),
+                                       cudaMemcpyHostToDevice, stream.get()));
     return d;
   };
   const kernels::device_buffer<std::uint32_t> a = upload(problem.a_frag);
   const kernels::device_buffer<std::uint32_t> b_pos = upload(problem.b_pos_frag);
   const kernels::device_buffer<std::uint32_t> b_neg = upload(problem.b_neg_frag);
+  stream.synchronize();
   const unsigned blocks = kernels::mma_sync_peak_blocks(v);
   kernels::device_buffer<std::uint32_t> out(kernels::mma_output_words(v, blocks));
   kernels::device_buffer<std::uint32_t> status(1);
@@ -234,14 +239,18 @@ void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
 
 void run_wgmma(bench_state& state, tc_dtype dtype) {
   const kernels::wgmma_problem problem = kernels::make_wgmma_problem(dtype, operand_seed);
-  auto upload = [](const std::vector<std::uint8_t>& host) {
+  // On the state's stream, then synchronised: see run_mma_sync.
+  const kernels::stream_ref stream = state.stream();
+  auto upload = [&stream](const std::vector<std::uint8_t>& host) {
     kernels::device_buffer<std::uint8_t> d(host.size());
-    GPUSPEC_CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    GPUSPEC_CUDA_CHECK(
+        cudaMemcpyAsync(d.data(), host.data(), host.size(), cudaMemcpyHostToDevice, stream.get()));
     return d;
   };
   const kernels::device_buffer<std::uint8_t> a = upload(problem.a_rows);
   const kernels::device_buffer<std::uint8_t> b_pos = upload(problem.b_pos_rows);
   const kernels::device_buffer<std::uint8_t> b_neg = upload(problem.b_neg_rows);
+  stream.synchronize();
   const unsigned blocks = kernels::wgmma_peak_blocks(dtype);
   kernels::device_buffer<std::uint32_t> out(kernels::wgmma_output_words(blocks));
   kernels::device_buffer<std::uint32_t> status(1);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include "device_context.cuh"
@@ -177,7 +178,7 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
     }
     ctx.blocker().block(s, hold_timeout_seconds);
     double host_elapsed = 0.0;
-    {
+    try {
       release_guard guard(ctx.blocker());
       ctx.start().record(s);
       work(s);
@@ -186,6 +187,12 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
       guard.release();
       ctx.stop().synchronize();
       host_elapsed = std::chrono::duration<double>(host_clock::now() - released_at).count();
+    } catch (...) {
+      // The guard has released the hold; let what was enqueued drain, so the next case starts
+      // on an idle stream (the hold kernel requires one). Its own error, if any, is not ours.
+      (void)cudaStreamSynchronize(s.get());
+      (void)cudaGetLastError();
+      throw;
     }
     if (ctx.blocker().timed_out()) {
       if (++hold_timeouts > max_hold_timeouts)
