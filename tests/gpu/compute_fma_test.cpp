@@ -26,6 +26,7 @@
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/fma_chain.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
 namespace b = gpuspec::benches;
@@ -383,41 +384,21 @@ TEST_F(fma_chain_gpu, full_wave_fills_every_sm) {
 // --- device: the benchmarks through the runner --------------------------------------------------
 
 TEST_F(fma_chain_gpu, benchmarks_are_ok_verified_and_near_the_ceiling) {
-  std::optional<b::nvml_library> nvml;
-  r::report report;
-  std::string why;
-  nvml = b::nvml_library::open(why);
-  if (nvml) {
-    report.devices = b::probe_devices(*nvml);
-  } else {
-    r::device_info d;
-    d.index = 0;
-    std::array<char, 64> bus{};
-    ASSERT_EQ(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0), cudaSuccess);
-    d.pci_bus_id = bus.data();
-    report.devices.push_back(d);
-  }
-  b::enrich_with_cuda(report.host, report.devices);
-  std::optional<int> device;
-  for (const auto& d : report.devices)
-    if (d.cuda_index == 0)
-      device = d.index;
-  ASSERT_TRUE(device.has_value()) << "CUDA device 0 was not joined to the inventory";
+  gpuspec::testing::runner_inventory inv;
+  gpuspec::testing::take_runner_inventory(inv);
+  if (HasFatalFailure())
+    return;
+  r::report& report = inv.report;
 
   b::run_options o;
   o.suite = "quick";
   o.filter = "^compute\\.fma\\.";
-  o.devices = {*device};
+  o.devices = {*inv.device};
   o.stopping.min_samples = 5;
   o.stopping.max_samples = 50;
   o.stopping.min_seconds = 0.0;
   o.stopping.max_seconds = 1.0;
-  struct quiet : b::run_observer {
-    void on_start(const std::string&, int, const std::string&) override {}
-    void on_result(const r::result&) override {}
-  } observer;
-  std::atomic<bool> interrupted{false};
-  b::run_benchmarks(o, nvml ? &*nvml : nullptr, report, observer, interrupted);
+  gpuspec::testing::run_quietly(o, inv);
 
   ASSERT_EQ(report.results.size(), 4u);
   const std::array<std::string, 4> ids{"compute.fma.fp32", "compute.fma.fp64", "compute.fma.fp16x2",

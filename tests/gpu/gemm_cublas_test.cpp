@@ -30,6 +30,7 @@
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/benches/runner.hpp"
 #include "gpuspec/kernels/gemm_fill.hpp"
+#include "runner_support.hpp"
 
 namespace b = gpuspec::benches;
 namespace k = gpuspec::kernels;
@@ -568,40 +569,22 @@ TEST_F(gemm_cublas_gpu, every_precision_and_layout_verifies_on_small_shapes) {
 }
 
 TEST_F(gemm_cublas_gpu, quick_cases_run_through_the_harness) {
-  std::string why;
-  std::optional<b::nvml_library> nvml = b::nvml_library::open(why);
-  r::report report;
-  std::optional<int> device;
-  if (nvml) {
-    report.devices = b::probe_devices(*nvml);
-  } else {
-    r::device_info d;
-    d.index = 0;
-    std::array<char, 64> bus{};
-    ASSERT_EQ(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0), cudaSuccess);
-    d.pci_bus_id = bus.data();
-    report.devices.push_back(d);
-  }
-  b::enrich_with_cuda(report.host, report.devices);
-  for (const auto& d : report.devices)
-    if (d.cuda_index == 0)
-      device = d.index;
-  ASSERT_TRUE(device.has_value());
+  gpuspec::testing::runner_inventory inv;
+  gpuspec::testing::take_runner_inventory(inv);
+  if (HasFatalFailure())
+    return;
+  r::report& report = inv.report;
+  const int device = *inv.device;
 
   b::run_options o;
   o.suite = "quick";
   o.filter = "^gemm\\.cublas\\.";
-  o.devices = {*device};
+  o.devices = {device};
   o.stopping.min_samples = 3;
   o.stopping.max_samples = 20;
   o.stopping.min_seconds = 0.0;
   o.stopping.max_seconds = 1.0;
-  struct quiet_observer : b::run_observer {
-    void on_start(const std::string&, int, const std::string&) override {}
-    void on_result(const r::result&) override {}
-  } observer;
-  std::atomic<bool> interrupted{false};
-  b::run_benchmarks(o, nvml ? &*nvml : nullptr, report, observer, interrupted);
+  gpuspec::testing::run_quietly(o, inv);
 
   ASSERT_EQ(report.results.size(), 6u);
   for (const auto& res : report.results) {

@@ -33,6 +33,7 @@
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/hgemm_mma_cp_async.hpp"
 #include "gpuspec/kernels/sgemm_smem_regblock.hpp"
+#include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
 namespace b = gpuspec::benches;
@@ -387,40 +388,22 @@ TEST_F(gemm_custom_gpu, hgemm_launcher_refuses_gpus_before_sm80) {
 }
 
 TEST_F(gemm_custom_gpu, benchmarks_run_through_the_harness_verified_and_beside_cublas) {
-  std::string why;
-  std::optional<b::nvml_library> nvml = b::nvml_library::open(why);
-  r::report report;
-  if (nvml) {
-    report.devices = b::probe_devices(*nvml);
-  } else {
-    r::device_info d;
-    d.index = 0;
-    std::array<char, 64> bus{};
-    ASSERT_EQ(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0), cudaSuccess);
-    d.pci_bus_id = bus.data();
-    report.devices.push_back(d);
-  }
-  b::enrich_with_cuda(report.host, report.devices);
-  std::optional<int> device;
-  for (const auto& d : report.devices)
-    if (d.cuda_index == 0)
-      device = d.index;
-  ASSERT_TRUE(device.has_value());
+  gpuspec::testing::runner_inventory inv;
+  gpuspec::testing::take_runner_inventory(inv);
+  if (HasFatalFailure())
+    return;
+  r::report& report = inv.report;
+  const int device = *inv.device;
 
   b::run_options o;
   o.suite = "quick"; // 4096^3 only
   o.filter = "^gemm\\.custom\\.";
-  o.devices = {*device};
+  o.devices = {device};
   o.stopping.min_samples = 5;
   o.stopping.max_samples = 20;
   o.stopping.min_seconds = 0.0;
   o.stopping.max_seconds = 2.0;
-  struct quiet_observer final : b::run_observer {
-    void on_start(const std::string&, int, const std::string&) override {}
-    void on_result(const r::result&) override {}
-  } observer;
-  std::atomic<bool> interrupted{false};
-  b::run_benchmarks(o, nvml ? &*nvml : nullptr, report, observer, interrupted);
+  gpuspec::testing::run_quietly(o, inv);
 
   ASSERT_EQ(report.results.size(), 2u);
   const bool tc_supported = k::hgemm_mma_cp_async_supported(cc_major, cc_minor);

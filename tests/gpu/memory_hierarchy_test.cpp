@@ -34,6 +34,7 @@
 #include "gpuspec/kernels/pointer_chase.hpp"
 #include "gpuspec/kernels/seeded_values.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
 namespace b = gpuspec::benches;
@@ -411,30 +412,14 @@ struct memory_hierarchy_runner : gpuspec::testing::gpu_test {
     gpu_test::SetUp();
     if (IsSkipped() || HasFatalFailure())
       return;
-    std::string why;
-    nvml = b::nvml_library::open(why);
-    if (nvml) {
-      report.devices = b::probe_devices(*nvml);
-    } else {
-      r::device_info d;
-      d.index = 0;
-      std::array<char, 64> bus{};
-      ASSERT_EQ(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0), cudaSuccess);
-      d.pci_bus_id = bus.data();
-      report.devices.push_back(d);
-    }
-    b::enrich_with_cuda(report.host, report.devices);
-    for (const auto& d : report.devices)
-      if (d.cuda_index == 0)
-        device = d.index;
-    ASSERT_TRUE(device.has_value()) << "CUDA device 0 was not joined to the inventory";
+    gpuspec::testing::take_runner_inventory(inv);
   }
 
   b::run_options options(std::string suite, std::string filter) const {
     b::run_options o;
     o.suite = std::move(suite);
     o.filter = std::move(filter);
-    o.devices = {*device};
+    o.devices = {*inv.device};
     o.stopping.min_samples = 5;
     o.stopping.max_samples = 30;
     o.stopping.min_seconds = 0.0;
@@ -442,18 +427,10 @@ struct memory_hierarchy_runner : gpuspec::testing::gpu_test {
     return o;
   }
 
-  void run(const b::run_options& o) {
-    struct quiet : b::run_observer {
-      void on_start(const std::string&, int, const std::string&) override {}
-      void on_result(const r::result&) override {}
-    } observer;
-    std::atomic<bool> interrupted{false};
-    b::run_benchmarks(o, nvml ? &*nvml : nullptr, report, observer, interrupted);
-  }
+  void run(const b::run_options& o) { gpuspec::testing::run_quietly(o, inv); }
 
-  std::optional<b::nvml_library> nvml;
-  r::report report;
-  std::optional<int> device;
+  gpuspec::testing::runner_inventory inv;
+  r::report& report = inv.report;
 };
 
 } // namespace

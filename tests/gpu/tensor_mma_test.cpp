@@ -29,6 +29,7 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/mma_peak.hpp"
 #include "gpuspec/kernels/wgmma_peak.hpp"
+#include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
 namespace b = gpuspec::benches;
@@ -529,48 +530,23 @@ TEST_F(tensor_kernels, every_wgmma_kernel_computes_a_times_b_on_hopper) {
 
 // --- through the harness -----------------------------------------------------------------------
 
-namespace {
-
-class quiet_observer final : public b::run_observer {
-public:
-  void on_start(const std::string&, int, const std::string&) override {}
-  void on_result(const r::result&) override {}
-};
-
-} // namespace
-
 TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
-  std::string why;
-  std::optional<b::nvml_library> nvml = b::nvml_library::open(why);
-  r::report report;
-  if (nvml) {
-    report.devices = b::probe_devices(*nvml);
-  } else {
-    r::device_info d;
-    d.index = 0;
-    std::array<char, 64> bus{};
-    ASSERT_EQ(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0), cudaSuccess);
-    d.pci_bus_id = bus.data();
-    report.devices.push_back(d);
-  }
-  b::enrich_with_cuda(report.host, report.devices);
-  std::optional<int> device;
-  for (const auto& d : report.devices)
-    if (d.cuda_index == 0)
-      device = d.index;
-  ASSERT_TRUE(device.has_value());
+  gpuspec::testing::runner_inventory inv;
+  gpuspec::testing::take_runner_inventory(inv);
+  if (HasFatalFailure())
+    return;
+  r::report& report = inv.report;
+  const int device = *inv.device;
 
   b::run_options o;
   o.suite = "standard";
   o.filter = "^tensor\\.mma\\.";
-  o.devices = {*device};
+  o.devices = {device};
   o.stopping.min_samples = 3;
   o.stopping.max_samples = 10;
   o.stopping.min_seconds = 0.0;
   o.stopping.max_seconds = 1.0;
-  quiet_observer observer;
-  std::atomic<bool> interrupted{false};
-  b::run_benchmarks(o, nvml ? &*nvml : nullptr, report, observer, interrupted);
+  gpuspec::testing::run_quietly(o, inv);
 
   ASSERT_EQ(report.results.size(), 5u);
   for (const auto& res : report.results) {
