@@ -5,14 +5,20 @@
 # Benchmark). Build here, carry .gpu-bundle/ there.
 #
 #   scripts/gpu-bundle.sh [PRESET]      (default preset: default)
+#
+# Built for the GPU's architecture alone (GPUSPEC_BUNDLE_ARCHS, default 90: the lent machines
+# are H200s), in its own folder build/gpu-bundle-<preset>, and stripped: the device tool carries
+# at most 64 MiB with the working tree, and a build for all five architectures makes every test
+# binary hold five copies of every kernel (62 MiB in all on 2026-11-30).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 preset="${1:-default}"
+archs="${GPUSPEC_BUNDLE_ARCHS:-90}"
 bundle=.gpu-bundle
+build="build/gpu-bundle-$preset"
 
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset"
-build="build/$preset"
+cmake --preset "$preset" -B "$build" -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
+cmake --build "$build"
 
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/tests" "$bundle/lib"
@@ -25,7 +31,10 @@ for binary in "$bundle"/bin/* "$bundle"/tests/*; do
   ldd "$binary" | awk '/=> \//{print $3}' | grep -E 'libfmt|libbenchmark|libgtest|libCLI11' || true
 done | sort -u | while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
 
+# Symbols only: the device code (fatbin sections) stays.
+strip --strip-unneeded "$bundle"/bin/* "$bundle"/tests/*
+
 git rev-parse HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
-echo "$preset" > "$bundle/PRESET"
+echo "$preset, CUDA architectures $archs" > "$bundle/PRESET"
 du -sh "$bundle"
 ls -R "$bundle"
