@@ -235,14 +235,6 @@ __global__ void __launch_bounds__(256)
     p[i] = gemm_input_f16_bits(seed, i);
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
-bool overlaps(const void* p, std::size_t bytes, const void* q, std::size_t q_bytes) {
-  const auto a0 = reinterpret_cast<std::uintptr_t>(p);
-  const auto b0 = reinterpret_cast<std::uintptr_t>(q);
-  return a0 < b0 + q_bytes && b0 < a0 + bytes;
-}
-
 } // namespace
 
 void launch_fill_gemm_input_f16(std::uint16_t* p, std::size_t n, std::uint64_t seed,
@@ -264,14 +256,15 @@ void launch_hgemm_mma_cp_async(const std::uint16_t* a, const std::uint16_t* b_nk
     throw std::invalid_argument(why);
   if (a == nullptr || b_nk == nullptr || c == nullptr)
     throw std::invalid_argument("launch_hgemm_mma_cp_async: a, b_nk and c must be device memory");
-  if (!aligned16(a) || !aligned16(b_nk) || !aligned16(c))
+  if (!is_aligned_16(a) || !is_aligned_16(b_nk) || !is_aligned_16(c))
     throw std::invalid_argument(
         "launch_hgemm_mma_cp_async: a, b_nk and c must be 16-byte aligned (16-byte cp.async)");
   const auto m = static_cast<std::size_t>(shape.m);
   const auto n = static_cast<std::size_t>(shape.n);
   const auto k = static_cast<std::size_t>(shape.k);
   const std::size_t c_bytes = m * n * sizeof(float);
-  if (overlaps(c, c_bytes, a, m * k * 2) || overlaps(c, c_bytes, b_nk, n * k * 2))
+  if (byte_ranges_overlap(c, c_bytes, a, m * k * 2) ||
+      byte_ranges_overlap(c, c_bytes, b_nk, n * k * 2))
     throw std::invalid_argument("launch_hgemm_mma_cp_async: C overlaps A or B");
 
   int device = 0, major = 0, minor = 0;

@@ -169,15 +169,6 @@ __global__ void __launch_bounds__(256)
     p[i] = gemm_input_f32(seed, i);
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
-/// True when [p, p + bytes) and [q, q + q_bytes) share a byte.
-bool overlaps(const void* p, std::size_t bytes, const void* q, std::size_t q_bytes) {
-  const auto a0 = reinterpret_cast<std::uintptr_t>(p);
-  const auto b0 = reinterpret_cast<std::uintptr_t>(q);
-  return a0 < b0 + q_bytes && b0 < a0 + bytes;
-}
-
 } // namespace
 
 void launch_fill_gemm_input_f32(float* p, std::size_t n, std::uint64_t seed, stream_handle stream) {
@@ -198,15 +189,15 @@ void launch_sgemm_smem_regblock(const float* a, const float* b, float* c, const 
     throw std::invalid_argument(why);
   if (a == nullptr || b == nullptr || c == nullptr)
     throw std::invalid_argument("launch_sgemm_smem_regblock: a, b and c must be device memory");
-  if (!aligned16(a) || !aligned16(b) || !aligned16(c))
+  if (!is_aligned_16(a) || !is_aligned_16(b) || !is_aligned_16(c))
     throw std::invalid_argument(
         "launch_sgemm_smem_regblock: a, b and c must be 16-byte aligned (float4 accesses)");
   const auto m = static_cast<std::size_t>(shape.m);
   const auto n = static_cast<std::size_t>(shape.n);
   const auto k = static_cast<std::size_t>(shape.k);
   const std::size_t c_bytes = m * n * sizeof(float);
-  if (overlaps(c, c_bytes, a, m * k * sizeof(float)) ||
-      overlaps(c, c_bytes, b, k * n * sizeof(float)))
+  if (byte_ranges_overlap(c, c_bytes, a, m * k * sizeof(float)) ||
+      byte_ranges_overlap(c, c_bytes, b, k * n * sizeof(float)))
     throw std::invalid_argument("launch_sgemm_smem_regblock: C overlaps A or B");
   const std::uint64_t blocks = static_cast<std::uint64_t>(shape.m / sgemm_block_m) *
                                static_cast<std::uint64_t>(shape.n / sgemm_block_n);

@@ -46,6 +46,17 @@ TEST(launch_math, bit_width_matches_the_standard_library) {
     EXPECT_EQ(k::bit_width(x), static_cast<int>(std::bit_width(x))) << x;
 }
 
+TEST(launch_math, alignment_and_overlap_checks) {
+  alignas(16) unsigned char buffer[64] = {};
+  EXPECT_TRUE(k::is_aligned_16(buffer));
+  EXPECT_FALSE(k::is_aligned_16(buffer + 4));
+  EXPECT_TRUE(k::is_aligned_16(buffer + 32));
+  EXPECT_TRUE(k::byte_ranges_overlap(buffer, 16, buffer + 15, 16));  // one shared byte
+  EXPECT_FALSE(k::byte_ranges_overlap(buffer, 16, buffer + 16, 16)); // adjacent
+  EXPECT_TRUE(k::byte_ranges_overlap(buffer + 8, 4, buffer, 64));    // inside
+  EXPECT_FALSE(k::byte_ranges_overlap(buffer, 0, buffer, 16));       // empty range
+}
+
 TEST(stream_math, bytes_moved_follow_babelstream) {
   EXPECT_EQ(k::stream_arrays_moved(k::stream_op::copy), 2);
   EXPECT_EQ(k::stream_arrays_moved(k::stream_op::scale), 2);

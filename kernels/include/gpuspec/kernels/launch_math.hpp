@@ -1,5 +1,5 @@
 #pragma once
-/// Grid sizing shared by the launchers and the host tests. CUDA-free.
+/// Grid sizing and argument checks shared by the launchers and the host tests. CUDA-free.
 
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +35,17 @@ GPUSPEC_HOST_DEVICE constexpr int bit_width(std::uint64_t x) {
     ++bits;
   }
   return bits;
+}
+
+/// True when `p` is a multiple of 16 bytes (what 128-bit loads and cp.async need).
+inline bool is_aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+/// True when [p, p + bytes) and [q, q + q_bytes) share a byte.
+inline bool byte_ranges_overlap(const void* p, std::size_t bytes, const void* q,
+                                std::size_t q_bytes) {
+  const auto a0 = reinterpret_cast<std::uintptr_t>(p);
+  const auto b0 = reinterpret_cast<std::uintptr_t>(q);
+  return a0 < b0 + q_bytes && b0 < a0 + bytes;
 }
 
 } // namespace gpuspec::kernels
