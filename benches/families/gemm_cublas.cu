@@ -95,7 +95,8 @@ constexpr double target_sample_seconds = 2e-3;
 /// At most this many GEMMs per sample: all are enqueued while the hold kernel blocks the stream,
 /// and with a split-K reduction kernel each they stay well inside the launch queue's depth.
 // At most this many GEMMs queue behind the hold kernel in one sample: with split-K reductions
-// a GEMM can be 2-3 launches, and the launch queue holds about 1000 before the host blocks.
+// a GEMM can be 2-3 launches, and a stream's launch queue holds about a thousand before the host
+// blocks (public forum reports, not measured here).
 constexpr int max_gemms_per_sample = 100;
 /// Poison byte of int32 outputs: 0x80808080 = -2139062144, beyond any int8 GEMM's reach here.
 constexpr int int32_poison_byte = 0x80;

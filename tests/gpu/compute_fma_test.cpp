@@ -390,15 +390,8 @@ TEST_F(fma_chain_gpu, benchmarks_are_ok_verified_and_near_the_ceiling) {
     return;
   r::report& report = inv.report;
 
-  b::run_options o;
-  o.suite = "quick";
-  o.filter = "^compute\\.fma\\.";
-  o.devices = {*inv.device};
-  o.stopping.min_samples = 5;
-  o.stopping.max_samples = 50;
-  o.stopping.min_seconds = 0.0;
-  o.stopping.max_seconds = 1.0;
-  gpuspec::testing::run_quietly(o, inv);
+  gpuspec::testing::run_quietly(
+      gpuspec::testing::short_run_options(inv, "quick", "^compute\\.fma\\.", 5, 50, 1.0), inv);
 
   ASSERT_EQ(report.results.size(), 4u);
   const std::array<std::string, 4> ids{"compute.fma.fp32", "compute.fma.fp64", "compute.fma.fp16x2",

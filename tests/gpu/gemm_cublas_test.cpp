@@ -574,17 +574,9 @@ TEST_F(gemm_cublas_gpu, quick_cases_run_through_the_harness) {
   if (HasFatalFailure())
     return;
   r::report& report = inv.report;
-  const int device = *inv.device;
 
-  b::run_options o;
-  o.suite = "quick";
-  o.filter = "^gemm\\.cublas\\.";
-  o.devices = {device};
-  o.stopping.min_samples = 3;
-  o.stopping.max_samples = 20;
-  o.stopping.min_seconds = 0.0;
-  o.stopping.max_seconds = 1.0;
-  gpuspec::testing::run_quietly(o, inv);
+  gpuspec::testing::run_quietly(
+      gpuspec::testing::short_run_options(inv, "quick", "^gemm\\.cublas\\.", 3, 20, 1.0), inv);
 
   ASSERT_EQ(report.results.size(), 6u);
   for (const auto& res : report.results) {

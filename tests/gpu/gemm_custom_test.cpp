@@ -393,17 +393,10 @@ TEST_F(gemm_custom_gpu, benchmarks_run_through_the_harness_verified_and_beside_c
   if (HasFatalFailure())
     return;
   r::report& report = inv.report;
-  const int device = *inv.device;
 
-  b::run_options o;
-  o.suite = "quick"; // 4096^3 only
-  o.filter = "^gemm\\.custom\\.";
-  o.devices = {device};
-  o.stopping.min_samples = 5;
-  o.stopping.max_samples = 20;
-  o.stopping.min_seconds = 0.0;
-  o.stopping.max_seconds = 2.0;
-  gpuspec::testing::run_quietly(o, inv);
+  // quick: 4096^3 only
+  gpuspec::testing::run_quietly(
+      gpuspec::testing::short_run_options(inv, "quick", "^gemm\\.custom\\.", 5, 20, 2.0), inv);
 
   ASSERT_EQ(report.results.size(), 2u);
   const bool tc_supported = k::hgemm_mma_cp_async_supported(cc_major, cc_minor);

@@ -416,15 +416,8 @@ struct memory_hierarchy_runner : gpuspec::testing::gpu_test {
   }
 
   b::run_options options(std::string suite, std::string filter) const {
-    b::run_options o;
-    o.suite = std::move(suite);
-    o.filter = std::move(filter);
-    o.devices = {*inv.device};
-    o.stopping.min_samples = 5;
-    o.stopping.max_samples = 30;
-    o.stopping.min_seconds = 0.0;
-    o.stopping.max_seconds = 2.0;
-    return o;
+    return gpuspec::testing::short_run_options(inv, std::move(suite), std::move(filter), 5, 30,
+                                               2.0);
   }
 
   void run(const b::run_options& o) { gpuspec::testing::run_quietly(o, inv); }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -44,6 +45,22 @@ inline void take_runner_inventory(runner_inventory& inv) {
     if (d.cuda_index == 0)
       inv.device = d.index;
   ASSERT_TRUE(inv.device.has_value()) << "CUDA device 0 was not joined to the inventory";
+}
+
+/// Options for a short test run of `suite` cases matching `filter` on CUDA device 0: no minimum
+/// device time, between `min_samples` and `max_samples` samples, at most `max_seconds` each.
+inline benches::run_options short_run_options(const runner_inventory& inv, std::string suite,
+                                              std::string filter, int min_samples, int max_samples,
+                                              double max_seconds) {
+  benches::run_options o;
+  o.suite = std::move(suite);
+  o.filter = std::move(filter);
+  o.devices = {inv.device.value()};
+  o.stopping.min_samples = min_samples;
+  o.stopping.max_samples = max_samples;
+  o.stopping.min_seconds = 0.0;
+  o.stopping.max_seconds = max_seconds;
+  return o;
 }
 
 /// Runs `o` through the runner on the inventory; results land in inv.report.results.

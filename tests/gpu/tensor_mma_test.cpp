@@ -536,17 +536,9 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
   if (HasFatalFailure())
     return;
   r::report& report = inv.report;
-  const int device = *inv.device;
 
-  b::run_options o;
-  o.suite = "standard";
-  o.filter = "^tensor\\.mma\\.";
-  o.devices = {device};
-  o.stopping.min_samples = 3;
-  o.stopping.max_samples = 10;
-  o.stopping.min_seconds = 0.0;
-  o.stopping.max_seconds = 1.0;
-  gpuspec::testing::run_quietly(o, inv);
+  gpuspec::testing::run_quietly(
+      gpuspec::testing::short_run_options(inv, "standard", "^tensor\\.mma\\.", 3, 10, 1.0), inv);
 
   ASSERT_EQ(report.results.size(), 5u);
   for (const auto& res : report.results) {
