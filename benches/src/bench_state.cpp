@@ -349,6 +349,13 @@ reports::result bench_state::take_result() {
         m_result.check.detail.empty())
       m_result.check.detail = "the benchmark has no check";
   }
+  // A wrong answer is named as such whatever else ended the result: it is a possible
+  // silent-data-corruption finding, not a benchmark to rerun.
+  if (m_result.status == reports::result_status::failed) {
+    m_result.failure = m_result.check.status == reports::verification_status::failed
+                           ? reports::failure_kind::verification
+                           : reports::failure_kind::benchmark;
+  }
   return std::move(m_result);
 }
 

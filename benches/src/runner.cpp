@@ -88,6 +88,8 @@ reports::result unstarted_result(const bench_case& c, const reports::device_info
   r.check.detail = "not measured";
   r.status = status;
   r.reason = std::move(reason);
+  if (status == reports::result_status::failed)
+    r.failure = reports::failure_kind::gpu_start;
   return r;
 }
 

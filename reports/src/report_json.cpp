@@ -70,6 +70,19 @@ constexpr name_table<check_status, 4> check_status_names{{
     {check_status::skipped, "skipped"},
 }};
 
+constexpr name_table<failure_kind, 8> failure_kind_names{{
+    {failure_kind::none, "none"},
+    {failure_kind::benchmark, "benchmark"},
+    {failure_kind::verification, "verification"},
+    {failure_kind::gpu_start, "gpu_start"},
+    {failure_kind::worker_timeout, "worker_timeout"},
+    {failure_kind::worker_signal, "worker_signal"},
+    {failure_kind::worker_exit, "worker_exit"},
+    {failure_kind::worker_protocol, "worker_protocol"},
+}};
+
+constexpr std::array<std::string_view, 4> backends{"cuda", "stand-in", "none", ""};
+
 constexpr std::array<std::string_view, 3> cache_states{"cold", "hot", ""};
 constexpr std::array<std::string_view, 5> stop_reasons{"cv_target", "stalled", "time_cap",
                                                        "sample_cap", ""};
@@ -220,6 +233,7 @@ json counters_json(const counter_set& counters, const std::string& path) {
 }
 
 json run_json(const run_info& run) {
+  require_one_of(run.backend, backends, "run.backend");
   json j = json::object();
   j["tool_version"] = run.tool_version;
   j["started_utc"] = run.started_utc;
@@ -227,6 +241,9 @@ json run_json(const run_info& run) {
   j["suite"] = run.suite;
   j["filter"] = run.filter;
   j["command_line"] = run.command_line;
+  j["backend"] = run.backend;
+  j["devices"] = run.devices;
+  j["concurrency"] = nullable(run.concurrency);
   return j;
 }
 
@@ -369,6 +386,8 @@ json telemetry_json(const telemetry_summary& t, const std::string& path) {
   j["throttle_reasons"] = t.throttle_reasons;
   j["throttled"] = t.throttled;
   j["status"] = t.status;
+  j["window_start_s"] = number(t.window_start_s, at("window_start_s"));
+  j["window_end_s"] = number(t.window_end_s, at("window_end_s"));
   return j;
 }
 
@@ -386,6 +405,15 @@ json result_json(const result& r, const std::string& path) {
   if (r.status != result_status::ok && r.reason.empty()) {
     unwritable(at("reason"),
                fmt::format("a result whose status is {} must say why", quote(to_string(r.status))));
+  }
+  if ((r.status == result_status::failed) != (r.failure != failure_kind::none)) {
+    unwritable(at("failure"), fmt::format("{} for a result whose status is {}: a failed result "
+                                          "says what failed, and only a failed one",
+                                          quote(to_string(r.failure)), quote(to_string(r.status))));
+  }
+  if (r.gpus_busy && *r.gpus_busy < 1) {
+    unwritable(at("gpus_busy"), fmt::format("at least 1 (the result's own GPU), got {}",
+                                            *r.gpus_busy));
   }
   json j = json::object();
   j["bench_id"] = r.bench_id;
@@ -408,6 +436,8 @@ json result_json(const result& r, const std::string& path) {
   j["telemetry"] = telemetry_json(r.telemetry, at("telemetry"));
   j["status"] = to_string(r.status);
   j["reason"] = r.reason;
+  j["failure"] = to_string(r.failure);
+  j["gpus_busy"] = nullable(r.gpus_busy);
   return j;
 }
 
@@ -585,7 +615,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 class object_reader {
 public:
   object_reader(const json& j, std::string path, std::initializer_list<std::string_view> keys)
-      : m_json(j), m_path(std::move(path)), m_keys(keys) {
+      : object_reader(j, std::move(path), std::vector<std::string_view>(keys)) {}
+  object_reader(const json& j, std::string path, std::vector<std::string_view> keys)
+      : m_json(j), m_path(std::move(path)), m_keys(std::move(keys)) {
     if (!j.is_object()) {
       fail(m_path, fmt::format("expected an object, got {}", describe(j)));
     }
@@ -678,9 +710,23 @@ counter_set read_counters(const json& j, const std::string& path) {
   return counters;
 }
 
-run_info read_run(const json& j, const std::string& path) {
+/// The keys of an object in a document of minor version `minor`: `base`, then those that
+/// version 1.1 added.
+std::vector<std::string_view> keys_of(int minor, std::initializer_list<std::string_view> base,
+                                      std::initializer_list<std::string_view> added_in_1_1) {
+  std::vector<std::string_view> keys(base);
+  if (minor >= 1) {
+    keys.insert(keys.end(), added_in_1_1);
+  }
+  return keys;
+}
+
+run_info read_run(const json& j, const std::string& path, int minor) {
   const object_reader o(
-      j, path, {"tool_version", "started_utc", "finished_utc", "suite", "filter", "command_line"});
+      j, path,
+      keys_of(minor,
+              {"tool_version", "started_utc", "finished_utc", "suite", "filter", "command_line"},
+              {"backend", "devices", "concurrency"}));
   run_info run;
   run.tool_version = o.string("tool_version");
   run.started_utc = o.string("started_utc");
@@ -688,6 +734,14 @@ run_info read_run(const json& j, const std::string& path) {
   run.suite = o.string("suite");
   run.filter = o.string("filter");
   run.command_line = o.strings("command_line");
+  if (minor >= 1) {
+    run.backend = read_one_of(o.at("backend"), o.path_of("backend"), backends);
+    run.devices = read_array(o.at("devices"), o.path_of("devices"), read_integer<int>);
+    run.concurrency = o.nullable_integer<int>("concurrency");
+    if (run.concurrency && *run.concurrency < 1) {
+      fail(o.path_of("concurrency"), fmt::format("expected 1 or more, got {}", *run.concurrency));
+    }
+  }
   return run;
 }
 
@@ -845,12 +899,14 @@ verification read_verification(const json& j, const std::string& path) {
   return v;
 }
 
-telemetry_summary read_telemetry(const json& j, const std::string& path) {
+telemetry_summary read_telemetry(const json& j, const std::string& path, int minor) {
   const object_reader o(j, path,
-                        {"samples", "period_ms", "sm_clock_mhz_min", "sm_clock_mhz_median",
-                         "sm_clock_mhz_max", "mem_clock_mhz_min", "mem_clock_mhz_median",
-                         "temperature_c_max", "power_w_mean", "power_w_max", "low_clock_fraction",
-                         "throttle_reasons", "throttled", "status"});
+                        keys_of(minor,
+                                {"samples", "period_ms", "sm_clock_mhz_min", "sm_clock_mhz_median",
+                                 "sm_clock_mhz_max", "mem_clock_mhz_min", "mem_clock_mhz_median",
+                                 "temperature_c_max", "power_w_mean", "power_w_max",
+                                 "low_clock_fraction", "throttle_reasons", "throttled", "status"},
+                                {"window_start_s", "window_end_s"}));
   telemetry_summary t;
   t.samples = o.count("samples");
   t.period_ms = o.number("period_ms");
@@ -866,11 +922,16 @@ telemetry_summary read_telemetry(const json& j, const std::string& path) {
   t.throttle_reasons = o.strings("throttle_reasons");
   t.throttled = o.boolean("throttled");
   t.status = o.string("status");
+  if (minor >= 1) {
+    t.window_start_s = o.nullable_number("window_start_s");
+    t.window_end_s = o.nullable_number("window_end_s");
+  }
   return t;
 }
 
-result read_result(const json& j, const std::string& path) {
+result read_result(const json& j, const std::string& path, int minor) {
   const object_reader o(j, path,
+                        keys_of(minor,
                         {"bench_id",
                          "devices",
                          "parameters",
@@ -890,7 +951,8 @@ result read_result(const json& j, const std::string& path) {
                          "verification",
                          "telemetry",
                          "status",
-                         "reason"});
+                         "reason"},
+                        {"failure", "gpus_busy"}));
   result r;
   r.bench_id = o.string("bench_id");
   r.devices = read_array(o.at("devices"), o.path_of("devices"), read_integer<int>);
@@ -916,12 +978,30 @@ result read_result(const json& j, const std::string& path) {
   r.ceiling_value = read_ceiling(o.at("ceiling"), o.path_of("ceiling"));
   r.efficiency = o.nullable_number("efficiency");
   r.check = read_verification(o.at("verification"), o.path_of("verification"));
-  r.telemetry = read_telemetry(o.at("telemetry"), o.path_of("telemetry"));
+  r.telemetry = read_telemetry(o.at("telemetry"), o.path_of("telemetry"), minor);
   r.status = read_enum(o.at("status"), o.path_of("status"), result_status_names);
   r.reason = o.string("reason");
   if (r.status != result_status::ok && r.reason.empty()) {
     fail(o.path_of("reason"),
          fmt::format("a result whose status is {} must say why", quote(to_string(r.status))));
+  }
+  if (minor >= 1) {
+    r.failure = read_enum(o.at("failure"), o.path_of("failure"), failure_kind_names);
+    if ((r.status == result_status::failed) != (r.failure != failure_kind::none)) {
+      fail(o.path_of("failure"),
+           fmt::format("{} does not go with status {}: a failed result says what failed "
+                       "(not \"none\"), and only a failed one",
+                       quote(to_string(r.failure)), quote(to_string(r.status))));
+    }
+    r.gpus_busy = o.nullable_integer<int>("gpus_busy");
+    if (r.gpus_busy && *r.gpus_busy < 1) {
+      fail(o.path_of("gpus_busy"),
+           fmt::format("expected 1 or more (the result's own GPU), got {}", *r.gpus_busy));
+    }
+  } else if (r.status == result_status::failed) {
+    // Version 1 said what failed only in words; its harness set the verification's status.
+    r.failure = r.check.status == verification_status::failed ? failure_kind::verification
+                                                               : failure_kind::benchmark;
   }
   return r;
 }
@@ -934,10 +1014,11 @@ report read_report(const json& j) {
   // unknown fields.
   const auto version = j.find("schema");
   if (version == j.end()) {
-    fail("schema", fmt::format("missing; expected {}", quote(report_schema_version)));
+    fail("schema", fmt::format("missing; expected {}", quoted_list(readable_report_versions)));
   }
-  if (!version->is_string() || version->get<std::string>() != report_schema_version) {
-    fail("schema", fmt::format("expected {}, got {}", quote(report_schema_version),
+  const int minor = version->is_string() ? report_minor_version(version->get<std::string>()) : -1;
+  if (minor < 0) {
+    fail("schema", fmt::format("expected {}, got {}", quoted_list(readable_report_versions),
                                version->is_string() ? quote(version->get<std::string>())
                                                     : describe(*version)));
   }
@@ -945,10 +1026,13 @@ report read_report(const json& j) {
       j, "", {"schema", "run", "host", "devices", "results", "complete", "incomplete_reason"});
   report r;
   r.schema = o.string("schema");
-  r.run = read_run(o.at("run"), o.path_of("run"));
+  r.run = read_run(o.at("run"), o.path_of("run"), minor);
   r.host = read_host(o.at("host"), o.path_of("host"));
   r.devices = read_array(o.at("devices"), o.path_of("devices"), read_device);
-  r.results = read_array(o.at("results"), o.path_of("results"), read_result);
+  r.results = read_array(o.at("results"), o.path_of("results"),
+                         [minor](const json& item, const std::string& at) {
+                           return read_result(item, at, minor);
+                         });
   r.complete = o.boolean("complete");
   r.incomplete_reason = o.string("incomplete_reason");
   return r;
@@ -965,6 +1049,29 @@ report read_report(const json& j) {
 std::string_view to_string(result_status s) { return name_of(result_status_names, s); }
 std::string_view to_string(verification_status s) { return name_of(verification_status_names, s); }
 std::string_view to_string(check_status s) { return name_of(check_status_names, s); }
+std::string_view to_string(failure_kind f) { return name_of(failure_kind_names, f); }
+
+int report_minor_version(std::string_view schema) {
+  for (std::size_t i = 0; i < readable_report_versions.size(); ++i) {
+    if (schema == readable_report_versions[i]) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+nlohmann::ordered_json result_to_json(const result& r) { return result_json(r, "result"); }
+
+outcome<result> result_from_json(const nlohmann::ordered_json& j, std::string_view file,
+                                 std::string_view field) {
+  try {
+    return read_result(j, std::string(field), report_minor_version(report_schema_version));
+  } catch (const field_failure& failure) {
+    return input_error{std::string(file), failure.field, failure.message};
+  } catch (const nlohmann::json::exception& e) {
+    return input_error{std::string(file), std::string(field), library_message(e)};
+  }
+}
 
 std::optional<result_status> result_status_from_string(std::string_view s) {
   return value_of(result_status_names, s);
@@ -977,12 +1084,14 @@ std::optional<check_status> check_status_from_string(std::string_view s) {
 }
 
 nlohmann::ordered_json to_json(const report& r) {
-  if (r.schema != report_schema_version) {
-    unwritable("schema",
-               fmt::format("{} is not {}", quote(r.schema), quote(report_schema_version)));
+  if (report_minor_version(r.schema) < 0) {
+    unwritable("schema", fmt::format("{} is not one of {}", quote(r.schema),
+                                     quoted_list(readable_report_versions)));
   }
   json j = json::object();
-  j["schema"] = r.schema;
+  // A report read from an older version is written as the current one: its added fields
+  // hold their defaults, which is what the older version meant.
+  j["schema"] = report_schema_version;
   j["run"] = run_json(r.run);
   j["host"] = host_json(r.host);
   json devices = json::array();

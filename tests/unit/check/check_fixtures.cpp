@@ -334,6 +334,7 @@ const std::vector<degraded_variant>& degraded_variants() {
        [](report& r) {
          auto& res = *results_of(r, 2).front();
          res.status = result_status::failed;
+         res.failure = failure_kind::benchmark;
          res.reason = "synthetic: the kernel launch failed";
        }},
       {"verification-failed", "GPUSPEC-VERIFICATION-FAILED", 2, vs::fail,

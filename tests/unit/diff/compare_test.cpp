@@ -146,6 +146,7 @@ TEST(Compare, FailedResultsMakeNoCell) {
   auto a = node("a", "Synthetic Big GPU", 1800, 1);
   auto b = node("b", "Synthetic Big GPU", 1800, 2);
   b.results[0].status = gr::result_status::failed;
+  b.results[0].failure = gr::failure_kind::verification;
   b.results[0].reason = "verification failed";
   const auto c = gr::compare_reports({a, b}, {"a", "b"}, synthetic_specs(), {});
   ASSERT_EQ(c.rows.size(), 1U);

@@ -263,6 +263,7 @@ TEST(Diff, StatusChanges) {
   auto a = gt::fixture_baseline();
   auto b = gt::fixture_baseline();
   b.results[0].status = gr::result_status::failed;
+  b.results[0].failure = gr::failure_kind::verification;
   b.results[0].reason = "verification failed";
   a.results[1].status = gr::result_status::skipped;
   a.results[1].reason = "not enough memory";

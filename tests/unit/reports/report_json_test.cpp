@@ -29,6 +29,7 @@ using testing::interrupted_report;
 using testing::no_gpu_report;
 using testing::random_report;
 using testing::synthetic_report;
+using testing::without_version_1_1_fields;
 
 const fs::path fixtures = fs::path(GPUSPEC_FIXTURES_DIR) / "reports";
 
@@ -145,6 +146,8 @@ TEST(ReportJson, EveryEnumValueRoundTripsThroughAReport) {
       for (const check_status c :
            {check_status::pass, check_status::warn, check_status::fail, check_status::skipped}) {
         r.results[0].status = s;
+        r.results[0].failure =
+            s == result_status::failed ? failure_kind::worker_signal : failure_kind::none;
         r.results[0].reason = "because";
         r.results[0].check.status = v;
         r.host.checks[0].status = c;
@@ -168,7 +171,8 @@ TEST(ReportJson, KeysAreWrittenInTheOrderOfTheStructs) {
                                                   "complete", "incomplete_reason"}));
   EXPECT_EQ(keys_of(j["run"]),
             (std::vector<std::string>{"tool_version", "started_utc", "finished_utc", "suite",
-                                      "filter", "command_line"}));
+                                      "filter", "command_line", "backend", "devices",
+                                      "concurrency"}));
   EXPECT_EQ(keys_of(j["results"][0]), (std::vector<std::string>{"bench_id",
                                                                 "devices",
                                                                 "parameters",
@@ -188,7 +192,9 @@ TEST(ReportJson, KeysAreWrittenInTheOrderOfTheStructs) {
                                                                 "verification",
                                                                 "telemetry",
                                                                 "status",
-                                                                "reason"}));
+                                                                "reason",
+                                                                "failure",
+                                                                "gpus_busy"}));
   EXPECT_EQ(
       keys_of(j["results"][0]["stats"]),
       (std::vector<std::string>{"n", "median", "mean", "min", "max", "stddev", "cv", "q1", "q3"}));
@@ -196,7 +202,7 @@ TEST(ReportJson, KeysAreWrittenInTheOrderOfTheStructs) {
             (std::vector<std::string>{"gen_current", "gen_max", "width_current", "width_max"}));
   EXPECT_EQ(keys_of(j["devices"][0]).size(), 33U);
   EXPECT_EQ(keys_of(j["host"]).size(), 16U);
-  EXPECT_EQ(keys_of(j["results"][0]["telemetry"]).size(), 14U);
+  EXPECT_EQ(keys_of(j["results"][0]["telemetry"]).size(), 16U);
   // Parameters keep the order they were given in.
   EXPECT_EQ(keys_of(j["results"][1]["parameters"]),
             (std::vector<std::string>{"m", "n", "k", "dtype"}));
@@ -379,9 +385,9 @@ struct bad_input {
 std::vector<bad_input> bad_inputs() {
   return {
       {"schema of another version", [](json& j) { j["schema"] = "gpuspec.report.v2"; }, "schema",
-       R"(expected "gpuspec.report.v1", got "gpuspec.report.v2")"},
+       R"(expected "gpuspec.report.v1", "gpuspec.report.v1.1", got "gpuspec.report.v2")"},
       {"schema missing", [](json& j) { j.erase("schema"); }, "schema",
-       R"(missing; expected "gpuspec.report.v1")"},
+       R"(missing; expected "gpuspec.report.v1", "gpuspec.report.v1.1")"},
       {"schema a number", [](json& j) { j["schema"] = 1; }, "schema", "got a number"},
       {"top level not an object", [](json& j) { j = json::array(); }, "", "got an array"},
       {"required field missing", [](json& j) { j["results"][0]["stats"].erase("median"); },
@@ -586,7 +592,7 @@ TEST_F(ReportFiles, SaveThenLoadGivesTheSameReport) {
   const std::string text = read_text(file);
   EXPECT_EQ(text, to_json_text(r));
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.substr(0, 34), "{\n  \"schema\": \"gpuspec.report.v1\",");
+  EXPECT_EQ(text.substr(0, 36), "{\n  \"schema\": \"gpuspec.report.v1.1\",");
   const auto loaded = load_report(file);
   ASSERT_TRUE(loaded) << loaded.error().to_string();
   EXPECT_EQ(loaded.value(), r);
@@ -655,6 +661,36 @@ TEST(Fixtures, AreTheSampleReportsByteForByte) {
     ASSERT_TRUE(loaded) << loaded.error().to_string();
     EXPECT_EQ(loaded.value(), r);
   }
+}
+
+/// Version 1 documents (the same sample reports, written before version 1.1) keep loading: the
+/// added fields take their defaults, and a failed result's `failure` is derived.
+TEST(Fixtures, VersionOneReportsLoadWithTheAddedFieldsAtTheirDefaults) {
+  const std::vector<std::pair<std::string, report>> samples{
+      {"no-gpu.json", no_gpu_report()},
+      {"synthetic-two-gpus.json", synthetic_report()},
+      {"synthetic-interrupted.json", interrupted_report()}};
+  for (const auto& [name, r] : samples) {
+    SCOPED_TRACE(name);
+    const auto loaded = load_report(fixtures / "v1" / name);
+    ASSERT_TRUE(loaded) << loaded.error().to_string();
+    EXPECT_EQ(loaded.value().schema, "gpuspec.report.v1");
+    report expected = without_version_1_1_fields(r);
+    expected.schema = "gpuspec.report.v1";
+    EXPECT_EQ(loaded.value(), expected);
+    // Written again, it is a version 1.1 document that loads as what was read.
+    const auto again = parse_report(to_json_text(loaded.value()), name);
+    ASSERT_TRUE(again) << again.error().to_string();
+    EXPECT_EQ(again.value().schema, report_schema_version);
+  }
+}
+
+TEST(Fixtures, VersionOneDocumentsMayNotHoldVersionOnePointOneFields) {
+  json j = to_json(synthetic_report());
+  j["schema"] = "gpuspec.report.v1";
+  const auto loaded = report_from_json(j, "old.json");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().field, "run.backend");
 }
 
 TEST(Fixtures, EveryValidFixtureLoads) {

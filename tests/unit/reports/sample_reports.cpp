@@ -108,6 +108,7 @@ report no_gpu_report() {
   report r;
   r.run = synthetic_run();
   r.run.finished_utc = r.run.started_utc;
+  r.run.backend = "none";
   r.host = synthetic_host();
   r.host.driver_version = "";
   r.host.cuda_driver_version = "";
@@ -123,6 +124,9 @@ report no_gpu_report() {
 report synthetic_report() {
   report r;
   r.run = synthetic_run();
+  r.run.backend = "cuda";
+  r.run.devices = {0, 1};
+  r.run.concurrency = 2;
   r.host = synthetic_host();
   r.host.checks = {
       {"host.nouveau", check_status::pass, "nouveau is not loaded", std::nullopt},
@@ -155,6 +159,9 @@ report synthetic_report() {
   triad.ceiling_value = {2000.0, "synthetic datasheet", 2000.0, "synthetic: memory clock at max"};
   triad.efficiency = 0.5;
   triad.check = {verification_status::passed, 0.0, 0.000001, "analytic value"};
+  triad.telemetry.window_start_s = 1.5;
+  triad.telemetry.window_end_s = 3.25;
+  triad.gpus_busy = 2;
   r.results.push_back(triad);
 
   // failed verification, hot, noisy, stalled, throttled.
@@ -174,6 +181,7 @@ report synthetic_report() {
   gemm.telemetry.throttle_reasons = {"sw_power_cap"};
   gemm.telemetry.throttled = true;
   gemm.status = result_status::failed;
+  gemm.failure = failure_kind::verification;
   gemm.reason = "verification failed: max relative error 0.5 above the tolerance 0.01";
   r.results.push_back(gemm);
 
@@ -210,6 +218,9 @@ report interrupted_report() {
   report r;
   r.run = synthetic_run();
   r.run.finished_utc = "";
+  r.run.backend = "cuda";
+  r.run.devices = {0};
+  r.run.concurrency = 1;
   r.host = synthetic_host();
   r.devices = {synthetic_device(0)};
   result copy = constant_result("memory.stream.copy", 0, 1000.0, 20);
@@ -354,10 +365,32 @@ private:
 
 } // namespace
 
+report without_version_1_1_fields(report r) {
+  r.run.backend.clear();
+  r.run.devices.clear();
+  r.run.concurrency.reset();
+  for (result& x : r.results) {
+    x.gpus_busy.reset();
+    x.telemetry.window_start_s.reset();
+    x.telemetry.window_end_s.reset();
+  }
+  return r;
+}
+
 report random_report(std::uint64_t seed) {
   random_source rnd(seed);
   report r;
-  r.run = {rnd.text(), rnd.text(), rnd.text(), rnd.text(), rnd.text(), rnd.texts()};
+  r.run.tool_version = rnd.text();
+  r.run.started_utc = rnd.text();
+  r.run.finished_utc = rnd.text();
+  r.run.suite = rnd.text();
+  r.run.filter = rnd.text();
+  r.run.command_line = rnd.texts();
+  r.run.backend = rnd.pick({"cuda", "stand-in", "none", ""});
+  r.run.devices = {static_cast<int>(rnd.below(8)), static_cast<int>(rnd.below(8))};
+  if (rnd.coin()) {
+    r.run.concurrency = 1 + static_cast<int>(rnd.below(8));
+  }
 
   host_info& h = r.host;
   h.hostname = rnd.text();
@@ -467,11 +500,22 @@ report random_report(std::uint64_t seed) {
     t.throttle_reasons = rnd.texts();
     t.throttled = rnd.coin();
     t.status = rnd.text();
+    t.window_start_s = rnd.maybe_number();
+    t.window_end_s = rnd.maybe_number();
     x.status = rnd.pick({result_status::ok, result_status::failed, result_status::skipped,
                          result_status::not_supported});
     x.reason = rnd.text();
     if (x.status != result_status::ok) {
       x.reason = "why " + x.reason;
+    }
+    if (x.status == result_status::failed) {
+      x.failure = rnd.pick({failure_kind::benchmark, failure_kind::verification,
+                            failure_kind::gpu_start, failure_kind::worker_timeout,
+                            failure_kind::worker_signal, failure_kind::worker_exit,
+                            failure_kind::worker_protocol});
+    }
+    if (rnd.coin()) {
+      x.gpus_busy = 1 + static_cast<int>(rnd.below(8));
     }
     r.results.push_back(std::move(x));
   }

@@ -19,6 +19,10 @@ namespace gpuspec::reports::testing {
 /// One device, one result ended by the time cap, then interrupted: complete = false.
 [[nodiscard]] report interrupted_report();
 
+/// `r` as a version 1 document holds it: the fields version 1.1 added at their defaults
+/// (`failure` stays: version 1 readers derive it from the status and the verification).
+[[nodiscard]] report without_version_1_1_fields(report r);
+
 /// A report with random content (seeded): random finite doubles of any magnitude (including
 /// subnormals and -0.0), full-range integers, Unicode and control characters in strings,
 /// nested parameters. Always writable by to_json.

@@ -1,10 +1,11 @@
 #pragma once
-/// The report model, `gpuspec.report.v1` (DESIGN.md, "Report contract").
+/// The report model, `gpuspec.report.v1.1` (DESIGN.md, "Report contract").
 ///
 /// Plain structs, no behaviour: the JSON mapping lives in report_json.hpp and the schema in
 /// reports/schema/report.v1.schema.json. An absent optional means "not known"; a value the
 /// hardware does not provide is said explicitly (see `reading`).
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,7 +16,12 @@
 
 namespace gpuspec::reports {
 
-inline constexpr const char* report_schema_version = "gpuspec.report.v1";
+/// The version this build writes. Readers accept every version of the same major listed in
+/// `readable_report_versions`: a minor version only adds fields, and a document of an older
+/// minor version loads with the added fields at their defaults.
+inline constexpr const char* report_schema_version = "gpuspec.report.v1.1";
+inline constexpr std::array<const char*, 2> readable_report_versions = {"gpuspec.report.v1",
+                                                                        "gpuspec.report.v1.1"};
 
 /// A counter or value that may be unsupported by the GPU. Serialised as the number, or as the
 /// string in `status` ("not supported", or "unavailable: <why>") when there is no value:
@@ -98,6 +104,20 @@ struct device_info {
 };
 
 enum class result_status { ok, failed, skipped, not_supported };
+
+/// Why a failed result failed, for the judge's remedy: a wrong answer is not a benchmark that
+/// could not run, and neither is a worker the watchdog had to stop. `none` unless status is
+/// failed. v1.1; derived from status and verification when an older report is read.
+enum class failure_kind {
+  none,
+  benchmark,       ///< the benchmark threw, or measured nothing
+  verification,    ///< its output was wrong: a possible silent-data-corruption finding
+  gpu_start,       ///< the GPU could not be started (CUDA context, device handles)
+  worker_timeout,  ///< the GPU's worker missed the case's deadline and was killed
+  worker_signal,   ///< the GPU's worker died on a signal (SIGSEGV, SIGABRT, ...)
+  worker_exit,     ///< the GPU's worker exited before finishing its cases
+  worker_protocol, ///< the GPU's worker sent something that is not a well-formed message
+};
 enum class verification_status { passed, failed, skipped };
 
 /// Summary of a sample set (statistics.hpp computes it).
@@ -137,6 +157,10 @@ struct telemetry_summary {
   std::vector<std::string> throttle_reasons; ///< union seen, e.g. "sw_power_cap", "hw_thermal"
   bool throttled = false;                    ///< a performance-limiting reason was active
   std::string status = "ok";                 ///< or why telemetry is missing
+  /// The measurement window, in seconds since the run started, on the one monotonic clock every
+  /// process of the run shares (CLOCK_MONOTONIC): windows of different GPUs can be set side by
+  /// side. v1.1; absent in older reports.
+  std::optional<double> window_start_s, window_end_s;
   friend bool operator==(const telemetry_summary&, const telemetry_summary&) = default;
 };
 
@@ -160,6 +184,10 @@ struct result {
   telemetry_summary telemetry;
   result_status status = result_status::ok;
   std::string reason; ///< always set unless status is ok
+  failure_kind failure = failure_kind::none; ///< set when status is failed
+  /// How many GPUs of the run were busy with a case at some moment while this one ran (itself
+  /// included): 1 when GPUs were measured one at a time. v1.1; null when not known.
+  std::optional<int> gpus_busy;
   friend bool operator==(const result&, const result&) = default;
 };
 
@@ -169,6 +197,15 @@ struct run_info {
   std::string suite;
   std::string filter;
   std::vector<std::string> command_line;
+  /// What produced the results (v1.1): "cuda" (measured on the GPUs), "stand-in" (a scripted
+  /// test backend: nothing was measured and the check never passes it), "none" (nothing could
+  /// run: no GPU, or a host-only build); "" in older reports.
+  std::string backend;
+  /// The GPUs the run was asked to measure (NVML indices, `--devices`, or every GPU of the
+  /// inventory); a GPU of the inventory not listed here was deselected. v1.1.
+  std::vector<int> devices;
+  /// At most this many GPUs were measured at once (`--concurrency`); null when nothing ran.
+  std::optional<int> concurrency;
   friend bool operator==(const run_info&, const run_info&) = default;
 };
 

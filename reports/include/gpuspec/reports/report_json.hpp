@@ -26,8 +26,12 @@ namespace gpuspec::reports {
 ///  - a negative count (`stats.n`, `telemetry.samples`);
 ///  - a `reading` with both a value and a status, or with neither, or a status other than
 ///    "not supported" / "unavailable: <why>";
-///  - `schema` other than "gpuspec.report.v1", `parameters` not a JSON object;
-///  - a result whose status is not ok with an empty `reason`;
+///  - `schema` not one of `readable_report_versions` (the current version is written whatever
+///    `schema` holds: a report read from an older minor version is written as the current one),
+///    `parameters` not a JSON object;
+///  - a result whose status is not ok with an empty `reason`; a failed result whose `failure`
+///    is none, or a `failure` on a result that is not failed; `gpus_busy` under 1;
+///  - `run.backend` other than "cuda", "stand-in", "none", "";
 ///  - `cache_state` other than "cold", "hot", ""; `stop_reason` other than "cv_target",
 ///    "stalled", "time_cap", "sample_cap", "".
 [[nodiscard]] nlohmann::ordered_json to_json(const report& r);
@@ -37,9 +41,22 @@ namespace gpuspec::reports {
 /// not valid UTF-8 are written with U+FFFD in place of the bad bytes (never an exception).
 [[nodiscard]] std::string to_json_text(const report& r);
 
+/// One result as the report writes it (the journal's lines carry these); throws as to_json.
+[[nodiscard]] nlohmann::ordered_json result_to_json(const result& r);
+/// One result of the current version, as result_to_json wrote it; errors name `file` and
+/// `field` (e.g. "line 12: result"). Never throws on bad input.
+[[nodiscard]] outcome<result> result_from_json(const nlohmann::ordered_json& j,
+                                               std::string_view file, std::string_view field);
+
+/// The minor version of a readable schema string (0 for "gpuspec.report.v1", 1 for
+/// "gpuspec.report.v1.1"), -1 for any other.
+[[nodiscard]] int report_minor_version(std::string_view schema);
+
 /// Parses a document already read; `file` is only used to name the source in errors.
 /// Rejects a wrong or missing "schema", missing required fields and mistyped fields, naming
-/// the field path.
+/// the field path. A document of an older minor version must not hold the fields a later one
+/// added (they would be unknown keys there); they take their defaults (`failure` is derived
+/// from the status and the verification).
 ///
 /// Strict, as the schema is: every key must be present (null for an absent optional), no
 /// unknown keys (reported as the unknown key, with a "did you mean" when one is close), exact
@@ -75,6 +92,7 @@ void save_report(const std::filesystem::path& file, const report& r);
 [[nodiscard]] std::string_view to_string(result_status s);
 [[nodiscard]] std::string_view to_string(verification_status s);
 [[nodiscard]] std::string_view to_string(check_status s);
+[[nodiscard]] std::string_view to_string(failure_kind f);
 
 /// The inverse of to_string; std::nullopt for a name that is not one of the enum's.
 [[nodiscard]] std::optional<result_status> result_status_from_string(std::string_view s);
