@@ -3,16 +3,12 @@
 /// by #if: backend_cuda.cpp (GPUSPEC_CUDA=ON) forwards to gpuspec_benches; backend_none.cpp
 /// (host-only build) says plainly that no benchmark can run.
 
-#include <atomic>
 #include <string>
 #include <vector>
 
 #include "gpuspec/benches/runner.hpp"
 #include "gpuspec/reports/report.hpp"
-
-namespace gpuspec::benches {
-class nvml_library;
-}
+#include "gpuspec/spine/worker.hpp"
 
 namespace gpuspec::cli {
 
@@ -22,8 +18,7 @@ namespace gpuspec::cli {
 [[nodiscard]] std::string backend_description();
 void backend_enrich(reports::host_info& host, std::vector<reports::device_info>& devices);
 [[nodiscard]] std::vector<benches::benchmark_listing> backend_list();
-void backend_run(const benches::run_options& options, const benches::nvml_library* nvml,
-                 reports::report& report, benches::run_observer& observer,
-                 const std::atomic<bool>& interrupted);
+/// What `gpuspec __worker` measures with.
+[[nodiscard]] spine::worker_backend backend_worker();
 
 } // namespace gpuspec::cli

@@ -1,5 +1,7 @@
 #include "backend.hpp"
 
+#include "gpuspec/benches/cuda_worker.hpp"
+
 namespace gpuspec::cli {
 
 bool backend_can_run_benchmarks() { return true; }
@@ -14,10 +16,6 @@ void backend_enrich(reports::host_info& host, std::vector<reports::device_info>&
 
 std::vector<benches::benchmark_listing> backend_list() { return benches::list_benchmarks(); }
 
-void backend_run(const benches::run_options& options, const benches::nvml_library* nvml,
-                 reports::report& report, benches::run_observer& observer,
-                 const std::atomic<bool>& interrupted) {
-  benches::run_benchmarks(options, nvml, report, observer, interrupted);
-}
+spine::worker_backend backend_worker() { return benches::cuda_worker_backend(); }
 
 } // namespace gpuspec::cli

@@ -18,11 +18,21 @@ void backend_enrich(reports::host_info& host, std::vector<reports::device_info>&
 
 std::vector<benches::benchmark_listing> backend_list() { return {}; }
 
-void backend_run(const benches::run_options& /*options*/, const benches::nvml_library* /*nvml*/,
-                 reports::report& /*report*/, benches::run_observer& /*observer*/,
-                 const std::atomic<bool>& /*interrupted*/) {
-  // cmd_run checks backend_can_run_benchmarks() first; reaching here is a bug.
-  throw std::logic_error("backend_run called in a host-only build");
+spine::worker_backend backend_worker() {
+  spine::worker_backend b;
+  b.name = "none";
+  b.plan = [](std::string_view /*suite*/, std::string_view /*filter*/) {
+    spine::worker_plan plan;
+    plan.backend = "none";
+    plan.unavailable = "this is a " + backend_description();
+    return plan;
+  };
+  b.open = [](const spine::worker_assignment&,
+              const std::atomic<bool>&) -> std::unique_ptr<spine::case_executor> {
+    // The plan says nothing can run, so no coordinator hands this worker an assignment.
+    throw std::logic_error("a host-only build has no measuring backend");
+  };
+  return b;
 }
 
 } // namespace gpuspec::cli

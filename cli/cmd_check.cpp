@@ -146,8 +146,8 @@ exit_code run_check(const check_cli_options& o) {
 }
 
 exit_code check_after_run(const reports::report& report, const std::string& source,
-                          bool print_table) {
-  auto loaded = load_rules("", "", "", "gpuspec run: check");
+                          bool print_table, const std::string& specs_file) {
+  auto loaded = load_rules(specs_file, "", "", "gpuspec run: check");
   if (!loaded)
     return exit_code::unknown;
   auto outcome = reports::check(report, loaded->specs, loaded->rules);

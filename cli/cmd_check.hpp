@@ -26,10 +26,11 @@ void setup_check(CLI::App& app, check_cli_options& options);
 /// 2 fail, 3 inconclusive or bad input (the message names the file and the field).
 [[nodiscard]] exit_code run_check(const check_cli_options& options);
 
-/// What `gpuspec run` does at its end: judges `report` with the default spec table and rules,
-/// prints the verdict table on stdout (unless `print_table` is false: --json), returns the
-/// check's exit code (3 when the spec table or the rules cannot be loaded, reason on stderr).
+/// What `gpuspec run` does at its end: judges `report` with the spec table (`specs_file`, or
+/// the default when "") and the default rules, prints the verdict table on stdout (unless
+/// `print_table` is false: --json), returns the check's exit code (3 when the spec table or
+/// the rules cannot be loaded, reason on stderr).
 [[nodiscard]] exit_code check_after_run(const reports::report& report, const std::string& source,
-                                        bool print_table);
+                                        bool print_table, const std::string& specs_file = "");
 
 } // namespace gpuspec::cli

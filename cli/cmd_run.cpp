@@ -1,11 +1,15 @@
 #include "cmd_run.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <regex>
-#include <set>
+#include <system_error>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -15,12 +19,14 @@
 #include "cmd_check.hpp"
 #include "cmd_info.hpp"
 #include "format.hpp"
-#include "gpuspec/benches/device_probe.hpp"
 #include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/spine/journal.hpp"
+#include "gpuspec/spine/session.hpp"
 #include "interrupt.hpp"
-#include "inventory.hpp"
+#include "progress_display.hpp"
+#include "specs_location.hpp"
 #include "text_table.hpp"
 
 namespace gpuspec::cli {
@@ -31,7 +37,14 @@ void setup_run(CLI::App& app, run_cli_options& o) {
       ->check(CLI::IsMember({"quick", "standard", "burnin", "full"}));
   cmd->add_option("--filter", o.filter, "Only benchmarks whose id matches this regex");
   cmd->add_option("--devices", o.devices, "GPUs to measure, by nvidia-smi index, e.g. 0,2");
+  cmd->add_option("--concurrency", o.concurrency,
+                  "GPUs measured at once (default: all; 1: one after another)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("-o,--output", o.output, "Report file (default gpuspec-<host>-<UTC time>.json)");
+  cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)");
+  cmd->add_option("--recover", o.recover,
+                  "Write the report a journal holds (a run whose coordinator was killed), to -o "
+                  "or beside the journal; measure nothing");
   cmd->add_flag("--json", o.json, "Print the report JSON on stdout instead of the summary table");
   cmd->add_option("--telemetry-period-ms", o.telemetry_period_ms, "Telemetry sampling period")
       ->check(CLI::Range(1, 10000));
@@ -45,6 +58,9 @@ void setup_run(CLI::App& app, run_cli_options& o) {
       ->check(CLI::Range(2, 1000000));
   cmd->add_option("--stream-array-mib", o.stream_array_mib, "MiB per STREAM array (shrunk to fit)")
       ->check(CLI::Range(1.0, 1048576.0));
+  cmd->add_option("--kill-grace", o.kill_grace_s, "Seconds from SIGTERM to SIGKILL (testing)")
+      ->check(CLI::Range(0.0, 600.0))
+      ->group("");
   cmd->add_option("--root", o.root, "Read /proc, /sys and /etc under this folder (testing)")
       ->group("");
 }
@@ -71,11 +87,6 @@ std::vector<int> parse_device_list(const std::string& text) {
 
 namespace {
 
-/// "2026-11-30T02:31:04Z"
-std::string utc_iso_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
-}
-
 std::string default_report_name(const std::string& hostname) {
   std::string host;
   for (char c : hostname.empty() ? std::string("host") : hostname)
@@ -84,48 +95,38 @@ std::string default_report_name(const std::string& hostname) {
                      fmt::format("{:%Y%m%dT%H%M%SZ}", fmt::gmtime(std::time(nullptr))));
 }
 
-/// Progress on stderr, and the report rewritten after every result so a crash loses nothing
-/// that was measured.
-class progress_printer final : public benches::run_observer {
-public:
-  progress_printer(const std::string& path, reports::report& report)
-      : m_path(path), m_report(report) {}
+/// The hostname the way the report will record it, for the default report name.
+std::string local_hostname() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0)
+    return {};
+  return name;
+}
 
-  void on_start(const std::string& bench_id, int device, const std::string& params) override {
-    fmt::print(stderr, "[gpu {}] {} {} ...\n", device, bench_id, params);
-  }
+/// This executable as a worker, or $GPUSPEC_WORKER: a program speaking the worker protocol (the
+/// tests' stand-in). Resolved once, so every worker runs the same binary.
+std::vector<std::string> worker_command() {
+  if (const char* w = std::getenv("GPUSPEC_WORKER"); w != nullptr && *w != '\0')
+    return {w};
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return {ec ? std::string("gpuspec") : self.string(), "__worker"};
+}
 
-  void on_result(const reports::result& r) override {
-    if (r.status == reports::result_status::ok)
-      fmt::print(stderr, "         {} {} (median of {}, cv {:.2f}%, {}){}\n",
-                 format_value(r.stats.median), r.unit, r.stats.n, 100.0 * r.stats.cv,
-                 reports::to_string(r.check.status), r.telemetry.throttled ? ", THROTTLED" : "");
-    else
-      fmt::print(stderr, "         {}: {}\n", reports::to_string(r.status), r.reason);
-    checkpoint();
-  }
+std::string efficiency_text(std::optional<double> e) {
+  return e ? fmt::format("{:.1f}%", 100.0 * *e) : "";
+}
 
-  void checkpoint() {
-    try {
-      reports::save_report(m_path, m_report);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "gpuspec: warning: could not write the checkpoint {}: {}\n", m_path,
-                 e.what());
-    }
-  }
-
-private:
-  std::string m_path;
-  reports::report& m_report;
-};
-
+/// The results as a terminal table. Each efficiency says which ceiling it is against: the
+/// clock-adjusted one (SMs x the clock seen during the run x the architecture's rate, or the
+/// memory clock x bus width) and the datasheet's.
 std::string summary_table(const reports::report& report) {
-  text_table table({"benchmark", "gpu", "parameters", "median", "unit", "cv", "n", "efficiency",
-                    "check", "status"},
+  text_table table({"benchmark", "gpu", "parameters", "median", "unit", "cv", "n", "vs clock-adj.",
+                    "vs datasheet", "check", "status"},
                    {text_table::align::left, text_table::align::right, text_table::align::left,
                     text_table::align::right, text_table::align::left, text_table::align::right,
-                    text_table::align::right, text_table::align::right, text_table::align::left,
-                    text_table::align::left});
+                    text_table::align::right, text_table::align::right, text_table::align::right,
+                    text_table::align::left, text_table::align::left});
   for (const auto& r : report.results) {
     const std::string gpus = fmt::format("{}", fmt::join(r.devices, ","));
     const bool ok = r.status == reports::result_status::ok;
@@ -134,25 +135,51 @@ std::string summary_table(const reports::report& report) {
       status = fmt::format("{}: {}", status, r.reason);
     else if (r.telemetry.throttled)
       status += " (throttled)";
+    std::optional<double> vs_datasheet;
+    if (ok && r.ceiling_value.datasheet && *r.ceiling_value.datasheet > 0 && r.stats.median > 0)
+      vs_datasheet = r.higher_is_better ? r.stats.median / *r.ceiling_value.datasheet
+                                        : *r.ceiling_value.datasheet / r.stats.median;
     table.add_row({r.bench_id, gpus, reports::format_parameters(r.parameters),
                    ok ? format_value(r.stats.median) : "", r.unit,
                    ok ? fmt::format("{:.2f}%", 100.0 * r.stats.cv) : "", std::to_string(r.stats.n),
-                   r.efficiency ? fmt::format("{:.1f}%", 100.0 * *r.efficiency) : "",
+                   efficiency_text(r.efficiency), efficiency_text(vs_datasheet),
                    std::string(reports::to_string(r.check.status)), status});
   }
   return table.render();
 }
 
-void record_counters_after(const benches::nvml_library& nvml, reports::report& report) {
-  for (auto& d : report.devices) {
-    d.counters_after = benches::read_error_counters(nvml, d.index);
-    d.counters_delta = benches::counter_delta(d.counters_before, d.counters_after);
+std::filesystem::path recovered_report_path(const std::string& journal, const std::string& output) {
+  if (!output.empty())
+    return output;
+  const std::string suffix = ".journal";
+  if (journal.size() > suffix.size() && journal.ends_with(suffix))
+    return journal.substr(0, journal.size() - suffix.size());
+  return journal + ".json";
+}
+
+exit_code run_recover(const run_cli_options& o) {
+  const std::filesystem::path out = recovered_report_path(o.recover, o.output);
+  auto report = spine::recover_session(o.recover, out);
+  if (!report) {
+    fmt::print(stderr, "gpuspec run --recover: {}\n", report.error().to_string());
+    return exit_code::unknown;
   }
+  const auto& r = report.value();
+  fmt::print(stderr, "gpuspec run --recover: {} result(s) from {} written to {}{}\n",
+             r.results.size(), o.recover, out.string(),
+             r.complete ? "" : fmt::format(" (incomplete: {})", r.incomplete_reason));
+  if (o.json)
+    std::cout << reports::to_json(r).dump(2) << '\n';
+  else
+    fmt::print("{}", summary_table(r));
+  return check_after_run(r, out.string(), !o.json, o.specs);
 }
 
 } // namespace
 
 exit_code run_run(const run_cli_options& o) {
+  if (!o.recover.empty())
+    return run_recover(o);
   // Usage errors first, before anything is measured or written.
   try {
     std::regex check(o.filter, std::regex::ECMAScript);
@@ -162,87 +189,56 @@ exit_code run_run(const run_cli_options& o) {
     return exit_code::unknown;
   }
 
-  reports::report report;
-  report.run.tool_version = GPUSPEC_VERSION;
-  report.run.started_utc = utc_iso_now();
-  report.run.suite = o.suite;
-  report.run.filter = o.filter;
-  report.run.command_line = o.command_line;
+  spine::session_options s;
+  s.suite = o.suite;
+  s.filter = o.filter;
+  if (!o.devices.empty())
+    s.devices = parse_device_list(o.devices);
+  s.concurrency = o.concurrency;
+  s.output = o.output.empty() ? default_report_name(local_hostname()) : o.output;
+  s.specs_file_given = !o.specs.empty();
+  s.specs_file = s.specs_file_given ? std::filesystem::path(o.specs)
+                                    : reports::default_spec_table_path(specs_dir().string());
+  s.stopping.cv_target = o.cv_target;
+  s.stopping.min_seconds = o.min_seconds;
+  s.stopping.max_seconds = o.max_seconds;
+  s.stopping.min_samples = o.min_samples;
+  s.telemetry_period_ms = o.telemetry_period_ms;
+  s.stream_array_bytes = static_cast<std::int64_t>(o.stream_array_mib * 1024.0 * 1024.0);
+  s.worker_command = worker_command();
+  s.kill_grace_s = o.kill_grace_s;
+  s.root = o.root;
+  s.tool_version = GPUSPEC_VERSION;
+  s.command_line = o.command_line;
 
-  inventory inv = take_inventory(o.root);
-  report.host = inv.host;
-  report.devices = inv.devices;
-  const std::string path = o.output.empty() ? default_report_name(report.host.hostname) : o.output;
-
-  benches::run_options run;
-  run.suite = o.suite;
-  run.filter = o.filter;
-  run.telemetry_period = std::chrono::milliseconds(o.telemetry_period_ms);
-  run.stopping.cv_target = o.cv_target;
-  run.stopping.min_seconds = o.min_seconds;
-  run.stopping.max_seconds = o.max_seconds;
-  run.stopping.min_samples = o.min_samples;
-  run.stream_array_bytes = static_cast<std::int64_t>(o.stream_array_mib * 1024.0 * 1024.0);
-  run.spec_rows = inv.spec_rows;
-  if (!o.devices.empty()) {
-    run.devices = parse_device_list(o.devices);
-    std::set<int> known;
-    for (const auto& d : inv.devices)
-      known.insert(d.index);
-    for (int d : run.devices)
-      if (has_gpus(inv) && !known.contains(d)) {
-        fmt::print(stderr, "gpuspec run: --devices: there is no GPU {} (this host has {})\n", d,
-                   known.size());
-        return exit_code::unknown;
-      }
+  progress_display progress(stderr, ::isatty(STDERR_FILENO) != 0, s.output.string());
+  spine::session_outcome outcome;
+  {
+    interrupt_guard interrupt;
+    try {
+      outcome = spine::run_session(s, backend_enrich, progress, interrupt.requested());
+    } catch (const spine::session_input_error& e) {
+      fmt::print(stderr, "gpuspec run: {}\n", e.what());
+      return exit_code::unknown;
+    } catch (const std::system_error& e) {
+      fmt::print(stderr, "gpuspec run: {}\n", e.what());
+      return exit_code::unknown;
+    }
   }
+  progress.close();
+  const reports::report& report = outcome.report;
 
-  std::string no_run_reason;
-  if (!has_gpus(inv))
-    no_run_reason = "no GPU: " + inv.host.gpu_status;
-  else if (!backend_can_run_benchmarks())
-    no_run_reason = "no benchmarks: this is a " + backend_description();
-
-  progress_printer progress(path, report);
-  if (!no_run_reason.empty()) {
-    report.complete = false;
-    report.incomplete_reason = no_run_reason;
-    report.run.finished_utc = utc_iso_now();
-    progress.checkpoint();
+  if (!outcome.no_run_reason.empty()) {
     if (!o.json)
       fmt::print("Host checks\n{}", check_table(report.host.checks));
     std::fflush(stdout); // the table before the messages, also when both go to one pipe
-    fmt::print(stderr, "gpuspec run: {}\n", no_run_reason);
-    fmt::print(stderr, "gpuspec run: wrote the host inventory and host checks to {}\n", path);
+    fmt::print(stderr, "gpuspec run: {}\n", outcome.no_run_reason);
+    fmt::print(stderr, "gpuspec run: wrote the host inventory and host checks to {}\n",
+               s.output.string());
     if (o.json)
       std::cout << reports::to_json(report).dump(2) << '\n';
     return exit_code::unknown;
   }
-
-  fmt::print(stderr, "gpuspec run: suite {}, {} GPU(s), report {}\n", o.suite,
-             run.devices.empty() ? inv.devices.size() : run.devices.size(), path);
-  progress.checkpoint();
-  {
-    interrupt_guard interrupt;
-    try {
-      backend_run(run, &*inv.nvml, report, progress, interrupt.requested());
-      report.complete = !interrupt.requested().load();
-      if (!report.complete)
-        report.incomplete_reason = "interrupted";
-    } catch (const std::exception& e) {
-      report.complete = false;
-      report.incomplete_reason = std::string("run stopped by an error: ") + e.what();
-      fmt::print(stderr, "gpuspec run: {}\n", report.incomplete_reason);
-    }
-  }
-  record_counters_after(*inv.nvml, report);
-  report.run.finished_utc = utc_iso_now();
-  if (report.results.empty() && report.complete) {
-    report.complete = false;
-    report.incomplete_reason =
-        fmt::format("no benchmark of suite '{}' matches the filter '{}'", o.suite, o.filter);
-  }
-  reports::save_report(path, report);
 
   if (o.json)
     std::cout << reports::to_json(report).dump(2) << '\n';
@@ -250,9 +246,13 @@ exit_code run_run(const run_cli_options& o) {
     fmt::print("{}", summary_table(report));
   if (!report.complete)
     fmt::print(stderr, "gpuspec run: report incomplete: {}\n", report.incomplete_reason);
-  fmt::print(stderr, "gpuspec run: report written to {}\n", path);
+  if (outcome.journal_kept) {
+    fmt::print(stderr, "gpuspec run: the journal {} holds the results\n", outcome.journal.string());
+    return exit_code::unknown;
+  }
+  fmt::print(stderr, "gpuspec run: report written to {}\n", s.output.string());
   // The verdict is the check's: the report just written, judged against the spec table.
-  return check_after_run(report, path, !o.json);
+  return check_after_run(report, s.output.string(), !o.json, o.specs);
 }
 
 } // namespace gpuspec::cli

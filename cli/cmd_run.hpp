@@ -12,7 +12,10 @@ struct run_cli_options {
   std::string suite = "quick";
   std::string filter;
   std::string devices; ///< "0,2"; empty = all
+  int concurrency = 0; ///< GPUs measured at once; 0 = all
   std::string output;  ///< report path; default gpuspec-<host>-<UTC>.json
+  std::string specs;   ///< spec table; "" = default_spec_table_path
+  std::string recover; ///< a journal to turn into a report, instead of measuring
   bool json = false;   ///< print the report instead of the summary table
   int telemetry_period_ms = 20;
   double cv_target = 0.01;
@@ -20,13 +23,15 @@ struct run_cli_options {
   double max_seconds = 15.0;
   int min_samples = 10;
   double stream_array_mib = 1024;
-  std::string root = "/"; ///< hidden, tests
+  double kill_grace_s = 5.0; ///< hidden: SIGTERM to SIGKILL for a worker the watchdog stops
+  std::string root = "/";    ///< hidden, tests
   std::vector<std::string> command_line;
 };
 
 void setup_run(CLI::App& app, run_cli_options& options);
-/// Measures, writes the report atomically (also after each result, and when interrupted),
-/// prints the summary. Exit code: see docs/cli.md.
+/// Measures every selected GPU at once through one worker process per GPU, journals each result,
+/// writes the report atomically, prints the summary and the check's verdict. With --recover,
+/// writes the report a journal holds instead. Exit code: the check's (README, "Commands").
 [[nodiscard]] exit_code run_run(const run_cli_options& options);
 
 /// "0,2" -> {0, 2}; throws CLI::ValidationError naming the bad item.

@@ -15,6 +15,7 @@
 #include "cmd_list.hpp"
 #include "cmd_run.hpp"
 #include "cmd_specs.hpp"
+#include "cmd_worker.hpp"
 #include "exit_code.hpp"
 
 int main(int argc, char** argv) {
@@ -41,6 +42,8 @@ int main(int argc, char** argv) {
   gpuspec::cli::compare_cli_options compare;
   gpuspec::cli::setup_diff(app, diff);
   gpuspec::cli::setup_compare(app, compare);
+  gpuspec::cli::worker_cli_options worker;
+  gpuspec::cli::setup_worker(app, worker);
 
   try {
     app.parse(argc, argv);
@@ -58,6 +61,8 @@ int main(int argc, char** argv) {
       return to_int(gpuspec::cli::run_diff(diff));
     if (app.got_subcommand("compare"))
       return to_int(gpuspec::cli::run_compare(compare));
+    if (app.got_subcommand("__worker"))
+      return gpuspec::cli::run_worker(worker);
     return to_int(exit_code::unknown);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

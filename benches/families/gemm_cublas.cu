@@ -631,7 +631,10 @@ void register_gemm_cublas_benchmarks(registry& r) {
           [&p](bench_state& state) { run_gemm(state, p); }) // p: a row of a static table
         .in_suites(suites)
         .with_axis("shape", gemm_cublas_shapes())
-        .with_axis("layout", gemm_cublas_layouts(p));
+        .with_axis("layout", gemm_cublas_layouts(p))
+        // Up to 2^20 outputs are checked against a compensated double reference on the host
+        // (gemm_check.cpp): seconds of CPU time per case on top of the device's.
+        .with_setup_allowance(120.0);
   }
 }
 

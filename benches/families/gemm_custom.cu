@@ -423,13 +423,17 @@ void register_gemm_custom_benchmarks(registry& r) {
         "row-major, hot; also as a fraction of cuBLAS SGEMM",
         sgemm_benchmark)
       .in_suites(suites)
-      .with_axis("shape", shapes);
+      .with_axis("shape", shapes)
+      // Timed beside cuBLAS on the same shape, and every output checked on the host.
+      .with_setup_allowance(180.0);
   r.add("gemm.custom.hgemm_tc",
         "gpuspec's FP16 Tensor Core GEMM (mma.sync, ldmatrix, cp.async pipeline; fp32 "
         "accumulate), sm_80+, hot; also as a fraction of cuBLAS fp16",
         hgemm_tc_benchmark)
       .in_suites(suites)
-      .with_axis("shape", shapes);
+      .with_axis("shape", shapes)
+      // Timed beside cuBLAS on the same shape, and every output checked on the host.
+      .with_setup_allowance(180.0);
 }
 
 } // namespace gpuspec::benches

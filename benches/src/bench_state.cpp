@@ -156,7 +156,11 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
     work(s);
     ctx.stop().record(s);
     ctx.stop().synchronize();
-    warm_seconds += kernels::event::elapsed_seconds(ctx.start(), ctx.stop());
+    const double run_seconds = kernels::event::elapsed_seconds(ctx.start(), ctx.stop());
+    warm_seconds += run_seconds;
+    ++m_timed_runs;
+    if (m_options.on_run)
+      m_options.on_run(m_timed_runs, run_seconds);
   }
 
   // Samples go straight into the result, so a failure part-way keeps those already taken.
@@ -203,6 +207,9 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
       continue;
     }
     const double seconds = kernels::event::elapsed_seconds(ctx.start(), ctx.stop());
+    ++m_timed_runs;
+    if (m_options.on_run)
+      m_options.on_run(m_timed_runs, seconds);
     if (!(seconds > 0.0)) {
       if (++unresolved > max_unresolved_samples)
         throw std::runtime_error(
@@ -231,6 +238,11 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
         m_telemetry->summary(m_device.index, window_begin, window_end, sm_clock_max);
   else
     m_result.telemetry.status = "no telemetry: NVML is not available (see host.gpu_status)";
+  const auto since_origin = [&](telemetry_clock::time_point t) {
+    return std::chrono::duration<double>(t - m_options.clock_origin).count();
+  };
+  m_result.telemetry.window_start_s = since_origin(window_begin);
+  m_result.telemetry.window_end_s = since_origin(window_end);
 
   attach_ceiling();
 }

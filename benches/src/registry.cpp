@@ -1,6 +1,7 @@
 #include "gpuspec/benches/registry.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 #include <stdexcept>
 
@@ -58,6 +59,13 @@ benchmark_definition& benchmark_definition::with_axis(std::string name,
       throw std::invalid_argument("benchmark " + m_id + ": axis '" + name + "' declared twice");
   quick_count = std::clamp<std::size_t>(quick_count, 1, values.size());
   m_axes.push_back(axis{std::move(name), std::move(values), quick_count});
+  return *this;
+}
+
+benchmark_definition& benchmark_definition::with_setup_allowance(double seconds) {
+  if (!(seconds > 0.0) || !std::isfinite(seconds))
+    throw std::invalid_argument("benchmark " + m_id + ": the setup allowance must be positive");
+  m_setup_allowance_s = seconds;
   return *this;
 }
 

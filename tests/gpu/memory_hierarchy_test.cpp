@@ -415,12 +415,12 @@ struct memory_hierarchy_runner : gpuspec::testing::gpu_test {
     gpuspec::testing::take_runner_inventory(inv);
   }
 
-  b::run_options options(std::string suite, std::string filter) const {
+  gpuspec::spine::session_options options(std::string suite, std::string filter) const {
     return gpuspec::testing::short_run_options(inv, std::move(suite), std::move(filter), 5, 30,
                                                2.0);
   }
 
-  void run(const b::run_options& o) { gpuspec::testing::run_quietly(o, inv); }
+  void run(const gpuspec::spine::session_options& o) { gpuspec::testing::run_quietly(o, inv); }
 
   gpuspec::testing::runner_inventory inv;
   r::report& report = inv.report;

@@ -1,110 +1,58 @@
-// Device test of the whole harness: run_benchmarks over memory.stream.* (fp32 and fp64) with
-// tiny arrays whose element counts leave a scalar tail, and a short stopping rule. Every result
-// must be ok, verified, with plausible statistics, a ceiling where NVML is present, and a
-// report that writes. Then an interruption during the first case.
+// Device test of the whole run: spine::run_session (the entry point `gpuspec run` drives) over
+// memory.stream.* (fp32 and fp64) on CUDA device 0's GPU, through a worker process, with tiny
+// arrays whose element counts leave a scalar tail and a short stopping rule. Every result must be
+// ok, verified, with plausible statistics, a ceiling where NVML is present, and the report must
+// write. Then an interruption during the first case.
 
-#include <algorithm>
-#include <array>
 #include <atomic>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.hpp"
-#include "gpuspec/benches/device_probe.hpp"
-#include "gpuspec/benches/nvml_library.hpp"
-#include "gpuspec/benches/runner.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "runner_support.hpp"
 
-namespace b = gpuspec::benches;
 namespace r = gpuspec::reports;
+namespace spine = gpuspec::spine;
 
 namespace {
-
-class recording_observer : public b::run_observer {
-public:
-  void on_start(const std::string& bench_id, int device, const std::string& params) override {
-    starts.push_back(bench_id + "@" + std::to_string(device) + " " + params);
-  }
-  void on_result(const r::result& result) override { results.push_back(result.bench_id); }
-  std::vector<std::string> starts, results;
-};
-
-/// Interrupts the run as soon as the first case starts.
-class interrupting_observer final : public recording_observer {
-public:
-  explicit interrupting_observer(std::atomic<bool>& flag) : m_flag(flag) {}
-  void on_start(const std::string& bench_id, int device, const std::string& params) override {
-    recording_observer::on_start(bench_id, device, params);
-    m_flag.store(true);
-  }
-
-private:
-  std::atomic<bool>& m_flag;
-};
 
 struct run_benchmarks_test : gpuspec::testing::gpu_test {
   void SetUp() override {
     gpu_test::SetUp();
     if (IsSkipped() || HasFatalFailure())
       return;
-    std::string why;
-    nvml = b::nvml_library::open(why);
-    if (nvml) {
-      report.devices = b::probe_devices(*nvml);
-    } else { // no NVML: one device known only to CUDA, joined by its bus id like the real ones
-      r::device_info d;
-      d.index = 0;
-      std::array<char, 64> bus{};
-      ASSERT_EQ(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0), cudaSuccess);
-      d.pci_bus_id = bus.data();
-      report.devices.push_back(d);
-    }
-    b::enrich_with_cuda(report.host, report.devices);
-    for (const auto& d : report.devices)
-      if (d.cuda_index == 0)
-        device = d.index;
-    ASSERT_TRUE(device.has_value())
-        << "CUDA device 0 was not joined to the inventory by PCI bus id";
+    gpuspec::testing::take_runner_inventory(inv);
   }
 
-  b::run_options options() const {
-    b::run_options o;
-    o.suite = "standard"; // fp32 and fp64
-    o.filter = "^memory\\.stream\\.";
-    o.devices = {*device};
+  [[nodiscard]] spine::session_options options() const {
+    auto o = gpuspec::testing::short_run_options(inv, "standard", "^memory\\.stream\\.", 5, 40,
+                                                 2.0); // standard: fp32 and fp64
     o.stream_array_bytes =
         (std::int64_t{1} << 20) + 12; // 262147 floats (tail 3), 131073 doubles (tail 1)
-    o.stopping.min_samples = 5;
-    o.stopping.max_samples = 40;
-    o.stopping.min_seconds = 0.0;
-    o.stopping.max_seconds = 2.0;
     return o;
   }
 
-  std::optional<b::nvml_library> nvml;
-  r::report report;
-  std::optional<int> device;
+  gpuspec::testing::runner_inventory inv;
 };
 
 } // namespace
 
 TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
-  recording_observer observer;
-  std::atomic<bool> interrupted{false};
-  const auto o = options();
-  b::run_benchmarks(o, nvml ? &*nvml : nullptr, report, observer, interrupted);
-
+  gpuspec::testing::run_quietly(options(), inv);
+  const r::report& report = inv.report;
+  const int device = inv.device.value();
+  EXPECT_EQ(report.run.backend, "cuda");
+  EXPECT_EQ(report.run.devices, std::vector<int>{device});
+  EXPECT_TRUE(report.complete) << report.incomplete_reason;
   ASSERT_EQ(report.results.size(), 10u);
-  EXPECT_EQ(observer.starts.size(), 10u);
-  EXPECT_EQ(observer.results.size(), 10u);
   for (const auto& res : report.results) {
     SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
-    EXPECT_EQ(res.devices, std::vector<int>{*device});
+    EXPECT_EQ(res.devices, std::vector<int>{device});
     EXPECT_EQ(res.metric, "bandwidth");
     EXPECT_EQ(res.unit, "GB/s");
     EXPECT_EQ(res.cache_state, "cold");
@@ -121,6 +69,10 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
     EXPECT_FALSE(res.stop_reason.empty());
     ASSERT_TRUE(res.host_seconds_median.has_value());
     EXPECT_GT(*res.host_seconds_median, 0.0);
+    EXPECT_EQ(res.gpus_busy, 1);
+    ASSERT_TRUE(res.telemetry.window_start_s && res.telemetry.window_end_s);
+    EXPECT_LE(*res.telemetry.window_start_s, *res.telemetry.window_end_s);
+    EXPECT_GT(*res.telemetry.window_start_s, 0.0); // after the run started
 
     const bool fp32 = res.parameters.at("dtype") == "fp32";
     const std::uint64_t elements = fp32 ? 262147u : 131073u;
@@ -134,11 +86,7 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
     // The metric is the declared bytes over each sample's device seconds.
     EXPECT_NEAR(res.samples[0], *res.bytes_per_iteration / res.sample_seconds[0] / 1e9,
                 1e-9 * res.samples[0]);
-
-    EXPECT_FALSE(res.ceiling_value.datasheet.has_value());
-    EXPECT_EQ(res.ceiling_value.datasheet_source, "no spec table yet");
-    if (nvml) {
-      EXPECT_EQ(res.telemetry.status, "ok");
+    if (res.telemetry.status == "ok") {
       ASSERT_TRUE(res.ceiling_value.clock_adjusted.has_value())
           << res.ceiling_value.clock_adjusted_source;
       ASSERT_TRUE(res.efficiency.has_value());
@@ -152,14 +100,31 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
 }
 
 TEST_F(run_benchmarks_test, an_interruption_keeps_what_was_done_and_starts_nothing_more) {
+  // The flag goes up as soon as the first case has started: the worker is told (SIGTERM), stops
+  // between samples and returns that case; no other case starts.
+  struct interrupting final : spine::session_observer {
+    explicit interrupting(std::atomic<bool>& f) : flag(f) {}
+    void on_case_started(int, int, const spine::planned_case&) override {
+      ++starts;
+      flag.store(true);
+    }
+    void on_result(const spine::journal_entry&) override {}
+    std::atomic<bool>& flag;
+    int starts = 0;
+  };
   std::atomic<bool> interrupted{false};
-  interrupting_observer observer(interrupted);
-  b::run_benchmarks(options(), nvml ? &*nvml : nullptr, report, observer, interrupted);
+  interrupting observer(interrupted);
+  auto o = options();
+  o.stopping.min_samples = 1000; // the first case is still running when the flag is seen
+  o.stopping.max_samples = 1000;
+  auto outcome = spine::run_session(o, gpuspec::benches::enrich_with_cuda, observer, interrupted);
+  const r::report& report = outcome.report;
+  EXPECT_FALSE(report.complete);
+  EXPECT_EQ(report.incomplete_reason, "interrupted");
   ASSERT_EQ(report.results.size(), 1u); // the case that was running when the flag went up
-  EXPECT_EQ(observer.starts.size(), 1u);
+  EXPECT_EQ(observer.starts, 1);
   EXPECT_EQ(report.results[0].status, r::result_status::skipped);
   EXPECT_NE(report.results[0].reason.find("interrupted"), std::string::npos)
       << report.results[0].reason;
-  EXPECT_EQ(report.results[0].stop_reason, "");
   EXPECT_NO_THROW((void)r::to_json(report));
 }

@@ -1,6 +1,7 @@
-// Host tests of the runner's paths that need no working GPU: CUDA inventory enrichment never
-// throws, a GPU CUDA cannot see is skipped, a GPU that cannot start fails every case with the
-// reason and the run goes on, bad selections are refused.
+// Host tests of the CUDA worker backend's paths that need no working GPU: the CUDA inventory
+// enrichment never throws, the plan comes from the registry with each benchmark's setup
+// allowance, a GPU CUDA cannot see is skipped, a GPU that cannot start fails every case with the
+// reason (failure gpu_start), bad selections are refused.
 
 #include <atomic>
 #include <stdexcept>
@@ -9,29 +10,35 @@
 
 #include <gtest/gtest.h>
 
+#include "gpuspec/benches/cuda_worker.hpp"
 #include "gpuspec/benches/runner.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/spine/deadlines.hpp"
 
 namespace b = gpuspec::benches;
 namespace r = gpuspec::reports;
+namespace spine = gpuspec::spine;
 
 namespace {
 
-class recording_observer final : public b::run_observer {
-public:
-  void on_start(const std::string& bench_id, int device, const std::string& params) override {
-    starts.push_back(bench_id + "@" + std::to_string(device) + " " + params);
-  }
-  void on_result(const r::result& result) override { results.push_back(result.bench_id); }
-  std::vector<std::string> starts, results;
-};
+spine::worker_assignment stream_assignment(const r::device_info& d) {
+  const auto plan = b::cuda_worker_backend().plan("quick", "^memory\\.stream\\.");
+  spine::worker_assignment a;
+  a.device = d;
+  a.cases = plan.cases;
+  a.suite = "quick";
+  a.stream_array_bytes = 1 << 20;
+  a.nvml_library = "/nonexistent/libnvidia-ml.so.1"; // no telemetry here
+  return a;
+}
 
-b::run_options quick_stream_options() {
-  b::run_options o;
-  o.suite = "quick";
-  o.filter = "^memory\\.stream\\.";
-  o.stream_array_bytes = 1 << 20;
-  return o;
+std::vector<r::result> run_all(const spine::worker_assignment& a) {
+  const std::atomic<bool> interrupted{false};
+  auto executor = b::cuda_worker_backend().open(a, interrupted);
+  std::vector<r::result> out;
+  for (const auto& c : a.cases)
+    out.push_back(executor->run(c, [](int, double) {}));
+  return out;
 }
 
 } // namespace
@@ -51,68 +58,55 @@ TEST(runner_host, enrich_records_versions_and_never_throws) {
   }
 }
 
+TEST(runner_host, the_plan_is_the_registry_with_each_setup_allowance) {
+  const auto plan = b::cuda_worker_backend().plan("quick", "^memory\\.stream\\.");
+  EXPECT_EQ(plan.backend, "cuda");
+  EXPECT_TRUE(plan.unavailable.empty());
+  ASSERT_EQ(plan.cases.size(), 5u); // copy, scale, add, triad, dot; quick: fp32 only
+  EXPECT_EQ(plan.cases.front().bench_id, "memory.stream.copy");
+  EXPECT_EQ(plan.cases.front().axes,
+            (std::vector<std::pair<std::string, std::string>>{{"dtype", "fp32"}}));
+  for (const auto& c : plan.cases)
+    EXPECT_EQ(c.setup_allowance_s, spine::default_setup_allowance_s);
+  const auto gemm = b::cuda_worker_backend().plan("quick", "^gemm\\.cublas\\.");
+  ASSERT_FALSE(gemm.cases.empty());
+  for (const auto& c : gemm.cases)
+    EXPECT_GT(c.setup_allowance_s, spine::default_setup_allowance_s) << c.label();
+}
+
 TEST(runner_host, a_gpu_cuda_cannot_see_is_skipped_with_the_reason) {
-  r::report report;
-  report.devices.resize(1);
-  report.devices[0].index = 3; // no cuda_index: not matched
-  recording_observer observer;
-  std::atomic<bool> interrupted{false};
-  b::run_benchmarks(quick_stream_options(), nullptr, report, observer, interrupted);
-  ASSERT_EQ(report.results.size(), 5u);
-  for (const auto& res : report.results) {
+  r::device_info d;
+  d.index = 3; // no cuda_index and no bus id: not matched
+  const auto results = run_all(stream_assignment(d));
+  ASSERT_EQ(results.size(), 5u);
+  for (const auto& res : results) {
     EXPECT_EQ(res.status, r::result_status::skipped);
+    EXPECT_EQ(res.failure, r::failure_kind::none);
     EXPECT_NE(res.reason.find("not visible to the CUDA runtime"), std::string::npos) << res.reason;
     EXPECT_EQ(res.devices, std::vector<int>{3});
     EXPECT_EQ(res.parameters.at("dtype"), "fp32");
+    EXPECT_NO_THROW((void)r::result_to_json(res)); // what is produced always writes
   }
-  EXPECT_EQ(observer.results.size(), 5u);
-  EXPECT_NO_THROW((void)r::to_json(report)); // what is produced always writes
 }
 
-TEST(runner_host, a_gpu_that_cannot_start_fails_its_cases_and_the_run_goes_on) {
-  r::report report;
-  report.devices.resize(2);
-  report.devices[0].index = 0;
-  report.devices[0].cuda_index = 9999; // no such CUDA device, GPU or not
-  report.devices[1].index = 1;         // not visible to CUDA
-  recording_observer observer;
-  std::atomic<bool> interrupted{false};
-  b::run_benchmarks(quick_stream_options(), nullptr, report, observer, interrupted);
-  ASSERT_EQ(report.results.size(), 10u);
-  for (std::size_t i = 0; i < 5; ++i) {
-    EXPECT_EQ(report.results[i].status, r::result_status::failed);
-    EXPECT_NE(report.results[i].reason.find("could not be started"), std::string::npos)
-        << report.results[i].reason;
-    EXPECT_NE(report.results[i].reason.find("cudaError"), std::string::npos)
-        << report.results[i].reason;
+TEST(runner_host, a_gpu_that_cannot_start_fails_its_cases_with_the_reason) {
+  r::device_info d;
+  d.index = 0;
+  d.cuda_index = 9999; // no such CUDA device, GPU or not
+  const auto results = run_all(stream_assignment(d));
+  ASSERT_EQ(results.size(), 5u);
+  for (const auto& res : results) {
+    EXPECT_EQ(res.status, r::result_status::failed);
+    EXPECT_EQ(res.failure, r::failure_kind::gpu_start);
+    EXPECT_NE(res.reason.find("could not be started"), std::string::npos) << res.reason;
+    EXPECT_NE(res.reason.find("cudaError"), std::string::npos) << res.reason;
+    EXPECT_NO_THROW((void)r::result_to_json(res));
   }
-  for (std::size_t i = 5; i < 10; ++i)
-    EXPECT_EQ(report.results[i].status, r::result_status::skipped);
-  EXPECT_NO_THROW((void)r::to_json(report));
-}
-
-TEST(runner_host, interrupted_before_the_start_measures_nothing) {
-  r::report report;
-  report.devices.resize(1);
-  recording_observer observer;
-  std::atomic<bool> interrupted{true};
-  b::run_benchmarks(quick_stream_options(), nullptr, report, observer, interrupted);
-  EXPECT_TRUE(report.results.empty());
 }
 
 TEST(runner_host, bad_selections_are_refused) {
-  r::report report;
-  report.devices.resize(1);
-  recording_observer observer;
-  std::atomic<bool> interrupted{false};
-  auto o = quick_stream_options();
-  o.suite = "weekly";
-  EXPECT_THROW(b::run_benchmarks(o, nullptr, report, observer, interrupted), std::invalid_argument);
-  o = quick_stream_options();
-  o.filter = "(";
-  EXPECT_THROW(b::run_benchmarks(o, nullptr, report, observer, interrupted), std::invalid_argument);
-  o = quick_stream_options();
-  o.devices = {7};
-  EXPECT_THROW(b::run_benchmarks(o, nullptr, report, observer, interrupted), std::invalid_argument);
-  EXPECT_TRUE(report.results.empty());
+  const auto backend = b::cuda_worker_backend();
+  EXPECT_THROW((void)backend.plan("weekly", ""), std::invalid_argument);
+  EXPECT_THROW((void)backend.plan("quick", "("), std::invalid_argument);
+  EXPECT_TRUE(backend.plan("quick", "^no\\.such\\.benchmark$").cases.empty());
 }

@@ -1,58 +1,51 @@
 #pragma once
-// Running benchmarks from a GPU test as `gpuspec run` runs them: the inventory of CUDA device 0
-// joined to NVML's view, and a run through the real runner with an observer that prints nothing.
+// Running benchmarks from a GPU test as `gpuspec run` runs them: through the run's one entry
+// point (spine::run_session), with the gpuspec executable as the worker of CUDA device 0's GPU,
+// the real inventory and spec table, and an observer that prints nothing.
 
-#include <array>
 #include <atomic>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
 
-#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
-#include "gpuspec/benches/device_probe.hpp"
-#include "gpuspec/benches/nvml_library.hpp"
 #include "gpuspec/benches/runner.hpp"
 #include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/spine/session.hpp"
 
 namespace gpuspec::testing {
 
 struct runner_inventory {
-  std::optional<benches::nvml_library> nvml; ///< empty where NVML does not open
-  reports::report report;                    ///< devices; the run appends its results
-  std::optional<int> device;                 ///< NVML index of CUDA device 0
+  reports::report report;    ///< the last run's report (inventory and results)
+  std::optional<int> device; ///< NVML index of CUDA device 0
+  std::filesystem::path folder;
 };
 
-/// NVML's devices, or CUDA device 0 alone (joined by its PCI bus id like a real one) where NVML
-/// does not open; enriched by the CUDA runtime. A fatal test failure when CUDA device 0 cannot
-/// be found in the inventory: the caller checks HasFatalFailure().
+/// Finds CUDA device 0's GPU in the inventory the run will take. A fatal test failure when it
+/// is not there: the caller checks HasFatalFailure().
 inline void take_runner_inventory(runner_inventory& inv) {
-  std::string why;
-  inv.nvml = benches::nvml_library::open(why);
-  if (inv.nvml) {
-    inv.report.devices = benches::probe_devices(*inv.nvml);
-  } else {
-    reports::device_info d;
-    d.index = 0;
-    std::array<char, 64> bus{};
-    ASSERT_EQ(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), 0), cudaSuccess);
-    d.pci_bus_id = bus.data();
-    inv.report.devices.push_back(d);
-  }
-  benches::enrich_with_cuda(inv.report.host, inv.report.devices);
-  for (const auto& d : inv.report.devices)
+  const spine::inventory found = spine::take_inventory("/", benches::enrich_with_cuda);
+  for (const auto& d : found.devices)
     if (d.cuda_index == 0)
       inv.device = d.index;
-  ASSERT_TRUE(inv.device.has_value()) << "CUDA device 0 was not joined to the inventory";
+  ASSERT_TRUE(inv.device.has_value())
+      << "CUDA device 0 was not joined to NVML's inventory by its PCI bus id: "
+      << found.host.gpu_status;
+  inv.folder =
+      std::filesystem::temp_directory_path() / ("gpuspec-gpu-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(inv.folder);
 }
 
-/// Options for a short test run of `suite` cases matching `filter` on CUDA device 0: no minimum
+/// Options for a short run of `suite` cases matching `filter` on CUDA device 0: no minimum
 /// device time, between `min_samples` and `max_samples` samples, at most `max_seconds` each.
-inline benches::run_options short_run_options(const runner_inventory& inv, std::string suite,
-                                              std::string filter, int min_samples, int max_samples,
-                                              double max_seconds) {
-  benches::run_options o;
+inline spine::session_options short_run_options(const runner_inventory& inv, std::string suite,
+                                                std::string filter, int min_samples,
+                                                int max_samples, double max_seconds) {
+  spine::session_options o;
   o.suite = std::move(suite);
   o.filter = std::move(filter);
   o.devices = {inv.device.value()};
@@ -60,17 +53,24 @@ inline benches::run_options short_run_options(const runner_inventory& inv, std::
   o.stopping.max_samples = max_samples;
   o.stopping.min_seconds = 0.0;
   o.stopping.max_seconds = max_seconds;
+  o.output = inv.folder / "report.json";
+  o.specs_file = GPUSPEC_SPECS_FILE;
+  o.worker_command = {GPUSPEC_BINARY, "__worker"};
+  o.tool_version = "gpu-test";
   return o;
 }
 
-/// Runs `o` through the runner on the inventory; results land in inv.report.results.
-inline void run_quietly(const benches::run_options& o, runner_inventory& inv) {
-  struct quiet : benches::run_observer {
-    void on_start(const std::string&, int, const std::string&) override {}
-    void on_result(const reports::result&) override {}
+/// Runs `o` through the session; its report lands in inv.report.
+inline void run_quietly(const spine::session_options& o, runner_inventory& inv,
+                        const std::atomic<bool>* interrupt = nullptr) {
+  struct quiet final : spine::session_observer {
+    void on_result(const spine::journal_entry&) override {}
   } observer;
-  std::atomic<bool> interrupted{false};
-  benches::run_benchmarks(o, inv.nvml ? &*inv.nvml : nullptr, inv.report, observer, interrupted);
+  const std::atomic<bool> never{false};
+  auto outcome = spine::run_session(o, benches::enrich_with_cuda, observer,
+                                    interrupt != nullptr ? *interrupt : never);
+  ASSERT_TRUE(outcome.no_run_reason.empty()) << outcome.no_run_reason;
+  inv.report = std::move(outcome.report);
 }
 
 } // namespace gpuspec::testing

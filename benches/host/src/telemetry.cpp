@@ -196,9 +196,11 @@ reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample>
 }
 
 telemetry_sampler::telemetry_sampler(std::unique_ptr<telemetry_source> source,
-                                     std::vector<int> devices, std::chrono::milliseconds period)
+                                     std::vector<int> devices, std::chrono::milliseconds period,
+                                     std::size_t capacity)
     : m_source(std::move(source)), m_devices(std::move(devices)),
       m_period(std::max(period, std::chrono::milliseconds(1))),
+      m_capacity(std::max<std::size_t>(capacity, 1)),
       m_thread([this](std::stop_token stop) { loop(std::move(stop)); }) {}
 
 telemetry_sampler::~telemetry_sampler() {
@@ -220,6 +222,17 @@ telemetry_sample telemetry_sampler::read_source(int device) {
   }
 }
 
+void telemetry_sampler::keep(const telemetry_sample& s) {
+  m_samples.push_back(s);
+  while (m_samples.size() > m_capacity)
+    m_samples.pop_front();
+}
+
+std::size_t telemetry_sampler::held() const {
+  const std::lock_guard lock(m_mutex);
+  return m_samples.size();
+}
+
 void telemetry_sampler::loop(std::stop_token stop) {
   std::vector<telemetry_sample> batch;
   while (!stop.stop_requested()) {
@@ -227,7 +240,8 @@ void telemetry_sampler::loop(std::stop_token stop) {
     for (const int device : m_devices)
       batch.push_back(read_source(device));
     std::unique_lock lock(m_mutex);
-    m_samples.insert(m_samples.end(), batch.begin(), batch.end());
+    for (const telemetry_sample& s : batch)
+      keep(s);
     // Returns early, and true, as soon as a stop is requested.
     m_wake.wait_for(lock, stop, m_period, [] { return false; });
   }
@@ -240,9 +254,13 @@ reports::telemetry_summary telemetry_sampler::summary(int device, telemetry_cloc
   const double period_ms = static_cast<double>(m_period.count());
 
   const std::lock_guard lock(m_mutex);
-  m_samples.push_back(fresh);
+  keep(fresh);
+  std::vector<telemetry_sample> window;
+  for (const telemetry_sample& sample : m_samples)
+    if (sample.device == device && sample.at >= begin && sample.at <= end)
+      window.push_back(sample);
   reports::telemetry_summary s =
-      summarize_telemetry(m_samples, device, begin, end, sm_clock_max_mhz, period_ms);
+      summarize_telemetry(window, device, begin, end, sm_clock_max_mhz, period_ms);
   if (s.samples > 0 || end < begin)
     return s;
 

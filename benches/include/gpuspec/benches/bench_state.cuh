@@ -144,6 +144,7 @@ private:
   bool m_integer_ops = false;
   std::optional<double> m_items_per_iteration;
   bool m_exec_done = false;
+  int m_timed_runs = 0; ///< warm-up runs and samples, for the progress callback
   bool m_was_interrupted = false;
   std::optional<reports::result_status> m_disposition; ///< skip / not_supported / failed
   std::string m_disposition_reason;

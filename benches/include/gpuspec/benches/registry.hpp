@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpuspec/spine/deadlines.hpp"
+
 namespace gpuspec::benches {
 
 class bench_state;
@@ -53,12 +55,17 @@ public:
   /// Adds an axis. Throws std::invalid_argument for an empty or duplicate axis, or no values.
   benchmark_definition& with_axis(std::string name, std::vector<std::string> values,
                                   std::size_t quick_count = 1);
+  /// More time than the default 60 s for what a case does outside its timed runs (allocation,
+  /// initialisation, host-side verification): the watchdog's allowance (docs/architecture.md,
+  /// "Deadlines"). Throws std::invalid_argument for a value that is not positive.
+  benchmark_definition& with_setup_allowance(double seconds);
 
   [[nodiscard]] const std::string& id() const { return m_id; }
   [[nodiscard]] const std::string& description() const { return m_description; }
   [[nodiscard]] const std::vector<std::string>& suites() const { return m_suites; }
   [[nodiscard]] const std::vector<axis>& axes() const { return m_axes; }
   [[nodiscard]] const benchmark_function& function() const { return m_run; }
+  [[nodiscard]] double setup_allowance_s() const { return m_setup_allowance_s; }
   /// True if the benchmark runs in `suite` (full holds every benchmark).
   [[nodiscard]] bool runs_in(std::string_view suite) const;
   /// "dtype=fp32|fp64 size=..." for `gpuspec list`.
@@ -70,6 +77,7 @@ private:
   benchmark_function m_run;
   std::vector<std::string> m_suites;
   std::vector<axis> m_axes;
+  double m_setup_allowance_s = spine::default_setup_allowance_s;
 };
 
 class registry {

@@ -1,10 +1,12 @@
 #pragma once
-/// The entry point from the CLI into the device side: list, enrich the inventory, run.
-/// Host types only, so the CLI's .cpp files include it without CUDA headers.
+/// What the device side offers the host side: the measurement options a benchmark reads, the
+/// listing of the registry, and the inventory's CUDA enrichment. Host types only, so the CLI's
+/// .cpp files include it without CUDA headers. Measuring goes through the worker spine
+/// (gpuspec/spine/worker.hpp, cuda_worker.hpp).
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,8 +17,7 @@
 
 namespace gpuspec::benches {
 
-class nvml_library;
-
+/// How one worker measures its GPU's cases (made from its assignment).
 struct run_options {
   std::string suite = "quick"; ///< quick | standard | burnin | full
   std::string filter;          ///< ECMAScript regex on the dotted id; "" = all
@@ -28,6 +29,12 @@ struct run_options {
   /// The spec-table rows the devices matched, by spec id (device_info::spec_id): the datasheet
   /// ceilings the benchmarks attach. Empty: results carry clock-adjusted ceilings only.
   std::map<std::string, reports::gpu_spec> spec_rows;
+  /// The run's time origin (the coordinator's start, on the monotonic clock every process of
+  /// the run shares): results state their telemetry window relative to it.
+  std::chrono::steady_clock::time_point clock_origin{};
+  /// Called after each timed run of a case (warm-up or sample) with the runs so far and the
+  /// run's device seconds: the worker's progress messages, which the watchdog listens for.
+  std::function<void(int runs, double run_seconds)> on_run;
 };
 
 /// One registered benchmark case, for `gpuspec list`.
@@ -38,26 +45,11 @@ struct benchmark_listing {
   std::string parameters; ///< e.g. "dtype=fp32|fp64"
 };
 
-/// Told as the run goes, for the progress display.
-class run_observer {
-public:
-  virtual ~run_observer() = default;
-  virtual void on_start(const std::string& bench_id, int device, const std::string& params) = 0;
-  virtual void on_result(const reports::result& r) = 0;
-};
-
 [[nodiscard]] std::vector<benchmark_listing> list_benchmarks();
 
 /// Adds what only the CUDA runtime knows: cuda_index (joined by PCI bus id), SM count, L2
 /// size, compute capability where NVML lacked it; runtime, cuBLAS and NCCL versions in host.
 /// A CUDA error (no device, driver too old) is recorded in host.gpu_status / problems.
 void enrich_with_cuda(reports::host_info& host, std::vector<reports::device_info>& devices);
-
-/// Runs the selected cases on the selected devices, appending each result to `report.results`
-/// as soon as it is measured, so an interruption keeps what was done. Stops early (between
-/// samples) when `interrupted` becomes true. One device's failure never hides the others:
-/// its cases get status failed with the reason, and the run goes on.
-void run_benchmarks(const run_options& options, const nvml_library* nvml, reports::report& report,
-                    run_observer& observer, const std::atomic<bool>& interrupted);
 
 } // namespace gpuspec::benches

@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -51,13 +53,19 @@ summarize_telemetry(std::span<const telemetry_sample> samples, int device,
                     telemetry_clock::time_point begin, telemetry_clock::time_point end,
                     std::optional<double> sm_clock_max_mhz, double period_ms);
 
+/// Samples a sampler keeps by default: at 20 ms for one GPU, the last 21 minutes, about 4 MiB.
+inline constexpr std::size_t default_telemetry_capacity = std::size_t{1} << 16;
+
 /// Polls `devices` every `period` on its own thread from construction until destruction.
 /// The source is read from that thread and from summary(), one call at a time. Destruction
-/// stops the thread at once, without waiting out the period.
+/// stops the thread at once, without waiting out the period. Bounded in memory for runs of any
+/// length: it keeps the last `capacity` samples, so a window longer than that (21 minutes at
+/// 20 ms for one GPU) is summarised over its latest part.
 class telemetry_sampler {
 public:
   telemetry_sampler(std::unique_ptr<telemetry_source> source, std::vector<int> devices,
-                    std::chrono::milliseconds period = std::chrono::milliseconds(20));
+                    std::chrono::milliseconds period = std::chrono::milliseconds(20),
+                    std::size_t capacity = default_telemetry_capacity);
   ~telemetry_sampler();
   telemetry_sampler(const telemetry_sampler&) = delete;
   telemetry_sampler& operator=(const telemetry_sampler&) = delete;
@@ -69,17 +77,21 @@ public:
                                                    telemetry_clock::time_point end,
                                                    std::optional<double> sm_clock_max_mhz);
   [[nodiscard]] std::chrono::milliseconds period() const { return m_period; }
+  /// Samples held now (at most the capacity).
+  [[nodiscard]] std::size_t held() const;
 
 private:
   void loop(std::stop_token stop);
   telemetry_sample read_source(int device);
+  void keep(const telemetry_sample& s); ///< appends, dropping the oldest past the capacity
   std::unique_ptr<telemetry_source> m_source;
   std::vector<int> m_devices;
   std::chrono::milliseconds m_period;
-  std::mutex m_source_mutex; // guards m_source
-  std::mutex m_mutex;        // guards m_samples
+  std::size_t m_capacity;
+  std::mutex m_source_mutex;  // guards m_source
+  mutable std::mutex m_mutex; // guards m_samples
   std::condition_variable_any m_wake;
-  std::vector<telemetry_sample> m_samples;
+  std::deque<telemetry_sample> m_samples;
   std::jthread m_thread; // last: starts after the members it uses exist
 };
 

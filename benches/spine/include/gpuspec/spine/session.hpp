@@ -1,0 +1,90 @@
+#pragma once
+/// The life of a run, in one place: the inventory and the spec table, the plan, the workers
+/// under the watchdog, the journal, the counters after, the report written atomically. The CLI's
+/// `run` and the GPU tests both drive it.
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/spine/coordinator.hpp"
+#include "gpuspec/spine/inventory.hpp"
+#include "gpuspec/spine/protocol.hpp"
+
+namespace gpuspec::spine {
+
+struct session_options {
+  std::string suite = "quick";
+  std::string filter;           ///< ECMAScript regex on the dotted id; "" = all
+  std::vector<int> devices;     ///< NVML indices; empty = every GPU
+  int concurrency = 0;          ///< GPUs measured at once; 0 = all
+  std::filesystem::path output; ///< the report; its journal is beside it (journal_path_for)
+  std::filesystem::path specs_file;
+  bool specs_file_given = false; ///< --specs: a table that does not load is bad input
+  reports::stopping_rule stopping;
+  int telemetry_period_ms = 20;
+  std::int64_t stream_array_bytes = std::int64_t{1} << 30;
+  /// A worker's argv; the plan is asked with "--plan --suite S --filter F" appended.
+  std::vector<std::string> worker_command;
+  double kill_grace_s = 5.0;
+  std::filesystem::path root = "/"; ///< read /proc, /sys, /etc under this (tests)
+  std::string tool_version;
+  std::vector<std::string> command_line;
+};
+
+/// What the run will do, told before it starts.
+struct session_plan {
+  std::string backend;
+  std::vector<int> devices; ///< the GPUs measured, in order
+  std::size_t cases_per_gpu = 0;
+  int concurrency = 0;
+  double expected_s = 0; ///< a rough estimate: per case, 1 s of setup plus --min-time
+  double deadline_s = 0; ///< the sum of the deadlines: the longest the run can take
+};
+
+class session_observer : public coordinator_observer {
+public:
+  virtual void on_plan(const session_plan& /*plan*/) {}
+  /// A warning or a note for the operator ("no spec table ...", "checkpoint written ...").
+  virtual void on_note(const std::string& /*text*/) {}
+};
+
+/// Bad input found before anything is measured (a --specs file that does not load, a
+/// --devices index the host does not have, a filter the worker rejects): exit code 3.
+class session_input_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct session_outcome {
+  reports::report report;
+  /// Why nothing was measured (no GPU, a host-only build); "" when the workers ran.
+  std::string no_run_reason;
+  std::filesystem::path journal;
+  bool journal_kept = false; ///< the final report could not be written: the journal has all
+};
+
+/// Runs the whole session and writes the report to options.output (atomically, from the same
+/// results the journal holds). Throws session_input_error for bad input, std::system_error
+/// when the report or the journal cannot be written at the start (nothing is measured then).
+/// Never throws because a GPU or a worker failed: that is in the results.
+[[nodiscard]] session_outcome run_session(const session_options& options,
+                                          const runtime_enrichment& enrich,
+                                          session_observer& observer,
+                                          const std::atomic<bool>& interrupted);
+
+/// `gpuspec run --recover JOURNAL`: the report a journal holds, written atomically to `output`.
+[[nodiscard]] reports::outcome<reports::report>
+recover_session(const std::filesystem::path& journal, const std::filesystem::path& output);
+
+/// The worker's plan, asked of `worker_command` with --plan. Throws session_input_error when
+/// the worker rejects the suite or filter, std::runtime_error when it fails otherwise.
+[[nodiscard]] worker_plan ask_plan(const std::vector<std::string>& worker_command,
+                                   const std::string& suite, const std::string& filter);
+
+} // namespace gpuspec::spine

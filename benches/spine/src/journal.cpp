@@ -1,0 +1,196 @@
+// The run's journal (journal.hpp): append-only JSON lines, and the report recovered from them.
+
+#include "gpuspec/spine/journal.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpuspec/reports/report_json.hpp"
+
+namespace gpuspec::spine {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json report_without_results(const reports::report& r) {
+  reports::report head = r;
+  head.results.clear();
+  return reports::to_json(head);
+}
+
+std::string dump_line(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+} // namespace
+
+std::filesystem::path journal_path_for(const std::filesystem::path& report) {
+  std::filesystem::path p = report;
+  p += ".journal";
+  return p;
+}
+
+journal_writer::journal_writer(std::filesystem::path path, const reports::report& header)
+    : m_path(std::move(path)) {
+  m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+  if (m_fd < 0)
+    throw std::system_error(errno, std::generic_category(),
+                            fmt::format("cannot create the journal {}", m_path.string()));
+  write_line(
+      dump_line(json{{"journal", journal_version}, {"report", report_without_results(header)}}));
+}
+
+journal_writer::~journal_writer() {
+  if (m_fd >= 0)
+    ::close(m_fd);
+}
+
+void journal_writer::write_line(const std::string& line) {
+  // One write for the whole line where the kernel takes it (regular files: always, short of
+  // a full disk), so a killed writer leaves at most the last line cut short.
+  std::string_view rest = line;
+  while (!rest.empty()) {
+    const ssize_t n = ::write(m_fd, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      throw std::system_error(n < 0 ? errno : EIO, std::generic_category(),
+                              fmt::format("cannot write to the journal {}", m_path.string()));
+    rest.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void journal_writer::append(const journal_entry& entry) {
+  write_line(dump_line(json{{"device", entry.device},
+                            {"case", entry.case_index},
+                            {"result", reports::result_to_json(entry.result)}}));
+}
+
+void journal_writer::finish(const reports::report& finished) {
+  write_line(dump_line(json{{"end", report_without_results(finished)}}));
+}
+
+void sort_into_report_order(std::vector<journal_entry>& entries, const std::vector<int>& devices) {
+  const auto position = [&](int device) {
+    const auto it = std::find(devices.begin(), devices.end(), device);
+    return it == devices.end() ? devices.size() + static_cast<std::size_t>(device)
+                               : static_cast<std::size_t>(it - devices.begin());
+  };
+  std::stable_sort(entries.begin(), entries.end(),
+                   [&](const journal_entry& a, const journal_entry& b) {
+                     const auto pa = position(a.device), pb = position(b.device);
+                     return pa != pb ? pa < pb : a.case_index < b.case_index;
+                   });
+}
+
+reports::outcome<journal_contents> read_journal(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return reports::input_error{name, "", "cannot open the journal"};
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (text.empty())
+    return reports::input_error{name, "", "empty: not a gpuspec journal"};
+
+  std::vector<std::string> lines;
+  std::size_t begin = 0;
+  bool cut = false;
+  while (begin < text.size()) {
+    const std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) {
+      cut = true; // the writer died inside its last line
+      break;
+    }
+    lines.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+
+  journal_contents out;
+  out.last_line_cut = cut;
+  std::vector<journal_entry> entries;
+  std::optional<reports::report> end_report;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string where = fmt::format("line {}", i + 1);
+    json j;
+    try {
+      j = json::parse(lines[i]);
+    } catch (const json::parse_error& e) {
+      return reports::input_error{name, where, fmt::format("not JSON ({})", e.what())};
+    }
+    if (i == 0) {
+      if (!j.is_object() || j.size() != 2 || !j.contains("journal") || !j.contains("report") ||
+          j["journal"] != journal_version)
+        return reports::input_error{
+            name, where,
+            fmt::format("not a gpuspec journal (expected {{\"journal\": \"{}\", \"report\": ...}})",
+                        journal_version)};
+      auto head = reports::report_from_json(j["report"], name);
+      if (!head)
+        return reports::input_error{name, where + ": report." + head.error().field,
+                                    head.error().message};
+      out.report = std::move(head).value();
+      continue;
+    }
+    if (end_report)
+      return reports::input_error{name, where, "a line after the end line"};
+    if (j.is_object() && j.size() == 1 && j.contains("end")) {
+      auto finished = reports::report_from_json(j["end"], name);
+      if (!finished)
+        return reports::input_error{name, where + ": end." + finished.error().field,
+                                    finished.error().message};
+      end_report = std::move(finished).value();
+      continue;
+    }
+    if (!j.is_object() || j.size() != 3 || !j.contains("device") || !j.contains("case") ||
+        !j.contains("result") || !j["device"].is_number_integer() || !j["case"].is_number_integer())
+      return reports::input_error{
+          name, where, "expected {\"device\": <int>, \"case\": <int>, \"result\": {...}}"};
+    auto r = reports::result_from_json(j["result"], name, where + ": result");
+    if (!r)
+      return r.error();
+    entries.push_back(
+        journal_entry{j["device"].get<int>(), j["case"].get<int>(), std::move(r).value()});
+  }
+  if (lines.empty())
+    return reports::input_error{name, "line 1", "cut short: not a gpuspec journal"};
+
+  if (end_report) {
+    out.report = std::move(*end_report);
+    out.finished = true;
+  }
+  sort_into_report_order(entries, out.report.run.devices);
+  out.results = entries.size();
+  out.report.results.clear();
+  for (auto& e : entries)
+    out.report.results.push_back(std::move(e.result));
+  return out;
+}
+
+reports::outcome<reports::report> recover_report(const std::filesystem::path& journal) {
+  auto contents = read_journal(journal);
+  if (!contents)
+    return contents.error();
+  journal_contents& c = contents.value();
+  if (!c.finished) {
+    c.report.complete = false;
+    c.report.incomplete_reason = fmt::format(
+        "recovered from the journal {}: the run stopped before it finished (the coordinator was "
+        "killed or crashed); {} result(s) were journalled{}",
+        journal.string(), c.results,
+        c.last_line_cut ? ", and a last line cut short was dropped" : "");
+  }
+  return std::move(c.report);
+}
+
+} // namespace gpuspec::spine

@@ -1,0 +1,188 @@
+// The worker's loop (worker.hpp): assignment in, one start/progress/result run per case out.
+
+#include "gpuspec/spine/worker.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gpuspec/spine/coordinator.hpp"
+
+namespace gpuspec::spine {
+namespace {
+
+// The worker's one piece of static state: what its signal handler may touch.
+std::atomic<bool>& stop_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_stop_signal(int /*signal*/) {
+  // Stays installed: the coordinator's SIGTERM after a terminal's SIGINT must not kill a worker
+  // that is returning its interrupted case. A worker that does not stop is SIGKILLed.
+  stop_requested().store(true);
+}
+
+/// The protocol channel: the original stdout, kept apart so nothing else can write to it.
+class channel {
+public:
+  channel() {
+    m_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (m_fd < 0)
+      throw std::runtime_error("cannot keep stdout for the protocol");
+    // Whatever else writes to stdout (a library's printf) lands on stderr, the worker's log.
+    std::fflush(stdout);
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  channel(const channel&) = delete;
+  channel& operator=(const channel&) = delete;
+  ~channel() { ::close(m_fd); }
+
+  /// Sends one message; false when the coordinator is gone (EPIPE).
+  bool send(const worker_message& m) {
+    const std::string line = message_line(m);
+    std::string_view rest = line;
+    while (!rest.empty()) {
+      const ssize_t n = ::write(m_fd, rest.data(), rest.size());
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return false;
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+
+private:
+  int m_fd = -1;
+};
+
+/// Turns per-run callbacks into progress messages without flooding the coordinator.
+class progress_throttle {
+public:
+  progress_throttle(channel& out, int case_index) : m_out(out), m_case(case_index) {}
+  void operator()(int runs, double run_seconds) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool longer = run_seconds > m_longest;
+    m_longest = std::max(m_longest, run_seconds);
+    if (!longer && now - m_last < std::chrono::milliseconds(250))
+      return;
+    m_last = now;
+    worker_message m;
+    m.kind = message_kind::progress;
+    m.case_index = m_case;
+    m.runs = runs;
+    m.longest_run_s = m_longest;
+    (void)m_out.send(m);
+  }
+
+private:
+  channel& m_out;
+  int m_case;
+  double m_longest = 0;
+  std::chrono::steady_clock::time_point m_last{};
+};
+
+} // namespace
+
+int worker_plan_main(const worker_backend& backend, std::string_view suite,
+                     std::string_view filter) {
+  try {
+    const worker_plan plan = backend.plan(suite, filter);
+    const std::string text = plan_to_text(plan);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return 0;
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "gpuspec worker: {}\n", e.what());
+    return 3;
+  }
+}
+
+int worker_main(const worker_backend& backend) {
+  const std::string text{std::istreambuf_iterator<char>(std::cin),
+                         std::istreambuf_iterator<char>()};
+  return serve_assignment(backend, text);
+}
+
+int serve_assignment(const worker_backend& backend, const std::string& text) {
+  // Dies with the coordinator: a coordinator killed outright leaves no worker loading a GPU.
+  const pid_t parent = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent)
+    return 1;
+  std::signal(SIGPIPE, SIG_IGN); // a gone coordinator is an EPIPE, handled below
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGINT, on_stop_signal);
+
+  channel out;
+  auto parsed = assignment_from_text(text, "the assignment on stdin");
+  if (!parsed) {
+    fmt::print(stderr, "gpuspec worker: {}\n", parsed.error().to_string());
+    return 2;
+  }
+  const worker_assignment& a = parsed.value();
+
+  worker_message hello;
+  hello.kind = message_kind::hello;
+  hello.backend = backend.name;
+  hello.pid = static_cast<int>(::getpid());
+  hello.device = a.device.index;
+  if (!out.send(hello))
+    return 0;
+
+  std::unique_ptr<case_executor> executor;
+  std::string open_error;
+  try {
+    executor = backend.open(a, stop_requested());
+  } catch (const std::exception& e) {
+    open_error = e.what();
+  }
+
+  for (std::size_t i = 0; i < a.cases.size(); ++i) {
+    if (stop_requested().load())
+      return 0; // interrupted: no further case, no done
+    const planned_case& c = a.cases[i];
+    worker_message start;
+    start.kind = message_kind::start;
+    start.case_index = static_cast<int>(i);
+    if (!out.send(start))
+      return 0;
+    worker_message result;
+    result.kind = message_kind::result;
+    result.case_index = static_cast<int>(i);
+    if (executor) {
+      progress_throttle progress(out, static_cast<int>(i));
+      result.result =
+          executor->run(c, [&progress](int runs, double seconds) { progress(runs, seconds); });
+    } else {
+      result.result = unmeasured_result(
+          c, a.device.index, reports::result_status::failed, reports::failure_kind::gpu_start,
+          fmt::format("GPU {} could not be started: {}", a.device.index, open_error));
+    }
+    if (!out.send(result))
+      return 0;
+  }
+  if (stop_requested().load())
+    return 0;
+  worker_message done;
+  done.kind = message_kind::done;
+  (void)out.send(done);
+  return 0;
+}
+
+} // namespace gpuspec::spine

@@ -1,0 +1,19 @@
+#pragma once
+#include <string>
+
+#include <CLI/CLI.hpp> // the whole header: CLI11 2.1 defines its vtables inline there
+
+namespace gpuspec::cli {
+
+/// `gpuspec __worker`: hidden; what `gpuspec run` starts once per GPU (docs/architecture.md).
+struct worker_cli_options {
+  bool plan = false; ///< print the plan of --suite/--filter and exit
+  std::string suite = "quick";
+  std::string filter;
+};
+
+void setup_worker(CLI::App& app, worker_cli_options& options);
+/// The worker's exit code (0, 2 for a malformed assignment, 3 for a bad suite or filter).
+[[nodiscard]] int run_worker(const worker_cli_options& options);
+
+} // namespace gpuspec::cli

@@ -1,0 +1,54 @@
+#pragma once
+/// What `gpuspec run` shows on stderr while it measures: the plan, then one line per GPU,
+/// redrawn in place on a terminal, or plain lines (one per case start and result) otherwise.
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpuspec/spine/session.hpp"
+
+namespace gpuspec::cli {
+
+class progress_display final : public spine::session_observer {
+public:
+  /// `in_place`: redraw one line per GPU (stderr is a terminal); else plain lines.
+  progress_display(std::FILE* out, bool in_place, std::string report_path);
+
+  void on_plan(const spine::session_plan& plan) override;
+  void on_note(const std::string& text) override;
+  void on_worker_started(int device, int pid) override;
+  void on_case_started(int device, int case_index, const spine::planned_case& c) override;
+  void on_progress(int device, int case_index, int runs) override;
+  void on_result(const spine::journal_entry& entry) override;
+  void on_worker_lost(int device, const std::string& what, const std::string& log_tail) override;
+  void on_worker_finished(int device) override;
+
+  /// Draws the final state of the GPU lines (in place) and leaves them on screen.
+  void close();
+
+private:
+  struct gpu_line {
+    std::size_t total = 0, done = 0, ok = 0, failed = 0, skipped = 0;
+    std::string current;
+    int runs = 0;
+    std::string state = "waiting";
+    bool lost = false;
+  };
+  [[nodiscard]] std::string line_of(int device, const gpu_line& g) const;
+  void redraw(bool force);
+  void print_above(const std::string& text);
+
+  std::FILE* m_out;
+  bool m_in_place;
+  std::string m_report_path;
+  std::map<int, gpu_line> m_gpus;
+  std::vector<int> m_order;
+  std::size_t m_drawn = 0; ///< GPU lines currently on screen (in place)
+  std::chrono::steady_clock::time_point m_last_draw{};
+  std::size_t m_width = 100;
+};
+
+} // namespace gpuspec::cli

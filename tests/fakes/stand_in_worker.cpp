@@ -1,0 +1,222 @@
+// gpuspec_stand_in_worker: a worker that measures nothing, for the spine's tests. `gpuspec run`
+// starts it instead of itself when $GPUSPEC_WORKER names it. It follows a script
+// ($GPUSPEC_STAND_IN_SCRIPT, format in README.md here) that gives each GPU a behaviour: answer
+// normally, hang, die on SIGSEGV, exit 1 half-way, write a line cut short, write garbage, or be
+// slow but within its deadline. Its hello and plan say backend "stand-in", so every report it
+// produces says so, and `gpuspec check` never passes it.
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/spine/protocol.hpp"
+#include "gpuspec/spine/worker.hpp"
+
+namespace {
+
+using json = nlohmann::json;
+namespace spine = gpuspec::spine;
+namespace reports = gpuspec::reports;
+
+json load_script() {
+  const char* path = std::getenv("GPUSPEC_STAND_IN_SCRIPT");
+  if (path == nullptr || *path == '\0') {
+    std::cerr << "stand-in worker: GPUSPEC_STAND_IN_SCRIPT is not set\n";
+    std::exit(2);
+  }
+  std::ifstream in(path);
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    std::cerr << "stand-in worker: " << path << " is not a JSON object\n";
+    std::exit(2);
+  }
+  return j;
+}
+
+struct behaviour {
+  std::string kind = "normal"; ///< normal, hang, segv, exit1, truncated, garbage, slow
+  int at_case = 0;             ///< the case it strikes in (or before, for exit1)
+};
+
+behaviour behaviour_of(const json& script, int device) {
+  behaviour b;
+  const std::string key = std::to_string(device);
+  if (script.contains("gpus") && script["gpus"].contains(key)) {
+    const json& g = script["gpus"][key];
+    b.kind = g.value("behaviour", "normal");
+    b.at_case = g.value("at_case", 0);
+  }
+  return b;
+}
+
+spine::worker_plan plan_of(const json& script) {
+  spine::worker_plan plan;
+  plan.backend = "stand-in";
+  plan.startup_allowance_s = script.value("startup_allowance_s", 5.0);
+  const double allowance = script.value("setup_allowance_s", 1.0);
+  for (const json& c : script.at("cases")) {
+    spine::planned_case p;
+    p.bench_id = c.at("bench_id").get<std::string>();
+    const json axes = c.value("axes", json::object());
+    for (const auto& [name, value] : axes.items())
+      p.axes.emplace_back(name, value.get<std::string>());
+    p.setup_allowance_s = allowance;
+    plan.cases.push_back(std::move(p));
+  }
+  return plan;
+}
+
+/// Sleeps `seconds` in steps, telling progress, until done or stopped.
+bool sleep_with_progress(double seconds, const spine::progress_callback& progress,
+                         const std::atomic<bool>& stop) {
+  const auto step = std::chrono::milliseconds(100);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  int runs = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    if (stop.load())
+      return false;
+    std::this_thread::sleep_for(step);
+    if (progress)
+      progress(++runs, 0.1);
+  }
+  return true;
+}
+
+/// What a harness result of a case looks like, with made-up samples: never a measurement.
+reports::result synthetic_result(const spine::planned_case& c, int device, double value) {
+  reports::result r;
+  r.bench_id = c.bench_id;
+  r.devices = {device};
+  for (const auto& [name, v] : c.axes)
+    r.parameters[name] = v;
+  r.metric = "bandwidth";
+  r.unit = "GB/s";
+  r.cache_state = "cold";
+  r.bytes_per_iteration = 1e9;
+  for (int i = 0; i < 10; ++i)
+    r.samples.push_back(value * (1.0 + 0.001 * i));
+  r.sample_seconds.assign(r.samples.size(), 1.0 / value);
+  r.stats = reports::summarize(r.samples);
+  r.stop_reason = "cv_target";
+  r.check.detail = "stand-in: nothing was computed, nothing was checked";
+  r.telemetry.status = "stand-in: nothing was sampled";
+  return r;
+}
+
+class stand_in_executor final : public spine::case_executor {
+public:
+  stand_in_executor(json script, const spine::worker_assignment& a, const std::atomic<bool>& stop)
+      : m_script(std::move(script)), m_device(a.device.index), m_stop(stop),
+        m_behaviour(behaviour_of(m_script, m_device)) {}
+
+  reports::result run(const spine::planned_case& c,
+                      const spine::progress_callback& progress) override {
+    const int index = m_next++;
+    const json& spec = m_script.at("cases").at(static_cast<std::size_t>(index));
+    const double seconds = spec.value("seconds", 0.01);
+    const double value = spec.value("value", 100.0);
+    if (index == m_behaviour.at_case) {
+      if (m_behaviour.kind == "hang")
+        for (;;) // a kernel that never returns: SIGTERM only sets the stop flag
+          std::this_thread::sleep_for(std::chrono::seconds(1));
+      if (m_behaviour.kind == "segv")
+        ::raise(SIGSEGV);
+      if (m_behaviour.kind == "exit1")
+        std::_Exit(1);
+    }
+    const double slow = m_behaviour.kind == "slow" ? m_script.value("slow_s", 2.0) : 0.0;
+    if (!sleep_with_progress(seconds + slow, progress, m_stop)) {
+      reports::result r = synthetic_result(c, m_device, value);
+      r.status = reports::result_status::skipped;
+      r.reason = "interrupted after 0 sample(s)";
+      return r;
+    }
+    return synthetic_result(c, m_device, value);
+  }
+
+private:
+  json m_script;
+  int m_device;
+  const std::atomic<bool>& m_stop;
+  behaviour m_behaviour;
+  int m_next = 0;
+};
+
+/// A worker that breaks the protocol: its own loop, since the real one cannot.
+int misbehave(const behaviour& b, const json& script, const spine::worker_assignment& assignment) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the coordinator that started it
+  const std::optional<spine::worker_assignment> a = assignment;
+  const auto send = [](const std::string& s) { (void)!::write(STDOUT_FILENO, s.data(), s.size()); };
+  spine::worker_message hello;
+  hello.kind = spine::message_kind::hello;
+  hello.backend = "stand-in";
+  hello.pid = ::getpid();
+  hello.device = a.value().device.index;
+  send(spine::message_line(hello));
+  for (std::size_t i = 0; i < a.value().cases.size(); ++i) {
+    const auto& c = a.value().cases[i];
+    if (static_cast<int>(i) == b.at_case && b.kind == "garbage") {
+      send("this is not a message\n");
+      for (;;)
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    spine::worker_message start;
+    start.kind = spine::message_kind::start;
+    start.case_index = static_cast<int>(i);
+    send(spine::message_line(start));
+    spine::worker_message result;
+    result.kind = spine::message_kind::result;
+    result.case_index = static_cast<int>(i);
+    result.result =
+        synthetic_result(c, a.value().device.index, script.at("cases").at(i).value("value", 100.0));
+    std::string line = spine::message_line(result);
+    if (static_cast<int>(i) == b.at_case && b.kind == "truncated") {
+      send(line.substr(0, line.size() / 2)); // cut short, then gone
+      return 0;
+    }
+    send(line);
+  }
+  spine::worker_message done;
+  done.kind = spine::message_kind::done;
+  send(spine::message_line(done));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const json script = load_script();
+  spine::worker_backend backend;
+  backend.name = "stand-in";
+  backend.plan = [&script](std::string_view, std::string_view) { return plan_of(script); };
+  backend.open = [&script](const spine::worker_assignment& a, const std::atomic<bool>& stop) {
+    return std::unique_ptr<spine::case_executor>(
+        std::make_unique<stand_in_executor>(script, a, stop));
+  };
+  // The coordinator calls `<worker> --plan --suite S --filter F`, or `<worker>` alone.
+  if (argc > 1 && std::string(argv[1]) == "--plan")
+    return spine::worker_plan_main(backend, "", "");
+  const std::string text{std::istreambuf_iterator<char>(std::cin),
+                         std::istreambuf_iterator<char>()};
+  if (auto a = spine::assignment_from_text(text, "stdin")) {
+    const behaviour b = behaviour_of(script, a.value().device.index);
+    if (b.kind == "garbage" || b.kind == "truncated")
+      return misbehave(b, script, a.value());
+  }
+  return spine::serve_assignment(backend, text);
+}
