@@ -49,8 +49,9 @@ json load_script() {
 }
 
 struct behaviour {
-  std::string kind = "normal"; ///< normal, hang, segv, exit1, truncated, garbage, slow
-  int at_case = 0;             ///< the case it strikes in (or before, for exit1)
+  /// normal, hang, segv, exit1, truncated, garbage, slow, silent (README.md here)
+  std::string kind = "normal";
+  int at_case = 0; ///< the case it strikes in (or before, for exit1)
 };
 
 behaviour behaviour_of(const json& script, int device) {
@@ -217,6 +218,11 @@ int main(int argc, char** argv) {
     const behaviour b = behaviour_of(script, a.value().device.index);
     if (b.kind == "garbage" || b.kind == "truncated")
       return misbehave(b, script, a.value());
+    if (b.kind == "silent") { // never says hello: a GPU whose context creation hangs
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      for (;;)
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
   }
   return spine::serve_assignment(backend, text);
 }

@@ -1,0 +1,202 @@
+// `gpuspec run` end to end over the spine, as an operator runs it on an 8-GPU node, with the fake
+// NVML's GPUs and the stand-in worker (tests/fakes) in place of the measuring one: one GPU's
+// worker hangs and one crashes, and the other six GPUs' results are whole; the coordinator is
+// SIGKILLed mid-run and a valid report is recovered from its journal; a stand-in run is never
+// passed. Each test takes seconds.
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gpuspec/reports/report_json.hpp"
+#include "run_process.hpp"
+
+namespace fs = std::filesystem;
+namespace r = gpuspec::reports;
+
+namespace {
+
+class RunSpine : public gpuspec::testing::scratch_dir_test {
+protected:
+  /// `gpuspec ARGS` over the fake NVML `config` and the stand-in following `script`.
+  gpuspec::testing::process_result run(const std::string& args, const std::string& config,
+                                       const std::string& script) {
+    return gpuspec::testing::run_in(m_dir, env(config, script) + " '" GPUSPEC_BINARY "' " + args);
+  }
+  static std::string env(const std::string& config, const std::string& script) {
+    std::ostringstream s;
+    s << "env GPUSPEC_NVML_LIBRARY='" << GPUSPEC_FAKE_NVML_PATH << "' GPUSPEC_FAKE_NVML_CONFIG='"
+      << GPUSPEC_FAKE_NVML_CONFIGS << "/" << config << "' GPUSPEC_WORKER='"
+      << GPUSPEC_STAND_IN_WORKER << "' GPUSPEC_STAND_IN_SCRIPT='" << GPUSPEC_STAND_IN_SCRIPTS << "/"
+      << script << "'";
+    return s.str();
+  }
+
+  r::report load(const fs::path& file) {
+    auto loaded = r::load_report(file);
+    EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error().to_string());
+    return loaded ? loaded.value() : r::report{};
+  }
+
+  /// Processes whose environment names `script`: the stand-in workers of this test.
+  static int workers_alive(const std::string& script) {
+    std::ostringstream marker;
+    marker << "GPUSPEC_STAND_IN_SCRIPT=" << GPUSPEC_STAND_IN_SCRIPTS << "/" << script;
+    int count = 0;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos)
+        continue;
+      std::ifstream in(entry.path() / "environ", std::ios::binary);
+      std::stringstream s;
+      s << in.rdbuf();
+      if (s.str().find(marker.str()) != std::string::npos &&
+          s.str().find("GPUSPEC_WORKER=") != std::string::npos) {
+        std::ifstream cmd(entry.path() / "cmdline");
+        std::string argv0;
+        std::getline(cmd, argv0, '\0');
+        if (argv0.find("gpuspec_stand_in_worker") != std::string::npos)
+          ++count;
+      }
+    }
+    return count;
+  }
+};
+
+} // namespace
+
+TEST_F(RunSpine, EightGpusOneHangsOneCrashesTheOtherSixAreWhole) {
+  const auto begin = std::chrono::steady_clock::now();
+  const auto p = run("run -o report.json --max-time 0.2 --kill-grace 0.3", "eight-healthy.json",
+                     "eight-two-lost.json");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_EQ(p.exit_code, 2) << p.err; // the check fails the node
+  EXPECT_LT(seconds, 15.0);
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_EQ(rep.run.backend, "stand-in");
+  EXPECT_EQ(rep.run.concurrency, 8);
+  EXPECT_EQ(rep.run.devices, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_TRUE(rep.complete) << rep.incomplete_reason;
+  ASSERT_EQ(rep.results.size(), 40U);
+  std::map<int, std::vector<const r::result*>> by_gpu;
+  for (const auto& res : rep.results)
+    by_gpu[res.devices.at(0)].push_back(&res);
+  for (int gpu : {0, 1, 2, 4, 6, 7}) {
+    ASSERT_EQ(by_gpu[gpu].size(), 5U) << gpu;
+    for (const auto* res : by_gpu[gpu])
+      EXPECT_EQ(res->status, r::result_status::ok) << "GPU " << gpu << ": " << res->reason;
+  }
+  // GPU 3 hung in its third case: two results, then the watchdog's.
+  ASSERT_EQ(by_gpu[3].size(), 5U);
+  EXPECT_EQ(by_gpu[3][1]->status, r::result_status::ok);
+  EXPECT_EQ(by_gpu[3][2]->failure, r::failure_kind::worker_timeout);
+  EXPECT_EQ(by_gpu[3][2]->reason.rfind("GPU 3: no answer for ", 0), 0U) << by_gpu[3][2]->reason;
+  EXPECT_NE(by_gpu[3][2]->reason.find("in stand_in.scale dtype=fp32"), std::string::npos);
+  EXPECT_NE(by_gpu[3][2]->reason.find("worker killed"), std::string::npos);
+  EXPECT_EQ(by_gpu[3][4]->failure, r::failure_kind::worker_timeout);
+  // GPU 5 died on SIGSEGV in its second case.
+  ASSERT_EQ(by_gpu[5].size(), 5U);
+  EXPECT_EQ(by_gpu[5][0]->status, r::result_status::ok);
+  EXPECT_EQ(by_gpu[5][1]->failure, r::failure_kind::worker_signal);
+  EXPECT_NE(by_gpu[5][1]->reason.find("SIGSEGV"), std::string::npos) << by_gpu[5][1]->reason;
+  // Told on stderr as it happened; the journal is gone once the report is written.
+  EXPECT_NE(p.err.find("GPU 3: no answer"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("GPU 5: the worker died on signal 11"), std::string::npos) << p.err;
+  EXPECT_FALSE(fs::exists(m_dir / "report.json.journal"));
+  // The check of the written report agrees.
+  const auto check = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' check report.json --format json > check.json");
+  EXPECT_EQ(check.exit_code, 2) << check.err;
+}
+
+TEST_F(RunSpine, AStandInRunIsNeverPassed) {
+  const auto p = run("run -o report.json --max-time 0.5", "two-healthy.json", "two-healthy.json");
+  EXPECT_NE(p.exit_code, 0) << p.out;
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_EQ(rep.run.backend, "stand-in");
+  ASSERT_EQ(rep.results.size(), 6U);
+  for (const auto& res : rep.results) {
+    EXPECT_EQ(res.status, r::result_status::ok);
+    EXPECT_NE(res.check.detail.find("stand-in"), std::string::npos);
+  }
+  const auto check = gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY "' check report.json");
+  EXPECT_NE(check.exit_code, 0) << check.out;
+}
+
+TEST_F(RunSpine, OneAtATimeIsRecordedInTheReportAndEveryResult) {
+  const auto p = run("run -o report.json --concurrency 1 --max-time 0.5", "two-healthy.json",
+                     "two-healthy.json");
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_EQ(rep.run.concurrency, 1);
+  ASSERT_EQ(rep.results.size(), 6U) << p.err;
+  for (const auto& res : rep.results)
+    EXPECT_EQ(res.gpus_busy, 1);
+  EXPECT_NE(p.err.find("1 at a time"), std::string::npos) << p.err;
+}
+
+TEST_F(RunSpine, TheCoordinatorKilledMidRunLeavesAJournalThatRecovers) {
+  // Started in the background, SIGKILLed once three results are journalled.
+  const std::string script = "eight-slow.json";
+  std::ostringstream command;
+  command << "(" << env("eight-healthy.json", script) << " '" << GPUSPEC_BINARY
+          << "' run -o report.json --max-time 0.5 >/dev/null 2>&1 & echo $! > pid); "
+          << "for i in $(seq 400); do "
+          << "  n=$(grep -c '\"result\"' report.json.journal 2>/dev/null || true); "
+          << "  [ \"${n:-0}\" -ge 3 ] && break; sleep 0.05; done; "
+          << "grep -las 'GPUSPEC_STAND_IN_SCRIPT=.*" << script
+          << "' /proc/[0-9]*/environ | wc -l > alive_before; "
+          << "kill -9 $(cat pid); sleep 0.5; echo killed";
+  const auto killed = gpuspec::testing::run_in(m_dir, command.str());
+  ASSERT_NE(killed.out.find("killed"), std::string::npos) << killed.err;
+  ASSERT_TRUE(fs::exists(m_dir / "report.json.journal"));
+  int before = 0;
+  std::ifstream(m_dir / "alive_before") >> before;
+  EXPECT_GE(before, 8) << "the coordinator and its eight workers were running";
+  // The workers died with their coordinator (PR_SET_PDEATHSIG): no GPU is left loaded.
+  for (int i = 0; i < 20 && workers_alive(script) > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(workers_alive(script), 0);
+
+  const auto p = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' run --recover report.json.journal -o recovered.json");
+  EXPECT_NE(p.exit_code, 0) << p.err; // a stand-in's, and incomplete: never a pass
+  EXPECT_NE(p.err.find("written to recovered.json"), std::string::npos) << p.err;
+  const r::report rep = load(m_dir / "recovered.json");
+  EXPECT_FALSE(rep.complete);
+  EXPECT_NE(rep.incomplete_reason.find("report.json.journal"), std::string::npos)
+      << rep.incomplete_reason;
+  EXPECT_EQ(rep.run.backend, "stand-in");
+  EXPECT_EQ(rep.devices.size(), 8U);
+  ASSERT_GE(rep.results.size(), 3U);
+  for (const auto& res : rep.results)
+    EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
+  // The checkpoint the coordinator wrote at its start is there too, as the run in progress.
+  const r::report checkpoint = load(m_dir / "report.json");
+  EXPECT_FALSE(checkpoint.complete);
+}
+
+TEST_F(RunSpine, ASpecTableThatDoesNotLoadIsBadInputBeforeAnythingRuns) {
+  const auto p = run("run -o report.json --specs /nonexistent/gpus.json", "two-healthy.json",
+                     "two-healthy.json");
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_NE(p.err.find("/nonexistent/gpus.json"), std::string::npos) << p.err;
+  EXPECT_FALSE(fs::exists(m_dir / "report.json"));
+}
+
+TEST_F(RunSpine, RecoveringSomethingThatIsNotAJournalNamesIt) {
+  std::ofstream(m_dir / "bogus.journal") << "{\"not\": \"a journal\"}\n";
+  const auto p =
+      gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY "' run --recover bogus.journal");
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_NE(p.err.find("bogus.journal: line 1"), std::string::npos) << p.err;
+}

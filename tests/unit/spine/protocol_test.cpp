@@ -1,0 +1,194 @@
+// The coordinator-worker protocol as pure functions: every document and message round-trips,
+// the strict reader rejects what a worker could babble (naming the field), the line splitter
+// splits, and no truncation or corruption of a real line makes the reader throw.
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/spine/child_process.hpp"
+#include "gpuspec/spine/protocol.hpp"
+#include "sample_reports.hpp"
+
+namespace spine = gpuspec::spine;
+namespace r = gpuspec::reports;
+
+namespace {
+
+spine::worker_plan sample_plan() {
+  spine::worker_plan p;
+  p.backend = "cuda";
+  p.startup_allowance_s = 120;
+  p.cases = {{"memory.stream.triad", {{"dtype", "fp32"}}, 60.0},
+             {"gemm.cublas.fp16_tc", {{"shape", "8192x8192x8192"}, {"layout", "NN"}}, 120.0},
+             {"latency.launch", {}, 60.0}};
+  return p;
+}
+
+spine::worker_assignment sample_assignment() {
+  spine::worker_assignment a;
+  a.device = r::testing::synthetic_report().devices.at(1);
+  a.cases = sample_plan().cases;
+  a.suite = "standard";
+  a.stopping.min_samples = 7;
+  a.stopping.max_seconds = 2.5;
+  a.telemetry_period_ms = 10;
+  a.stream_array_bytes = 12345678;
+  a.spec_rows = {{"schema", "gpuspec.specs.v1"}, {"rows", nlohmann::ordered_json::array()}};
+  a.clock_origin_ns = 987654321012345;
+  a.nvml_library = "/usr/lib/libnvidia-ml.so.1";
+  return a;
+}
+
+r::result sample_result() { return r::testing::synthetic_report().results.at(0); }
+
+} // namespace
+
+TEST(Protocol, ThePlanRoundTrips) {
+  const auto plan = sample_plan();
+  const auto back = spine::plan_from_text(spine::plan_to_text(plan), "plan");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back.value(), plan);
+}
+
+TEST(Protocol, TheAssignmentRoundTrips) {
+  const auto a = sample_assignment();
+  const auto back = spine::assignment_from_text(spine::assignment_to_text(a), "stdin");
+  ASSERT_TRUE(back) << back.error().to_string();
+  const auto& b = back.value();
+  EXPECT_EQ(b.device, a.device);
+  EXPECT_EQ(b.cases, a.cases);
+  EXPECT_EQ(b.suite, a.suite);
+  EXPECT_EQ(b.stopping.min_samples, 7);
+  EXPECT_EQ(b.stopping.max_seconds, 2.5);
+  EXPECT_EQ(b.stopping.cv_target, a.stopping.cv_target);
+  EXPECT_EQ(b.telemetry_period_ms, 10);
+  EXPECT_EQ(b.stream_array_bytes, 12345678);
+  EXPECT_EQ(b.spec_rows, a.spec_rows);
+  EXPECT_EQ(b.clock_origin_ns, a.clock_origin_ns);
+  EXPECT_EQ(b.nvml_library, a.nvml_library);
+}
+
+TEST(Protocol, EveryMessageRoundTripsOnOneLine) {
+  std::vector<spine::worker_message> messages(5);
+  messages[0].kind = spine::message_kind::hello;
+  messages[0].backend = "stand-in";
+  messages[0].pid = 4242;
+  messages[0].device = 7;
+  messages[1].kind = spine::message_kind::start;
+  messages[1].case_index = 3;
+  messages[2].kind = spine::message_kind::progress;
+  messages[2].case_index = 3;
+  messages[2].runs = 12;
+  messages[2].longest_run_s = 0.25;
+  messages[3].kind = spine::message_kind::result;
+  messages[3].case_index = 3;
+  messages[3].result = sample_result();
+  messages[4].kind = spine::message_kind::done;
+  for (const auto& m : messages) {
+    const std::string line = spine::message_line(m);
+    ASSERT_EQ(line.back(), '\n');
+    EXPECT_EQ(line.find('\n'), line.size() - 1) << "one line per message";
+    const auto back = spine::message_from_line(line.substr(0, line.size() - 1), "line 1");
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(back.value().kind, m.kind);
+    EXPECT_EQ(back.value().case_index, m.case_index);
+    EXPECT_EQ(back.value().backend, m.backend);
+    EXPECT_EQ(back.value().pid, m.pid);
+    EXPECT_EQ(back.value().device, m.device);
+    EXPECT_EQ(back.value().runs, m.runs);
+    EXPECT_EQ(back.value().longest_run_s, m.longest_run_s);
+    EXPECT_EQ(back.value().result, m.result);
+  }
+}
+
+TEST(Protocol, WhatAWorkerCouldBabbleIsRejectedNamingTheField) {
+  struct bad {
+    std::string line, field, words;
+  };
+  const std::vector<bad> cases{
+      {"this is not a message", "", "not JSON"},
+      {"[1, 2]", "msg", "expected an object"},
+      {R"({"msg": "hi"})", "msg", "\"hi\" is not a message"},
+      {R"({"msg": "start"})", "case", "missing"},
+      {R"({"msg": "start", "case": -1})", "case", "from 0"},
+      {R"({"msg": "start", "case": 1.5})", "case", "integer"},
+      {R"({"msg": "start", "case": 1, "extra": true})", "extra", "unknown field"},
+      {R"({"msg": "done", "case": 1})", "case", "unknown field"},
+      {R"({"msg": "hello", "protocol": "gpuspec.worker.v0", "backend": "cuda", "pid": 1, "device": 0})",
+       "protocol", "gpuspec.worker.v1"},
+      {R"({"msg": "progress", "case": 0, "runs": 1, "longest_run_s": -1})", "longest_run_s",
+       "0 or more"},
+      {R"({"msg": "result", "case": 0, "result": {"bench_id": 1}})", "result", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.line);
+    const auto parsed = spine::message_from_line(c.line, "line 9");
+    ASSERT_FALSE(parsed);
+    EXPECT_EQ(parsed.error().file, "line 9");
+    EXPECT_EQ(parsed.error().field.rfind(c.field, 0), 0U) << parsed.error().field;
+    EXPECT_NE(parsed.error().message.find(c.words), std::string::npos) << parsed.error().message;
+  }
+}
+
+TEST(Protocol, APlanOrAssignmentOfAnotherShapeIsRejected) {
+  EXPECT_FALSE(spine::plan_from_text("", "plan"));
+  EXPECT_FALSE(spine::plan_from_text(R"({"protocol": "gpuspec.worker.v1"})", "plan"));
+  auto text = spine::plan_to_text(sample_plan());
+  const auto at = text.find("\"setup_allowance_s\":60.0");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, std::string("\"setup_allowance_s\":60.0").size(), "\"setup_allowance_s\":0");
+  const auto zero = spine::plan_from_text(text, "plan");
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().field, "cases[0].setup_allowance_s");
+  EXPECT_FALSE(spine::assignment_from_text("{}", "stdin"));
+}
+
+TEST(Protocol, NoTruncationOrCorruptionOfARealLineThrows) {
+  spine::worker_message m;
+  m.kind = spine::message_kind::result;
+  m.case_index = 2;
+  m.result = sample_result();
+  const std::string line = spine::message_line(m);
+  for (std::size_t n = 0; n + 1 < line.size(); ++n)
+    EXPECT_FALSE(spine::message_from_line(line.substr(0, n), "cut")) << n;
+  std::mt19937_64 rng(20261201);
+  for (int i = 0; i < 2000; ++i) {
+    std::string corrupt = line.substr(0, line.size() - 1);
+    for (int k = 0; k < 3; ++k)
+      corrupt[rng() % corrupt.size()] = static_cast<char>(rng() % 256);
+    EXPECT_NO_THROW((void)spine::message_from_line(corrupt, "corrupt"));
+  }
+}
+
+TEST(LineSplitter, SplitsAcrossFeedsAndKeepsWhatIsCutShort) {
+  spine::line_splitter s(100);
+  s.feed("ab");
+  EXPECT_FALSE(s.next());
+  s.feed("c\nde\n\nf");
+  EXPECT_EQ(s.next(), "abc");
+  EXPECT_EQ(s.next(), "de");
+  EXPECT_EQ(s.next(), "");
+  EXPECT_FALSE(s.next());
+  EXPECT_EQ(s.pending(), "f");
+  EXPECT_FALSE(s.overflowed());
+}
+
+TEST(LineSplitter, ALineLongerThanTheLimitIsAnOverflow) {
+  spine::line_splitter s(8);
+  s.feed("12345678\n");
+  EXPECT_EQ(s.next(), "12345678");
+  s.feed("123456789");
+  EXPECT_TRUE(s.overflowed());
+}
+
+TEST(ExitStatus, SaysHowAProcessEnded) {
+  EXPECT_EQ((spine::exit_status{false, 1, 0}.describe()), "exited with status 1");
+  EXPECT_EQ((spine::exit_status{true, 0, 11}.describe()), "died on signal 11 (SIGSEGV)");
+  EXPECT_TRUE((spine::exit_status{false, 0, 0}.clean()));
+  EXPECT_FALSE((spine::exit_status{true, 0, 9}.clean()));
+  EXPECT_EQ(spine::signal_name(99), "signal 99");
+}
