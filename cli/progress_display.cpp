@@ -99,6 +99,8 @@ void progress_display::on_result(const spine::journal_entry& entry) {
     ++g.skipped;
     break;
   }
+  g.state = "between cases";
+  g.current.clear();
   if (!m_in_place)
     fmt::print(m_out, "[gpu {}]     {}\n", entry.device, result_text(entry.result));
   redraw(false);

@@ -71,6 +71,8 @@ if [ -z "$bin" ]; then
 fi
 
 step "GPU tests"
+# The tests that run benchmarks start this gpuspec as their worker (tests/gpu/runner_support.hpp).
+export GPUSPEC_BINARY="$PWD/$bin"
 tests_failed=0
 tests_passed=0
 tests_skipped=0

@@ -4,6 +4,7 @@
 // the real inventory and spec table, and an observer that prints nothing.
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -54,8 +55,13 @@ inline spine::session_options short_run_options(const runner_inventory& inv, std
   o.stopping.min_seconds = 0.0;
   o.stopping.max_seconds = max_seconds;
   o.output = inv.folder / "report.json";
-  o.specs_file = GPUSPEC_SPECS_FILE;
-  o.worker_command = {GPUSPEC_BINARY, "__worker"};
+  // Built here, run on a lent GPU machine from another folder: gpu-validate.sh says where the
+  // binary and the spec table are there.
+  const char* binary = std::getenv("GPUSPEC_BINARY");
+  const char* specs = std::getenv("GPUSPEC_SPECS_DIR");
+  o.specs_file = specs != nullptr && *specs != '\0' ? std::filesystem::path(specs) / "gpus.json"
+                                                    : std::filesystem::path(GPUSPEC_SPECS_FILE);
+  o.worker_command = {binary != nullptr && *binary != '\0' ? binary : GPUSPEC_BINARY, "__worker"};
   o.tool_version = "gpu-test";
   return o;
 }

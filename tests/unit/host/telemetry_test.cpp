@@ -190,6 +190,21 @@ TEST(TelemetrySampler, SamplesOnItsThreadAndSummarises) {
   EXPECT_GE(sampler.summary(1, begin, end, std::nullopt).samples, 4);
 }
 
+TEST(TelemetrySampler, IsBoundedInMemoryAndKeepsTheLatestSamples) {
+  std::atomic<int> reads{0};
+  const auto begin = telemetry_clock::now();
+  gb::telemetry_sampler sampler(std::make_unique<scripted_source>(reads), {0}, 1ms, 16);
+  ASSERT_TRUE(wait_until([&] { return reads.load() >= 100; }));
+  EXPECT_LE(sampler.held(), 16U);
+  // A window from the start is summarised over what is kept: the latest samples, whose SM
+  // clock (1000 + the read's number) is past the first reads'.
+  const auto r = sampler.summary(0, begin, telemetry_clock::now(), std::nullopt);
+  EXPECT_LE(r.samples, 16);
+  EXPECT_GE(r.samples, 1);
+  ASSERT_TRUE(r.sm_clock_mhz_min.has_value());
+  EXPECT_GT(*r.sm_clock_mhz_min, 1000.0 + 100 - 17);
+}
+
 TEST(TelemetrySampler, ShortWindowIsNotEmpty) {
   std::atomic<int> reads{0};
   gb::telemetry_sampler sampler(std::make_unique<scripted_source>(reads), {0}, 10s);

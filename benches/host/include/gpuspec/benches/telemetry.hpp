@@ -53,7 +53,8 @@ summarize_telemetry(std::span<const telemetry_sample> samples, int device,
                     telemetry_clock::time_point begin, telemetry_clock::time_point end,
                     std::optional<double> sm_clock_max_mhz, double period_ms);
 
-/// Samples a sampler keeps by default: at 20 ms for one GPU, the last 21 minutes, about 4 MiB.
+/// Samples a sampler keeps by default: at 20 ms for one GPU, the last 21 minutes; 96 bytes each
+/// (x86-64, GCC 12), 6 MiB in all.
 inline constexpr std::size_t default_telemetry_capacity = std::size_t{1} << 16;
 
 /// Polls `devices` every `period` on its own thread from construction until destruction.
