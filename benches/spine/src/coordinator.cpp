@@ -40,13 +40,15 @@ std::string seconds_text(double s) {
   return s < 10 ? fmt::format("{:.1f} s", s) : fmt::format("{:.0f} s", s);
 }
 
+/// Where a worker is in the protocol. Being stopped (SIGTERM sent) or gone (exited, stdout
+/// closed) is told apart by the worker's flags, not by a phase: an interrupted worker still
+/// returns the case it was measuring, in its phase.
 enum class phase {
   queued,    ///< not started yet (concurrency limit)
   starting,  ///< spawned, no hello yet
   idle,      ///< between cases: expecting start or done
   in_case,   ///< measuring cases[current]
   finishing, ///< done received, waiting for the exit
-  stopping,  ///< told to stop (SIGTERM sent), waiting for the exit
   ended,
 };
 
@@ -54,7 +56,6 @@ struct worker {
   const worker_job* job = nullptr;
   std::optional<child_process> child;
   phase state = phase::queued;
-  phase state_before_stop = phase::queued;
   line_splitter lines{0};
   std::string pending_input;
   std::string log_tail;
@@ -64,9 +65,10 @@ struct worker {
   int last_done = -1; ///< the last case that returned a result
   double longest_run = 0;
   int busy_max = 0;
-  bool interrupted = false;
+  bool interrupted = false;    ///< told to stop because the run was interrupted
+  bool stop_requested = false; ///< SIGTERM sent (at stop_sent)
   bool kill_sent = false;
-  bool stdout_closed_early = false; ///< stdout ended before the worker said done
+  bool gone = false; ///< exited, or closed its stdout: no more messages will come
   std::optional<failure_kind> failure;
   std::string failure_text; ///< "no answer for 45 s", "sent a malformed message (...)"
   int line_number = 0;
@@ -209,17 +211,17 @@ private:
         violation(w, fmt::format("the worker sent a line longer than {} bytes",
                                  m_options.max_line_bytes));
     }
-    if (!open && w.state != phase::finishing && w.state != phase::stopping)
-      w.stdout_closed_early = true;
+    if (!open)
+      w.gone = true;
   }
 
   void handle_line(worker& w, const std::string& line) {
-    if (w.state == phase::stopping || w.state == phase::finishing || w.state == phase::ended) {
-      // After done (or once told to stop) nothing more is expected; it is not measured.
-      if (w.state == phase::finishing)
-        violation(w, fmt::format("the worker sent line {} after its done message", w.line_number));
+    // A worker being killed for a failure is not listened to any more.
+    if (w.failure || w.state == phase::ended)
       return;
-    }
+    if (w.state == phase::finishing)
+      return violation(w,
+                       fmt::format("the worker sent line {} after its done message", w.line_number));
     const auto now = clock::now();
     auto parsed = message_from_line(line, fmt::format("line {}", w.line_number));
     if (!parsed) {
@@ -289,21 +291,43 @@ private:
   // --------------------------------------------------------------------------- watching
 
   void watch(worker& w, clock::time_point now) {
-    if (w.child) {
-      if (!w.child->status() && w.child->poll_exit())
-        w.exited_at = now;
+    if (!w.child->status() && w.child->poll_exit()) {
+      w.exited_at = now;
+      // Everything it wrote before it ended is in the pipe: read it before judging the end.
+      if (w.child->stdout_fd() >= 0)
+        read_stdout(w);
+      w.gone = true;
     }
-    const bool exited = w.child && w.child->status().has_value();
+    const bool exited = w.child->status().has_value();
 
-    // A worker whose stdout ended (or which ended) before it said done is gone: stop waiting
-    // for its messages, and give it the grace period to exit.
-    if ((w.stdout_closed_early || exited) && w.state != phase::finishing &&
-        w.state != phase::stopping) {
-      w.state_before_stop = w.state;
-      w.state = phase::stopping;
-      w.stop_sent = now;
+    if (w.stop_requested) {
+      const double grace = w.interrupted && !w.failure ? m_options.interrupt_grace_s
+                                                       : m_options.kill_grace_s;
+      if (!exited && !w.kill_sent && since(w.stop_sent, now) > grace) {
+        w.child->send_signal(SIGKILL);
+        w.kill_sent = true;
+      }
+    } else if (w.gone) {
+      // Gone before it said done (or stdout closed while it lives on): give it the grace period
+      // to exit, then make sure.
+      if (!exited && since(w.last_message, now) > m_options.kill_grace_s && !w.kill_sent) {
+        w.child->send_signal(SIGKILL);
+        w.kill_sent = true;
+      }
+    } else {
+      check_deadlines(w, now);
     }
 
+    if (exited) {
+      // Drain what is left in the pipes; a grandchild may hold them open, so not forever.
+      const bool open = w.child->stdout_fd() >= 0 || w.child->stderr_fd() >= 0;
+      if (open && since(w.exited_at, now) <= drain_after_exit_s)
+        return;
+      finish(w);
+    }
+  }
+
+  void check_deadlines(worker& w, clock::time_point now) {
     switch (w.state) {
     case phase::starting:
       if (since(w.started, now) > m_options.startup_allowance_s)
@@ -329,32 +353,14 @@ private:
       break;
     }
     case phase::finishing:
-      if (!exited && since(w.last_message, now) > exit_after_done_s && !w.kill_sent) {
-        w.child->send_signal(SIGKILL);
+      if (since(w.last_message, now) > exit_after_done_s && !w.kill_sent) {
+        w.child->send_signal(SIGKILL); // every result is in: not a failure
         w.kill_sent = true;
       }
       break;
-    case phase::stopping: {
-      const double grace =
-          w.interrupted && !w.failure ? m_options.interrupt_grace_s : m_options.kill_grace_s;
-      if (!exited && !w.kill_sent && since(w.stop_sent, now) > grace) {
-        w.child->send_signal(SIGKILL);
-        w.kill_sent = true;
-      }
-      break;
-    }
     case phase::queued:
     case phase::ended:
       break;
-    }
-
-    if (exited) {
-      // Drain what is left in the pipes; a grandchild may hold them open, so not forever.
-      if (w.child->stdout_fd() >= 0 && since(w.exited_at, now) <= drain_after_exit_s)
-        return;
-      if (w.child->stderr_fd() >= 0 && since(w.exited_at, now) <= drain_after_exit_s)
-        return;
-      finish(w);
     }
   }
 
@@ -371,29 +377,28 @@ private:
       return;
     w.failure = kind;
     w.failure_text = std::move(what);
-    if (w.state != phase::stopping) {
-      w.state_before_stop = w.state;
-      w.state = phase::stopping;
-      w.stop_sent = clock::now();
-      w.child->send_signal(SIGTERM);
-    }
+    request_stop(w);
+  }
+
+  void request_stop(worker& w) {
+    if (w.stop_requested)
+      return;
+    w.stop_requested = true;
+    w.stop_sent = clock::now();
+    w.child->send_signal(SIGTERM);
   }
 
   void on_interrupt() {
     m_interrupt_seen = true;
-    const auto now = clock::now();
     for (worker& w : m_workers) {
       if (w.state == phase::queued) {
         w.state = phase::ended; // never started: no results (the report says interrupted)
         continue;
       }
-      if (!w.running() || w.state == phase::stopping || w.state == phase::finishing)
+      if (!w.running() || w.state == phase::finishing || w.stop_requested)
         continue;
       w.interrupted = true;
-      w.state_before_stop = w.state;
-      w.state = phase::stopping;
-      w.stop_sent = now;
-      w.child->send_signal(SIGTERM);
+      request_stop(w);
     }
   }
 
@@ -418,8 +423,7 @@ private:
     const int device = w.job->device;
     const auto& cases = w.job->cases;
     const bool measured_all = w.next_case == static_cast<int>(cases.size()) && w.current < 0;
-    const bool said_done = w.state == phase::finishing ||
-                           (w.state == phase::stopping && w.state_before_stop == phase::finishing);
+    const bool said_done = w.state == phase::finishing;
 
     if (!w.failure && said_done && measured_all) {
       // Normal end. An unclean exit after every result arrived loses nothing; it is logged.
