@@ -214,10 +214,7 @@ void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
   state.add_parameter("accumulators_per_warp", kernels::mma_accumulators);
   state.add_parameter("operands", "A, B and -B in registers, loaded once");
   if (sm == 90)
-    state.add_parameter("note",
-                        "mma.sync on Hopper: not expected to reach the dense Tensor Core peak "
-                        "(published figures put it near two thirds); this build has no sm_90a "
-                        "wgmma kernel (its CUDA architecture list lacks 90)");
+    state.add_parameter("note", kernels::hopper_mma_sync_note);
 
   peak_kernel k;
   k.launch = [&, v, blocks](std::uint32_t pairs, kernels::stream_handle stream) {

@@ -3,9 +3,10 @@
 /// launchers, and the pure helpers the kernel, the benchmark and the tests share.
 ///
 /// The kernels live in kernels/src_sm90a/wgmma_peak.cu, compiled for sm_90a alone when the
-/// build's architecture list holds 90; otherwise kernels/src_sm90a/wgmma_peak_absent.cpp defines
-/// the same functions, wgmma_peak_built() returns false and the launchers throw. Exactly one of
-/// the two files is compiled.
+/// build's architecture list holds 90 (or is all, all-major, or native on a machine with a
+/// Hopper GPU: cmake/GpuspecCudaArchitectures.cmake); otherwise
+/// kernels/src_sm90a/wgmma_peak_absent.cpp defines the same functions, wgmma_peak_built()
+/// returns false and the launchers throw. Exactly one of the two files is compiled.
 ///
 /// The computation mirrors mma_peak.hpp: each warpgroup (4 warps) runs one m64n256kK accumulator
 /// tile (FP32, INT32 for int8) with A (64×K) and B (K×256, stored as 256 rows of K: "K-major")
@@ -167,6 +168,17 @@ inline wgmma_problem make_wgmma_problem(tc_dtype t, std::uint64_t seed) {
 
 // --- which path measures a type on a GPU --------------------------------------------------
 
+/// What a build without the sm_90a kernels means on Hopper, in one place for the result's note
+/// and the plan's reasons (kernels/CMakeLists.txt prints the same figure as a CMake warning).
+/// The figure is a published measurement, not one of ours: without wgmma an H100 "seems to top
+/// out around 63% of its peak utilization" (B. Spector, A. Singhal, S. Arora, C. Ré, "GPUs Go
+/// Brrr", Hazy Research, 12 May 2024, https://hazyresearch.stanford.edu/blog/2024-05-12-tk).
+inline constexpr const char* hopper_mma_sync_note =
+    "mma.sync on Hopper: not expected to reach the dense Tensor Core peak (about 63% of it "
+    "without wgmma, as published by Hazy Research, \"GPUs Go Brrr\", 2024); this build has no "
+    "sm_90a wgmma kernels: its CMAKE_CUDA_ARCHITECTURES held no 90 (nor all or all-major), or "
+    "was native on a machine without a Hopper GPU";
+
 enum class tc_path {
   wgmma,         ///< the sm_90a kernel (compute capability 9.0, built with 90)
   mma_sync,      ///< warp-level mma.sync, tc_plan::variant
@@ -216,8 +228,8 @@ inline tc_plan plan_tc_peak(tc_dtype t, int sm, bool wgmma_built) {
     reason += gpu;
     reason += " is not an fp8 Tensor Core path (ptxas converts e4m3 to fp16 and runs HMMA)";
     if (sm == 90)
-      reason += ", and this build has no sm_90a wgmma kernel (its CUDA architecture list "
-                "lacks 90)";
+      reason += ", and this build has no sm_90a wgmma kernel (its CMAKE_CUDA_ARCHITECTURES held "
+                "no 90, nor all or all-major, or was native on a machine without a Hopper GPU)";
     else
       reason += ", and this build has no other fp8 kernel for it";
     return {tc_path::not_measured, std::nullopt, reason};
