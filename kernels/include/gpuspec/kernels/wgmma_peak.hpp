@@ -12,7 +12,8 @@
 /// tile (FP32, INT32 for int8) with A (64×K) and B (K×256, stored as 256 rows of K: "K-major")
 /// in shared memory, D = A·B once and then `pairs` times D += A·(-B); D += A·B, so D ends at
 /// exactly A·B. K is 16 (fp16, bf16), 8 (tf32) or 32 (int8, e4m3): one row of A or B is always
-/// 32 bytes.
+/// 32 bytes. As there, each warpgroup also stores the trips its pairs loop ran (work_count.hpp),
+/// which the host requires to equal `pairs`, the count wgmma_operations assumes.
 ///
 /// Shared-memory layout (PTX ISA, "Shared Memory Matrix Layout", K-major, no swizzle). A and B are
 /// made of core matrices of 8 rows × 16 bytes, each stored as 128 contiguous bytes (row r of the
@@ -48,6 +49,8 @@ inline constexpr int wgmma_d_regs = wgmma_m * wgmma_n / 128;
 
 /// K of one instruction: 256 bits of each row, 16 fp16/bf16, 8 tf32, 32 int8/e4m3.
 GPUSPEC_HOST_DEVICE constexpr int wgmma_k(tc_dtype t) { return 256 / tc_element_bits(t); }
+// The int8 output poison (mma_peak.hpp) assumes K <= 32.
+static_assert(wgmma_k(tc_dtype::int8) * 7 * 7 <= tc_int8_max_magnitude);
 
 /// The PTX instruction the kernel of `t` issues.
 constexpr const char* wgmma_ptx(tc_dtype t) {
@@ -113,6 +116,12 @@ constexpr double wgmma_operations(tc_dtype t, std::uint64_t blocks, std::uint32_
 constexpr std::size_t wgmma_output_words(std::uint64_t blocks) {
   return static_cast<std::size_t>(blocks) * wgmma_warpgroups_per_block *
          static_cast<std::size_t>(wgmma_m * wgmma_n);
+}
+
+/// Work counters the kernel stores: one per warpgroup (warpgroup g of block b at b·2 + g), each
+/// the trips of its pairs loop, which must equal `pairs` (work_count.hpp).
+constexpr std::size_t wgmma_count_words(std::uint64_t blocks) {
+  return static_cast<std::size_t>(blocks) * wgmma_warpgroups_per_block;
 }
 
 // --- the host side of one problem ------------------------------------------------------------
@@ -249,12 +258,14 @@ inline tc_plan plan_tc_peak(tc_dtype t, int sm, bool wgmma_built) {
 
 /// Enqueues the wgmma peak kernel of `t`: `blocks` blocks of wgmma_block_threads. a_rows holds
 /// 64 × 32 bytes, b_pos_rows and b_neg_rows 256 × 32 bytes each, all 16-byte aligned (as
-/// make_wgmma_problem lays them out); `out` receives wgmma_output_words(blocks) words, `status`
-/// one word (tc_status_ran). Every warpgroup issues 1 + 2·pairs wgmma instructions. The current
-/// device must have compute capability 9.0. Throws std::invalid_argument for a bad argument or
+/// make_wgmma_problem lays them out); `out` receives wgmma_output_words(blocks) words, `trips`
+/// wgmma_count_words(blocks) work counters, `status` one word (tc_status_ran). Every warpgroup
+/// issues 1 + 2·pairs wgmma instructions. The current device must have compute capability 9.0.
+/// Throws std::invalid_argument for a bad argument (more than tc_max_pairs pairs among them) or
 /// device, std::logic_error when the kernels were not built.
 void launch_wgmma_peak(tc_dtype t, const std::uint8_t* a_rows, const std::uint8_t* b_pos_rows,
-                       const std::uint8_t* b_neg_rows, std::uint32_t* out, std::uint32_t* status,
-                       unsigned blocks, std::uint32_t pairs, stream_handle stream);
+                       const std::uint8_t* b_neg_rows, std::uint32_t* out, std::uint32_t* trips,
+                       std::uint32_t* status, unsigned blocks, std::uint32_t pairs,
+                       stream_handle stream);
 
 } // namespace gpuspec::kernels
