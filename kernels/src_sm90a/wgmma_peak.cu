@@ -1,7 +1,7 @@
 // Tensor Core peak on Hopper with warpgroup-level wgmma.mma_async: fp16, bf16, tf32, int8, fp8.
 //
 // What it measures: the dense Tensor Core throughput of compute capability 9.0, which mma.sync
-// cannot reach there (published measurements put mma.sync near two thirds of the datasheet).
+// cannot reach there (about 63% of it, as published: kernels::hopper_mma_sync_note).
 // Each block holds two warpgroups; each warpgroup issues m64n256kK wgmma instructions back to
 // back on one 64×256 accumulator tile, with A and B read from shared memory through matrix
 // descriptors. Bound by the Tensor Cores alone: the operands (2 KiB of A, 2 × 8 KiB of B and -B)
