@@ -258,7 +258,7 @@ template <fma_dtype D> void run_fma(bench_state& state) {
   if constexpr (D == fma_dtype::int32)
     expected_int32 = kernels::fma_chain_expected_int32_all(threads, iterations, seed);
   const std::uint8_t poison = poison_byte<D>(expected_int32);
-  state.add_parameter("output_poison_byte", poison);
+  state.add_parameter("output_poison_byte", static_cast<unsigned>(poison));
   kernels::device_buffer<out_t> out(static_cast<std::size_t>(threads));
   kernels::poison_with_byte(out.data(), out.bytes(), poison, stream.handle());
   const unsigned blocks = size.wave.blocks;
