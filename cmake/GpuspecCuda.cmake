@@ -2,7 +2,10 @@
 #
 # Default: 75;80;86;89;90 (Turing to Hopper). CUDA 13 removed sm_70 (Volta), so a V100 needs a
 # CUDA 12 toolkit and -DCMAKE_CUDA_ARCHITECTURES="70;75;80;86;89;90". The list is overridable
-# with the usual CMAKE_CUDA_ARCHITECTURES cache variable.
+# with the usual CMAKE_CUDA_ARCHITECTURES cache variable, including CMake's all, all-major and
+# native; whether a value also builds the sm_90a (wgmma) kernels is decided in
+# GpuspecCudaArchitectures.cmake (all and all-major do; native does on a Hopper machine, and warns
+# elsewhere).
 
 # nvcc is often installed in /usr/local/cuda without being on PATH.
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)

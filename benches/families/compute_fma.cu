@@ -17,15 +17,21 @@
 // Check: every thread's output (the sum of its accumulators) against the host: bit for bit for
 // all four types. fp32 and fp64 repeat the same correctly rounded FMAs with std::fma; fp16x2
 // computes each FMA exactly in double and rounds once to fp16, which is what HFMA2 does; int32
-// jumps the linear congruential map ahead by the iteration count (exact modulo 2^32).
+// jumps the linear congruential map ahead by the iteration count (exact modulo 2^32). The fp16
+// chains settle on a rounding fixed point, so their output cannot show a short loop: the fp16x2
+// kernel also stores each warp's loop trips, which must equal iterations / unroll, the count the
+// FLOP figure assumes. Outputs are poisoned with a value no result can take (NaN; for int32 a
+// repeated byte that no thread's known result equals), and one left in place is "not written".
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -37,6 +43,7 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/fma_chain.hpp"
+#include "gpuspec/kernels/work_count.hpp"
 #include "gpuspec/reports/arch_rates.hpp"
 
 namespace gpuspec::benches {
@@ -150,6 +157,78 @@ template <fma_dtype D> struct output_of {
 template <> struct output_of<fma_dtype::fp32> { using type = float; };
 template <> struct output_of<fma_dtype::fp64> { using type = double; };
 
+/// The output's poison: a value no thread's result can take, so one left in place reads as "not
+/// written". fp32, fp64 and fp16x2: all-ones, a NaN (two for fp16x2), where every chain and sum
+/// stays finite (values in [0.5, 3], sums of 16 of them). int32: every word is a possible sum
+/// modulo 2^32, but each thread's exact result is known before the run (the LCG jump), so the
+/// poison is a repeated byte whose word no thread's result equals (`expected`, one per thread).
+template <fma_dtype D> std::uint8_t poison_byte(const std::vector<std::uint32_t>& expected) {
+  if constexpr (D != fma_dtype::int32)
+    return 0xFF;
+  const std::optional<std::uint8_t> byte = kernels::poison_byte_avoiding(expected);
+  if (!byte) // would need all 256 repeated-byte words among the results: practically impossible
+    throw std::runtime_error("no repeated-byte word is free of the int32 results: no poison");
+  return *byte;
+}
+
+/// Whether the element `x` still holds the poison whose byte is `byte`.
+template <class T> bool holds_poison(const T& x, std::uint8_t byte) {
+  if constexpr (sizeof(T) == 8)
+    return std::bit_cast<std::uint64_t>(x) ==
+           std::uint64_t{kernels::byte_poison_word(byte)} * ((std::uint64_t{1} << 32) + 1);
+  else
+    return std::bit_cast<std::uint32_t>(x) == kernels::byte_poison_word(byte);
+}
+
+/// The check: every thread, bit for bit (tolerance 0); an element still holding the poison is
+/// "not written". `what` receives what was compared.
+template <fma_dtype D>
+elementwise_report check_outputs(const std::vector<typename output_of<D>::type>& got,
+                                 std::uint8_t poison, std::uint32_t iterations, std::uint64_t seed,
+                                 const std::vector<std::uint32_t>& expected_int32,
+                                 std::string& what) {
+  constexpr double tolerance = 0.0;
+  const auto unwritten = [&got, poison](std::size_t i) { return holds_poison(got[i], poison); };
+  if constexpr (D == fma_dtype::fp32 || D == fma_dtype::fp64) {
+    using out_t = typename output_of<D>::type;
+    const std::vector<out_t> expected = kernels::fma_chain_expected_float<out_t>(
+        D == fma_dtype::fp32 ? kernels::fma_fp32_a : kernels::fma_fp64_a,
+        D == fma_dtype::fp32 ? kernels::fma_fp32_b : kernels::fma_fp64_b, seed, iterations);
+    what = "each thread's sum of accumulators against the host's simulation of its class";
+    return check_elementwise(
+        got.data(), got.size(),
+        [&](std::size_t i) {
+          return expected[kernels::fma_start_class(static_cast<std::uint32_t>(i))];
+        },
+        tolerance, unwritten);
+  } else if constexpr (D == fma_dtype::fp16x2) {
+    const std::vector<std::uint32_t> expected = kernels::fma_chain_expected_fp16x2(
+        kernels::fma_fp16x2_a_bits, kernels::fma_fp16x2_b_bits, seed, iterations);
+    // Two lanes per thread: value 2i is thread i's low lane, 2i + 1 its high lane.
+    std::vector<double> lanes(2 * got.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      lanes[2 * i] = kernels::half_bits_to_double(static_cast<std::uint16_t>(got[i] & 0xFFFFu));
+      lanes[2 * i + 1] = kernels::half_bits_to_double(static_cast<std::uint16_t>(got[i] >> 16));
+    }
+    what = "each thread's two fp16 sums (element 2i low lane, 2i+1 high lane of thread i) "
+           "against the host's simulation of its class";
+    return check_elementwise(
+        lanes.data(), lanes.size(),
+        [&](std::size_t k) {
+          const std::uint32_t pair =
+              expected[kernels::fma_start_class(static_cast<std::uint32_t>(k / 2))];
+          return kernels::half_bits_to_double(
+              static_cast<std::uint16_t>((k % 2 == 0 ? pair : pair >> 16) & 0xFFFFu));
+        },
+        tolerance, [&unwritten](std::size_t k) { return unwritten(k / 2); });
+  } else {
+    what = "each thread's sum of accumulators modulo 2^32 against the host's jump-ahead";
+    return check_elementwise(
+        got.data(), got.size(), [&](std::size_t i) { return expected_int32[i]; }, tolerance,
+        unwritten);
+  }
+}
+
 template <fma_dtype D> void run_fma(bench_state& state) {
   using out_t = typename output_of<D>::type;
   const kernels::stream_ref stream = state.stream();
@@ -174,8 +253,18 @@ template <fma_dtype D> void run_fma(bench_state& state) {
   state.add_parameter("sizing_clock_from", size.clock_from);
   state.add_parameter("target_launch_seconds", target_launch_seconds);
 
+  // --- the output, poisoned; fp16x2's work counters, poisoned --------------------------------
+  std::vector<std::uint32_t> expected_int32;
+  if constexpr (D == fma_dtype::int32)
+    expected_int32 = kernels::fma_chain_expected_int32_all(threads, iterations, seed);
+  const std::uint8_t poison = poison_byte<D>(expected_int32);
+  state.add_parameter("output_poison_byte", static_cast<unsigned>(poison));
   kernels::device_buffer<out_t> out(static_cast<std::size_t>(threads));
-  kernels::poison_with_nan(out.data(), out.bytes(), stream.handle());
+  kernels::poison_with_byte(out.data(), out.bytes(), poison, stream.handle());
+  const unsigned blocks = size.wave.blocks;
+  kernels::device_buffer<std::uint32_t> trips(
+      D == fma_dtype::fp16x2 ? kernels::fma_chain_count_words(blocks) : 0);
+  kernels::poison_with_nan(trips.data(), trips.bytes(), stream.handle()); // work_count_poison
   stream.synchronize();
 
   const double ops = kernels::fma_chain_ops(D, threads, iterations);
@@ -186,7 +275,6 @@ template <fma_dtype D> void run_fma(bench_state& state) {
   state.set_cache_mode(cache_mode::hot);
   state.set_compute_ceiling(ceiling_key(D));
 
-  const unsigned blocks = size.wave.blocks;
   std::string check;
   if constexpr (D == fma_dtype::fp32) {
     state.add_parameter("multiplier", kernels::fma_fp32_a);
@@ -215,11 +303,13 @@ template <fma_dtype D> void run_fma(bench_state& state) {
                          kernels::half_bits_to_double(kernels::fma_fp16x2_b_bits >> 16)});
     check = "x <- __hfma2(x, a, b) simulated on the host per lane: a*x + b exact in double, "
             "rounded once to fp16 (as HFMA2), 64 start classes x 16 accumulators, sums added with "
-            "one fp16 rounding each in the kernel's order; bit for bit (fp16 chains settle on a "
-            "rounding fixed point after a few hundred steps)";
+            "one fp16 rounding each in the kernel's order; bit for bit. fp16 chains settle on a "
+            "rounding fixed point after a few hundred steps, so each warp also counts its loop "
+            "trips, which must equal iterations / unroll";
     state.exec([&](kernels::stream_ref s) {
-      kernels::launch_fma_chain_fp16x2(out.data(), blocks, iterations, kernels::fma_fp16x2_a_bits,
-                                       kernels::fma_fp16x2_b_bits, seed, s.handle());
+      kernels::launch_fma_chain_fp16x2(out.data(), trips.data(), blocks, iterations,
+                                       kernels::fma_fp16x2_a_bits, kernels::fma_fp16x2_b_bits, seed,
+                                       s.handle());
     });
   } else {
     state.add_parameter("multiplier", kernels::fma_int32_a);
@@ -232,55 +322,22 @@ template <fma_dtype D> void run_fma(bench_state& state) {
     });
   }
   state.add_parameter("check", check);
+  if (state.interrupted())
+    return;
 
-  // --- the check: every thread, bit for bit (tolerance 0) ------------------------------------
-  const std::vector<out_t> got = copy_back(out, stream);
-  constexpr double tolerance = 0.0;
-  elementwise_report report;
+  // --- the check ---------------------------------------------------------------------------------
   std::string what;
-  if constexpr (D == fma_dtype::fp32 || D == fma_dtype::fp64) {
-    const std::vector<out_t> expected = kernels::fma_chain_expected_float<out_t>(
-        D == fma_dtype::fp32 ? kernels::fma_fp32_a : kernels::fma_fp64_a,
-        D == fma_dtype::fp32 ? kernels::fma_fp32_b : kernels::fma_fp64_b, seed, iterations);
-    report = check_elementwise(
-        got.data(), got.size(),
-        [&](std::size_t i) {
-          return expected[kernels::fma_start_class(static_cast<std::uint32_t>(i))];
-        },
-        tolerance);
-    what = "each thread's sum of accumulators against the host's simulation of its class";
-  } else if constexpr (D == fma_dtype::fp16x2) {
-    const std::vector<std::uint32_t> expected = kernels::fma_chain_expected_fp16x2(
-        kernels::fma_fp16x2_a_bits, kernels::fma_fp16x2_b_bits, seed, iterations);
-    // Two lanes per thread: value 2i is thread i's low lane, 2i + 1 its high lane.
-    std::vector<double> lanes(2 * got.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      lanes[2 * i] = kernels::half_bits_to_double(static_cast<std::uint16_t>(got[i] & 0xFFFFu));
-      lanes[2 * i + 1] = kernels::half_bits_to_double(static_cast<std::uint16_t>(got[i] >> 16));
-    }
-    report = check_elementwise(
-        lanes.data(), lanes.size(),
-        [&](std::size_t k) {
-          const std::uint32_t pair =
-              expected[kernels::fma_start_class(static_cast<std::uint32_t>(k / 2))];
-          return kernels::half_bits_to_double(
-              static_cast<std::uint16_t>((k % 2 == 0 ? pair : pair >> 16) & 0xFFFFu));
-        },
-        tolerance);
-    what = "each thread's two fp16 sums (element 2i low lane, 2i+1 high lane of thread i) "
-           "against the host's simulation of its class";
-  } else {
-    const kernels::lcg_map steps =
-        kernels::lcg_jump(kernels::fma_int32_a, kernels::fma_int32_b, iterations);
-    report = check_elementwise(
-        got.data(), got.size(),
-        [&](std::size_t i) {
-          return kernels::fma_chain_expected_int32(steps, seed, static_cast<std::uint32_t>(i));
-        },
-        tolerance);
-    what = "each thread's sum of accumulators modulo 2^32 against the host's jump-ahead";
+  const elementwise_report report =
+      check_outputs<D>(copy_back(out, stream), poison, iterations, seed, expected_int32, what);
+  reports::verification v = to_verification(report, 0.0, what);
+  if constexpr (D == fma_dtype::fp16x2) {
+    const kernels::work_count_verdict work =
+        kernels::judge_work_counts(copy_back(trips, stream), kernels::fma_chain_trips(iterations));
+    v.detail += "; " + kernels::describe_work_counts(work, "warp");
+    if (!work.passed())
+      v.status = reports::verification_status::failed;
   }
-  state.set_verification(to_verification(report, tolerance, what));
+  state.set_verification(std::move(v));
 }
 
 } // namespace

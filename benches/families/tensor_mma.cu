@@ -18,11 +18,16 @@
 //
 // Check: the accumulators alternate A·(-B) and A·B, so after any number of instructions each
 // holds exactly A·B; every element of every accumulator tile is compared bit for bit with A·B
-// computed on the host (mma_peak.hpp). A short run is checked before timing, so a wrong
-// fragment or shared-memory layout fails fast with the first mismatch named, and the timed
-// runs' output is checked again at the end.
+// computed on the host (mma_peak.hpp). That cannot tell how many instructions ran, so every warp
+// (warpgroup for wgmma) also stores the trips its pairs loop ran, and each must equal the pairs
+// the FLOP count assumes (work_count.hpp). Outputs are poisoned with a value no result can take
+// (NaN for FP32 accumulators, 0x80808080 for INT32: |A·B| <= 1568 here), so an element never
+// written is reported as such. A short run is checked before timing, so a wrong fragment or
+// shared-memory layout fails fast with the first mismatch named, and the timed runs' output and
+// counts are checked again at the end.
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +47,7 @@
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/mma_peak.hpp"
 #include "gpuspec/kernels/wgmma_peak.hpp"
+#include "gpuspec/kernels/work_count.hpp"
 
 namespace gpuspec::benches {
 
@@ -55,7 +61,7 @@ constexpr std::uint64_t operand_seed = 0x6770757374656e31ull;
 constexpr std::uint32_t short_pairs = 256;
 /// One run of the timed work lasts about this long (the harness repeats it).
 constexpr double target_run_seconds = 0.010;
-constexpr std::uint32_t max_pairs = std::uint32_t{1} << 24;
+constexpr std::uint32_t max_pairs = kernels::tc_max_pairs;
 
 /// Appends its parts to one string (no `"literal" + std::string` chains: GCC 12's -Wrestrict
 /// misfires on them at -O3).
@@ -74,8 +80,10 @@ struct peak_kernel {
   std::size_t output_words = 0;
   std::size_t tile_words = 0;
   const std::vector<double>* tile = nullptr; ///< the exact A·B every tile must hold
-  bool integer = false;
+  tc_dtype dtype = tc_dtype::fp16;
   kernels::device_buffer<std::uint32_t>* out = nullptr;
+  kernels::device_buffer<std::uint32_t>* trips = nullptr; ///< one work counter per unit
+  const char* unit = "warp";                              ///< what one counter counts for
   kernels::device_buffer<std::uint32_t>* status = nullptr;
   std::string what; ///< for the verification's detail
 };
@@ -88,33 +96,49 @@ std::uint32_t read_status(const peak_kernel& k, kernels::stream_ref s) {
   return status;
 }
 
-/// Every element of every tile against A·B, exactly.
-reports::verification check_output(const peak_kernel& k, kernels::stream_ref s) {
-  const auto expected = [&k](std::size_t i) { return (*k.tile)[i % k.tile_words]; };
-  elementwise_report report;
-  if (k.integer) {
-    std::vector<std::int32_t> host(k.output_words);
-    GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(host.data(), k.out->data(), k.out->bytes(),
-                                       cudaMemcpyDeviceToHost, s.get()));
-    s.synchronize();
-    report = check_elementwise(host.data(), host.size(), expected, 0.0);
-  } else {
-    std::vector<float> host(k.output_words);
-    GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(host.data(), k.out->data(), k.out->bytes(),
-                                       cudaMemcpyDeviceToHost, s.get()));
-    s.synchronize();
-    report = check_elementwise(host.data(), host.size(), expected, 0.0);
-  }
-  return to_verification(report, 0.0, k.what);
+/// Every element of every tile against A·B, exactly; an element still holding the poison is
+/// not written. T is the accumulator type: float, or std::int32_t.
+template <class T> elementwise_report check_tiles(const peak_kernel& k, kernels::stream_ref s) {
+  std::vector<T> host(k.output_words);
+  GPUSPEC_CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), k.out->data(), k.out->bytes(), cudaMemcpyDeviceToHost, s.get()));
+  s.synchronize();
+  const std::uint32_t poison = kernels::tc_output_poison_word(k.dtype);
+  return check_elementwise(
+      host.data(), host.size(), [&k](std::size_t i) { return (*k.tile)[i % k.tile_words]; }, 0.0,
+      [&host, poison](std::size_t i) { return std::bit_cast<std::uint32_t>(host[i]) == poison; });
 }
 
+/// The output of a run of `pairs` pairs: every tile against A·B, and every unit's work counter
+/// against `pairs`, the trips the FLOP count assumes. Either failing fails the verification.
+reports::verification check_output(const peak_kernel& k, std::uint32_t pairs,
+                                   kernels::stream_ref s) {
+  reports::verification v = to_verification(
+      kernels::tc_is_integer(k.dtype) ? check_tiles<std::int32_t>(k, s) : check_tiles<float>(k, s),
+      0.0, k.what);
+  std::vector<std::uint32_t> trips(k.trips->size());
+  GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(trips.data(), k.trips->data(), k.trips->bytes(),
+                                     cudaMemcpyDeviceToHost, s.get()));
+  s.synchronize();
+  const kernels::work_count_verdict work = kernels::judge_work_counts(trips, pairs);
+  v.detail += "; " + kernels::describe_work_counts(work, k.unit);
+  if (!work.passed())
+    v.status = reports::verification_status::failed;
+  return v;
+}
+
+/// Poisons the tiles (kernels::tc_output_poison_byte: a value no accumulator can reach) and the
+/// work counters (kernels::work_count_poison), and clears the status word.
 void reset_outputs(const peak_kernel& k, kernels::stream_ref s) {
-  kernels::poison_with_nan(k.out->data(), k.out->bytes(), s.handle());
+  kernels::poison_with_byte(k.out->data(), k.out->bytes(), kernels::tc_output_poison_byte(k.dtype),
+                            s.handle());
+  kernels::poison_with_nan(k.trips->data(), k.trips->bytes(), s.handle());
   GPUSPEC_CUDA_CHECK(cudaMemsetAsync(k.status->data(), 0, sizeof(std::uint32_t), s.get()));
 }
 
 /// The check run, the sizing run, the timed runs and the final check, for either path.
-void measure(bench_state& state, const peak_kernel& k, tc_dtype dtype) {
+void measure(bench_state& state, const peak_kernel& k) {
+  const tc_dtype dtype = k.dtype;
   const kernels::stream_ref s = state.stream();
 
   // --- a short run, checked before anything is timed -----------------------------------------
@@ -134,7 +158,7 @@ void measure(bench_state& state, const peak_kernel& k, tc_dtype dtype) {
                              "run to the end");
   }
   state.add_parameter("kernel_arch", sm_text(kernels::tc_status_arch(status) / 10));
-  const reports::verification first = check_output(k, s);
+  const reports::verification first = check_output(k, short_pairs, s);
   if (first.status != reports::verification_status::passed) {
     state.set_verification(first);
     throw std::runtime_error(concat("the Tensor Core result is wrong before timing (",
@@ -159,12 +183,13 @@ void measure(bench_state& state, const peak_kernel& k, tc_dtype dtype) {
   // --- the work --------------------------------------------------------------------------------
   reset_outputs(k, s);
   s.synchronize();
-  if (k.integer)
+  const bool integer = kernels::tc_is_integer(dtype);
+  if (integer)
     state.set_integer_ops_per_iteration(k.operations(pairs));
   else
     state.set_flops_per_iteration(k.operations(pairs));
   state.set_cache_mode(cache_mode::hot);
-  state.set_compute_ceiling(kernels::tc_ceiling_key(dtype), !k.integer);
+  state.set_compute_ceiling(kernels::tc_ceiling_key(dtype), !integer);
   state.exec([&](kernels::stream_ref ws) { k.launch(pairs, ws.handle()); });
   if (state.interrupted())
     return;
@@ -172,7 +197,7 @@ void measure(bench_state& state, const peak_kernel& k, tc_dtype dtype) {
   // --- the timed runs' output ----------------------------------------------------------------
   if (!kernels::tc_status_ran(read_status(k, s)))
     throw std::runtime_error("the Tensor Core kernel's status word is unset after the timed runs");
-  state.set_verification(check_output(k, s));
+  state.set_verification(check_output(k, pairs, s));
 }
 
 std::string tile_what(std::size_t tiles, int m, int n) {
@@ -201,6 +226,7 @@ void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
   stream.synchronize();
   const unsigned blocks = kernels::mma_sync_peak_blocks(v);
   kernels::device_buffer<std::uint32_t> out(kernels::mma_output_words(v, blocks));
+  kernels::device_buffer<std::uint32_t> trips(kernels::mma_count_words(blocks));
   kernels::device_buffer<std::uint32_t> status(1);
 
   state.add_parameter("path", "mma.sync");
@@ -214,14 +240,11 @@ void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
   state.add_parameter("accumulators_per_warp", kernels::mma_accumulators);
   state.add_parameter("operands", "A, B and -B in registers, loaded once");
   if (sm == 90)
-    state.add_parameter("note",
-                        "mma.sync on Hopper: not expected to reach the dense Tensor Core peak "
-                        "(published figures put it near two thirds); this build has no sm_90a "
-                        "wgmma kernel (its CUDA architecture list lacks 90)");
+    state.add_parameter("note", kernels::hopper_mma_sync_note);
 
   peak_kernel k;
   k.launch = [&, v, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
-    kernels::launch_mma_sync_peak(v, a.data(), b_pos.data(), b_neg.data(), out.data(),
+    kernels::launch_mma_sync_peak(v, a.data(), b_pos.data(), b_neg.data(), out.data(), trips.data(),
                                   status.data(), blocks, pairs, stream);
   };
   k.operations = [v, blocks](std::uint32_t pairs) {
@@ -230,11 +253,13 @@ void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
   k.output_words = out.size();
   k.tile_words = static_cast<std::size_t>(info.m * info.n);
   k.tile = &problem.c;
-  k.integer = kernels::tc_is_integer(info.dtype);
+  k.dtype = info.dtype;
   k.out = &out;
+  k.trips = &trips;
+  k.unit = "warp";
   k.status = &status;
   k.what = tile_what(out.size() / k.tile_words, info.m, info.n);
-  measure(state, k, info.dtype);
+  measure(state, k);
 }
 
 void run_wgmma(bench_state& state, tc_dtype dtype) {
@@ -253,6 +278,7 @@ void run_wgmma(bench_state& state, tc_dtype dtype) {
   stream.synchronize();
   const unsigned blocks = kernels::wgmma_peak_blocks(dtype);
   kernels::device_buffer<std::uint32_t> out(kernels::wgmma_output_words(blocks));
+  kernels::device_buffer<std::uint32_t> trips(kernels::wgmma_count_words(blocks));
   kernels::device_buffer<std::uint32_t> status(1);
 
   state.add_parameter("path", "wgmma");
@@ -269,7 +295,7 @@ void run_wgmma(bench_state& state, tc_dtype dtype) {
   peak_kernel k;
   k.launch = [&, dtype, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
     kernels::launch_wgmma_peak(dtype, a.data(), b_pos.data(), b_neg.data(), out.data(),
-                               status.data(), blocks, pairs, stream);
+                               trips.data(), status.data(), blocks, pairs, stream);
   };
   k.operations = [dtype, blocks](std::uint32_t pairs) {
     return kernels::wgmma_operations(dtype, blocks, pairs);
@@ -277,11 +303,13 @@ void run_wgmma(bench_state& state, tc_dtype dtype) {
   k.output_words = out.size();
   k.tile_words = static_cast<std::size_t>(kernels::wgmma_m * kernels::wgmma_n);
   k.tile = &problem.d;
-  k.integer = kernels::tc_is_integer(dtype);
+  k.dtype = dtype;
   k.out = &out;
+  k.trips = &trips;
+  k.unit = "warpgroup";
   k.status = &status;
   k.what = tile_what(out.size() / k.tile_words, kernels::wgmma_m, kernels::wgmma_n);
-  measure(state, k, dtype);
+  measure(state, k);
 }
 
 template <tc_dtype Dtype> void tensor_mma(bench_state& state) {

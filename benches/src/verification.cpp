@@ -29,11 +29,14 @@ reports::verification to_verification(const elementwise_report& r, double tolera
       r.checked, what, r.max_rel_error, r.worst_index, tolerance);
   if (r.failures > 0) {
     v.detail += fmt::format("; {} element(s) out of tolerance", r.failures);
+    if (r.not_written > 0)
+      v.detail += fmt::format(", {} of them not written (still holding the poison)", r.not_written);
     if (r.non_finite > 0)
       v.detail += fmt::format(", {} of them not finite (never written, or overflow)", r.non_finite);
     if (r.first_failure)
-      v.detail += fmt::format("; first at index {}: got {:.9g}, expected {:.9g}", *r.first_failure,
-                              r.first_got, r.first_expected);
+      v.detail +=
+          fmt::format("; first at index {}: {}got {:.9g}, expected {:.9g}", *r.first_failure,
+                      r.first_not_written ? "not written, " : "", r.first_got, r.first_expected);
   }
   return v;
 }

@@ -38,10 +38,14 @@ void launch_fill_seeded(T* p, std::size_t n, std::uint64_t seed, stream_handle s
   GPUSPEC_CUDA_CHECK_LAUNCH();
 }
 
-void poison_with_nan(void* p, std::size_t bytes, stream_handle stream) {
+void poison_with_byte(void* p, std::size_t bytes, std::uint8_t byte, stream_handle stream) {
   if (bytes == 0)
     return;
-  GPUSPEC_CUDA_CHECK(cudaMemsetAsync(p, 0xFF, bytes, stream));
+  GPUSPEC_CUDA_CHECK(cudaMemsetAsync(p, byte, bytes, stream));
+}
+
+void poison_with_nan(void* p, std::size_t bytes, stream_handle stream) {
+  poison_with_byte(p, bytes, 0xFF, stream);
 }
 
 template void launch_fill_seeded<float>(float*, std::size_t, std::uint64_t, stream_handle);

@@ -20,7 +20,10 @@
 // blocks per SM: at least half the SM's threads for every kernel) keeps every scheduler busy. The
 // multiplier, the addend and the trip count are kernel arguments and every thread stores the sum of
 // its accumulators, so the compiler can neither fold nor drop the chains; the header says why the
-// values stay bounded and how the host checks every thread's output bit for bit.
+// values stay bounded and how the host checks every thread's output bit for bit. fp16x2's chains
+// reach a rounding fixed point, after which the output no longer depends on the trip count, so
+// that kernel alone also stores each warp's trip count (work_count.hpp: the loop counter itself,
+// advanced by an opaque add; the loop keeps its instructions).
 
 #include "gpuspec/kernels/fma_chain.hpp"
 
@@ -33,6 +36,7 @@
 #include <cuda_runtime.h>
 
 #include "gpuspec/kernels/cuda_check.cuh"
+#include "gpuspec/kernels/work_count.cuh"
 
 namespace gpuspec::kernels {
 
@@ -60,6 +64,24 @@ __device__ __forceinline__ void run_chains(T (&acc)[accumulators], std::uint32_t
         acc[j] = step(acc[j]);
     }
   }
+}
+
+/// run_chains with a work counter: returns the trips that ran (count_trip), for the kernel to
+/// store once per warp.
+template <class T, class Step>
+__device__ __forceinline__ std::uint32_t run_chains_counted(T (&acc)[accumulators],
+                                                            std::uint32_t trips, const Step& step) {
+  std::uint32_t trip = 0;
+#pragma unroll 1
+  for (; trip < trips; count_trip(trip)) {
+#pragma unroll
+    for (unsigned u = 0; u < unroll; ++u) {
+#pragma unroll
+      for (unsigned j = 0; j < accumulators; ++j)
+        acc[j] = step(acc[j]);
+    }
+  }
+  return trip;
 }
 
 __global__ void __launch_bounds__(fma_chain_block_threads)
@@ -112,8 +134,9 @@ __device__ __forceinline__ std::uint32_t bits_from_half2(__half2 h) {
 }
 
 __global__ void __launch_bounds__(fma_chain_block_threads)
-    fma_chain_fp16x2(std::uint32_t* __restrict__ out, std::uint32_t trips, std::uint32_t a_bits,
-                     std::uint32_t b_bits, std::uint64_t seed) {
+    fma_chain_fp16x2(std::uint32_t* __restrict__ out, std::uint32_t* __restrict__ trip_counts,
+                     std::uint32_t trips, std::uint32_t a_bits, std::uint32_t b_bits,
+                     std::uint64_t seed) {
   const std::uint32_t t = global_thread();
   const unsigned cls = fma_start_class(t);
   const __half2 a = half2_from_bits(a_bits);
@@ -122,12 +145,15 @@ __global__ void __launch_bounds__(fma_chain_block_threads)
 #pragma unroll
   for (unsigned j = 0; j < accumulators; ++j)
     acc[j] = half2_from_bits(fma_start_fp16x2_bits(seed, cls, j));
-  run_chains(acc, trips, [a, b](__half2 x) { return __hfma2(x, a, b); });
+  const std::uint32_t ran =
+      run_chains_counted(acc, trips, [a, b](__half2 x) { return __hfma2(x, a, b); });
   __half2 sum = acc[0];
 #pragma unroll
   for (unsigned j = 1; j < accumulators; ++j)
     sum = __hadd2(sum, acc[j]);
   out[t] = bits_from_half2(sum);
+  if (t % 32 == 0)
+    trip_counts[t / 32] = ran;
 }
 
 __global__ void __launch_bounds__(fma_chain_block_threads)
@@ -222,12 +248,15 @@ void launch_fma_chain_fp64(double* out, unsigned blocks, std::uint32_t iteration
   GPUSPEC_CUDA_CHECK_LAUNCH();
 }
 
-void launch_fma_chain_fp16x2(std::uint32_t* out, unsigned blocks, std::uint32_t iterations,
-                             std::uint32_t a_bits, std::uint32_t b_bits, std::uint64_t seed,
-                             stream_handle stream) {
+void launch_fma_chain_fp16x2(std::uint32_t* out, std::uint32_t* trip_counts, unsigned blocks,
+                             std::uint32_t iterations, std::uint32_t a_bits, std::uint32_t b_bits,
+                             std::uint64_t seed, stream_handle stream) {
   const std::uint32_t trips = checked_trips(out, blocks, iterations, "launch_fma_chain_fp16x2");
-  fma_chain_fp16x2<<<blocks, fma_chain_block_threads, 0, stream>>>(out, trips, a_bits, b_bits,
-                                                                   seed);
+  if (trip_counts == nullptr)
+    throw std::invalid_argument(
+        "launch_fma_chain_fp16x2: the trip counts must be device memory, got nullptr");
+  fma_chain_fp16x2<<<blocks, fma_chain_block_threads, 0, stream>>>(out, trip_counts, trips, a_bits,
+                                                                   b_bits, seed);
   GPUSPEC_CUDA_CHECK_LAUNCH();
 }
 

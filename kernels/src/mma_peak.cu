@@ -11,7 +11,9 @@
 //
 // Why this design: an accumulator chain alternates B and -B (mma_peak.hpp), so after any number
 // of iterations every accumulator holds exactly A·B, checked bit for bit against the host, with
-// no overflow or rounding however long the loop runs. Each kernel is named after its
+// no overflow or rounding however long the loop runs. Since that check cannot tell how many
+// iterations ran, each warp also stores its loop's trip count (work_count.hpp: the loop counter
+// itself, advanced by an opaque add, so the loop body is unchanged). Each kernel is named after its
 // instruction so the static-evidence check can find its HMMA/IMMA/QMMA in the SASS. On Hopper
 // (sm_90) mma.sync does not reach the dense peak (the wgmma path in src_sm90a does); e4m3
 // mma.sync there is even converted to fp16 and run as two HMMA.16816 (cuobjdump -sass).
@@ -20,10 +22,12 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include <cuda_runtime.h>
 
 #include "gpuspec/kernels/cuda_check.cuh"
+#include "gpuspec/kernels/work_count.cuh"
 
 namespace gpuspec::kernels {
 
@@ -170,7 +174,8 @@ __device__ __forceinline__ void
 mma_sync_peak_body(const std::uint32_t* __restrict__ a_frag,
                    const std::uint32_t* __restrict__ b_pos_frag,
                    const std::uint32_t* __restrict__ b_neg_frag, std::uint32_t* __restrict__ out,
-                   std::uint32_t* __restrict__ status, std::uint32_t pairs, std::uint32_t zero) {
+                   std::uint32_t* __restrict__ trips, std::uint32_t* __restrict__ status,
+                   std::uint32_t pairs, std::uint32_t zero) {
   constexpr mma_variant_info info = mma_info(V);
   if constexpr (variant_compiled<V>()) {
     using op = mma_op<V>;
@@ -202,12 +207,14 @@ mma_sync_peak_body(const std::uint32_t* __restrict__ a_frag,
     }
 
     // D = A·B, then pairs × (D += A·(-B); D += A·B): the accumulators end at A·B. The asm is
-    // volatile, so the mma operations keep this order: the 8 chains interleave.
+    // volatile, so the mma operations keep this order: the 8 chains interleave. `p` is the
+    // warp's work counter (count_trip), stored after the loop.
 #pragma unroll
     for (int j = 0; j < mma_accumulators; ++j)
       op::run(acc[j], a, b_pos);
+    std::uint32_t p = 0;
 #pragma unroll 1
-    for (std::uint32_t p = 0; p < pairs; ++p) {
+    for (; p < pairs; count_trip(p)) {
 #pragma unroll
       for (int j = 0; j < mma_accumulators; ++j)
         op::run(acc[j], a, b_neg);
@@ -229,10 +236,13 @@ mma_sync_peak_body(const std::uint32_t* __restrict__ a_frag,
         tile[at.row * info.n + at.col] = to_word(acc[j][i]);
       }
     }
+    if (lane == 0)
+      trips[warp] = p;
     if (blockIdx.x == 0 && threadIdx.x == 0)
       *status = static_cast<std::uint32_t>(compiled_arch());
   } else {
-    (void)a_frag, (void)b_pos_frag, (void)b_neg_frag, (void)out, (void)pairs, (void)zero;
+    (void)a_frag, (void)b_pos_frag, (void)b_neg_frag, (void)out, (void)trips, (void)pairs,
+        (void)zero;
     if (blockIdx.x == 0 && threadIdx.x == 0)
       *status = tc_status_missing | static_cast<std::uint32_t>(compiled_arch());
   }
@@ -243,8 +253,9 @@ mma_sync_peak_body(const std::uint32_t* __restrict__ a_frag,
   __global__ void __launch_bounds__(mma_block_threads, mma_max_blocks_per_sm)                      \
       NAME(const std::uint32_t* __restrict__ a_frag, const std::uint32_t* __restrict__ b_pos_frag, \
            const std::uint32_t* __restrict__ b_neg_frag, std::uint32_t* __restrict__ out,          \
-           std::uint32_t* __restrict__ status, std::uint32_t pairs, std::uint32_t zero) {          \
-    mma_sync_peak_body<VARIANT>(a_frag, b_pos_frag, b_neg_frag, out, status, pairs, zero);         \
+           std::uint32_t* __restrict__ trips, std::uint32_t* __restrict__ status,                  \
+           std::uint32_t pairs, std::uint32_t zero) {                                              \
+    mma_sync_peak_body<VARIANT>(a_frag, b_pos_frag, b_neg_frag, out, trips, status, pairs, zero);  \
   }
 
 GPUSPEC_MMA_SYNC_PEAK_KERNEL(mma_sync_peak_fp16_m16n8k16, mma_variant::fp16_m16n8k16)
@@ -257,7 +268,8 @@ GPUSPEC_MMA_SYNC_PEAK_KERNEL(mma_sync_peak_int8_m8n8k16, mma_variant::int8_m8n8k
 #undef GPUSPEC_MMA_SYNC_PEAK_KERNEL
 
 using mma_kernel = void (*)(const std::uint32_t*, const std::uint32_t*, const std::uint32_t*,
-                            std::uint32_t*, std::uint32_t*, std::uint32_t, std::uint32_t);
+                            std::uint32_t*, std::uint32_t*, std::uint32_t*, std::uint32_t,
+                            std::uint32_t);
 
 mma_kernel kernel_of(mma_variant v) {
   switch (v) {
@@ -298,17 +310,20 @@ unsigned mma_sync_peak_blocks(mma_variant v) {
 
 void launch_mma_sync_peak(mma_variant v, const std::uint32_t* a_frag,
                           const std::uint32_t* b_pos_frag, const std::uint32_t* b_neg_frag,
-                          std::uint32_t* out, std::uint32_t* status, unsigned blocks,
-                          std::uint32_t pairs, stream_handle stream) {
+                          std::uint32_t* out, std::uint32_t* trips, std::uint32_t* status,
+                          unsigned blocks, std::uint32_t pairs, stream_handle stream) {
   if (a_frag == nullptr || b_pos_frag == nullptr || b_neg_frag == nullptr || out == nullptr ||
-      status == nullptr)
+      trips == nullptr || status == nullptr)
     throw std::invalid_argument("launch_mma_sync_peak: every pointer must be device memory");
   if (blocks == 0)
     throw std::invalid_argument("launch_mma_sync_peak: blocks must be at least 1");
+  if (pairs > tc_max_pairs)
+    throw std::invalid_argument("launch_mma_sync_peak: at most " + std::to_string(tc_max_pairs) +
+                                " pairs, got " + std::to_string(pairs));
   const mma_kernel kernel = kernel_of(v);
   const std::uint32_t zero = 0; // see mma_sync_peak_body
-  kernel<<<blocks, mma_block_threads, 0, stream>>>(a_frag, b_pos_frag, b_neg_frag, out, status,
-                                                   pairs, zero);
+  kernel<<<blocks, mma_block_threads, 0, stream>>>(a_frag, b_pos_frag, b_neg_frag, out, trips,
+                                                   status, pairs, zero);
   GPUSPEC_CUDA_CHECK_LAUNCH();
 }
 

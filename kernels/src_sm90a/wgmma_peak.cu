@@ -1,7 +1,7 @@
 // Tensor Core peak on Hopper with warpgroup-level wgmma.mma_async: fp16, bf16, tf32, int8, fp8.
 //
 // What it measures: the dense Tensor Core throughput of compute capability 9.0, which mma.sync
-// cannot reach there (published measurements put mma.sync near two thirds of the datasheet).
+// cannot reach there (about 63% of it, as published: kernels::hopper_mma_sync_note).
 // Each block holds two warpgroups; each warpgroup issues m64n256kK wgmma instructions back to
 // back on one 64×256 accumulator tile, with A and B read from shared memory through matrix
 // descriptors. Bound by the Tensor Cores alone: the operands (2 KiB of A, 2 × 8 KiB of B and -B)
@@ -14,7 +14,9 @@
 // the Tensor Cores fed while one waits. No swizzle, K-major A and B: the simplest canonical
 // layout (wgmma_peak.hpp explains it and its descriptor). As in mma_peak.cu the accumulator
 // alternates A·(-B) and A·B, so after any number of instructions it holds exactly A·B, checked
-// against the host for every element of every warpgroup: a layout mistake fails the check.
+// against the host for every element of every warpgroup: a layout mistake fails the check. And
+// as there, each warpgroup stores its loop's trip count (work_count.hpp), which the host
+// requires to be `pairs`: the check of A·B cannot see how many instructions ran.
 //
 // Written without a Hopper GPU at hand: the layout reasoning follows the PTX ISA (9.7.15.5.1)
 // and the first H200 run settles it.
@@ -29,6 +31,7 @@
 #include <cuda_runtime.h>
 
 #include "gpuspec/kernels/cuda_check.cuh"
+#include "gpuspec/kernels/work_count.cuh"
 
 // wgmma needs the architecture-specific target sm_90a (__CUDA_ARCH_FEAT_SM90_ALL).
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -176,6 +179,13 @@ template <int N> __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 #endif
 }
+/// Makes `x` opaque to the compiler from here on, so it stays one register computed once. Without
+/// it the compiler recomputed the -B descriptor on every trip of the pairs loop: five uniform
+/// instructions per trip beside the two wgmma (sm_90a, CUDA 13.0; int8 did so before the loop
+/// was counted, every type since). With it the loop is the two wgmma, the fence, three moves and
+/// the counter's add, compare and branch. No instruction is emitted.
+__device__ __forceinline__ void keep_computed(std::uint64_t& x) { asm("" : "+l"(x)); }
+
 /// Makes this thread's generic-proxy writes to shared memory visible to the async proxy, which
 /// wgmma reads its operands through.
 __device__ __forceinline__ void fence_proxy_async_shared() {
@@ -205,11 +215,10 @@ __device__ __forceinline__ void copy_operand(std::uint8_t* __restrict__ smem,
 constexpr int groups_in_flight = 2;
 
 template <tc_dtype T>
-__device__ __forceinline__ void
-wgmma_peak_body(const std::uint8_t* __restrict__ a_rows,
-                const std::uint8_t* __restrict__ b_pos_rows,
-                const std::uint8_t* __restrict__ b_neg_rows, std::uint32_t* __restrict__ out,
-                std::uint32_t* __restrict__ status, std::uint32_t pairs) {
+__device__ __forceinline__ void wgmma_peak_body(
+    const std::uint8_t* __restrict__ a_rows, const std::uint8_t* __restrict__ b_pos_rows,
+    const std::uint8_t* __restrict__ b_neg_rows, std::uint32_t* __restrict__ out,
+    std::uint32_t* __restrict__ trips, std::uint32_t* __restrict__ status, std::uint32_t pairs) {
 #if GPUSPEC_WGMMA_COMPILED
   using op = wgmma_op<T>;
   using acc_t = typename op::acc_t;
@@ -230,7 +239,7 @@ wgmma_peak_body(const std::uint8_t* __restrict__ a_rows,
   const std::uint64_t a_desc = wgmma_descriptor(address(smem_a), wgmma_lbo_bytes, wgmma_sbo_bytes);
   const std::uint64_t b_pos_desc =
       wgmma_descriptor(address(smem_b_pos), wgmma_lbo_bytes, wgmma_sbo_bytes);
-  const std::uint64_t b_neg_desc =
+  std::uint64_t b_neg_desc =
       wgmma_descriptor(address(smem_b_neg), wgmma_lbo_bytes, wgmma_sbo_bytes);
 
   acc_t d[128];
@@ -245,8 +254,10 @@ wgmma_peak_body(const std::uint8_t* __restrict__ a_rows,
   wgmma_fence();
   op::run(d, a_desc, b_pos_desc); // D = A·B (D was 0)
   wgmma_commit();
+  std::uint32_t p = 0; // the warpgroup's work counter (count_trip), stored after the loop
+  keep_computed(b_neg_desc);
 #pragma unroll 1
-  for (std::uint32_t p = 0; p < pairs; ++p) {
+  for (; p < pairs; count_trip(p)) {
     op::run(d, a_desc, b_neg_desc); // D = A·(-B) + D = 0
     op::run(d, a_desc, b_pos_desc); // D = A·B + D = A·B
     wgmma_commit();
@@ -266,10 +277,12 @@ wgmma_peak_body(const std::uint8_t* __restrict__ a_rows,
     const matrix_coord at = wgmma_d_coord(thread, i);
     tile[at.row * wgmma_n + at.col] = to_word(d[i]);
   }
+  if (thread == 0)
+    trips[static_cast<std::size_t>(blockIdx.x) * wgmma_warpgroups_per_block + warpgroup] = p;
   if (blockIdx.x == 0 && threadIdx.x == 0)
     *status = static_cast<std::uint32_t>(__CUDA_ARCH__);
 #else
-  (void)a_rows, (void)b_pos_rows, (void)b_neg_rows, (void)out, (void)pairs;
+  (void)a_rows, (void)b_pos_rows, (void)b_neg_rows, (void)out, (void)trips, (void)pairs;
 #if defined(__CUDA_ARCH__)
   if (blockIdx.x == 0 && threadIdx.x == 0)
     *status = tc_status_missing | static_cast<std::uint32_t>(__CUDA_ARCH__);
@@ -290,8 +303,9 @@ using wgmma_detail::wgmma_peak_body;
   __global__ void __launch_bounds__(wgmma_block_threads, 1)                                        \
       NAME(const std::uint8_t* __restrict__ a_rows, const std::uint8_t* __restrict__ b_pos_rows,   \
            const std::uint8_t* __restrict__ b_neg_rows, std::uint32_t* __restrict__ out,           \
-           std::uint32_t* __restrict__ status, std::uint32_t pairs) {                              \
-    wgmma_peak_body<DTYPE>(a_rows, b_pos_rows, b_neg_rows, out, status, pairs);                    \
+           std::uint32_t* __restrict__ trips, std::uint32_t* __restrict__ status,                  \
+           std::uint32_t pairs) {                                                                  \
+    wgmma_peak_body<DTYPE>(a_rows, b_pos_rows, b_neg_rows, out, trips, status, pairs);             \
   }
 
 GPUSPEC_WGMMA_PEAK_KERNEL(wgmma_peak_fp16_m64n256k16, tc_dtype::fp16)
@@ -302,7 +316,7 @@ GPUSPEC_WGMMA_PEAK_KERNEL(wgmma_peak_fp8_m64n256k32, tc_dtype::fp8_e4m3)
 #undef GPUSPEC_WGMMA_PEAK_KERNEL
 
 using wgmma_kernel = void (*)(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                              std::uint32_t*, std::uint32_t*, std::uint32_t);
+                              std::uint32_t*, std::uint32_t*, std::uint32_t*, std::uint32_t);
 
 wgmma_kernel kernel_of(tc_dtype t) {
   switch (t) {
@@ -343,15 +357,19 @@ unsigned wgmma_peak_blocks(tc_dtype t) {
 }
 
 void launch_wgmma_peak(tc_dtype t, const std::uint8_t* a_rows, const std::uint8_t* b_pos_rows,
-                       const std::uint8_t* b_neg_rows, std::uint32_t* out, std::uint32_t* status,
-                       unsigned blocks, std::uint32_t pairs, stream_handle stream) {
+                       const std::uint8_t* b_neg_rows, std::uint32_t* out, std::uint32_t* trips,
+                       std::uint32_t* status, unsigned blocks, std::uint32_t pairs,
+                       stream_handle stream) {
   require_aligned16(a_rows, "a_rows");
   require_aligned16(b_pos_rows, "b_pos_rows");
   require_aligned16(b_neg_rows, "b_neg_rows");
-  if (out == nullptr || status == nullptr)
-    throw std::invalid_argument("launch_wgmma_peak: out and status must be device memory");
+  if (out == nullptr || trips == nullptr || status == nullptr)
+    throw std::invalid_argument("launch_wgmma_peak: out, trips and status must be device memory");
   if (blocks == 0)
     throw std::invalid_argument("launch_wgmma_peak: blocks must be at least 1");
+  if (pairs > tc_max_pairs)
+    throw std::invalid_argument("launch_wgmma_peak: at most " + std::to_string(tc_max_pairs) +
+                                " pairs, got " + std::to_string(pairs));
   int device = 0, major = 0, minor = 0;
   GPUSPEC_CUDA_CHECK(cudaGetDevice(&device));
   GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -363,8 +381,8 @@ void launch_wgmma_peak(tc_dtype t, const std::uint8_t* a_rows, const std::uint8_
                                     .append(".")
                                     .append(std::to_string(minor)));
   const wgmma_kernel kernel = kernel_of(t);
-  kernel<<<blocks, wgmma_block_threads, 0, stream>>>(a_rows, b_pos_rows, b_neg_rows, out, status,
-                                                     pairs);
+  kernel<<<blocks, wgmma_block_threads, 0, stream>>>(a_rows, b_pos_rows, b_neg_rows, out, trips,
+                                                     status, pairs);
   GPUSPEC_CUDA_CHECK_LAUNCH();
 }
 

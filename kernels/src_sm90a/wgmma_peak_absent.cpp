@@ -25,7 +25,8 @@ bool wgmma_peak_built() { return false; }
 unsigned wgmma_peak_blocks(tc_dtype) { not_built("wgmma_peak_blocks"); }
 
 void launch_wgmma_peak(tc_dtype, const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                       std::uint32_t*, std::uint32_t*, unsigned, std::uint32_t, stream_handle) {
+                       std::uint32_t*, std::uint32_t*, std::uint32_t*, unsigned, std::uint32_t,
+                       stream_handle) {
   not_built("launch_wgmma_peak");
 }
 

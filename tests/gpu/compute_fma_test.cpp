@@ -1,9 +1,11 @@
 // Tests of the FMA-chain family (kernels/src/fma_chain.cu, benches/families/compute_fma.cu).
 //
 // Host tests (run everywhere): operation counts, launch sizing, the fp16 rounding helpers, the
-// host references (against closed forms and naive loops), the launchers' argument checks.
-// Device tests (skipped without a GPU): each kernel launched small, every output compared bit for
-// bit with the host reference; the full-wave query; the four benchmarks through the runner.
+// host references (against closed forms and naive loops), why fp16x2 needs its work counters
+// (its output stops depending on the count) and what they must hold, the int32 poison, the
+// launchers' argument checks. Device tests (skipped without a GPU): each kernel launched small,
+// every output compared bit for bit with the host reference and fp16x2's counters with the
+// trips; the full-wave query; the four benchmarks through the runner.
 
 #include <array>
 #include <atomic>
@@ -25,6 +27,7 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/fma_chain.hpp"
+#include "gpuspec/kernels/work_count.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "runner_support.hpp"
 
@@ -258,6 +261,72 @@ TEST(fma_chain_reference, expected_int32_outputs_sum_each_threads_chains) {
   }
 }
 
+TEST(fma_chain_work_count, fp16x2_output_stops_depending_on_the_count) {
+  // Why fp16x2 counts its trips: once the chains sit on their rounding fixed point, a launch of
+  // half the iterations produces the same bits as the full one, so the output check alone would
+  // pass a kernel that ran half its loop (fp32, fp64 and int32 outputs do change).
+  const std::uint32_t full = 8192, half = full / 2;
+  EXPECT_EQ(k::fma_chain_expected_fp16x2(k::fma_fp16x2_a_bits, k::fma_fp16x2_b_bits,
+                                         k::fma_chain_seed, full),
+            k::fma_chain_expected_fp16x2(k::fma_fp16x2_a_bits, k::fma_fp16x2_b_bits,
+                                         k::fma_chain_seed, half));
+  EXPECT_NE(
+      k::fma_chain_expected_float<float>(k::fma_fp32_a, k::fma_fp32_b, k::fma_chain_seed, full),
+      k::fma_chain_expected_float<float>(k::fma_fp32_a, k::fma_fp32_b, k::fma_chain_seed, half));
+  EXPECT_NE(k::fma_chain_expected_int32(k::lcg_jump(k::fma_int32_a, k::fma_int32_b, full),
+                                        k::fma_chain_seed, 0),
+            k::fma_chain_expected_int32(k::lcg_jump(k::fma_int32_a, k::fma_int32_b, half),
+                                        k::fma_chain_seed, 0));
+  // The counters tell them apart: every warp must have run iterations / unroll trips.
+  const std::vector<std::uint32_t> ran_half(k::fma_chain_count_words(7), k::fma_chain_trips(half));
+  const k::work_count_verdict v = k::judge_work_counts(ran_half, k::fma_chain_trips(full));
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.wrong, ran_half.size());
+  const std::string d = k::describe_work_counts(v, "warp");
+  EXPECT_NE(d.find("counted other than the 256 loop trips"), std::string::npos) << d;
+  EXPECT_NE(d.find("warp 0, counted 128"), std::string::npos) << d;
+  EXPECT_TRUE(
+      k::judge_work_counts(std::vector<std::uint32_t>(56, 256), k::fma_chain_trips(full)).passed());
+}
+
+TEST(fma_chain_work_count, trips_and_counter_layout) {
+  EXPECT_EQ(k::fma_chain_warps_per_block, 8u);
+  EXPECT_EQ(k::fma_chain_count_words(7), 56u);
+  EXPECT_EQ(k::fma_chain_trips(0), 0u);
+  EXPECT_EQ(k::fma_chain_trips(4096), 4096u / k::fma_chain_unroll);
+  // Every count stays clear of the counters' poison.
+  EXPECT_LT(k::fma_chain_trips(k::fma_chain_max_iterations), k::work_count_poison);
+  // The FLOP count is the counted trips × unroll × ops per thread-iteration × threads.
+  const std::uint32_t iterations = 30944;
+  const std::uint64_t blocks = 264;
+  const double from_counts = static_cast<double>(k::fma_chain_count_words(blocks)) * 32.0 *
+                             k::fma_chain_trips(iterations) * k::fma_chain_unroll *
+                             k::fma_chain_ops_per_thread_iteration(fma_dtype::fp16x2);
+  EXPECT_DOUBLE_EQ(from_counts, k::fma_chain_ops(fma_dtype::fp16x2,
+                                                 blocks * k::fma_chain_block_threads, iterations));
+}
+
+TEST(fma_chain_poison, int32_poison_is_no_threads_result) {
+  // Any word is a possible int32 result, so the poison is picked against the known results.
+  const std::uint64_t threads = 3 * k::fma_chain_block_threads;
+  const std::vector<std::uint32_t> all =
+      k::fma_chain_expected_int32_all(threads, 96, k::fma_chain_seed);
+  ASSERT_EQ(all.size(), threads);
+  const auto steps = k::lcg_jump(k::fma_int32_a, k::fma_int32_b, 96);
+  for (std::uint32_t t : {0u, 1u, 255u, 767u})
+    EXPECT_EQ(all[t], k::fma_chain_expected_int32(steps, k::fma_chain_seed, t)) << t;
+  const auto byte = k::poison_byte_avoiding(all);
+  ASSERT_TRUE(byte.has_value());
+  for (std::uint32_t r : all)
+    ASSERT_NE(r, k::byte_poison_word(*byte));
+  // Were a thread's result 0x80808080, the poison would move on.
+  std::vector<std::uint32_t> with_collision = all;
+  with_collision[5] = k::byte_poison_word(*byte);
+  const auto other = k::poison_byte_avoiding(with_collision);
+  ASSERT_TRUE(other.has_value());
+  EXPECT_NE(*other, *byte);
+}
+
 TEST(fma_chain_launchers, reject_bad_arguments_before_launching) {
   // No CUDA call happens before these checks, so this runs without a GPU.
   auto* fake = reinterpret_cast<float*>(std::uintptr_t{256});
@@ -271,7 +340,11 @@ TEST(fma_chain_launchers, reject_bad_arguments_before_launching) {
                std::invalid_argument);
   EXPECT_THROW(k::launch_fma_chain_fp64(nullptr, 1, 32, 1.0, 0.0, 1, nullptr),
                std::invalid_argument);
-  EXPECT_THROW(k::launch_fma_chain_fp16x2(nullptr, 1, 32, 0, 0, 1, nullptr), std::invalid_argument);
+  EXPECT_THROW(k::launch_fma_chain_fp16x2(nullptr, nullptr, 1, 32, 0, 0, 1, nullptr),
+               std::invalid_argument);
+  auto* words = reinterpret_cast<std::uint32_t*>(std::uintptr_t{256});
+  EXPECT_THROW(k::launch_fma_chain_fp16x2(words, nullptr, 1, 32, 0, 0, 1, nullptr),
+               std::invalid_argument); // no work counters
   EXPECT_THROW(k::launch_fma_chain_int32(reinterpret_cast<std::uint32_t*>(fake), 1,
                                          k::fma_chain_max_iterations + k::fma_chain_unroll, 1, 1, 1,
                                          nullptr),
@@ -333,8 +406,10 @@ TEST_F(fma_chain_gpu, fp16x2_every_thread_bit_for_bit) {
   for (std::uint32_t n : test_iterations) {
     SCOPED_TRACE(n);
     k::device_buffer<std::uint32_t> out(test_threads);
+    k::device_buffer<std::uint32_t> trips(k::fma_chain_count_words(test_blocks));
     k::poison_with_nan(out.data(), out.bytes(), nullptr);
-    k::launch_fma_chain_fp16x2(out.data(), test_blocks, n, k::fma_fp16x2_a_bits,
+    k::poison_with_nan(trips.data(), trips.bytes(), nullptr);
+    k::launch_fma_chain_fp16x2(out.data(), trips.data(), test_blocks, n, k::fma_fp16x2_a_bits,
                                k::fma_fp16x2_b_bits, k::fma_chain_seed, nullptr);
     GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
     const auto got = to_host(out);
@@ -343,6 +418,11 @@ TEST_F(fma_chain_gpu, fp16x2_every_thread_bit_for_bit) {
     for (std::size_t t = 0; t < got.size(); ++t)
       ASSERT_EQ(got[t], want[k::fma_start_class(static_cast<std::uint32_t>(t))])
           << t << std::hex << " got 0x" << got[t];
+    // Every warp counted n / unroll trips; one trip more is not what it ran.
+    const auto counted = to_host(trips);
+    const k::work_count_verdict work = k::judge_work_counts(counted, k::fma_chain_trips(n));
+    EXPECT_TRUE(work.passed()) << k::describe_work_counts(work, "warp");
+    EXPECT_FALSE(k::judge_work_counts(counted, k::fma_chain_trips(n) + 1).passed());
   }
 }
 
@@ -402,6 +482,9 @@ TEST_F(fma_chain_gpu, benchmarks_are_ok_verified_and_near_the_ceiling) {
     EXPECT_EQ(res.bench_id, ids[i]);
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
+    // fp16x2 alone carries the work counters; its verification says every warp ran its trips.
+    EXPECT_EQ(res.check.detail.find("work count: every one of the") != std::string::npos, i == 2)
+        << res.check.detail;
     EXPECT_EQ(res.cache_state, "hot");
     EXPECT_EQ(res.metric, "throughput");
     EXPECT_EQ(res.unit, i == 3 ? "TOPS" : "TFLOP/s");

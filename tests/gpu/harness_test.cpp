@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -331,6 +333,55 @@ TEST(verification, elementwise_catches_nan_and_wrong_values_in_a_big_parallel_ar
   EXPECT_EQ(v.status, verification_status::failed);
   EXPECT_NE(v.detail.find("index 123"), std::string::npos);
   EXPECT_NE(v.detail.find("not finite"), std::string::npos);
+}
+
+TEST(verification, poison_left_in_place_is_reported_as_not_written) {
+  // An int32 output poisoned with 0x80808080 (the tensor.mma.int8 poison): element 7 never
+  // written, element 9 written wrong, element 3 written as -1 (a legal result, and right here).
+  const auto poison = static_cast<std::int32_t>(0x80808080u);
+  std::vector<std::int32_t> got(16, 42);
+  got[3] = -1;
+  got[7] = poison;
+  got[9] = 41;
+  const auto expected = [](std::size_t i) { return i == 3 ? -1.0 : 42.0; };
+  const auto r = b::check_elementwise(got.data(), got.size(), expected, 0.0,
+                                      [&](std::size_t i) { return got[i] == poison; });
+  EXPECT_EQ(r.failures, 2u);
+  EXPECT_EQ(r.not_written, 1u);
+  EXPECT_EQ(r.non_finite, 0u);
+  ASSERT_TRUE(r.first_failure.has_value());
+  EXPECT_EQ(*r.first_failure, 7u);
+  EXPECT_TRUE(r.first_not_written);
+  const auto v = b::to_verification(r, 0.0, "test");
+  EXPECT_EQ(v.status, verification_status::failed);
+  EXPECT_NE(v.detail.find("1 of them not written (still holding the poison)"), std::string::npos)
+      << v.detail;
+  EXPECT_NE(v.detail.find("first at index 7: not written"), std::string::npos) << v.detail;
+  // Without the poison predicate the same element is only "out of tolerance".
+  const auto plain = b::check_elementwise(got.data(), got.size(), expected, 0.0);
+  EXPECT_EQ(plain.failures, 2u);
+  EXPECT_EQ(plain.not_written, 0u);
+  EXPECT_EQ(b::to_verification(plain, 0.0, "test").detail.find("not written"), std::string::npos);
+}
+
+TEST(verification, a_nan_poison_is_not_written_when_the_check_knows_it) {
+  const std::size_t n = std::size_t{3} << 20; // several threads
+  std::vector<float> got(n, 1.5f);
+  std::uint32_t all_ones = 0xFFFFFFFFu; // what poison_with_nan leaves
+  std::memcpy(&got[n - 2], &all_ones, sizeof(float));
+  got[1] = std::numeric_limits<float>::quiet_NaN(); // a computed NaN, not the poison
+  const auto r = b::check_elementwise(
+      got.data(), n, [](std::size_t) { return 1.5; }, 0.0,
+      [&](std::size_t i) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &got[i], sizeof bits);
+        return bits == all_ones;
+      });
+  EXPECT_EQ(r.failures, 2u);
+  EXPECT_EQ(r.not_written, 1u);
+  EXPECT_EQ(r.non_finite, 1u);
+  EXPECT_EQ(*r.first_failure, 1u);
+  EXPECT_FALSE(r.first_not_written);
 }
 
 TEST(verification, compensated_sum_is_accurate_where_naive_double_is_not) {

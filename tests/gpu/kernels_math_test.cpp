@@ -1,11 +1,15 @@
 // Host tests of the kernels' CUDA-free headers: grid sizing, the STREAM table, the seeded values,
-// the dot's error bound, and the launchers' argument checks (which throw before any CUDA call).
+// the dot's error bound, the output poisons, the work counters' verdict, and the launchers'
+// argument checks (which throw before any CUDA call).
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +20,7 @@
 #include "gpuspec/kernels/seeded_values.hpp"
 #include "gpuspec/kernels/stream.hpp"
 #include "gpuspec/kernels/stream_math.hpp"
+#include "gpuspec/kernels/work_count.hpp"
 
 #if defined(__CUDA_RUNTIME_API_H__) || defined(__CUDA_RUNTIME_H__)
 #error "the kernels' .hpp headers must not include the CUDA runtime"
@@ -171,4 +176,95 @@ TEST(launchers, hold_rejects_a_timeout_that_is_not_positive) {
   EXPECT_THROW(k::launch_hold(nullptr, nullptr, 0.0, nullptr), std::invalid_argument);
   EXPECT_THROW(k::launch_hold(nullptr, nullptr, -1.0, nullptr), std::invalid_argument);
   EXPECT_THROW(k::launch_hold(nullptr, nullptr, std::nan(""), nullptr), std::invalid_argument);
+}
+
+// --- output poisons ----------------------------------------------------------------------------
+
+TEST(poison, byte_words_and_the_nan_word) {
+  EXPECT_EQ(k::byte_poison_word(0x80), 0x80808080u);
+  EXPECT_EQ(k::byte_poison_word(0xFF), k::nan_poison_word);
+  EXPECT_EQ(k::byte_poison_word(0x00), 0u);
+  float f = 0;
+  static_assert(sizeof f == sizeof k::nan_poison_word);
+  std::memcpy(&f, &k::nan_poison_word, sizeof f);
+  EXPECT_TRUE(std::isnan(f));
+}
+
+TEST(poison, byte_avoiding_skips_the_words_that_are_results) {
+  // No result is a repeated-byte word: the first choice stands.
+  const std::vector<std::uint32_t> plain{1, 2, 0x80808081u, 0x01808080u};
+  EXPECT_EQ(k::poison_byte_avoiding(plain), std::uint8_t{0x80});
+  // 0x80808080 and 0x81818181 are results: the next byte is taken.
+  const std::vector<std::uint32_t> taken{7, 0x80808080u, 0x81818181u, 9};
+  EXPECT_EQ(k::poison_byte_avoiding(taken), std::uint8_t{0x82});
+  // It wraps past 0xFF to 0x00.
+  EXPECT_EQ(k::poison_byte_avoiding(std::vector<std::uint32_t>{0xFFFFFFFFu}, 0xFF),
+            std::uint8_t{0x00});
+  // Every one of the 256 words a result: no poison.
+  std::vector<std::uint32_t> all;
+  for (unsigned b = 0; b < 256; ++b)
+    all.push_back(k::byte_poison_word(static_cast<std::uint8_t>(b)));
+  EXPECT_FALSE(k::poison_byte_avoiding(all).has_value());
+  all.pop_back();
+  EXPECT_EQ(k::poison_byte_avoiding(all), std::uint8_t{0xFF});
+}
+
+// --- work counters -----------------------------------------------------------------------------
+
+TEST(work_count, every_unit_at_the_expected_trips_passes) {
+  const std::vector<std::uint32_t> counts(24, 4096);
+  const k::work_count_verdict v = k::judge_work_counts(counts, 4096);
+  EXPECT_TRUE(v.passed());
+  EXPECT_EQ(v.units, 24u);
+  EXPECT_EQ(v.counted_total, 24u * 4096);
+  EXPECT_FALSE(v.first_bad.has_value());
+  const std::string d = k::describe_work_counts(v, "warp");
+  EXPECT_NE(d.find("every one of the 24 warps counted 4096 loop trips"), std::string::npos) << d;
+  // Zero trips is a count like any other.
+  EXPECT_TRUE(k::judge_work_counts(std::vector<std::uint32_t>(3, 0), 0).passed());
+}
+
+TEST(work_count, a_short_loop_fails_naming_expected_and_counted) {
+  // The case the accumulator check cannot see: warp 5 ran half its trips.
+  std::vector<std::uint32_t> counts(16, 300);
+  counts[5] = 150;
+  const k::work_count_verdict v = k::judge_work_counts(counts, 300);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.wrong, 1u);
+  EXPECT_EQ(v.not_written, 0u);
+  ASSERT_TRUE(v.first_bad.has_value());
+  EXPECT_EQ(*v.first_bad, 5u);
+  EXPECT_EQ(v.first_bad_value, 150u);
+  EXPECT_EQ(v.counted_total, 15u * 300 + 150);
+  const std::string d = k::describe_work_counts(v, "warp");
+  EXPECT_NE(d.find("1 of 16 warps counted other than the 300 loop trips"), std::string::npos) << d;
+  EXPECT_NE(d.find("warp 5, counted 150"), std::string::npos) << d;
+  EXPECT_NE(d.find("counted 4650 trips in all, expected 4800"), std::string::npos) << d;
+  // More trips than credited fails too.
+  counts[5] = 301;
+  EXPECT_FALSE(k::judge_work_counts(counts, 300).passed());
+}
+
+TEST(work_count, a_unit_that_never_stored_is_not_written) {
+  // Warpgroup 2 returned before its store: its counter keeps the poison.
+  std::vector<std::uint32_t> counts(4, 77);
+  counts[2] = k::work_count_poison;
+  counts[3] = k::work_count_poison;
+  const k::work_count_verdict v = k::judge_work_counts(counts, 77);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.not_written, 2u);
+  EXPECT_EQ(v.wrong, 0u);
+  EXPECT_EQ(v.counted_total, 2u * 77); // the poison is not counted as trips
+  ASSERT_TRUE(v.first_bad.has_value());
+  EXPECT_EQ(*v.first_bad, 2u);
+  const std::string d = k::describe_work_counts(v, "warpgroup");
+  EXPECT_NE(d.find("2 of 4 warpgroups never stored their count (not written"), std::string::npos)
+      << d;
+  EXPECT_NE(d.find("warpgroup 2, not written"), std::string::npos) << d;
+}
+
+TEST(work_count, no_counters_never_pass) {
+  const k::work_count_verdict v = k::judge_work_counts({}, 5);
+  EXPECT_FALSE(v.passed());
+  EXPECT_NE(k::describe_work_counts(v, "warp").find("no warps"), std::string::npos);
 }

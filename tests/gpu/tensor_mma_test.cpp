@@ -1,10 +1,12 @@
 // Tests of the Tensor Core peak family (tensor.mma.*).
 //
 // Host tests (run everywhere): the mma.sync register-fragment maps against the PTX ISA's tables
-// and as bijections, the operand encodings, the problems the benchmark builds, the work counts,
-// the wgmma shared-memory layout, descriptor and accumulator map, and the choice of path per
-// type and architecture. Device tests (skipped without a GPU): every kernel the GPU can run,
-// small, checked element by element against A·B; then tensor.mma.* through the harness.
+// and as bijections, the operand encodings, the problems the benchmark builds, the work counts
+// and the work counters' layout, the output poisons (out of every result's reach), the wgmma
+// shared-memory layout, descriptor and accumulator map, and the choice of path per type and
+// architecture. Device tests (skipped without a GPU): every kernel the GPU can run, small,
+// checked element by element against A·B and warp by warp (warpgroup by warpgroup) for the trips
+// it ran; then tensor.mma.* through the harness.
 
 #include <algorithm>
 #include <array>
@@ -27,8 +29,10 @@
 #include "gpuspec/benches/runner.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
+#include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/mma_peak.hpp"
 #include "gpuspec/kernels/wgmma_peak.hpp"
+#include "gpuspec/kernels/work_count.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
@@ -255,6 +259,73 @@ TEST(tc_work, counts_two_operations_per_multiply_add) {
   EXPECT_DOUBLE_EQ(k::wgmma_operations(tc_dtype::tf32, 1, 0), 2.0 * 2 * 64 * 256 * 8);
   EXPECT_DOUBLE_EQ(k::wgmma_operations(tc_dtype::fp8_e4m3, 2, 0), 4.0 * 2 * 64 * 256 * 32);
   EXPECT_EQ(k::wgmma_output_words(3), 3u * 2 * 64 * 256);
+  // One work counter per warp (mma.sync) and per warpgroup (wgmma).
+  EXPECT_EQ(k::mma_count_words(3), 3u * 8);
+  EXPECT_EQ(k::wgmma_count_words(3), 3u * 2);
+}
+
+TEST(tc_work, counted_trips_account_for_every_credited_operation) {
+  // Every unit counting `pairs` trips is exactly the FLOP count: units × accumulators × (1 + 2·
+  // pairs) × 2·M·N·K, for both paths. A count one short is 2 instructions per accumulator short.
+  for (std::uint32_t pairs : {0u, 1u, 256u, 4096u, k::tc_max_pairs}) {
+    const std::uint64_t blocks = 264;
+    const double per_warp_trip_ops = 2.0 * k::mma_accumulators * 2.0 * 16 * 8 * 16;
+    const double from_counts =
+        static_cast<double>(k::mma_count_words(blocks)) *
+        (k::mma_accumulators * 2.0 * 16 * 8 * 16 + per_warp_trip_ops * pairs);
+    EXPECT_DOUBLE_EQ(from_counts, k::mma_sync_operations(mma_variant::fp16_m16n8k16, blocks, pairs))
+        << pairs;
+    const double wg_from_counts = static_cast<double>(k::wgmma_count_words(blocks)) *
+                                  (1.0 + 2.0 * pairs) * 2.0 * 64 * 256 * 16;
+    EXPECT_DOUBLE_EQ(wg_from_counts, k::wgmma_operations(tc_dtype::fp16, blocks, pairs)) << pairs;
+  }
+  // The largest count stays clear of the counters' poison.
+  EXPECT_LT(k::tc_max_pairs, k::work_count_poison);
+}
+
+TEST(tc_work, a_warp_that_ran_short_or_never_stored_fails_the_count) {
+  // What a device run would leave if one warp's loop stopped early and another warp returned
+  // before its store: the accumulators would still hold A·B, the count does not.
+  constexpr std::uint32_t pairs = 1000;
+  std::vector<std::uint32_t> trips(k::mma_count_words(4), pairs);
+  EXPECT_TRUE(k::judge_work_counts(trips, pairs).passed());
+  trips[9] = pairs / 2;
+  trips[30] = k::work_count_poison;
+  const k::work_count_verdict v = k::judge_work_counts(trips, pairs);
+  EXPECT_FALSE(v.passed());
+  EXPECT_EQ(v.wrong, 1u);
+  EXPECT_EQ(v.not_written, 1u);
+  const std::string d = k::describe_work_counts(v, "warp");
+  EXPECT_NE(d.find("warp 9, counted 500"), std::string::npos) << d;
+  EXPECT_NE(d.find("1000 loop trips the FLOP count assumes"), std::string::npos) << d;
+}
+
+TEST(tc_poison, no_accumulator_can_hold_the_poison) {
+  // INT32: 0x80808080 (not -1, which a result can be), beyond ±K·7·7 for every K used.
+  EXPECT_EQ(k::tc_output_poison_word(tc_dtype::int8), 0x80808080u);
+  EXPECT_LT(static_cast<std::int32_t>(k::tc_output_poison_word(tc_dtype::int8)),
+            -k::tc_int8_max_magnitude);
+  EXPECT_NE(k::tc_output_poison_word(tc_dtype::int8), 0xFFFFFFFFu);
+  for (mma_variant v : k::all_mma_variants) {
+    const k::mma_variant_info info = k::mma_info(v);
+    EXPECT_LE(info.k * 49, k::tc_int8_max_magnitude) << name_of(v);
+    if (!k::tc_is_integer(info.dtype))
+      continue;
+    for (std::uint64_t seed : {1ull, 7ull, 1234ull}) {
+      const k::mma_problem pr = k::make_mma_problem(v, seed);
+      for (double c : pr.c)
+        EXPECT_LE(std::fabs(c), k::tc_int8_max_magnitude) << name_of(v);
+    }
+  }
+  const k::wgmma_problem wg = k::make_wgmma_problem(tc_dtype::int8, 99);
+  for (double d : wg.d)
+    ASSERT_LE(std::fabs(d), k::tc_int8_max_magnitude);
+  // FP32 accumulators: the NaN word, which no finite A·B is.
+  for (tc_dtype t : {tc_dtype::fp16, tc_dtype::bf16, tc_dtype::tf32, tc_dtype::fp8_e4m3}) {
+    EXPECT_EQ(k::tc_output_poison_word(t), k::nan_poison_word);
+    EXPECT_TRUE(std::isnan(k::tc_accumulator_value(false, k::tc_output_poison_word(t))));
+    EXPECT_EQ(k::byte_poison_word(k::tc_output_poison_byte(t)), k::tc_output_poison_word(t));
+  }
 }
 
 TEST(tc_status, says_whether_the_instruction_ran) {
@@ -402,15 +473,31 @@ TEST(tc_plan, wgmma_launchers_match_the_build) {
   if (!k::wgmma_peak_built()) {
     EXPECT_THROW((void)k::wgmma_peak_blocks(tc_dtype::fp16), std::logic_error);
     EXPECT_THROW(k::launch_wgmma_peak(tc_dtype::fp16, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                      1, 0, nullptr),
+                                      nullptr, 1, 0, nullptr),
                  std::logic_error);
   } else {
     EXPECT_THROW(k::launch_wgmma_peak(tc_dtype::fp16, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                      1, 0, nullptr),
+                                      nullptr, 1, 0, nullptr),
+                 std::invalid_argument);
+    // The argument checks come before any CUDA call: fake, aligned device addresses.
+    auto* rows = reinterpret_cast<const std::uint8_t*>(std::uintptr_t{0x1000});
+    auto* words = reinterpret_cast<std::uint32_t*>(std::uintptr_t{0x2000});
+    EXPECT_THROW(k::launch_wgmma_peak(tc_dtype::fp16, rows, rows, rows, words, nullptr, words, 1, 0,
+                                      nullptr),
+                 std::invalid_argument); // no work counters
+    EXPECT_THROW(k::launch_wgmma_peak(tc_dtype::fp16, rows, rows, rows, words, words, words, 1,
+                                      k::tc_max_pairs + 1, nullptr),
                  std::invalid_argument);
   }
   EXPECT_THROW(k::launch_mma_sync_peak(mma_variant::fp16_m16n8k16, nullptr, nullptr, nullptr,
-                                       nullptr, nullptr, 1, 0, nullptr),
+                                       nullptr, nullptr, nullptr, 1, 0, nullptr),
+               std::invalid_argument);
+  auto* words = reinterpret_cast<std::uint32_t*>(std::uintptr_t{0x2000});
+  EXPECT_THROW(k::launch_mma_sync_peak(mma_variant::fp16_m16n8k16, words, words, words, words,
+                                       nullptr, words, 1, 0, nullptr),
+               std::invalid_argument); // no work counters
+  EXPECT_THROW(k::launch_mma_sync_peak(mma_variant::fp16_m16n8k16, words, words, words, words,
+                                       words, words, 1, k::tc_max_pairs + 1, nullptr),
                std::invalid_argument);
 }
 
@@ -435,6 +522,14 @@ struct tensor_kernels : gpuspec::testing::gpu_test {
     GPUSPEC_CUDA_CHECK(
         cudaMemcpy(d.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
     return d;
+  }
+
+  /// The work counters of a launch, as the kernel stored them.
+  static std::vector<std::uint32_t> counts(const k::device_buffer<std::uint32_t>& trips) {
+    std::vector<std::uint32_t> host(trips.size());
+    GPUSPEC_CUDA_CHECK(
+        cudaMemcpy(host.data(), trips.data(), trips.bytes(), cudaMemcpyDeviceToHost));
+    return host;
   }
 
   /// Checks every word of `out` against `tile` repeated; returns the number of mismatches.
@@ -473,11 +568,13 @@ TEST_F(tensor_kernels, every_mma_sync_variant_this_gpu_runs_computes_a_times_b) 
     for (unsigned blocks : {1u, 3u}) {
       for (std::uint32_t pairs : {0u, 1u, 17u}) {
         k::device_buffer<std::uint32_t> out(k::mma_output_words(v, blocks));
+        k::device_buffer<std::uint32_t> trips(k::mma_count_words(blocks));
         k::device_buffer<std::uint32_t> status(1);
-        GPUSPEC_CUDA_CHECK(cudaMemset(out.data(), 0xFF, out.bytes()));
+        k::poison_with_byte(out.data(), out.bytes(), k::tc_output_poison_byte(info.dtype), nullptr);
+        k::poison_with_nan(trips.data(), trips.bytes(), nullptr);
         GPUSPEC_CUDA_CHECK(cudaMemset(status.data(), 0, sizeof(std::uint32_t)));
-        k::launch_mma_sync_peak(v, a.data(), bp.data(), bn.data(), out.data(), status.data(),
-                                blocks, pairs, nullptr);
+        k::launch_mma_sync_peak(v, a.data(), bp.data(), bn.data(), out.data(), trips.data(),
+                                status.data(), blocks, pairs, nullptr);
         GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
         std::uint32_t word = 0;
         GPUSPEC_CUDA_CHECK(cudaMemcpy(&word, status.data(), sizeof word, cudaMemcpyDeviceToHost));
@@ -485,6 +582,13 @@ TEST_F(tensor_kernels, every_mma_sync_variant_this_gpu_runs_computes_a_times_b) 
         std::string first;
         EXPECT_EQ(mismatches(out, pr.c, k::tc_is_integer(info.dtype), first), 0u)
             << "blocks " << blocks << " pairs " << pairs << ": " << first;
+        // Every warp ran exactly `pairs` trips, and a count one off is caught.
+        const std::vector<std::uint32_t> got = counts(trips);
+        const k::work_count_verdict work = k::judge_work_counts(got, pairs);
+        EXPECT_TRUE(work.passed()) << "blocks " << blocks << " pairs " << pairs << ": "
+                                   << k::describe_work_counts(work, "warp");
+        EXPECT_EQ(work.units, static_cast<std::size_t>(blocks) * k::mma_warps_per_block);
+        EXPECT_FALSE(k::judge_work_counts(got, pairs + 1).passed());
       }
     }
   }
@@ -511,11 +615,13 @@ TEST_F(tensor_kernels, every_wgmma_kernel_computes_a_times_b_on_hopper) {
     for (unsigned blocks : {1u, 2u}) {
       for (std::uint32_t pairs : {0u, 1u, 9u}) {
         k::device_buffer<std::uint32_t> out(k::wgmma_output_words(blocks));
+        k::device_buffer<std::uint32_t> trips(k::wgmma_count_words(blocks));
         k::device_buffer<std::uint32_t> status(1);
-        GPUSPEC_CUDA_CHECK(cudaMemset(out.data(), 0xFF, out.bytes()));
+        k::poison_with_byte(out.data(), out.bytes(), k::tc_output_poison_byte(t), nullptr);
+        k::poison_with_nan(trips.data(), trips.bytes(), nullptr);
         GPUSPEC_CUDA_CHECK(cudaMemset(status.data(), 0, sizeof(std::uint32_t)));
-        k::launch_wgmma_peak(t, a.data(), bp.data(), bn.data(), out.data(), status.data(), blocks,
-                             pairs, nullptr);
+        k::launch_wgmma_peak(t, a.data(), bp.data(), bn.data(), out.data(), trips.data(),
+                             status.data(), blocks, pairs, nullptr);
         GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
         std::uint32_t word = 0;
         GPUSPEC_CUDA_CHECK(cudaMemcpy(&word, status.data(), sizeof word, cudaMemcpyDeviceToHost));
@@ -523,6 +629,13 @@ TEST_F(tensor_kernels, every_wgmma_kernel_computes_a_times_b_on_hopper) {
         std::string first;
         EXPECT_EQ(mismatches(out, pr.d, k::tc_is_integer(t), first), 0u)
             << "blocks " << blocks << " pairs " << pairs << ": " << first;
+        // Every warpgroup ran exactly `pairs` trips, and a count one off is caught.
+        const std::vector<std::uint32_t> got = counts(trips);
+        const k::work_count_verdict work = k::judge_work_counts(got, pairs);
+        EXPECT_TRUE(work.passed()) << "blocks " << blocks << " pairs " << pairs << ": "
+                                   << k::describe_work_counts(work, "warpgroup");
+        EXPECT_EQ(work.units, static_cast<std::size_t>(blocks) * k::wgmma_warpgroups_per_block);
+        EXPECT_FALSE(k::judge_work_counts(got, pairs + 1).passed());
       }
     }
   }
@@ -551,6 +664,16 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
       continue;
     }
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
+    // The verification covers the work counters: every unit ran the credited pairs.
+    const std::string unit =
+        res.parameters.at("path").get<std::string>() == "wgmma" ? "warpgroups" : "warps";
+    EXPECT_NE(res.check.detail.find("work count: every one of the"), std::string::npos)
+        << res.check.detail;
+    EXPECT_NE(res.check.detail.find(
+                  unit + " counted " +
+                  std::to_string(res.parameters.at("pairs").get<std::uint64_t>()) + " loop trips"),
+              std::string::npos)
+        << res.check.detail;
     EXPECT_EQ(res.metric, "throughput");
     EXPECT_EQ(res.unit, res.bench_id == "tensor.mma.int8" ? "TOPS" : "TFLOP/s");
     EXPECT_EQ(res.cache_state, "hot");

@@ -37,12 +37,14 @@ template <class F> void for_each_slice(std::size_t n, unsigned parts, const F& f
 /// What an element-wise check found.
 struct elementwise_report {
   std::size_t checked = 0;
-  std::size_t failures = 0;   ///< out of tolerance, non-finite ones included
-  std::size_t non_finite = 0; ///< NaN or infinite outputs (a poisoned element never written)
-  double max_rel_error = 0;   ///< over the finite outputs
+  std::size_t failures = 0;   ///< out of tolerance, non-finite and unwritten ones included
+  std::size_t non_finite = 0; ///< NaN or infinite outputs (a NaN poison never written, or overflow)
+  std::size_t not_written = 0; ///< still holding the poison (only where the check was told it)
+  double max_rel_error = 0;    ///< over the finite outputs
   std::size_t worst_index = 0;
   std::optional<std::size_t> first_failure;
   double first_got = 0, first_expected = 0;
+  bool first_not_written = false; ///< the first failure still holds the poison
 };
 
 /// Relative error of `got` against `expected`: |got - expected| / |expected|, or the absolute
@@ -53,15 +55,29 @@ struct elementwise_report {
 }
 
 /// Checks got[i] against expected(i) (a double) for every i < n; an element fails unless its
-/// relative error is <= tolerance (so a NaN fails).
-template <class T, class Expected>
+/// relative error is <= tolerance (so a NaN fails). An element for which is_poison(i) holds
+/// still has the value the output was poisoned with, one no result can take: it fails as not
+/// written (counted in not_written, not in non_finite).
+template <class T, class Expected, class IsPoison>
 [[nodiscard]] elementwise_report check_elementwise(const T* got, std::size_t n,
-                                                   const Expected& expected, double tolerance) {
+                                                   const Expected& expected, double tolerance,
+                                                   const IsPoison& is_poison) {
   const unsigned parts = verification_threads(n);
   std::vector<elementwise_report> partial(std::max(1u, parts));
   for_each_slice(n, parts, [&](std::size_t begin, std::size_t end, unsigned part) {
     elementwise_report r;
     for (std::size_t i = begin; i < end; ++i) {
+      if (is_poison(i)) {
+        ++r.not_written;
+        ++r.failures;
+        if (!r.first_failure) {
+          r.first_failure = i;
+          r.first_got = static_cast<double>(got[i]);
+          r.first_expected = static_cast<double>(expected(i));
+          r.first_not_written = true;
+        }
+        continue;
+      }
       const double g = static_cast<double>(got[i]);
       const double e = static_cast<double>(expected(i));
       const double err = relative_error(g, e);
@@ -89,6 +105,7 @@ template <class T, class Expected>
     total.checked += r.checked;
     total.failures += r.failures;
     total.non_finite += r.non_finite;
+    total.not_written += r.not_written;
     if (r.max_rel_error > total.max_rel_error) {
       total.max_rel_error = r.max_rel_error;
       total.worst_index = r.worst_index;
@@ -97,9 +114,17 @@ template <class T, class Expected>
       total.first_failure = r.first_failure;
       total.first_got = r.first_got;
       total.first_expected = r.first_expected;
+      total.first_not_written = r.first_not_written;
     }
   }
   return total;
+}
+
+/// The same, for an output whose poison no check was told of: NaN poisons show as non_finite.
+template <class T, class Expected>
+[[nodiscard]] elementwise_report check_elementwise(const T* got, std::size_t n,
+                                                   const Expected& expected, double tolerance) {
+  return check_elementwise(got, n, expected, tolerance, [](std::size_t) { return false; });
 }
 
 /// Sum and sum of magnitudes of term(i) for i < n, in double with Neumaier's compensated

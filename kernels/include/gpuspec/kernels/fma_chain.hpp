@@ -15,6 +15,11 @@
 /// a, b and the iteration count are kernel arguments, so the compiler cannot fold the chain;
 /// each thread stores the sum of its accumulators, so none of the work is dead.
 ///
+/// The fp32, fp64 and int32 outputs depend on every step, so their check pins the iteration
+/// count. The fp16 chains reach a rounding fixed point after a few hundred steps, after which
+/// more steps change nothing: fma_chain_fp16x2 therefore also stores each warp's loop trips
+/// (work_count.hpp), which the host requires to be fma_chain_trips(iterations).
+///
 /// Starting values: the floating-point accumulators start from seeded values of the thread's
 /// class (global thread index mod fma_chain_start_classes), so the host simulates one chain per
 /// class and accumulator, not per thread; the int32 accumulators start from seeded values of
@@ -22,6 +27,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -67,6 +73,18 @@ inline constexpr unsigned fma_chain_start_classes = 64;
 /// Largest iteration count a launcher takes: bounds the host simulation of the check
 /// (64 classes × 16 accumulators × 2^20 steps at most).
 inline constexpr std::uint32_t fma_chain_max_iterations = std::uint32_t{1} << 20;
+
+/// Warps per block, and the work counters of fma_chain_fp16x2 (one per warp: warp w of block b
+/// at b·8 + w).
+inline constexpr unsigned fma_chain_warps_per_block = fma_chain_block_threads / 32;
+[[nodiscard]] constexpr std::size_t fma_chain_count_words(std::uint64_t blocks) {
+  return static_cast<std::size_t>(blocks) * fma_chain_warps_per_block;
+}
+/// Trips of the kernels' loop for `iterations` (a multiple of fma_chain_unroll): what every
+/// warp's work counter must hold.
+[[nodiscard]] constexpr std::uint32_t fma_chain_trips(std::uint32_t iterations) {
+  return iterations / fma_chain_unroll;
+}
 
 /// FMAs one instruction does: 2 for fp16x2 (HFMA2 works on a pair of fp16 values), else 1.
 [[nodiscard]] constexpr unsigned fma_lanes(fma_dtype d) { return d == fma_dtype::fp16x2 ? 2 : 1; }
@@ -314,6 +332,17 @@ fma_chain_expected_int32(const lcg_map& steps, std::uint64_t seed, std::uint32_t
   return sum;
 }
 
+/// int32: the expected output of every one of `threads` threads after `iterations` steps (the
+/// benchmark chooses the output's poison from it, before the run, and checks against it after).
+[[nodiscard]] inline std::vector<std::uint32_t>
+fma_chain_expected_int32_all(std::uint64_t threads, std::uint64_t iterations, std::uint64_t seed) {
+  const lcg_map steps = lcg_jump(fma_int32_a, fma_int32_b, iterations);
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(threads));
+  for (std::size_t t = 0; t < out.size(); ++t)
+    out[t] = fma_chain_expected_int32(steps, seed, static_cast<std::uint32_t>(t));
+  return out;
+}
+
 // --- launchers ----------------------------------------------------------------------------------
 
 /// One full wave of a kernel on the current device: every SM holds `blocks_per_sm` blocks of
@@ -338,10 +367,12 @@ void launch_fma_chain_fp32(float* out, unsigned blocks, std::uint32_t iterations
                            std::uint64_t seed, stream_handle stream);
 void launch_fma_chain_fp64(double* out, unsigned blocks, std::uint32_t iterations, double a,
                            double b, std::uint64_t seed, stream_handle stream);
-/// a, b and the output as fp16 pairs' bits (low lane first).
-void launch_fma_chain_fp16x2(std::uint32_t* out, unsigned blocks, std::uint32_t iterations,
-                             std::uint32_t a_bits, std::uint32_t b_bits, std::uint64_t seed,
-                             stream_handle stream);
+/// a, b and the output as fp16 pairs' bits (low lane first); `trip_counts` receives
+/// fma_chain_count_words(blocks) work counters, each fma_chain_trips(iterations) when every warp
+/// ran its loop to the end.
+void launch_fma_chain_fp16x2(std::uint32_t* out, std::uint32_t* trip_counts, unsigned blocks,
+                             std::uint32_t iterations, std::uint32_t a_bits, std::uint32_t b_bits,
+                             std::uint64_t seed, stream_handle stream);
 void launch_fma_chain_int32(std::uint32_t* out, unsigned blocks, std::uint32_t iterations,
                             std::uint32_t a, std::uint32_t b, std::uint64_t seed,
                             stream_handle stream);

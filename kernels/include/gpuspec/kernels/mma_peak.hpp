@@ -16,6 +16,10 @@
 /// of 1/2 (integers in [-7, 7] for int8) so A·B and every intermediate value are exact in FP32
 /// (and in the narrower accumulation some Tensor Cores use for FP8); the host reference is
 /// exact and the check is bit-exact. Nothing is dead code: every accumulator is stored.
+///
+/// That check cannot see how many pairs ran, so each warp also stores the trips its pairs loop
+/// ran (work_count.hpp), and the host requires every warp to have run exactly `pairs`: the
+/// count the FLOP figure (mma_sync_operations) assumes.
 
 #include <bit>
 #include <cmath>
@@ -26,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/host_device.hpp"
 #include "gpuspec/kernels/seeded_values.hpp"
 #include "gpuspec/kernels/stream_handle.hpp"
@@ -161,6 +166,31 @@ inline std::uint32_t tc_encode(tc_dtype t, double v) {
 inline double tc_accumulator_value(bool integer, std::uint32_t word) {
   return integer ? static_cast<double>(std::bit_cast<std::int32_t>(word))
                  : static_cast<double>(std::bit_cast<float>(word));
+}
+
+// --- output poison ---------------------------------------------------------------------------
+//
+// Every accumulator only ever holds 0 or an entry of A·B (the pairs swing between the two), and
+// the entries are bounded: int8 operands are integers in [-7, 7] and K is at most 32 for every
+// mma.sync and wgmma shape here, so |A·B| <= 32·7·7 = 1568; the float operands give multiples of
+// 1/4 of magnitude at most 128, all finite.
+
+/// The largest magnitude an int8 accumulator can reach (K <= 32, operands in [-7, 7]).
+inline constexpr std::int32_t tc_int8_max_magnitude = 32 * 7 * 7;
+/// The poison byte of the INT32 accumulators' output: 0x80808080 = -2139062144, far outside
+/// ±tc_int8_max_magnitude. (The all-ones word, -1, would be a legal result.)
+inline constexpr std::uint8_t tc_int32_poison_byte = 0x80;
+static_assert(-static_cast<std::int64_t>(std::bit_cast<std::int32_t>(
+                  byte_poison_word(tc_int32_poison_byte))) > tc_int8_max_magnitude);
+
+/// The poison byte of an output of type `t`: 0x80 for INT32 accumulators, 0xFF (a NaN: no
+/// result is one) for FP32 accumulators.
+constexpr std::uint8_t tc_output_poison_byte(tc_dtype t) {
+  return tc_is_integer(t) ? tc_int32_poison_byte : std::uint8_t{0xFF};
+}
+/// The word an unwritten output element of type `t` holds.
+constexpr std::uint32_t tc_output_poison_word(tc_dtype t) {
+  return byte_poison_word(tc_output_poison_byte(t));
 }
 
 // --- mma.sync shapes ---------------------------------------------------------------------------
@@ -307,6 +337,10 @@ inline constexpr unsigned mma_warps_per_block = mma_block_threads / 32;
 inline constexpr int mma_accumulators = 8;
 inline constexpr unsigned mma_max_blocks_per_sm = 4;
 
+/// The most pairs a launcher takes (mma.sync and wgmma): a work counter (at most this many trips)
+/// stays far below its poison, work_count_poison.
+inline constexpr std::uint32_t tc_max_pairs = std::uint32_t{1} << 24;
+
 /// mma operations on each accumulator for `pairs`: 1 + 2·pairs.
 GPUSPEC_HOST_DEVICE constexpr std::uint64_t mma_ops_per_accumulator(std::uint32_t pairs) {
   return 1 + 2 * static_cast<std::uint64_t>(pairs);
@@ -325,6 +359,12 @@ constexpr std::size_t mma_output_words(mma_variant v, std::uint64_t blocks) {
   const mma_variant_info info = mma_info(v);
   return static_cast<std::size_t>(blocks) * mma_warps_per_block * mma_accumulators *
          static_cast<std::size_t>(info.m * info.n);
+}
+
+/// Work counters the kernel stores: one per warp (warp w of block b at b·8 + w), each the trips
+/// of its pairs loop, which must equal `pairs` (work_count.hpp).
+constexpr std::size_t mma_count_words(std::uint64_t blocks) {
+  return static_cast<std::size_t>(blocks) * mma_warps_per_block;
 }
 
 // --- the status word -----------------------------------------------------------------------
@@ -409,12 +449,13 @@ inline mma_problem make_mma_problem(mma_variant v, std::uint64_t seed) {
 
 /// Enqueues the mma.sync peak kernel of `v` on `stream`: `blocks` blocks of mma_block_threads.
 /// a_frag holds mma_info(v).a_regs × 32 words, b_pos_frag and b_neg_frag b_regs × 32 each (as
-/// make_mma_problem packs them); `out` receives mma_output_words(v, blocks) words; `status`
-/// one word (see tc_status_ran). Every accumulator runs 1 + 2·pairs mma operations. Throws
-/// std::invalid_argument for a null pointer or zero blocks.
+/// make_mma_problem packs them); `out` receives mma_output_words(v, blocks) words, `trips`
+/// mma_count_words(blocks) work counters, `status` one word (see tc_status_ran). Every
+/// accumulator runs 1 + 2·pairs mma operations. Throws std::invalid_argument for a null pointer,
+/// zero blocks or more than tc_max_pairs pairs.
 void launch_mma_sync_peak(mma_variant v, const std::uint32_t* a_frag,
                           const std::uint32_t* b_pos_frag, const std::uint32_t* b_neg_frag,
-                          std::uint32_t* out, std::uint32_t* status, unsigned blocks,
-                          std::uint32_t pairs, stream_handle stream);
+                          std::uint32_t* out, std::uint32_t* trips, std::uint32_t* status,
+                          unsigned blocks, std::uint32_t pairs, stream_handle stream);
 
 } // namespace gpuspec::kernels

@@ -3,15 +3,17 @@
 /// launchers, and the pure helpers the kernel, the benchmark and the tests share.
 ///
 /// The kernels live in kernels/src_sm90a/wgmma_peak.cu, compiled for sm_90a alone when the
-/// build's architecture list holds 90; otherwise kernels/src_sm90a/wgmma_peak_absent.cpp defines
-/// the same functions, wgmma_peak_built() returns false and the launchers throw. Exactly one of
-/// the two files is compiled.
+/// build's architecture list holds 90 (or is all, all-major, or native on a machine with a
+/// Hopper GPU: cmake/GpuspecCudaArchitectures.cmake); otherwise
+/// kernels/src_sm90a/wgmma_peak_absent.cpp defines the same functions, wgmma_peak_built()
+/// returns false and the launchers throw. Exactly one of the two files is compiled.
 ///
 /// The computation mirrors mma_peak.hpp: each warpgroup (4 warps) runs one m64n256kK accumulator
 /// tile (FP32, INT32 for int8) with A (64×K) and B (K×256, stored as 256 rows of K: "K-major")
 /// in shared memory, D = A·B once and then `pairs` times D += A·(-B); D += A·B, so D ends at
 /// exactly A·B. K is 16 (fp16, bf16), 8 (tf32) or 32 (int8, e4m3): one row of A or B is always
-/// 32 bytes.
+/// 32 bytes. As there, each warpgroup also stores the trips its pairs loop ran (work_count.hpp),
+/// which the host requires to equal `pairs`, the count wgmma_operations assumes.
 ///
 /// Shared-memory layout (PTX ISA, "Shared Memory Matrix Layout", K-major, no swizzle). A and B are
 /// made of core matrices of 8 rows × 16 bytes, each stored as 128 contiguous bytes (row r of the
@@ -47,6 +49,8 @@ inline constexpr int wgmma_d_regs = wgmma_m * wgmma_n / 128;
 
 /// K of one instruction: 256 bits of each row, 16 fp16/bf16, 8 tf32, 32 int8/e4m3.
 GPUSPEC_HOST_DEVICE constexpr int wgmma_k(tc_dtype t) { return 256 / tc_element_bits(t); }
+// The int8 output poison (mma_peak.hpp) assumes K <= 32.
+static_assert(wgmma_k(tc_dtype::int8) * 7 * 7 <= tc_int8_max_magnitude);
 
 /// The PTX instruction the kernel of `t` issues.
 constexpr const char* wgmma_ptx(tc_dtype t) {
@@ -114,6 +118,12 @@ constexpr std::size_t wgmma_output_words(std::uint64_t blocks) {
          static_cast<std::size_t>(wgmma_m * wgmma_n);
 }
 
+/// Work counters the kernel stores: one per warpgroup (warpgroup g of block b at b·2 + g), each
+/// the trips of its pairs loop, which must equal `pairs` (work_count.hpp).
+constexpr std::size_t wgmma_count_words(std::uint64_t blocks) {
+  return static_cast<std::size_t>(blocks) * wgmma_warpgroups_per_block;
+}
+
 // --- the host side of one problem ------------------------------------------------------------
 
 /// A, B and -B as values and as row-major bytes (32 bytes per row, elements little-endian), the
@@ -167,6 +177,17 @@ inline wgmma_problem make_wgmma_problem(tc_dtype t, std::uint64_t seed) {
 
 // --- which path measures a type on a GPU --------------------------------------------------
 
+/// What a build without the sm_90a kernels means on Hopper, in one place for the result's note
+/// and the plan's reasons (kernels/CMakeLists.txt prints the same figure as a CMake warning).
+/// The figure is a published measurement, not one of ours: without wgmma an H100 "seems to top
+/// out around 63% of its peak utilization" (B. Spector, A. Singhal, S. Arora, C. Ré, "GPUs Go
+/// Brrr", Hazy Research, 12 May 2024, https://hazyresearch.stanford.edu/blog/2024-05-12-tk).
+inline constexpr const char* hopper_mma_sync_note =
+    "mma.sync on Hopper: not expected to reach the dense Tensor Core peak (about 63% of it "
+    "without wgmma, as published by Hazy Research, \"GPUs Go Brrr\", 2024); this build has no "
+    "sm_90a wgmma kernels: its CMAKE_CUDA_ARCHITECTURES held no 90 (nor all or all-major), or "
+    "was native on a machine without a Hopper GPU";
+
 enum class tc_path {
   wgmma,         ///< the sm_90a kernel (compute capability 9.0, built with 90)
   mma_sync,      ///< warp-level mma.sync, tc_plan::variant
@@ -216,8 +237,8 @@ inline tc_plan plan_tc_peak(tc_dtype t, int sm, bool wgmma_built) {
     reason += gpu;
     reason += " is not an fp8 Tensor Core path (ptxas converts e4m3 to fp16 and runs HMMA)";
     if (sm == 90)
-      reason += ", and this build has no sm_90a wgmma kernel (its CUDA architecture list "
-                "lacks 90)";
+      reason += ", and this build has no sm_90a wgmma kernel (its CMAKE_CUDA_ARCHITECTURES held "
+                "no 90, nor all or all-major, or was native on a machine without a Hopper GPU)";
     else
       reason += ", and this build has no other fp8 kernel for it";
     return {tc_path::not_measured, std::nullopt, reason};
@@ -237,12 +258,14 @@ inline tc_plan plan_tc_peak(tc_dtype t, int sm, bool wgmma_built) {
 
 /// Enqueues the wgmma peak kernel of `t`: `blocks` blocks of wgmma_block_threads. a_rows holds
 /// 64 × 32 bytes, b_pos_rows and b_neg_rows 256 × 32 bytes each, all 16-byte aligned (as
-/// make_wgmma_problem lays them out); `out` receives wgmma_output_words(blocks) words, `status`
-/// one word (tc_status_ran). Every warpgroup issues 1 + 2·pairs wgmma instructions. The current
-/// device must have compute capability 9.0. Throws std::invalid_argument for a bad argument or
+/// make_wgmma_problem lays them out); `out` receives wgmma_output_words(blocks) words, `trips`
+/// wgmma_count_words(blocks) work counters, `status` one word (tc_status_ran). Every warpgroup
+/// issues 1 + 2·pairs wgmma instructions. The current device must have compute capability 9.0.
+/// Throws std::invalid_argument for a bad argument (more than tc_max_pairs pairs among them) or
 /// device, std::logic_error when the kernels were not built.
 void launch_wgmma_peak(tc_dtype t, const std::uint8_t* a_rows, const std::uint8_t* b_pos_rows,
-                       const std::uint8_t* b_neg_rows, std::uint32_t* out, std::uint32_t* status,
-                       unsigned blocks, std::uint32_t pairs, stream_handle stream);
+                       const std::uint8_t* b_neg_rows, std::uint32_t* out, std::uint32_t* trips,
+                       std::uint32_t* status, unsigned blocks, std::uint32_t pairs,
+                       stream_handle stream);
 
 } // namespace gpuspec::kernels
