@@ -220,8 +220,8 @@ private:
     if (w.failure || w.state == phase::ended)
       return;
     if (w.state == phase::finishing)
-      return violation(w,
-                       fmt::format("the worker sent line {} after its done message", w.line_number));
+      return violation(
+          w, fmt::format("the worker sent line {} after its done message", w.line_number));
     const auto now = clock::now();
     auto parsed = message_from_line(line, fmt::format("line {}", w.line_number));
     if (!parsed) {
@@ -301,8 +301,8 @@ private:
     const bool exited = w.child->status().has_value();
 
     if (w.stop_requested) {
-      const double grace = w.interrupted && !w.failure ? m_options.interrupt_grace_s
-                                                       : m_options.kill_grace_s;
+      const double grace =
+          w.interrupted && !w.failure ? m_options.interrupt_grace_s : m_options.kill_grace_s;
       if (!exited && !w.kill_sent && since(w.stop_sent, now) > grace) {
         w.child->send_signal(SIGKILL);
         w.kill_sent = true;
@@ -439,10 +439,13 @@ private:
       // skipped; cases not started get no result.
       if (w.current >= 0)
         emit(w, w.current,
-             unmeasured_result(cases[w.current], device, result_status::skipped, failure_kind::none,
-                               fmt::format("interrupted: the worker did not return the case "
+             unmeasured_result(
+                 cases[w.current], device, result_status::skipped, failure_kind::none,
+                 w.kill_sent ? fmt::format("interrupted: the worker did not return the case "
                                            "within {} of the interrupt and was killed",
-                                           seconds_text(m_options.interrupt_grace_s))));
+                                           seconds_text(m_options.interrupt_grace_s))
+                             : fmt::format("interrupted: the worker {} without returning the case",
+                                           status.describe())));
       end(w);
       return;
     }
