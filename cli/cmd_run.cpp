@@ -24,7 +24,7 @@
 #include "gpuspec/reports/text_format.hpp"
 #include "gpuspec/spine/journal.hpp"
 #include "gpuspec/spine/session.hpp"
-#include "interrupt.hpp"
+#include "gpuspec/spine/stop_signals.hpp"
 #include "progress_display.hpp"
 #include "specs_location.hpp"
 #include "text_table.hpp"
@@ -214,7 +214,7 @@ exit_code run_run(const run_cli_options& o) {
   progress_display progress(stderr, ::isatty(STDERR_FILENO) != 0, s.output.string());
   spine::session_outcome outcome;
   {
-    interrupt_guard interrupt;
+    const spine::stop_signal_guard interrupt(spine::second_signal::ends_process);
     try {
       outcome = spine::run_session(s, backend_enrich, progress, interrupt.requested());
     } catch (const spine::session_input_error& e) {

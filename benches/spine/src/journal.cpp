@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/spine/write_all.hpp"
 
 namespace gpuspec::spine {
 namespace {
@@ -57,16 +58,9 @@ journal_writer::~journal_writer() {
 void journal_writer::write_line(const std::string& line) {
   // One write for the whole line where the kernel takes it (regular files: always, short of
   // a full disk), so a killed writer leaves at most the last line cut short.
-  std::string_view rest = line;
-  while (!rest.empty()) {
-    const ssize_t n = ::write(m_fd, rest.data(), rest.size());
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      throw std::system_error(n < 0 ? errno : EIO, std::generic_category(),
-                              fmt::format("cannot write to the journal {}", m_path.string()));
-    rest.remove_prefix(static_cast<std::size_t>(n));
-  }
+  if (!write_all(m_fd, line))
+    throw std::system_error(errno, std::generic_category(),
+                            fmt::format("cannot write to the journal {}", m_path.string()));
 }
 
 void journal_writer::append(const journal_entry& entry) {

@@ -174,6 +174,11 @@ auto guarded(std::string_view source, F read) -> reports::outcome<decltype(read(
   }
 }
 
+void require_protocol(const strict_object& o) {
+  if (o.string("protocol") != protocol_version)
+    reject("protocol", fmt::format("expected \"{}\"", protocol_version));
+}
+
 constexpr std::string_view kind_names[] = {"hello", "start", "progress", "result", "done"};
 
 } // namespace
@@ -204,8 +209,7 @@ reports::outcome<worker_plan> plan_from_text(std::string_view text, std::string_
     const json j = parse_document(text);
     const strict_object o(j, "",
                           {"protocol", "backend", "unavailable", "startup_allowance_s", "cases"});
-    if (o.string("protocol") != protocol_version)
-      reject("protocol", fmt::format("expected \"{}\"", protocol_version));
+    require_protocol(o);
     worker_plan plan;
     plan.backend = o.string("backend");
     plan.unavailable = o.string("unavailable");
@@ -242,8 +246,7 @@ reports::outcome<worker_assignment> assignment_from_text(std::string_view text,
                           {"protocol", "device", "cases", "suite", "stopping",
                            "telemetry_period_ms", "stream_array_bytes", "spec_rows",
                            "clock_origin_ns", "nvml_library"});
-    if (o.string("protocol") != protocol_version)
-      reject("protocol", fmt::format("expected \"{}\"", protocol_version));
+    require_protocol(o);
     worker_assignment a;
     auto carrier = reports::report_from_json(o.at("device"), source);
     if (!carrier)
@@ -306,8 +309,7 @@ reports::outcome<worker_message> message_from_line(std::string_view line, std::s
     switch (m.kind) {
     case message_kind::hello: {
       const strict_object o(j, "", {"msg", "protocol", "backend", "pid", "device"});
-      if (o.string("protocol") != protocol_version)
-        reject("protocol", fmt::format("expected \"{}\"", protocol_version));
+      require_protocol(o);
       m.backend = o.string("backend");
       m.pid = o.small_integer("pid");
       m.device = o.small_integer("device");

@@ -20,22 +20,11 @@
 #include <fmt/format.h>
 
 #include "gpuspec/spine/coordinator.hpp"
+#include "gpuspec/spine/stop_signals.hpp"
+#include "gpuspec/spine/write_all.hpp"
 
 namespace gpuspec::spine {
 namespace {
-
-// The worker's one piece of static state: what its signal handler may touch.
-std::atomic<bool>& stop_requested() {
-  static std::atomic<bool> flag{false};
-  return flag;
-}
-static_assert(std::atomic<bool>::is_always_lock_free);
-
-extern "C" void on_stop_signal(int /*signal*/) {
-  // Stays installed: the coordinator's SIGTERM after a terminal's SIGINT must not kill a worker
-  // that is returning its interrupted case. A worker that does not stop is SIGKILLed.
-  stop_requested().store(true);
-}
 
 /// The protocol channel: the original stdout, kept apart so nothing else can write to it.
 class channel {
@@ -53,19 +42,7 @@ public:
   ~channel() { ::close(m_fd); }
 
   /// Sends one message; false when the coordinator is gone (EPIPE).
-  bool send(const worker_message& m) {
-    const std::string line = message_line(m);
-    std::string_view rest = line;
-    while (!rest.empty()) {
-      const ssize_t n = ::write(m_fd, rest.data(), rest.size());
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return false;
-      rest.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-  }
+  bool send(const worker_message& m) { return write_all(m_fd, message_line(m)); }
 
 private:
   int m_fd = -1;
@@ -126,8 +103,10 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
   if (::getppid() != parent)
     return 1;
   std::signal(SIGPIPE, SIG_IGN); // a gone coordinator is an EPIPE, handled below
-  std::signal(SIGTERM, on_stop_signal);
-  std::signal(SIGINT, on_stop_signal);
+  // The coordinator's SIGTERM (and a terminal's SIGINT) stop it between samples. It stays
+  // installed: the second of the two must not kill a worker returning its interrupted case.
+  const stop_signal_guard stop(second_signal::ignored);
+  const std::atomic<bool>& stop_requested = stop.requested();
 
   channel out;
   auto parsed = assignment_from_text(text, "the assignment on stdin");
@@ -148,13 +127,13 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
   std::unique_ptr<case_executor> executor;
   std::string open_error;
   try {
-    executor = backend.open(a, stop_requested());
+    executor = backend.open(a, stop_requested);
   } catch (const std::exception& e) {
     open_error = e.what();
   }
 
   for (std::size_t i = 0; i < a.cases.size(); ++i) {
-    if (stop_requested().load())
+    if (stop_requested.load())
       return 0; // interrupted: no further case, no done
     const planned_case& c = a.cases[i];
     worker_message start;
@@ -177,7 +156,7 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
     if (!out.send(result))
       return 0;
   }
-  if (stop_requested().load())
+  if (stop_requested.load())
     return 0;
   worker_message done;
   done.kind = message_kind::done;
