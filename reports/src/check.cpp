@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "gpuspec/reports/diagnosis.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/reports/text_format.hpp"
+#include "integrity.hpp"
 
 namespace gpuspec::reports {
 
@@ -98,25 +101,65 @@ std::optional<double> spec_ceiling(const gpu_spec& s, const std::string& ceiling
   return *value * a->scale / b->scale;
 }
 
-/// Why a result that ran cannot be judged (did no work, telemetry missing or impossible).
-std::string inconclusive_reason(const result& r, const expectation_settings& s) {
+/// Why a result that ran cannot be judged, with its reason code; empty when it can.
+struct unjudgeable {
+  std::string code, why;
+};
+std::optional<unjudgeable> inconclusive_reason(const result& r, const expectation_settings& s) {
   if (r.samples.empty() || r.stats.n == 0)
-    return "the result has no samples: it did no work";
+    return unjudgeable{"GPUSPEC-NO-WORK", "the result has no samples: it did no work"};
   if (!(r.stats.median > 0))
-    return fmt::format("median {} {}: no work measured", r.stats.median, r.unit);
+    return unjudgeable{"GPUSPEC-NO-WORK",
+                       fmt::format("median {} {}: no work measured", r.stats.median, r.unit)};
   const auto& t = r.telemetry;
   if (t.status != "ok")
-    return "telemetry missing: " + t.status;
+    return unjudgeable{"GPUSPEC-TELEMETRY-MISSING", "telemetry missing: " + t.status};
   if (t.samples <= 0)
-    return "telemetry missing: no samples in the measurement window";
+    return unjudgeable{"GPUSPEC-TELEMETRY-MISSING",
+                       "telemetry missing: no samples in the measurement window"};
   if ((t.power_w_mean && *t.power_w_mean <= 0) || (t.power_w_max && *t.power_w_max <= 0))
-    return "telemetry impossible: 0 W power draw under load";
+    return unjudgeable{"GPUSPEC-TELEMETRY-IMPOSSIBLE",
+                       "telemetry impossible: 0 W power draw under load"};
   if (t.temperature_c_max &&
       (*t.temperature_c_max >= s.max_plausible_temperature_c || *t.temperature_c_max < -50))
-    return fmt::format("telemetry impossible: temperature {} °C", *t.temperature_c_max);
+    return unjudgeable{
+        "GPUSPEC-TELEMETRY-IMPOSSIBLE",
+        fmt::format("telemetry impossible: temperature {} °C", *t.temperature_c_max)};
   if (t.sm_clock_mhz_median && *t.sm_clock_mhz_median <= 0)
-    return "telemetry impossible: 0 MHz SM clock under load";
-  return {};
+    return unjudgeable{"GPUSPEC-TELEMETRY-IMPOSSIBLE",
+                       "telemetry impossible: 0 MHz SM clock under load"};
+  return std::nullopt;
+}
+
+/// The code that names a failed result's failure (docs/check.md): a worker the watchdog had
+/// to stop is not a benchmark to rerun, and a wrong answer is neither.
+std::string_view failure_code(failure_kind f) {
+  switch (f) {
+  case failure_kind::verification:
+    return "GPUSPEC-VERIFICATION-FAILED";
+  case failure_kind::gpu_start:
+    return "GPUSPEC-GPU-START-FAILED";
+  case failure_kind::worker_timeout:
+    return "GPUSPEC-WORKER-HUNG";
+  case failure_kind::worker_signal:
+    return "GPUSPEC-WORKER-CRASHED";
+  case failure_kind::worker_exit:
+    return "GPUSPEC-WORKER-EXITED";
+  case failure_kind::worker_protocol:
+    return "GPUSPEC-WORKER-PROTOCOL";
+  case failure_kind::none:
+  case failure_kind::benchmark:
+    break;
+  }
+  return "GPUSPEC-RESULT-FAILED";
+}
+
+/// Worker failures are the spine's own judgement (the watchdog saw them): even a stand-in
+/// report is judged by them.
+bool is_spine_failure(failure_kind f) {
+  return f == failure_kind::gpu_start || f == failure_kind::worker_timeout ||
+         f == failure_kind::worker_signal || f == failure_kind::worker_exit ||
+         f == failure_kind::worker_protocol;
 }
 
 verdict_status by_fraction(double efficiency, double pass, double warn) {
@@ -130,33 +173,6 @@ verdict_status by_fraction(double efficiency, double pass, double warn) {
 /// The value the relative frames compare: higher is better after this.
 double oriented(const result& r) {
   return r.higher_is_better ? r.stats.median : 1.0 / r.stats.median;
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty())
-    return 0;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  const double hi = *mid;
-  if (v.size() % 2 == 1)
-    return hi;
-  const double lo = *std::max_element(v.begin(), mid);
-  return 0.5 * (lo + hi);
-}
-
-double mad_of(const std::vector<double>& v, double median) {
-  std::vector<double> dev;
-  dev.reserve(v.size());
-  for (double x : v)
-    dev.push_back(std::abs(x - median));
-  return median_of(std::move(dev));
-}
-
-/// Is x an outlier below `median` (MAD `mad`)? Below by more than `threshold` (relative), and
-/// beyond the modified z-score bound when the spread is not zero.
-bool low_outlier(double x, double median, double mad, const expectation_settings& s, double& z) {
-  z = mad > 0 ? 0.6745 * (x - median) / mad : (x < median ? -INFINITY : 0.0);
-  return median > 0 && x < (1 - s.sibling_threshold) * median && z < s.outlier_z;
 }
 
 std::string identity_key(const report& r, const std::vector<int>& devices, int kind) {
@@ -183,7 +199,7 @@ std::string case_key(const result& r) { return r.bench_id + '\x1f' + r.parameter
 /// Baseline results by case and GPU identity (serial, UUID, index).
 class baseline_index {
 public:
-  explicit baseline_index(const report& b) : m_report(b) {
+  explicit baseline_index(const report& b) {
     for (std::size_t i = 0; i < b.results.size(); ++i) {
       const auto& r = b.results[i];
       if (r.status != result_status::ok || r.stats.median <= 0)
@@ -205,7 +221,6 @@ public:
   }
 
 private:
-  const report& m_report;
   std::unordered_map<std::string, const result*> m_maps[3];
 };
 
@@ -213,11 +228,34 @@ private:
 struct member {
   std::size_t node, verdict;
   double value;
+  std::optional<double> sm_clock;
 };
 
-void add_outlier(result_verdict& v, diagnosis d) {
-  v.status = worst(v.status, verdict_status::warn);
+void add_finding(result_verdict& v, diagnosis d) {
+  v.status = worst(v.status, d.severity);
   v.diagnoses.push_back(std::move(d));
+}
+
+/// Findings first; an explanation of the same code raises the finding to the result's
+/// severity instead of repeating it.
+void merge_explanations(result_verdict& v, std::vector<diagnosis> explanations) {
+  for (auto& e : explanations) {
+    const auto same = std::find_if(v.diagnoses.begin(), v.diagnoses.end(),
+                                   [&](const diagnosis& d) { return d.code == e.code; });
+    if (same != v.diagnoses.end())
+      same->severity = worst(same->severity, e.severity);
+    else
+      v.diagnoses.push_back(std::move(e));
+  }
+}
+
+std::string gpus_text(const std::vector<int>& devices) {
+  std::string out;
+  for (int d : devices) {
+    out += out.empty() ? "" : ",";
+    out += std::to_string(d);
+  }
+  return out;
 }
 
 class node_checker {
@@ -233,7 +271,24 @@ public:
     node.cuda_driver_version = m_report.host.cuda_driver_version;
     node.complete = m_report.complete;
     node.diagnoses = diagnose_host(m_report);
+    node_evidence(node);
 
+    for (const auto& d : m_report.devices)
+      m_device_of[d.index] = &d;
+    for (std::size_t i = 0; i < m_report.run.devices.size(); ++i) {
+      const int index = m_report.run.devices[i];
+      m_selected.insert(index);
+      if (!m_device_of.contains(index))
+        node.diagnoses.push_back(inconsistent(
+            fmt::format("run.devices[{}]", i),
+            fmt::format("GPU {} was selected, but devices[] does not list it", index), nullptr));
+    }
+    // A report of version 1 does not say which GPUs were asked for: every GPU was.
+    if (m_report.run.devices.empty())
+      for (const auto& d : m_report.devices)
+        m_selected.insert(d.index);
+
+    const auto load = pcie_under_load_by_device();
     std::unordered_map<std::string, std::vector<const device_info*>> by_model;
     for (const auto& d : m_report.devices)
       by_model[model_key(d)].push_back(&d);
@@ -249,16 +304,27 @@ public:
         spec = match_device(m_specs, d);
       g.spec_id = spec ? spec->id : d.spec_id;
       m_spec_of[d.index] = spec;
-      m_device_of[d.index] = &d;
-      g.diagnoses = diagnose_device(m_report, d, by_model[model_key(d)], m_rules.settings);
-      if (spec == nullptr)
-        g.diagnoses.push_back(make_diagnosis(
-            "GPUSPEC-NO-SPEC-ROW", verdict_status::warn,
-            fmt::format("no spec-table row matches '{}' (PCI device id {})", d.name,
-                        d.pci_device_id ? fmt::format("{:#06x}", *d.pci_device_id) : "unknown"),
-            &d, m_report.host));
-      for (const auto& diag : g.diagnoses)
-        g.status = worst(g.status, diag.severity);
+      g.selected = m_selected.contains(d.index);
+      if (!g.selected) {
+        g.message = "not selected: the run was told to leave this GPU out (--devices)";
+      } else {
+        const auto it = load.find(d.index);
+        const gpu_facts facts{m_report,
+                              d,
+                              spec,
+                              by_model[model_key(d)],
+                              it == load.end() ? std::nullopt : std::optional(it->second),
+                              m_rules.settings};
+        g.diagnoses = diagnose_device(facts);
+        if (spec == nullptr)
+          g.diagnoses.push_back(make_diagnosis(
+              "GPUSPEC-NO-SPEC-ROW", verdict_status::warn,
+              fmt::format("no spec-table row matches '{}' (PCI device id {})", d.name,
+                          d.pci_device_id ? fmt::format("{:#06x}", *d.pci_device_id) : "unknown"),
+              &d, m_report.host));
+        for (const auto& diag : g.diagnoses)
+          g.status = worst(g.status, diag.severity);
+      }
       m_gpu_pos[d.index] = node.gpus.size();
       node.gpus.push_back(std::move(g));
     }
@@ -275,12 +341,64 @@ public:
     return node;
   }
 
+  [[nodiscard]] std::size_t unpaired() const { return m_unpaired; }
+  [[nodiscard]] std::size_t replaced_ceilings() const { return m_replaced; }
+
+private:
+  /// What makes the whole node inconclusive whatever its results say.
+  void node_evidence(node_verdict& node) const {
+    const auto& host = m_report.host;
+    if (m_report.run.backend == "stand-in")
+      node.diagnoses.push_back(make_diagnosis(
+          "GPUSPEC-STAND-IN", verdict_status::inconclusive,
+          "run.backend is \"stand-in\": a scripted test worker produced these results, nothing "
+          "was measured",
+          nullptr, host));
+    if (!m_report.complete)
+      node.diagnoses.push_back(
+          make_diagnosis("GPUSPEC-RUN-INCOMPLETE", verdict_status::inconclusive,
+                         "the run is incomplete: " + (m_report.incomplete_reason.empty()
+                                                          ? std::string("no reason recorded")
+                                                          : m_report.incomplete_reason),
+                         nullptr, host));
+    if (m_report.results.empty())
+      node.diagnoses.push_back(make_diagnosis("GPUSPEC-NO-RESULTS", verdict_status::inconclusive,
+                                              "the report has no results", nullptr, host));
+  }
+
+  [[nodiscard]] diagnosis inconsistent(const std::string& field, const std::string& why,
+                                       const device_info* dev) const {
+    auto d = make_diagnosis("GPUSPEC-REPORT-INCONSISTENT", verdict_status::inconclusive,
+                            fmt::format("{}: {}", field, why), dev, m_report.host);
+    d.evidence["field"] = field;
+    return d;
+  }
+
+  /// The lowest PCIe link each GPU's results saw while busy.
+  [[nodiscard]] std::unordered_map<int, pcie_under_load> pcie_under_load_by_device() const {
+    std::unordered_map<int, pcie_under_load> out;
+    for (const auto& r : m_report.results) {
+      const auto& t = r.telemetry;
+      if (r.devices.size() != 1 || (!t.pcie_gen_min && !t.pcie_width_min))
+        continue;
+      auto& l = out[r.devices.front()];
+      const bool lower_gen = t.pcie_gen_min && (!l.gen || *t.pcie_gen_min < *l.gen);
+      const bool lower_width = t.pcie_width_min && (!l.width || *t.pcie_width_min < *l.width);
+      if (lower_gen)
+        l.gen = t.pcie_gen_min;
+      if (lower_width)
+        l.width = t.pcie_width_min;
+      if (lower_gen || lower_width || l.where.empty())
+        l.where = r.bench_id;
+    }
+    return out;
+  }
+
   [[nodiscard]] const device_info* device(int index) const {
     const auto it = m_device_of.find(index);
     return it == m_device_of.end() ? nullptr : it->second;
   }
 
-private:
   result_verdict judge(std::size_t i, const node_verdict& node) {
     const result& r = m_report.results[i];
     result_verdict v;
@@ -290,56 +408,86 @@ private:
     v.parameters = format_parameters(r.parameters);
     v.devices = r.devices;
     v.unit = r.unit;
-    std::string gpus;
-    for (int dv : r.devices) {
-      gpus += gpus.empty() ? "" : ",";
-      gpus += std::to_string(dv);
-    }
-    v.name = fmt::format("{}{} gpu {}", r.bench_id,
-                         v.parameters.empty() ? "" : " [" + v.parameters + "]", gpus);
+    v.name =
+        fmt::format("{}{} gpu {}", r.bench_id,
+                    v.parameters.empty() ? "" : " [" + v.parameters + "]", gpus_text(r.devices));
     const device_info* dev = r.devices.empty() ? nullptr : device(r.devices.front());
-    const gpu_spec* spec = nullptr;
-    if (dev != nullptr)
-      spec = m_spec_of.at(dev->index);
-
-    if (r.status == result_status::failed) {
-      v.status = verdict_status::fail;
-      v.message = "failed: " + r.reason;
-      v.diagnoses.push_back(make_diagnosis("GPUSPEC-RESULT-FAILED", verdict_status::fail, r.reason,
-                                           dev, m_report.host));
+    const auto conclude = [&](verdict_status status, std::string_view code, std::string message) {
+      v.status = status;
+      v.message = message;
+      auto d = make_diagnosis(code, status, std::move(message), dev, m_report.host);
+      d.evidence["bench_id"] = r.bench_id;
+      v.diagnoses.push_back(std::move(d));
       return v;
+    };
+
+    // The GPUs it names must be GPUs of the report that the run was asked to measure.
+    for (std::size_t k = 0; k < r.devices.size(); ++k) {
+      const int index = r.devices[k];
+      const std::string field = fmt::format("results[{}].devices[{}]", i, k);
+      if (device(index) == nullptr) {
+        v.status = verdict_status::inconclusive;
+        v.message = fmt::format("{}: GPU {} is not in devices[]", field, index);
+        v.diagnoses.push_back(
+            inconsistent(field, fmt::format("GPU {} is not in devices[]", index), nullptr));
+        return v;
+      }
+      if (!m_selected.contains(index)) {
+        v.status = verdict_status::inconclusive;
+        v.message = fmt::format("{}: GPU {} was not selected (run.devices)", field, index);
+        v.diagnoses.push_back(inconsistent(
+            field, fmt::format("GPU {} was not selected (run.devices)", index), device(index)));
+        return v;
+      }
     }
+
+    // The watchdog's verdict on a worker holds even for a stand-in report; anything else a
+    // stand-in wrote is synthetic.
+    if (r.status == result_status::failed && is_spine_failure(r.failure))
+      return conclude(verdict_status::fail, failure_code(r.failure), "failed: " + r.reason);
+    if (m_report.run.backend == "stand-in" && r.status != result_status::skipped &&
+        r.status != result_status::not_supported)
+      return conclude(verdict_status::inconclusive, "GPUSPEC-STAND-IN",
+                      "synthetic result from a stand-in worker: nothing was measured");
+    // A wrong answer is a possible silent-data-corruption finding whatever the status says.
+    if (r.check.status == verification_status::failed || r.failure == failure_kind::verification) {
+      auto why = fmt::format(
+          "verification failed{}{}", r.check.detail.empty() ? "" : ": " + r.check.detail,
+          r.check.max_rel_error ? fmt::format(" (max relative error {:.3g}, tolerance {:.3g})",
+                                              *r.check.max_rel_error, r.check.tolerance.value_or(0))
+                                : std::string());
+      return conclude(verdict_status::fail, "GPUSPEC-VERIFICATION-FAILED", std::move(why));
+    }
+    if (r.status == result_status::failed)
+      return conclude(verdict_status::fail, failure_code(r.failure), "failed: " + r.reason);
     if (r.status != result_status::ok) {
       v.status = verdict_status::skipped;
       v.message = std::string(to_string(r.status)) + ": " + r.reason;
       return v;
     }
-    if (r.check.status == verification_status::failed) {
-      v.status = verdict_status::fail;
-      v.message = "verification failed: " + r.check.detail;
-      auto d = make_diagnosis(
-          "GPUSPEC-VERIFICATION-FAILED", verdict_status::fail,
-          fmt::format("verification failed{}{}",
-                      r.check.detail.empty() ? "" : ": " + r.check.detail,
-                      r.check.max_rel_error
-                          ? fmt::format(" (max relative error {:.3g}, tolerance {:.3g})",
-                                        *r.check.max_rel_error, r.check.tolerance.value_or(0))
-                          : std::string()),
-          dev, m_report.host);
-      d.evidence["bench_id"] = r.bench_id;
-      v.diagnoses.push_back(std::move(d));
-      return v;
-    }
-    if (auto why = inconclusive_reason(r, m_rules.settings); !why.empty()) {
+    if (auto c = detail::result_contradiction(r, i)) {
       v.status = verdict_status::inconclusive;
-      v.message = why;
+      v.message = fmt::format("{}: {}", c->field, c->why);
+      v.diagnoses.push_back(inconsistent(c->field, c->why, dev));
       return v;
     }
+    if (auto why = inconclusive_reason(r, m_rules.settings))
+      return conclude(verdict_status::inconclusive, why->code, why->why);
+    if (auto why = impossible(r); !why.empty())
+      return conclude(verdict_status::inconclusive, "GPUSPEC-IMPOSSIBLE-RESULT", why);
+
     v.measured = r.stats.median;
+    for (auto& d : result_findings(m_report, r, dev, m_rules.settings))
+      add_finding(v, std::move(d));
+    const verdict_status findings = v.status;
 
     std::string code = "GPUSPEC-BELOW-SPEC";
     const result* base = m_baseline ? m_baseline->find(m_report, r) : nullptr;
+    if (m_baseline != nullptr && base == nullptr)
+      ++m_unpaired;
     const expectation_rule* rule = m_rules.find(r.bench_id);
+    const gpu_spec* spec = dev != nullptr ? m_spec_of.at(dev->index) : nullptr;
+    std::string frame_note;
     if (base != nullptr) {
       v.frame = "baseline";
       v.expected = base->stats.median;
@@ -348,10 +496,12 @@ private:
       v.warn_fraction = 1 - 2 * m_tolerance;
       code = "GPUSPEC-BELOW-BASELINE";
     } else if (rule == nullptr) {
-      v.status = verdict_status::skipped;
+      v.status = worst(findings, verdict_status::skipped);
       v.message = "no expectation rule matches this benchmark";
       return v;
     } else {
+      if (m_baseline != nullptr)
+        frame_note = "; no partner in the baseline, so judged against its ceiling";
       v.pass_fraction = rule->pass;
       v.warn_fraction = rule->warn;
       std::optional<double> ceiling;
@@ -371,7 +521,7 @@ private:
         v.expected = r.ceiling_value.clock_adjusted;
         v.efficiency = *r.efficiency;
       } else {
-        v.status = verdict_status::skipped;
+        v.status = worst(findings, verdict_status::skipped);
         v.message = rule->ceiling == "datasheet"
                         ? "the result carries no datasheet ceiling and no clock-adjusted efficiency"
                     : spec == nullptr ? "no spec row and no clock-adjusted efficiency"
@@ -380,38 +530,58 @@ private:
         return v;
       }
     }
-    v.status = by_fraction(*v.efficiency, *v.pass_fraction, *v.warn_fraction);
-    v.message = fmt::format("{:.1f}% of {} (pass at {:.0f}%, warn at {:.0f}%)", 100 * *v.efficiency,
-                            v.frame == "spec"       ? "the datasheet"
-                            : v.frame == "baseline" ? "the baseline"
-                                                    : "the clock-adjusted ceiling",
-                            100 * *v.pass_fraction, 100 * *v.warn_fraction);
-    if (v.status == verdict_status::warn || v.status == verdict_status::fail)
-      explain(v, r, dev, node, code);
+    const verdict_status judged = by_fraction(*v.efficiency, *v.pass_fraction, *v.warn_fraction);
+    v.status = worst(findings, judged);
+    v.message =
+        fmt::format("{:.1f}% of {} (pass at {:.0f}%, warn at {:.0f}%){}", 100 * *v.efficiency,
+                    v.frame == "spec"       ? "the datasheet"
+                    : v.frame == "baseline" ? "the baseline"
+                                            : "the clock-adjusted ceiling",
+                    100 * *v.pass_fraction, 100 * *v.warn_fraction, frame_note);
+    if (judged == verdict_status::warn || judged == verdict_status::fail)
+      explain(v, judged, r, dev, node, code);
     return v;
+  }
+
+  /// "impossible: ..." when the result beats the hardware by more than its own noise.
+  [[nodiscard]] std::string impossible(const result& r) const {
+    const auto& c = r.ceiling_value;
+    const bool adjusted = c.clock_adjusted && *c.clock_adjusted > 0;
+    const std::optional<double> bound = adjusted ? c.clock_adjusted : c.datasheet;
+    if (!bound || !(*bound > 0))
+      return {};
+    const double fraction = r.higher_is_better ? r.stats.median / *bound : *bound / r.stats.median;
+    const double margin = std::max(m_rules.settings.impossible_margin, 3 * r.stats.cv);
+    if (!(fraction > 1 + margin))
+      return {};
+    return fmt::format("impossible: {:.4g} {} is {:.1f}% of the {} ceiling {:.4g} {}, beyond the "
+                       "measurement's own uncertainty of {:.1f}% (the larger of {:.0f}% and 3 x "
+                       "its cv): the timer saw less work than was done",
+                       r.stats.median, r.unit, 100 * fraction,
+                       adjusted ? "clock-adjusted" : "datasheet", *bound, r.unit, 100 * margin,
+                       100 * m_rules.settings.impossible_margin);
   }
 
   /// Every warn or fail gets a probable cause: the result's telemetry, else its GPU's
   /// inventory diagnoses, else the generic code of the frame.
-  void explain(result_verdict& v, const result& r, const device_info* dev, const node_verdict& node,
-               const std::string& code) {
-    v.diagnoses = diagnose_result(m_report, r, dev, m_rules.settings, v.status);
-    if (!v.diagnoses.empty())
-      return;
-    if (dev != nullptr)
+  void explain(result_verdict& v, verdict_status judged, const result& r, const device_info* dev,
+               const node_verdict& node, const std::string& code) {
+    auto causes = explain_result(m_report, r, dev, m_rules.settings, judged);
+    if (causes.empty() && dev != nullptr)
       for (const auto& d : node.gpus[m_gpu_pos.at(dev->index)].diagnoses)
-        if (d.code != "GPUSPEC-NO-SPEC-ROW")
-          v.diagnoses.push_back(d);
-    if (!v.diagnoses.empty())
-      return;
-    auto d =
-        make_diagnosis(code, v.status,
-                       fmt::format("{} {} is {:.1f}% of {} {}", v.measured.value_or(0), r.unit,
-                                   100 * v.efficiency.value_or(0),
-                                   v.expected ? fmt::format("{:.4g}", *v.expected) : "?", r.unit),
-                       dev, m_report.host);
-    d.evidence["bench_id"] = r.bench_id;
-    v.diagnoses.push_back(std::move(d));
+        if (d.code != "GPUSPEC-NO-SPEC-ROW" && d.severity != verdict_status::inconclusive)
+          causes.push_back(d);
+    if (causes.empty()) {
+      auto d =
+          make_diagnosis(code, judged,
+                         fmt::format("{} {} is {:.1f}% of {} {}", v.measured.value_or(0), r.unit,
+                                     100 * v.efficiency.value_or(0),
+                                     v.expected ? fmt::format("{:.4g}", *v.expected) : "?", r.unit),
+                         dev, m_report.host);
+      d.evidence["bench_id"] = r.bench_id;
+      causes.push_back(std::move(d));
+    }
+    merge_explanations(v, std::move(causes));
   }
 
   const report& m_report;
@@ -419,9 +589,12 @@ private:
   const expectations& m_rules;
   const baseline_index* m_baseline;
   double m_tolerance;
+  std::set<int> m_selected;
   std::unordered_map<int, const gpu_spec*> m_spec_of;
   std::unordered_map<int, const device_info*> m_device_of;
   std::unordered_map<int, std::size_t> m_gpu_pos;
+  std::size_t m_unpaired = 0;
+  std::size_t m_replaced = 0;
 };
 
 /// Groups of comparable results: same case, same model, judged with a value.
@@ -443,8 +616,15 @@ void add_to_groups(group_map& groups, const report& r, const node_verdict& node,
     std::string key = case_key(res) + model_key(*it->second);
     if (per_node)
       key += '\x1f' + std::to_string(node_index);
-    groups[key].push_back({node_index, i, oriented(res)});
+    groups[key].push_back({node_index, i, oriented(res), res.telemetry.sm_clock_mhz_median});
   }
+}
+
+const device_info* device_of(const report& r, int index) {
+  for (const auto& d : r.devices)
+    if (d.index == index)
+      return &d;
+  return nullptr;
 }
 
 void sibling_frame(std::span<const report> reports, check_outcome& out,
@@ -456,30 +636,43 @@ void sibling_frame(std::span<const report> reports, check_outcome& out,
       if (members.size() < 2)
         continue;
       for (std::size_t k = 0; k < members.size(); ++k) {
-        std::vector<double> others;
+        std::vector<double> others, clocks;
         others.reserve(members.size() - 1);
         for (std::size_t j = 0; j < members.size(); ++j)
-          if (j != k)
+          if (j != k) {
             others.push_back(members[j].value);
-        const double med = median_of(others);
-        const double mad = mad_of(others, med);
-        double z = 0;
-        if (!low_outlier(members[k].value, med, mad, s, z))
-          continue;
+            if (members[j].sm_clock)
+              clocks.push_back(*members[j].sm_clock);
+          }
         auto& v = out.nodes[n].results[members[k].verdict];
         const auto& res = reports[n].results[v.result_index];
-        const device_info* dev = nullptr;
-        for (const auto& d : reports[n].devices)
-          if (d.index == res.devices.front())
-            dev = &d;
+        const device_info* dev = device_of(reports[n], res.devices.front());
+        // The SM clock against the siblings', whatever the throughput (issue 10, point 7).
+        if (members[k].sm_clock && !clocks.empty()) {
+          const double clock = median_of(clocks);
+          if (clock > 0 && *members[k].sm_clock < s.sibling_clock_fraction * clock) {
+            auto d = make_diagnosis(
+                "GPUSPEC-SM-CLOCK-BELOW-SIBLINGS", verdict_status::warn,
+                fmt::format("SM clock median {:.0f} MHz during {}, {:.0f}% of the {:.0f} MHz "
+                            "median of {} identical GPU(s) in this node (warns under {:.0f}%)",
+                            *members[k].sm_clock, res.bench_id, 100 * *members[k].sm_clock / clock,
+                            clock, clocks.size(), 100 * s.sibling_clock_fraction),
+                dev, reports[n].host);
+            d.evidence["bench_id"] = v.bench_id;
+            add_finding(v, std::move(d));
+          }
+        }
+        const auto t = test_outlier(members[k].value, others);
+        if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
+          continue;
         auto d = make_diagnosis(
             "GPUSPEC-SIBLING-OUTLIER", verdict_status::warn,
             fmt::format("{:.1f}% below the median of {} identical GPU(s) in this node{}",
-                        100 * (1 - members[k].value / med), others.size(),
-                        std::isfinite(z) ? fmt::format(" (modified z {:.1f})", z) : ""),
+                        -100 * t.deviation, others.size(),
+                        std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : ""),
             dev, reports[n].host);
         d.evidence["bench_id"] = v.bench_id;
-        add_outlier(v, std::move(d));
+        add_finding(v, std::move(d));
       }
     }
   }
@@ -507,25 +700,19 @@ void fleet_frame(std::span<const report> reports, check_outcome& out,
     values.reserve(members.size());
     for (const auto& m : members)
       values.push_back(m.value);
-    const double med = median_of(values);
-    const double mad = mad_of(values, med);
     for (const auto& m : members) {
-      double z = 0;
-      if (!low_outlier(m.value, med, mad, s, z))
+      const auto t = test_outlier(m.value, values);
+      if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
         continue;
       auto& v = out.nodes[m.node].results[m.verdict];
       const auto& res = reports[m.node].results[v.result_index];
-      const device_info* dev = nullptr;
-      for (const auto& d : reports[m.node].devices)
-        if (d.index == res.devices.front())
-          dev = &d;
       auto d = make_diagnosis(
           "GPUSPEC-FLEET-OUTLIER", verdict_status::warn,
-          fmt::format("{:.1f}% below the fleet median over {} reports{}", 100 * (1 - m.value / med),
-                      distinct, std::isfinite(z) ? fmt::format(" (modified z {:.1f})", z) : ""),
-          dev, reports[m.node].host);
+          fmt::format("{:.1f}% below the fleet median over {} reports{}", -100 * t.deviation,
+                      distinct, std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : ""),
+          device_of(reports[m.node], res.devices.front()), reports[m.node].host);
       d.evidence["bench_id"] = v.bench_id;
-      add_outlier(v, std::move(d));
+      add_finding(v, std::move(d));
     }
   }
   if (too_few > 0)
@@ -534,29 +721,50 @@ void fleet_frame(std::span<const report> reports, check_outcome& out,
         too_few, s.fleet_min_reports));
 }
 
+/// Worst-wins, with no pass without evidence: a selected GPU none of whose results was judged
+/// (none at all, or only skipped ones) is inconclusive.
 void roll_up(const report& r, node_verdict& node) {
   std::unordered_map<int, std::size_t> pos;
   for (std::size_t i = 0; i < node.gpus.size(); ++i)
     pos[node.gpus[i].index] = i;
+  std::unordered_map<int, bool> evidence;
   verdict_status status = verdict_status::skipped;
   for (const auto& d : node.diagnoses)
     status = worst(status, d.severity);
   for (const auto& v : node.results) {
     status = worst(status, v.status);
     for (int d : v.devices)
-      if (const auto it = pos.find(d); it != pos.end())
-        node.gpus[it->second].status = worst(node.gpus[it->second].status, v.status);
+      if (const auto it = pos.find(d); it != pos.end()) {
+        auto& g = node.gpus[it->second];
+        if (!g.selected)
+          continue;
+        g.status = worst(g.status, v.status);
+        if (v.status != verdict_status::skipped)
+          evidence[d] = true;
+      }
   }
-  for (const auto& g : node.gpus)
+  for (auto& g : node.gpus) {
+    if (!g.selected) {
+      g.status = verdict_status::skipped;
+      continue;
+    }
+    if (!evidence[g.index]) {
+      const device_info* dev = device_of(r, g.index);
+      auto d = make_diagnosis("GPUSPEC-GPU-NOT-MEASURED", verdict_status::inconclusive,
+                              fmt::format("GPU {} was to be measured but has no judged result "
+                                          "(no result, or only skipped and not-supported ones)",
+                                          g.index),
+                              dev, r.host);
+      g.diagnoses.push_back(std::move(d));
+      g.status = worst(g.status, verdict_status::inconclusive);
+      g.message = "no result of this GPU was judged";
+    }
     status = worst(status, g.status);
-  if (!r.complete) {
-    status = worst(status, verdict_status::inconclusive);
-    node.message = "the run is incomplete: " + r.incomplete_reason;
-  } else if (r.results.empty()) {
-    status = worst(status, verdict_status::inconclusive);
-    node.message = "the report has no results";
   }
   node.status = status;
+  for (const auto& d : node.diagnoses)
+    if (d.severity == verdict_status::inconclusive && node.message.empty())
+      node.message = d.cause;
 }
 
 } // namespace
@@ -572,6 +780,11 @@ check_outcome check(std::span<const report> reports, const spec_table& specs,
   for (const auto& r : reports) {
     node_checker checker(r, specs, rules, baseline ? &*baseline : nullptr, tolerance);
     out.nodes.push_back(checker.run());
+    if (checker.unpaired() > 0)
+      out.notes.push_back(fmt::format(
+          "{}: {} result(s) found no partner in the baseline (same bench id and axes on the same "
+          "GPU) and were judged against their ceiling instead",
+          r.host.hostname.empty() ? "?" : r.host.hostname, checker.unpaired()));
   }
   sibling_frame(reports, out, rules.settings);
   fleet_frame(reports, out, rules.settings);

@@ -121,16 +121,25 @@ std::optional<input_error> read_settings(const nlohmann::ordered_json& j, std::s
     const char* key;
     double* value;
     double min, max;
+    bool integer = false;
   };
   double fleet = s.fleet_min_reports;
+  double temperature = s.temperature_limit_c;
+  double storm = s.ecc_corrected_storm;
   const entry entries[] = {
       {"sibling_threshold", &s.sibling_threshold, 0, 1},
       {"outlier_z", &s.outlier_z, -100, 0},
-      {"fleet_min_reports", &fleet, 3, 1e9},
+      {"fleet_min_reports", &fleet, 3, 1e9, true},
       {"baseline_tolerance", &s.baseline_tolerance, 0, 1},
       {"low_clock_fraction", &s.low_clock_fraction, 0, 1},
       {"mem_clock_fraction", &s.mem_clock_fraction, 0, 1},
       {"max_plausible_temperature_c", &s.max_plausible_temperature_c, 50, 1000},
+      {"impossible_margin", &s.impossible_margin, 0, 1},
+      {"temperature_limit_c", &temperature, 30, 150, true},
+      {"sibling_clock_fraction", &s.sibling_clock_fraction, 0, 1},
+      {"power_draw_fraction", &s.power_draw_fraction, 0, 1},
+      {"ecc_corrected_storm", &storm, 1, 1e12, true},
+      {"datasheet_tolerance", &s.datasheet_tolerance, 0, 1},
   };
   for (const auto& item : j.items()) {
     // Named copies, not structured bindings: C++20 lambdas may not capture bindings (clang).
@@ -146,10 +155,12 @@ std::optional<input_error> read_settings(const nlohmann::ordered_json& j, std::s
     const double v = value.get<double>();
     if (!std::isfinite(v) || v < e->min || v > e->max)
       return err(field, fmt::format("expected a number in [{}, {}], got {}", e->min, e->max, v));
-    if (key == std::string("fleet_min_reports") && v != std::floor(v))
+    if (e->integer && v != std::floor(v))
       return err(field, "expected an integer");
     *e->value = v;
   }
+  s.temperature_limit_c = static_cast<int>(temperature);
+  s.ecc_corrected_storm = static_cast<int>(storm);
   s.fleet_min_reports = static_cast<int>(fleet);
   return std::nullopt;
 }

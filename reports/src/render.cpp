@@ -121,7 +121,9 @@ nlohmann::ordered_json to_json(const check_outcome& outcome) {
       gj["serial"] = g.serial;
       gj["pci_bus_id"] = g.pci_bus_id;
       gj["spec_id"] = g.spec_id;
+      gj["selected"] = g.selected;
       gj["status"] = to_string(g.status);
+      gj["message"] = g.message;
       gj["diagnoses"] = diagnoses_json(g.diagnoses);
       node["gpus"].push_back(std::move(gj));
     }

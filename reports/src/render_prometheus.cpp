@@ -102,7 +102,8 @@ public:
     f.declare("gpuspec_result_seconds", "Measured median time in seconds");
     f.declare("gpuspec_result_expected_seconds", "Ceiling time the result is judged against");
     f.declare("gpuspec_diagnosis",
-              "A diagnosis by reason code (1 warn, 2 fail); remediation names the ladder step");
+              "A diagnosis by reason code (1 warn, 2 fail, 3 inconclusive); remediation names the "
+              "ladder step");
 
     f.add("gpuspec_check_status", {}, exit_code_of(outcome.status));
     for (const auto& node : outcome.nodes) {
@@ -165,7 +166,7 @@ public:
         l.emplace_back("code", d->code);
         l.emplace_back("remediation", std::string(to_string(d->step)));
         l.emplace_back("cause", d->cause);
-        f.add("gpuspec_diagnosis", l, d->severity == verdict_status::fail ? 2 : 1);
+        f.add("gpuspec_diagnosis", l, exit_code_of(d->severity));
       }
     }
     return f.text();

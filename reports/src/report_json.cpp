@@ -317,6 +317,7 @@ json device_json(const device_info& d, const std::string& path) {
   j["power_limit_default_w"] = number(d.power_limit_default_w, at("power_limit_default_w"));
   j["power_limit_max_w"] = number(d.power_limit_max_w, at("power_limit_max_w"));
   j["temperature_c"] = nullable(d.temperature_c);
+  j["temperature_slowdown_c"] = nullable(d.temperature_slowdown_c);
   j["ecc_mode"] = d.ecc_mode;
   j["ecc_mode_pending"] = d.ecc_mode_pending;
   j["mig_mode"] = d.mig_mode;
@@ -388,6 +389,8 @@ json telemetry_json(const telemetry_summary& t, const std::string& path) {
   j["status"] = t.status;
   j["window_start_s"] = number(t.window_start_s, at("window_start_s"));
   j["window_end_s"] = number(t.window_end_s, at("window_end_s"));
+  j["pcie_gen_min"] = nullable(t.pcie_gen_min);
+  j["pcie_width_min"] = nullable(t.pcie_width_min);
   return j;
 }
 
@@ -412,8 +415,8 @@ json result_json(const result& r, const std::string& path) {
                                           quote(to_string(r.failure)), quote(to_string(r.status))));
   }
   if (r.gpus_busy && *r.gpus_busy < 1) {
-    unwritable(at("gpus_busy"), fmt::format("at least 1 (the result's own GPU), got {}",
-                                            *r.gpus_busy));
+    unwritable(at("gpus_busy"),
+               fmt::format("at least 1 (the result's own GPU), got {}", *r.gpus_busy));
   }
   json j = json::object();
   j["bench_id"] = r.bench_id;
@@ -791,41 +794,43 @@ pcie_link read_pcie(const json& j, const std::string& path) {
   return link;
 }
 
-device_info read_device(const json& j, const std::string& path) {
+device_info read_device(const json& j, const std::string& path, int minor) {
   const object_reader o(j, path,
-                        {"index",
-                         "cuda_index",
-                         "name",
-                         "uuid",
-                         "serial",
-                         "vbios",
-                         "pci_bus_id",
-                         "pci_device_id",
-                         "pci_subsystem_id",
-                         "cc_major",
-                         "cc_minor",
-                         "sm_count",
-                         "memory_bytes",
-                         "l2_bytes",
-                         "sm_clock_mhz",
-                         "sm_clock_max_mhz",
-                         "mem_clock_mhz",
-                         "mem_clock_max_mhz",
-                         "memory_bus_width_bits",
-                         "pcie",
-                         "power_limit_w",
-                         "power_limit_default_w",
-                         "power_limit_max_w",
-                         "temperature_c",
-                         "ecc_mode",
-                         "ecc_mode_pending",
-                         "mig_mode",
-                         "persistence_mode",
-                         "spec_id",
-                         "counters_before",
-                         "counters_after",
-                         "counters_delta",
-                         "problems"});
+                        keys_of(minor,
+                                {"index",
+                                 "cuda_index",
+                                 "name",
+                                 "uuid",
+                                 "serial",
+                                 "vbios",
+                                 "pci_bus_id",
+                                 "pci_device_id",
+                                 "pci_subsystem_id",
+                                 "cc_major",
+                                 "cc_minor",
+                                 "sm_count",
+                                 "memory_bytes",
+                                 "l2_bytes",
+                                 "sm_clock_mhz",
+                                 "sm_clock_max_mhz",
+                                 "mem_clock_mhz",
+                                 "mem_clock_max_mhz",
+                                 "memory_bus_width_bits",
+                                 "pcie",
+                                 "power_limit_w",
+                                 "power_limit_default_w",
+                                 "power_limit_max_w",
+                                 "temperature_c",
+                                 "ecc_mode",
+                                 "ecc_mode_pending",
+                                 "mig_mode",
+                                 "persistence_mode",
+                                 "spec_id",
+                                 "counters_before",
+                                 "counters_after",
+                                 "counters_delta",
+                                 "problems"},
+                                {"temperature_slowdown_c"}));
   device_info d;
   d.index = o.integer<int>("index");
   d.cuda_index = o.nullable_integer<int>("cuda_index");
@@ -851,6 +856,8 @@ device_info read_device(const json& j, const std::string& path) {
   d.power_limit_default_w = o.nullable_number("power_limit_default_w");
   d.power_limit_max_w = o.nullable_number("power_limit_max_w");
   d.temperature_c = o.nullable_integer<int>("temperature_c");
+  if (minor >= 1)
+    d.temperature_slowdown_c = o.nullable_integer<int>("temperature_slowdown_c");
   d.ecc_mode = o.string("ecc_mode");
   d.ecc_mode_pending = o.string("ecc_mode_pending");
   d.mig_mode = o.string("mig_mode");
@@ -900,13 +907,14 @@ verification read_verification(const json& j, const std::string& path) {
 }
 
 telemetry_summary read_telemetry(const json& j, const std::string& path, int minor) {
-  const object_reader o(j, path,
-                        keys_of(minor,
-                                {"samples", "period_ms", "sm_clock_mhz_min", "sm_clock_mhz_median",
-                                 "sm_clock_mhz_max", "mem_clock_mhz_min", "mem_clock_mhz_median",
-                                 "temperature_c_max", "power_w_mean", "power_w_max",
-                                 "low_clock_fraction", "throttle_reasons", "throttled", "status"},
-                                {"window_start_s", "window_end_s"}));
+  const object_reader o(
+      j, path,
+      keys_of(minor,
+              {"samples", "period_ms", "sm_clock_mhz_min", "sm_clock_mhz_median",
+               "sm_clock_mhz_max", "mem_clock_mhz_min", "mem_clock_mhz_median", "temperature_c_max",
+               "power_w_mean", "power_w_max", "low_clock_fraction", "throttle_reasons", "throttled",
+               "status"},
+              {"window_start_s", "window_end_s", "pcie_gen_min", "pcie_width_min"}));
   telemetry_summary t;
   t.samples = o.count("samples");
   t.period_ms = o.number("period_ms");
@@ -925,6 +933,8 @@ telemetry_summary read_telemetry(const json& j, const std::string& path, int min
   if (minor >= 1) {
     t.window_start_s = o.nullable_number("window_start_s");
     t.window_end_s = o.nullable_number("window_end_s");
+    t.pcie_gen_min = o.nullable_integer<int>("pcie_gen_min");
+    t.pcie_width_min = o.nullable_integer<int>("pcie_width_min");
   }
   return t;
 }
@@ -932,27 +942,27 @@ telemetry_summary read_telemetry(const json& j, const std::string& path, int min
 result read_result(const json& j, const std::string& path, int minor) {
   const object_reader o(j, path,
                         keys_of(minor,
-                        {"bench_id",
-                         "devices",
-                         "parameters",
-                         "metric",
-                         "unit",
-                         "higher_is_better",
-                         "cache_state",
-                         "bytes_per_iteration",
-                         "flops_per_iteration",
-                         "samples",
-                         "sample_seconds",
-                         "stats",
-                         "host_seconds_median",
-                         "stop_reason",
-                         "ceiling",
-                         "efficiency",
-                         "verification",
-                         "telemetry",
-                         "status",
-                         "reason"},
-                        {"failure", "gpus_busy"}));
+                                {"bench_id",
+                                 "devices",
+                                 "parameters",
+                                 "metric",
+                                 "unit",
+                                 "higher_is_better",
+                                 "cache_state",
+                                 "bytes_per_iteration",
+                                 "flops_per_iteration",
+                                 "samples",
+                                 "sample_seconds",
+                                 "stats",
+                                 "host_seconds_median",
+                                 "stop_reason",
+                                 "ceiling",
+                                 "efficiency",
+                                 "verification",
+                                 "telemetry",
+                                 "status",
+                                 "reason"},
+                                {"failure", "gpus_busy"}));
   result r;
   r.bench_id = o.string("bench_id");
   r.devices = read_array(o.at("devices"), o.path_of("devices"), read_integer<int>);
@@ -1001,7 +1011,7 @@ result read_result(const json& j, const std::string& path, int minor) {
   } else if (r.status == result_status::failed) {
     // Version 1 said what failed only in words; its harness set the verification's status.
     r.failure = r.check.status == verification_status::failed ? failure_kind::verification
-                                                               : failure_kind::benchmark;
+                                                              : failure_kind::benchmark;
   }
   return r;
 }
@@ -1028,11 +1038,12 @@ report read_report(const json& j) {
   r.schema = o.string("schema");
   r.run = read_run(o.at("run"), o.path_of("run"), minor);
   r.host = read_host(o.at("host"), o.path_of("host"));
-  r.devices = read_array(o.at("devices"), o.path_of("devices"), read_device);
-  r.results = read_array(o.at("results"), o.path_of("results"),
-                         [minor](const json& item, const std::string& at) {
-                           return read_result(item, at, minor);
-                         });
+  r.devices = read_array(
+      o.at("devices"), o.path_of("devices"),
+      [minor](const json& item, const std::string& at) { return read_device(item, at, minor); });
+  r.results = read_array(
+      o.at("results"), o.path_of("results"),
+      [minor](const json& item, const std::string& at) { return read_result(item, at, minor); });
   r.complete = o.boolean("complete");
   r.incomplete_reason = o.string("incomplete_reason");
   return r;

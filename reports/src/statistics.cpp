@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -82,6 +83,51 @@ sample_stats summarize(std::span<const double> samples) {
     s.cv = coefficient_of_variation(s.stddev, s.mean);
   }
   return s;
+}
+
+double quantile_of(std::span<const double> values, double p) {
+  require_finite(values, "quantile_of");
+  if (values.empty())
+    return 0.0;
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return quantile_sorted(sorted, std::clamp(p, 0.0, 1.0));
+}
+
+double median_of(std::span<const double> values) { return quantile_of(values, 0.5); }
+
+double median_absolute_deviation(std::span<const double> values, double median) {
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (const double x : values)
+    deviations.push_back(std::abs(x - median));
+  return median_of(deviations);
+}
+
+double modified_z_score(double x, double median, double mad) {
+  if (mad > 0)
+    return 0.6745 * (x - median) / mad;
+  if (x == median)
+    return 0.0;
+  return x < median ? -std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::infinity();
+}
+
+outlier_test test_outlier(double x, std::span<const double> group) {
+  outlier_test t;
+  t.median = median_of(group);
+  t.mad = median_absolute_deviation(group, t.median);
+  t.z = modified_z_score(x, t.median, t.mad);
+  t.deviation = t.median != 0 ? (x - t.median) / std::abs(t.median) : 0.0;
+  return t;
+}
+
+bool is_outlier(const outlier_test& t, double min_deviation, double z_bound, int direction) {
+  if (direction < 0 && !(t.deviation < 0))
+    return false;
+  if (direction > 0 && !(t.deviation > 0))
+    return false;
+  return std::abs(t.deviation) >= min_deviation && std::abs(t.z) > z_bound;
 }
 
 stop_decision should_stop(const stopping_rule& rule, std::span<const double> samples,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::reports::testing {
@@ -102,6 +103,7 @@ result make_result(const std::string& bench_id, int dev, double value, double ce
   t.low_clock_fraction = 0.0;
   t.throttled = false;
   t.status = "ok";
+  r.gpus_busy = gpus;
   return r;
 }
 
@@ -113,14 +115,10 @@ std::vector<result*> results_of(report& r, int dev) {
   return out;
 }
 
-void set_check(report& r, const std::string& id, std::optional<int> dev, check_status s,
-               const std::string& message) {
-  for (auto& c : r.host.checks)
-    if (c.id == id && c.device == dev) {
-      c.status = s;
-      c.message = message;
-      return;
-    }
+void fail_result(result& res, failure_kind failure, std::string reason) {
+  res.status = result_status::failed;
+  res.failure = failure;
+  res.reason = std::move(reason);
 }
 
 void throttle(report& r, int dev, std::vector<std::string> reasons, double factor) {
@@ -164,6 +162,8 @@ report healthy_report(const std::string& hostname, double scale) {
   r.run.finished_utc = "2000-01-01T00:01:00Z";
   r.run.suite = "quick";
   r.run.command_line = {"gpuspec", "run"};
+  r.run.backend = "cuda";
+  r.run.concurrency = gpus;
   auto& h = r.host;
   h.hostname = hostname;
   h.os = "Synthetic OS 1.0";
@@ -177,19 +177,12 @@ report healthy_report(const std::string& hostname, double scale) {
   h.driver_version = "000.00.00";
   h.cuda_driver_version = "0.0";
   h.gpu_status = "ok";
-  h.checks.push_back({"host.nouveau", check_status::pass, "nouveau kernel module not loaded", {}});
-  h.checks.push_back({"host.memory_ratio",
-                      check_status::pass,
-                      "host memory 256.0 GiB >= 2 x GPU memory 64.0 GiB",
-                      {}});
   for (int i = 0; i < gpus; ++i) {
     r.devices.push_back(device(i));
-    h.checks.push_back({"gpu.pcie_link", check_status::pass, "PCIe Gen4 x16 (max Gen4 x16)", i});
-    h.checks.push_back({"gpu.persistence_mode", check_status::pass, "persistence mode on", i});
-    h.checks.push_back(
-        {"gpu.power_limit", check_status::pass, "power limit 300 W (default 300 W)", i});
-    h.checks.push_back({"gpu.temperature", check_status::pass, "40 °C (limit 85 °C)", i});
+    r.run.devices.push_back(i);
   }
+  // As the run records them: the one implementation of the rules.
+  h.checks = evaluate_host_checks(h, r.devices);
   const nlohmann::ordered_json stream = {{"dtype", "fp32"}, {"bytes_per_array", 1073741824}};
   for (int i = 0; i < gpus; ++i) {
     r.results.push_back(make_result("memory.stream.copy", i, 900 * scale, 1000, "GB/s", stream));
@@ -220,10 +213,21 @@ const std::vector<degraded_variant>& degraded_variants() {
   using vs = verdict_status;
   static const std::vector<degraded_variant> variants = {
       {"pcie-link-degraded", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::warn,
+       [](report& r) { r.devices[2].pcie.width_current = 8; }},
+      // An x16 card in an x8 slot: NVML's maximum is the slot's, so the link reads "at
+      // maximum"; the spec row says the card is x16.
+      {"pcie-link-degraded--slot-narrower-than-card", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::warn,
        [](report& r) {
-         r.devices[2].pcie.width_current = 8;
-         set_check(r, "gpu.pcie_link", 2, check_status::warn,
-                   "PCIe link x8, the card's maximum is x16");
+         r.devices[2].pcie = {4, 4, 8, 8};
+       }},
+      // Gen4 at idle is read as power saving; under load the link stayed at Gen3.
+      {"pcie-link-degraded--gen3-under-load", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::warn,
+       [](report& r) {
+         r.devices[2].pcie.gen_current = 1;
+         for (auto* res : results_of(r, 2)) {
+           res->telemetry.pcie_gen_min = 3;
+           res->telemetry.pcie_width_min = 16;
+         }
        }},
       {"pcie-replays", "GPUSPEC-PCIE-REPLAYS", 2, vs::warn,
        [](report& r) {
@@ -231,20 +235,29 @@ const std::vector<degraded_variant>& degraded_variants() {
          r.devices[2].counters_delta["pcie.replay"] = reading::of(120);
        }},
       {"power-limit-low", "GPUSPEC-POWER-LIMIT-LOW", 2, vs::warn,
-       [](report& r) {
-         r.devices[2].power_limit_w = 200;
-         set_check(r, "gpu.power_limit", 2, check_status::warn,
-                   "power limit 200 W, below the default 300 W");
-       }},
+       [](report& r) { r.devices[2].power_limit_w = 200; }},
       {"persistence-off", "GPUSPEC-PERSISTENCE-OFF", 2, vs::warn,
-       [](report& r) {
-         r.devices[2].persistence_mode = "disabled";
-         set_check(r, "gpu.persistence_mode", 2, check_status::warn, "persistence mode off");
-       }},
+       [](report& r) { r.devices[2].persistence_mode = "disabled"; }},
       {"gpu-temperature-high", "GPUSPEC-GPU-TEMPERATURE-HIGH", 2, vs::warn,
+       [](report& r) { r.devices[2].temperature_c = 83; }},
+      // Throughput passes; the telemetry peaked within 5 °C of the GPU's own slowdown threshold.
+      {"gpu-temperature-high--near-slowdown-threshold", "GPUSPEC-GPU-TEMPERATURE-HIGH", 2, vs::warn,
        [](report& r) {
-         r.devices[2].temperature_c = 83;
-         set_check(r, "gpu.temperature", 2, check_status::warn, "83 °C (limit 85 °C)");
+         r.devices[2].temperature_slowdown_c = 87;
+         for (auto* res : results_of(r, 2))
+           res->telemetry.temperature_c_max = 84;
+       }},
+      {"ecc-disabled", "GPUSPEC-ECC-DISABLED", 2, vs::warn,
+       [](report& r) {
+         r.devices[2].ecc_mode = "disabled";
+         r.devices[2].ecc_mode_pending = "disabled";
+       }},
+      {"ecc-corrected-storm", "GPUSPEC-ECC-CORRECTED-STORM", 2, vs::warn,
+       [](report& r) {
+         r.devices[2].counters_after["ecc.volatile.corrected"] = reading::of(5000);
+         r.devices[2].counters_delta["ecc.volatile.corrected"] = reading::of(5000);
+         r.devices[2].counters_after["ecc.aggregate.corrected"] = reading::of(5000);
+         r.devices[2].counters_delta["ecc.aggregate.corrected"] = reading::of(5000);
        }},
       {"thermal-throttle", "GPUSPEC-THERMAL-THROTTLE", 2, vs::warn,
        [](report& r) {
@@ -252,9 +265,37 @@ const std::vector<degraded_variant>& degraded_variants() {
          for (auto* res : results_of(r, 2))
            res->telemetry.temperature_c_max = 92;
        }},
+      // A whole node at 92 °C with HW thermal slowdown on every result, throughput still above
+      // the pass line: a finding all the same.
+      {"thermal-throttle--passing-node-at-92c", "GPUSPEC-THERMAL-THROTTLE", 0, vs::warn,
+       [](report& r) {
+         for (int i = 0; i < gpus; ++i)
+           for (auto* res : results_of(r, i)) {
+             res->telemetry.throttle_reasons = {"hw_thermal"};
+             res->telemetry.throttled = true;
+             res->telemetry.temperature_c_max = 92;
+           }
+       }},
+      {"hw-slowdown", "GPUSPEC-HW-SLOWDOWN", 2, vs::warn,
+       [](report& r) {
+         for (auto* res : results_of(r, 2)) {
+           res->telemetry.throttle_reasons = {"hw_slowdown"};
+           res->telemetry.throttled = true;
+         }
+       }},
       {"power-throttle", "GPUSPEC-POWER-THROTTLE", 2, vs::warn,
        [](report& r) {
          throttle(r, 2, {"sw_power_cap", "hw_power_brake"}, 0.8);
+       }},
+      // SW power capping is named only where it is not the normal state: here the draw peaked
+      // at 150 W of a 300 W limit.
+      {"power-throttle--capped-short-of-the-limit", "GPUSPEC-POWER-THROTTLE", 2, vs::warn,
+       [](report& r) {
+         throttle(r, 2, {"sw_power_cap"}, 0.8);
+         for (auto* res : results_of(r, 2)) {
+           res->telemetry.power_w_max = 150;
+           res->telemetry.power_w_mean = 140;
+         }
        }},
       {"sm-clock-low", "GPUSPEC-SM-CLOCK-LOW", 2, vs::warn,
        [](report& r) {
@@ -263,6 +304,16 @@ const std::vector<degraded_variant>& degraded_variants() {
            res->telemetry.low_clock_fraction = 0.6;
            res->telemetry.sm_clock_mhz_min = 900;
            res->telemetry.sm_clock_mhz_median = 1200;
+         }
+       }},
+      // The throughput passes (a memory-bound result), but the SM clock sits at a quarter of
+      // its siblings'.
+      {"sm-clock-below-siblings", "GPUSPEC-SM-CLOCK-BELOW-SIBLINGS", 2, vs::warn,
+       [](report& r) {
+         for (auto* res : results_of(r, 2)) {
+           res->telemetry.sm_clock_mhz_min = 480;
+           res->telemetry.sm_clock_mhz_median = 490;
+           res->telemetry.sm_clock_mhz_max = 500;
          }
        }},
       {"memory-clock-low", "GPUSPEC-MEMORY-CLOCK-LOW", 2, vs::warn,
@@ -304,17 +355,10 @@ const std::vector<degraded_variant>& degraded_variants() {
          r.devices[2].counters_delta["nvlink.crc_flit"] = reading::of(40);
        }},
       {"nouveau-loaded", "GPUSPEC-NOUVEAU-LOADED", std::nullopt, vs::fail,
-       [](report& r) {
-         r.host.nouveau_loaded = true;
-         set_check(r, "host.nouveau", std::nullopt, check_status::fail,
-                   "nouveau kernel module is loaded");
-       }},
+       [](report& r) { r.host.nouveau_loaded = true; }},
+      // 64 GiB of host RAM for 64 GiB of GPU memory: below the 1.36 x vendors ship.
       {"host-memory-low", "GPUSPEC-HOST-MEMORY-LOW", std::nullopt, vs::warn,
-       [](report& r) {
-         r.host.memory_bytes = 96 * gib;
-         set_check(r, "host.memory_ratio", std::nullopt, check_status::warn,
-                   "host memory 96.0 GiB < 2 x GPU memory 64.0 GiB");
-       }},
+       [](report& r) { r.host.memory_bytes = 64 * gib; }},
       {"sibling-outlier", "GPUSPEC-SIBLING-OUTLIER", 2, vs::warn,
        [](report& r) { scale_device_results(r, 2, 0.92); }},
       {"below-spec", "GPUSPEC-BELOW-SPEC", 0, vs::fail,
@@ -332,17 +376,57 @@ const std::vector<degraded_variant>& degraded_variants() {
        }},
       {"result-failed", "GPUSPEC-RESULT-FAILED", 2, vs::fail,
        [](report& r) {
-         auto& res = *results_of(r, 2).front();
-         res.status = result_status::failed;
-         res.failure = failure_kind::benchmark;
-         res.reason = "synthetic: the kernel launch failed";
+         fail_result(*results_of(r, 2).front(), failure_kind::benchmark,
+                     "synthetic: the kernel launch failed");
        }},
+      // As the harness writes a wrong answer: status failed, failure verification.
       {"verification-failed", "GPUSPEC-VERIFICATION-FAILED", 2, vs::fail,
        [](report& r) {
          auto& res = *results_of(r, 2).front();
          res.check.status = verification_status::failed;
          res.check.max_rel_error = 0.5;
          res.check.detail = "synthetic: element 7 differs from the host reference";
+         fail_result(res, failure_kind::verification, "verification failed: " + res.check.detail);
+       }},
+      {"gpu-start-failed", "GPUSPEC-GPU-START-FAILED", 2, vs::fail,
+       [](report& r) {
+         for (auto* res : results_of(r, 2))
+           fail_result(*res, failure_kind::gpu_start,
+                       "synthetic: cudaSetDevice: CUDA-capable device is busy or unavailable");
+       }},
+      {"worker-hung", "GPUSPEC-WORKER-HUNG", 2, vs::fail,
+       [](report& r) {
+         for (auto* res : results_of(r, 2))
+           fail_result(*res, failure_kind::worker_timeout,
+                       "GPU 2: no answer for 45 s in " + res->bench_id + "; worker killed");
+       }},
+      {"worker-crashed", "GPUSPEC-WORKER-CRASHED", 2, vs::fail,
+       [](report& r) {
+         for (auto* res : results_of(r, 2))
+           fail_result(*res, failure_kind::worker_signal,
+                       "GPU 2: worker killed by SIGSEGV in " + res->bench_id);
+       }},
+      {"worker-exited", "GPUSPEC-WORKER-EXITED", 2, vs::fail,
+       [](report& r) {
+         for (auto* res : results_of(r, 2))
+           fail_result(*res, failure_kind::worker_exit,
+                       "GPU 2: worker exited with status 1 before " + res->bench_id);
+       }},
+      {"worker-protocol", "GPUSPEC-WORKER-PROTOCOL", 2, vs::fail,
+       [](report& r) {
+         for (auto* res : results_of(r, 2))
+           fail_result(*res, failure_kind::worker_protocol,
+                       "GPU 2: the worker wrote a line that is not a result message");
+       }},
+      // Fell off the bus: every query answers "GPU is lost", and no result came back.
+      {"gpu-lost", "GPUSPEC-GPU-LOST", 2, vs::fail,
+       [](report& r) {
+         auto& d = r.devices[2];
+         d.problems = {"nvmlDeviceGetName: GPU is lost (further queries skipped)"};
+         for (auto* set : {&d.counters_after, &d.counters_delta})
+           for (auto& [name, value] : *set)
+             value = reading::unavailable("GPU is lost");
+         std::erase_if(r.results, [](const result& x) { return x.devices.front() == 2; });
        }},
   };
   return variants;
@@ -350,7 +434,7 @@ const std::vector<degraded_variant>& degraded_variants() {
 
 const std::vector<inconclusive_variant>& inconclusive_variants() {
   static const std::vector<inconclusive_variant> variants = {
-      {"no-samples",
+      {"no-samples", "GPUSPEC-NO-WORK", 1,
        [](report& r) {
          auto& res = *results_of(r, 1).front();
          res.samples.clear();
@@ -358,7 +442,7 @@ const std::vector<inconclusive_variant>& inconclusive_variants() {
          res.stats = summarize(res.samples);
          res.efficiency = std::nullopt;
        }},
-      {"zero-rate",
+      {"zero-rate", "GPUSPEC-NO-WORK", 1,
        [](report& r) {
          auto& res = *results_of(r, 1).front();
          for (auto& s : res.samples)
@@ -366,19 +450,69 @@ const std::vector<inconclusive_variant>& inconclusive_variants() {
          res.stats = summarize(res.samples);
          res.efficiency = 0.0;
        }},
-      {"zero-watts",
+      {"zero-watts", "GPUSPEC-TELEMETRY-IMPOSSIBLE", 1,
        [](report& r) {
          auto& t = results_of(r, 1).front()->telemetry;
          t.power_w_mean = 0;
          t.power_w_max = 0;
        }},
-      {"temperature-255",
+      {"temperature-255", "GPUSPEC-TELEMETRY-IMPOSSIBLE", 1,
        [](report& r) { results_of(r, 1).front()->telemetry.temperature_c_max = 255; }},
-      {"telemetry-missing",
+      {"telemetry-missing", "GPUSPEC-TELEMETRY-MISSING", 1,
        [](report& r) {
          auto& t = results_of(r, 1).front()->telemetry;
          t = telemetry_summary{};
          t.status = "unavailable: NVML not loaded";
+       }},
+      // A timer that saw nearly nothing: 1.5 x the ceiling at the clock seen.
+      {"impossible-result", "GPUSPEC-IMPOSSIBLE-RESULT", 1,
+       [](report& r) {
+         auto& res = *results_of(r, 1).front();
+         for (auto& s : res.samples)
+           s *= 1.5 / 0.9;
+         res.stats = summarize(res.samples);
+         res.efficiency = res.stats.median / *res.ceiling_value.clock_adjusted;
+       }},
+      {"report-inconsistent--median-outside-min-max", "GPUSPEC-REPORT-INCONSISTENT", 1,
+       [](report& r) {
+         auto& res = *results_of(r, 1).front();
+         res.stats.median = 2 * res.stats.max;
+         res.efficiency = res.stats.median / *res.ceiling_value.clock_adjusted;
+       }},
+      {"report-inconsistent--n-not-the-sample-count", "GPUSPEC-REPORT-INCONSISTENT", 1,
+       [](report& r) { results_of(r, 1).front()->stats.n = 50; }},
+      {"report-inconsistent--negative-time", "GPUSPEC-REPORT-INCONSISTENT", 1,
+       [](report& r) { results_of(r, 1).front()->sample_seconds[3] = -0.01; }},
+      {"report-inconsistent--passed-beyond-tolerance", "GPUSPEC-REPORT-INCONSISTENT", 1,
+       [](report& r) { results_of(r, 1).front()->check.max_rel_error = 1e-3; }},
+      {"report-inconsistent--edited-median", "GPUSPEC-REPORT-INCONSISTENT", 1,
+       [](report& r) {
+         auto& res = *results_of(r, 1).front();
+         res.stats.median = res.stats.min;
+         res.efficiency = res.stats.median / *res.ceiling_value.clock_adjusted;
+       }},
+      {"report-inconsistent--counter-delta", "GPUSPEC-REPORT-INCONSISTENT", 1,
+       [](report& r) {
+         auto& d = r.devices[1];
+         d.counters_after["pcie.replay"] = reading::of(7);
+         d.counters_delta["pcie.replay"] = reading::of(2);
+       }},
+      {"stand-in", "GPUSPEC-STAND-IN", std::nullopt, [](report& r) { r.run.backend = "stand-in"; }},
+      {"gpu-not-measured", "GPUSPEC-GPU-NOT-MEASURED", 1,
+       [](report& r) {
+         for (auto* res : results_of(r, 1)) {
+           res->status = result_status::not_supported;
+           res->reason = "synthetic: the GPU lacks this unit";
+         }
+       }},
+      {"gpu-not-measured--no-results", "GPUSPEC-GPU-NOT-MEASURED", 1,
+       [](report& r) {
+         std::erase_if(r.results, [](const result& x) { return x.devices.front() == 1; });
+       }},
+      {"run-incomplete", "GPUSPEC-RUN-INCOMPLETE", std::nullopt,
+       [](report& r) {
+         r.complete = false;
+         r.incomplete_reason = "interrupted";
        }},
   };
   return variants;

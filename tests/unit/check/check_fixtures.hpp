@@ -29,7 +29,9 @@ namespace gpuspec::reports::testing {
 void scale_device_results(report& r, int device, double factor);
 
 struct degraded_variant {
-  std::string name;           ///< fixture name: "degraded-<name>.json"
+  /// fixture name: "degraded-<name>.json"; the name is the reason code's tail, in lower case,
+  /// with "--<what>" after it where one code has several variants
+  std::string name;
   std::string code;           ///< the reason code the check must give
   std::optional<int> device;  ///< the GPU it must be given for (none: host-level)
   verdict_status node_status; ///< the node's expected verdict
@@ -40,10 +42,14 @@ struct degraded_variant {
 [[nodiscard]] const std::vector<degraded_variant>& degraded_variants();
 
 struct inconclusive_variant {
-  std::string name;
+  std::string name;          ///< fixture name: "inconclusive-<name>.json"
+  std::string code;          ///< the reason code the check must give, severity inconclusive
+  std::optional<int> device; ///< the GPU it must be given for (none: the node)
   std::function<void(report&)> degrade;
 };
-/// Results that did no work or whose telemetry is missing or impossible.
+/// Reports no verdict can be reached on: results that did no work, telemetry missing or
+/// impossible, impossible results, reports that contradict themselves, a stand-in report, a
+/// GPU never measured.
 [[nodiscard]] const std::vector<inconclusive_variant>& inconclusive_variants();
 
 /// gtest prints parameters by these (stable test names for CTest's discovery).

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
@@ -13,6 +14,7 @@
 #include "gpuspec/reports/diagnosis.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -98,7 +100,9 @@ TEST_P(DegradedVariant, IsDiagnosedWithItsReasonCode) {
     EXPECT_FALSE(d->action.empty());
     EXPECT_FALSE(d->cause.empty());
     EXPECT_NO_THROW((void)find_reason(d->code));
-    EXPECT_TRUE(d->severity == verdict_status::warn || d->severity == verdict_status::fail);
+    EXPECT_TRUE(d->severity == verdict_status::warn || d->severity == verdict_status::fail ||
+                d->severity == verdict_status::inconclusive)
+        << d->code << " " << to_string(d->severity);
     if (d->device) {
       for (const char* key : {"serial", "uuid", "pci_bus_id", "vbios", "driver"})
         EXPECT_TRUE(d->evidence.contains(key)) << d->code << " lacks " << key;
@@ -127,26 +131,35 @@ TEST(Check, EveryReasonCodeHasAVariantOrATestOfItsOwn) {
   std::set<std::string> covered;
   for (const auto& v : testing::degraded_variants())
     covered.insert(v.code);
+  for (const auto& v : testing::inconclusive_variants())
+    covered.insert(v.code);
   covered.insert("GPUSPEC-FLEET-OUTLIER");  // Fleet.*
   covered.insert("GPUSPEC-BELOW-BASELINE"); // Baseline.*
-  covered.insert("GPUSPEC-RUN-INCOMPLETE"); // documented; the node message says it
+  covered.insert("GPUSPEC-NO-RESULTS");     // Check.IncompleteOrEmptyReportIsInconclusive
   for (const auto& c : reason_codes())
     EXPECT_TRUE(covered.contains(std::string(c.code))) << c.code;
 }
 
 class InconclusiveVariant : public ::testing::TestWithParam<testing::inconclusive_variant> {};
 
-TEST_P(InconclusiveVariant, IsNeverAPass) {
-  const auto o = check(build(GetParam().degrade), synthetic_specs(), default_rules());
-  std::size_t inconclusive = 0;
-  for (const auto& r : o.nodes[0].results)
-    if (r.status == verdict_status::inconclusive) {
-      ++inconclusive;
-      EXPECT_FALSE(r.message.empty());
-    }
-  EXPECT_EQ(inconclusive, 1u);
-  EXPECT_EQ(o.status, verdict_status::inconclusive);
+TEST_P(InconclusiveVariant, IsNeverAPassAndSaysWhy) {
+  const auto& v = GetParam();
+  const auto o = check(build(v.degrade), synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive) << to_string(o.status);
   EXPECT_EQ(exit_code_of(o.status), 3);
+  bool found = false;
+  for (const auto* d : all_diagnoses(o))
+    if (d->code == v.code && d->device == v.device) {
+      found = true;
+      EXPECT_EQ(d->severity, verdict_status::inconclusive) << d->code;
+      EXPECT_FALSE(d->cause.empty());
+    }
+  EXPECT_TRUE(found) << v.code << " not given";
+  // Only what the variant touched is inconclusive: GPU 3 keeps its pass (unless the variant is
+  // about the whole node).
+  if (v.device) {
+    EXPECT_EQ(o.nodes[0].gpus[3].status, verdict_status::pass);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Check, InconclusiveVariant,
@@ -157,13 +170,16 @@ INSTANTIATE_TEST_SUITE_P(Check, InconclusiveVariant,
                            return n;
                          });
 
-TEST(Check, InconclusiveLosesToWarnAndFail) {
+TEST(Check, InconclusiveBeatsWarnAndLosesToFail) {
   auto r = build(testing::inconclusive_variants()[0].degrade);
   testing::degraded_variants()[0].degrade(r); // PCIe link: warn
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::warn);
+  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::inconclusive);
+  r.devices[3].counters_after["ecc.volatile.uncorrected"] = reading::of(1);
+  r.devices[3].counters_delta["ecc.volatile.uncorrected"] = reading::of(1);
+  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::fail);
 }
 
-TEST(Check, SkippedIsNeutral) {
+TEST(Check, SkippedIsNeutralWhereTheGpuHasOtherEvidence) {
   auto r = healthy_report();
   r.results[0].status = result_status::not_supported;
   r.results[0].reason = "synthetic";
@@ -179,9 +195,263 @@ TEST(Check, IncompleteOrEmptyReportIsInconclusive) {
   auto o = check(r, synthetic_specs(), default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   EXPECT_NE(o.nodes[0].message.find("interrupted"), std::string::npos);
+  EXPECT_TRUE(has(o, "GPUSPEC-RUN-INCOMPLETE", std::nullopt));
   r = healthy_report();
   r.results.clear();
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::inconclusive);
+  o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  EXPECT_TRUE(has(o, "GPUSPEC-NO-RESULTS", std::nullopt));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_TRUE(has(o, "GPUSPEC-GPU-NOT-MEASURED", i));
+}
+
+TEST(Evidence, SevenOfEightGpusNeverMeasuredIsNotAPass) {
+  auto r = healthy_report();
+  std::erase_if(r.results, [](const result& x) { return x.devices.front() != 0; });
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  EXPECT_EQ(o.nodes[0].gpus[0].status, verdict_status::pass);
+  for (int i = 1; i < 4; ++i)
+    EXPECT_EQ(o.nodes[0].gpus[i].status, verdict_status::inconclusive) << i;
+}
+
+TEST(Evidence, AGpuDeselectedWithDevicesIsSkippedNotInconclusive) {
+  auto r = healthy_report();
+  r.run.devices = {0, 1, 3};
+  std::erase_if(r.results, [](const result& x) { return x.devices.front() == 2; });
+  r.devices[2].counters_delta["ecc.volatile.uncorrected"] = reading::of(9); // not asked about
+  r.devices[2].counters_after["ecc.volatile.uncorrected"] = reading::of(9);
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::pass);
+  EXPECT_FALSE(o.nodes[0].gpus[2].selected);
+  EXPECT_EQ(o.nodes[0].gpus[2].status, verdict_status::skipped);
+  EXPECT_NE(o.nodes[0].gpus[2].message.find("--devices"), std::string::npos);
+  // A version 1 report does not say what was selected: every GPU was.
+  r.run.devices.clear();
+  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).nodes[0].gpus[2].status,
+            verdict_status::fail);
+}
+
+TEST(Evidence, AResultOnAGpuNotSelectedOrNotListedContradictsTheReport) {
+  auto r = healthy_report();
+  r.run.devices = {0, 1, 3};
+  auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  EXPECT_NE(o.nodes[0].results[6].message.find("results[6].devices[0]"), std::string::npos)
+      << o.nodes[0].results[6].message;
+  r = healthy_report();
+  r.results[0].devices = {9};
+  o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::inconclusive);
+  EXPECT_NE(o.nodes[0].results[0].message.find("GPU 9 is not in devices[]"), std::string::npos);
+  r = healthy_report();
+  r.run.devices.push_back(7);
+  o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  EXPECT_NE(o.nodes[0].message.find("run.devices[4]"), std::string::npos) << o.nodes[0].message;
+}
+
+TEST(StandIn, AStandInReportNeverPassesButItsWorkerFailuresFail) {
+  auto r = healthy_report();
+  r.run.backend = "stand-in";
+  auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  for (const auto& v : o.nodes[0].results) {
+    EXPECT_EQ(v.status, verdict_status::inconclusive);
+    ASSERT_FALSE(v.diagnoses.empty());
+    EXPECT_EQ(v.diagnoses.front().code, "GPUSPEC-STAND-IN");
+  }
+  // 8 stand-in GPUs, one hung and one crashed (the spine's end-to-end test): the node fails.
+  r.results[6].status = result_status::failed;
+  r.results[6].failure = failure_kind::worker_timeout;
+  r.results[6].reason = "GPU 2: no answer for 45 s in memory.stream.copy; worker killed";
+  r.results[9].status = result_status::failed;
+  r.results[9].failure = failure_kind::worker_signal;
+  r.results[9].reason = "GPU 3: worker killed by SIGSEGV";
+  o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::fail);
+  EXPECT_EQ(exit_code_of(o.status), 2);
+  EXPECT_TRUE(has(o, "GPUSPEC-WORKER-HUNG", 2));
+  EXPECT_TRUE(has(o, "GPUSPEC-WORKER-CRASHED", 3));
+  EXPECT_EQ(o.nodes[0].gpus[2].status, verdict_status::fail);
+  EXPECT_EQ(o.nodes[0].gpus[0].status, verdict_status::inconclusive);
+}
+
+TEST(Failures, EachFailureKindHasItsCodeAndAVerificationFailureWinsWhateverTheStatus) {
+  const std::pair<failure_kind, const char*> kinds[] = {
+      {failure_kind::benchmark, "GPUSPEC-RESULT-FAILED"},
+      {failure_kind::verification, "GPUSPEC-VERIFICATION-FAILED"},
+      {failure_kind::gpu_start, "GPUSPEC-GPU-START-FAILED"},
+      {failure_kind::worker_timeout, "GPUSPEC-WORKER-HUNG"},
+      {failure_kind::worker_signal, "GPUSPEC-WORKER-CRASHED"},
+      {failure_kind::worker_exit, "GPUSPEC-WORKER-EXITED"},
+      {failure_kind::worker_protocol, "GPUSPEC-WORKER-PROTOCOL"}};
+  for (const auto& [kind, code] : kinds) {
+    auto r = healthy_report();
+    r.results[4].status = result_status::failed;
+    r.results[4].failure = kind;
+    r.results[4].reason = "synthetic";
+    const auto o = check(r, synthetic_specs(), default_rules());
+    EXPECT_EQ(o.nodes[0].results[4].status, verdict_status::fail) << code;
+    ASSERT_EQ(o.nodes[0].results[4].diagnoses.size(), 1U) << code;
+    EXPECT_EQ(o.nodes[0].results[4].diagnoses[0].code, code);
+    EXPECT_EQ(o.nodes[0].gpus[1].status, verdict_status::fail) << "a dead worker fails its GPU";
+  }
+  // The harness calls a wrong answer "failed"; whatever the status and the failure say, a
+  // failed verification is a possible silent data corruption, not a benchmark to rerun.
+  for (const auto status : {result_status::ok, result_status::failed, result_status::skipped}) {
+    auto r = healthy_report();
+    auto& res = r.results[4];
+    res.check.status = verification_status::failed;
+    res.check.detail = "synthetic";
+    res.status = status;
+    res.failure = status == result_status::failed ? failure_kind::benchmark : failure_kind::none;
+    res.reason = status == result_status::ok ? "" : "synthetic";
+    const auto o = check(r, synthetic_specs(), default_rules());
+    ASSERT_FALSE(o.nodes[0].results[4].diagnoses.empty());
+    EXPECT_EQ(o.nodes[0].results[4].diagnoses[0].code, "GPUSPEC-VERIFICATION-FAILED");
+    EXPECT_EQ(o.nodes[0].results[4].diagnoses[0].step, remediation::reset_gpu);
+    EXPECT_EQ(o.status, verdict_status::fail);
+  }
+}
+
+TEST(Findings, PowerCappingAtTheDefaultLimitAndFullDrawIsNotACause) {
+  // A slow GPU whose only throttle reason is SW power capping at its default limit, drawing
+  // the limit: power is not named (it is how Tensor Core GEMMs run).
+  auto r = healthy_report();
+  scale_device_results(r, 2, 0.8);
+  for (auto& res : r.results)
+    if (res.devices.front() == 2) {
+      res.telemetry.throttle_reasons = {"sw_power_cap"};
+      res.telemetry.throttled = true;
+      res.telemetry.power_w_max = 299;
+    }
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_FALSE(has(o, "GPUSPEC-POWER-THROTTLE", 2));
+  EXPECT_TRUE(has(o, "GPUSPEC-SIBLING-OUTLIER", 2));
+}
+
+TEST(Findings, ThermalThrottlingOnAPassingResultWarnsAndOnAFailingOneFails) {
+  auto r = healthy_report();
+  for (auto& res : r.results)
+    if (res.devices.front() == 2) {
+      res.telemetry.throttle_reasons = {"hw_thermal"};
+      res.telemetry.throttled = true;
+    }
+  auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.nodes[0].gpus[2].status, verdict_status::warn);
+  EXPECT_TRUE(has(o, "GPUSPEC-THERMAL-THROTTLE", 2));
+  for (int i = 0; i < 4; ++i)
+    scale_device_results(r, i, 0.5);
+  o = check(r, synthetic_specs(), default_rules());
+  for (const auto& v : o.nodes[0].results)
+    if (v.devices.front() == 2) {
+      ASSERT_EQ(v.diagnoses.size(), 1U) << v.name;
+      EXPECT_EQ(v.diagnoses[0].code, "GPUSPEC-THERMAL-THROTTLE");
+      EXPECT_EQ(v.diagnoses[0].severity, verdict_status::fail) << "raised to the result's";
+    }
+}
+
+/// The states a result can be in, and the GPU status each one leads to on its own.
+enum class state { pass, warn, fail, inconclusive, failed, worker_died, skipped, not_supported };
+constexpr state all_states[] = {state::pass,         state::warn,         state::fail,
+                                state::inconclusive, state::failed,       state::worker_died,
+                                state::skipped,      state::not_supported};
+
+result result_in(state s, const result& base, int k) {
+  result r = base;
+  r.parameters["size"] = k; // a case of its own: no siblings
+  const auto scale = [&](double f) {
+    for (auto& x : r.samples)
+      x *= f;
+    r.stats = summarize(r.samples);
+    r.efficiency = r.stats.median / *r.ceiling_value.clock_adjusted;
+  };
+  switch (s) {
+  case state::pass:
+    break;
+  case state::warn:
+    scale(0.83); // 75% of the datasheet: between warn (70%) and pass (80%)
+    break;
+  case state::fail:
+    scale(0.5);
+    break;
+  case state::inconclusive:
+    r.telemetry = telemetry_summary{};
+    r.telemetry.status = "unavailable: synthetic";
+    break;
+  case state::failed:
+    r.status = result_status::failed;
+    r.failure = failure_kind::benchmark;
+    r.reason = "synthetic";
+    break;
+  case state::worker_died:
+    r.status = result_status::failed;
+    r.failure = failure_kind::worker_signal;
+    r.reason = "synthetic";
+    break;
+  case state::skipped:
+    r.status = result_status::skipped;
+    r.reason = "synthetic";
+    break;
+  case state::not_supported:
+    r.status = result_status::not_supported;
+    r.reason = "synthetic";
+    break;
+  }
+  return r;
+}
+
+verdict_status expected_alone(state s) {
+  switch (s) {
+  case state::pass:
+    return verdict_status::pass;
+  case state::warn:
+    return verdict_status::warn;
+  case state::fail:
+  case state::failed:
+  case state::worker_died:
+    return verdict_status::fail;
+  case state::inconclusive:
+    return verdict_status::inconclusive;
+  case state::skipped:
+  case state::not_supported:
+    return verdict_status::skipped;
+  }
+  return verdict_status::fail;
+}
+
+TEST(Rollup, EveryCombinationOfResultStatesOnOneGpu) {
+  const auto specs = synthetic_specs();
+  const auto rules = default_rules();
+  const report healthy = healthy_report();
+  const result triad = healthy.results[7]; // memory.stream.triad on GPU 2
+  ASSERT_EQ(triad.bench_id, "memory.stream.triad");
+  ASSERT_EQ(triad.devices, std::vector<int>{2});
+  constexpr unsigned n = std::size(all_states);
+  for (unsigned mask = 0; mask < (1U << n); ++mask) {
+    report r = healthy;
+    std::erase_if(r.results, [](const result& x) { return x.devices.front() == 2; });
+    verdict_status expected = verdict_status::skipped;
+    bool evidence = false;
+    std::string states;
+    for (unsigned k = 0; k < n; ++k)
+      if (mask & (1U << k)) {
+        r.results.push_back(result_in(all_states[k], triad, static_cast<int>(k)));
+        expected = worst(expected, expected_alone(all_states[k]));
+        evidence = evidence || expected_alone(all_states[k]) != verdict_status::skipped;
+        states += std::to_string(k) + " ";
+      }
+    // No pass without evidence: nothing judged is inconclusive, never a pass.
+    if (!evidence)
+      expected = worst(expected, verdict_status::inconclusive);
+    const auto o = check(r, specs, rules);
+    EXPECT_EQ(o.nodes[0].gpus[2].status, expected) << "states " << states;
+    // The other GPUs pass, so the node is what GPU 2 is (a skipped GPU 2 cannot be: it was
+    // selected, so it is inconclusive).
+    EXPECT_EQ(o.status, worst(verdict_status::pass, expected)) << "states " << states;
+    EXPECT_EQ(has(o, "GPUSPEC-GPU-NOT-MEASURED", 2), !evidence) << "states " << states;
+  }
 }
 
 TEST(Check, NoSpecRowJudgesClockAdjustedEfficiency) {
@@ -203,10 +473,14 @@ TEST(Check, NoSpecRowJudgesClockAdjustedEfficiency) {
 TEST(Check, LowerIsBetterMetricsAreInverted) {
   auto r = healthy_report();
   r.results.resize(1);
+  r.run.devices = {0};
   r.results[0].bench_id = "latency.synthetic";
   r.results[0].higher_is_better = false;
   r.results[0].unit = "us";
-  r.results[0].efficiency = 0.5; // the harness's figure, ceiling / median
+  // The harness's figure, ceiling / median: a floor at half the median.
+  r.results[0].ceiling_value.clock_adjusted = 0.5 * r.results[0].stats.median;
+  r.results[0].ceiling_value.datasheet.reset();
+  r.results[0].efficiency = 0.5;
   const auto o = check(r, synthetic_specs(), default_rules());
   EXPECT_EQ(o.nodes[0].results[0].frame, "clock_adjusted");
   EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::fail);
@@ -223,8 +497,9 @@ TEST(Check, DatasheetRuleJudgesTheCeilingTheBenchmarkAttached) {
     res.ceiling_value.datasheet = 100.0;
     res.efficiency.reset();
   }
-  r.results[0].stats.median = r.results[1].stats.median = 90.0;
   r.results[0].samples = r.results[1].samples = {90.0, 90.0, 90.0};
+  r.results[0].sample_seconds = r.results[1].sample_seconds = {0.01, 0.01, 0.01};
+  r.results[0].stats = r.results[1].stats = summarize(r.results[0].samples);
   auto rules = parse_expectations(nlohmann::ordered_json::parse(R"({
     "schema": "gpuspec.expect.v1",
     "rules": [{"pattern": "gemm.*", "ceiling": "datasheet", "pass": 0.85, "warn": 0.7}]})"),
@@ -245,6 +520,7 @@ TEST(Check, DatasheetRuleJudgesTheCeilingTheBenchmarkAttached) {
 TEST(Siblings, TwoIdenticalGpusFlagOnlyTheSlowOne) {
   auto r = healthy_report();
   r.devices.resize(2);
+  r.run.devices = {0, 1};
   std::erase_if(r.results, [](const result& x) { return x.devices[0] >= 2; });
   std::erase_if(r.host.checks, [](const host_check& c) { return c.device && *c.device >= 2; });
   scale_device_results(r, 1, 0.9);
@@ -348,7 +624,9 @@ TEST(Rollup, WorstWinsAndExitCodes) {
   EXPECT_EQ(worst(verdict_status::pass, verdict_status::skipped), verdict_status::pass);
   EXPECT_EQ(worst(verdict_status::inconclusive, verdict_status::pass),
             verdict_status::inconclusive);
-  EXPECT_EQ(worst(verdict_status::inconclusive, verdict_status::warn), verdict_status::warn);
+  EXPECT_EQ(worst(verdict_status::inconclusive, verdict_status::warn),
+            verdict_status::inconclusive);
+  EXPECT_EQ(worst(verdict_status::inconclusive, verdict_status::fail), verdict_status::fail);
   EXPECT_EQ(worst(verdict_status::fail, verdict_status::warn), verdict_status::fail);
   EXPECT_EQ(exit_code_of(verdict_status::skipped), 0);
   EXPECT_EQ(exit_code_of(verdict_status::pass), 0);
@@ -377,6 +655,12 @@ TEST(ReasonCodes, AreAllDocumented) {
 }
 
 // ---- expectations ---------------------------------------------------------------------
+
+TEST(Expectations, ShippedSettingsAreTheDefaults) {
+  // One value per threshold: the code's defaults are the shipped file's.
+  EXPECT_EQ(default_rules().settings, expectation_settings{});
+  EXPECT_EQ(expectation_settings{}.temperature_limit_c, default_temperature_limit_c);
+}
 
 TEST(Expectations, ShippedRulesLoad) {
   const auto e = default_rules();
@@ -497,19 +781,38 @@ TEST(Expectations, FilesThatAreMissingEmptyOrNotJsonNameTheFile) {
 /// GPUSPEC_WRITE_CHECK_FIXTURES set, this test rewrites them instead.
 TEST(Fixtures, FilesMatchTheBuildersAndLoad) {
   std::vector<std::pair<std::string, report>> all = {{"healthy", healthy_report()}};
-  for (const auto& v : testing::degraded_variants())
+  // variants.tsv: fixture, reason code, exit code; check_cli_test.sh runs the binary on each.
+  std::string manifest =
+      "# fixture\treason code\texit code (written by Fixtures.FilesMatchTheBuildersAndLoad)\n";
+  manifest += "healthy\t-\t0\n";
+  for (const auto& v : testing::degraded_variants()) {
     all.emplace_back("degraded-" + v.name, build(v.degrade));
-  for (const auto& v : testing::inconclusive_variants())
+    manifest += fmt::format("degraded-{}\t{}\t{}\n", v.name, v.code, exit_code_of(v.node_status));
+  }
+  for (const auto& v : testing::inconclusive_variants()) {
     all.emplace_back("inconclusive-" + v.name, build(v.degrade));
+    manifest += fmt::format("inconclusive-{}\t{}\t3\n", v.name, v.code);
+  }
   const bool write = std::getenv("GPUSPEC_WRITE_CHECK_FIXTURES") != nullptr;
+  std::set<std::string> expected_files = {"specs.json", "README.md", "variants.tsv"};
   for (const auto& [name, r] : all) {
     const auto path = fixtures / (name + ".json");
+    expected_files.insert(name + ".json");
     if (write)
       save_report(path, r);
     const auto loaded = load_report(path);
     ASSERT_TRUE(loaded) << loaded.error().to_string();
     EXPECT_EQ(loaded.value(), r) << path;
   }
+  if (write)
+    write_file_atomically(fixtures / "variants.tsv", manifest);
+  std::ifstream in(fixtures / "variants.tsv");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), manifest) << "tests/fixtures/check/variants.tsv is stale";
+  // No fixture is left over from a variant that was renamed or removed.
+  for (const auto& entry : std::filesystem::directory_iterator(fixtures))
+    EXPECT_TRUE(expected_files.contains(entry.path().filename().string())) << entry.path();
 }
 
 TEST(Fixtures, SpecFileHasTheSyntheticRow) {

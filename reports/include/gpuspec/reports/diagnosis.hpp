@@ -1,14 +1,17 @@
 #pragma once
-/// Diagnosis rules (docs/check.md): each rule is one small function over the inventory,
-/// the counters, the host checks or one result's telemetry, and each cause has a stable,
-/// documented reason code that fleet tooling can count.
+/// Diagnosis rules (docs/check.md): each rule is one small function over the inventory, the
+/// counters or one result's telemetry, and each cause has a stable, documented reason code that
+/// fleet tooling can count.
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/reports/verdict.hpp"
 
 namespace gpuspec::reports {
@@ -33,22 +36,41 @@ struct reason_code {
                                        std::string cause, const device_info* device,
                                        const host_info& host);
 
-/// Host-level rules (nouveau, host memory ratio), from the harness's host checks.
+/// Host-level rules over the inventory (host_rules.hpp): nouveau, host memory.
 [[nodiscard]] std::vector<diagnosis> diagnose_host(const report& r);
 
-/// Inventory- and counter-level rules of one GPU: PCIe link, power limit, persistence,
-/// temperature, ECC, row remapping, NVLink links and errors, PCIe replays. `siblings` are the
-/// devices of the same model in the report (for NVLink links active), including `device`.
-[[nodiscard]] std::vector<diagnosis> diagnose_device(const report& r, const device_info& device,
-                                                     std::span<const device_info* const> siblings,
-                                                     const expectation_settings& settings);
+/// What the device rules see of one GPU.
+struct gpu_facts {
+  const report& r;
+  const device_info& device;
+  const gpu_spec* spec = nullptr; ///< the check's spec row for it, or nullptr
+  /// The GPUs of the same model in the report, `device` included (for NVLink links active).
+  std::span<const device_info* const> siblings;
+  /// The lowest PCIe link its results' telemetry saw, when any did.
+  std::optional<pcie_under_load> load;
+  const expectation_settings& settings;
+};
 
-/// Telemetry rules of one result on one device (thermal and power throttling, low SM clock,
-/// memory clock below maximum): the probable causes of a slow result, each with `severity`
-/// (the result's own warn or fail).
-[[nodiscard]] std::vector<diagnosis> diagnose_result(const report& r, const result& res,
+/// Inventory- and counter-level rules of one GPU: lost GPU, PCIe link (against the card),
+/// power limit, persistence, temperature, ECC mode, ECC errors and storms, row remapping,
+/// NVLink links and errors, PCIe replays; and counters that contradict themselves (a delta that
+/// is not after minus before: inconclusive, the field named).
+[[nodiscard]] std::vector<diagnosis> diagnose_device(const gpu_facts& gpu);
+
+/// Why one result on one device warned or failed: its telemetry's probable causes (thermal,
+/// HW slowdown, power capping where it is not the normal state, low SM clock, low memory
+/// clock), each with `severity` (the result's own). Empty when nothing in the telemetry explains
+/// it.
+[[nodiscard]] std::vector<diagnosis> explain_result(const report& r, const result& res,
+                                                    const device_info* device,
+                                                    const expectation_settings& settings,
+                                                    verdict_status severity);
+
+/// What one result's telemetry says whatever its throughput (burn-in acceptance): thermal or HW
+/// slowdown during it, a temperature at or over the site limit or near the GPU's own slowdown
+/// threshold. Warnings.
+[[nodiscard]] std::vector<diagnosis> result_findings(const report& r, const result& res,
                                                      const device_info* device,
-                                                     const expectation_settings& settings,
-                                                     verdict_status severity);
+                                                     const expectation_settings& settings);
 
 } // namespace gpuspec::reports

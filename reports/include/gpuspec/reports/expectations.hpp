@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/outcome.hpp"
 
 namespace gpuspec::reports {
@@ -37,6 +38,22 @@ struct expectation_settings {
   double low_clock_fraction = 0.10; ///< telemetry samples under 75% SM clock, above: diagnosed
   double mem_clock_fraction = 0.95; ///< median memory clock under this x max: diagnosed
   double max_plausible_temperature_c = 200; ///< at or above: telemetry impossible
+  /// A result above its clock-adjusted ceiling by more than this (and 3 x its own cv) is
+  /// impossible: the timer saw less work than was done.
+  double impossible_margin = 0.03;
+  /// The site's temperature limit: a result whose telemetry peaked at or above it warns.
+  int temperature_limit_c = default_temperature_limit_c;
+  /// A result whose median SM clock is under this fraction of identical siblings' warns.
+  double sibling_clock_fraction = 0.80;
+  /// SW power capping is named as a cause only when the limit is below its default or the
+  /// draw peaked under this fraction of the limit (capping at full draw is normal).
+  double power_draw_fraction = 0.90;
+  /// Corrected ECC errors during the run at or above this count warn (a storm).
+  int ecc_corrected_storm = 100;
+  /// A carried datasheet ceiling further than this (relative) from the spec table's is stale
+  /// or edited: the spec table's judges.
+  double datasheet_tolerance = 0.01;
+  friend bool operator==(const expectation_settings&, const expectation_settings&) = default;
 };
 
 struct expectations {

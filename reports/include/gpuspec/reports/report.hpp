@@ -94,6 +94,9 @@ struct device_info {
   pcie_link pcie;
   std::optional<double> power_limit_w, power_limit_default_w, power_limit_max_w;
   std::optional<int> temperature_c;
+  /// NVML's slowdown temperature threshold of this GPU (NVML_TEMPERATURE_THRESHOLD_SLOWDOWN),
+  /// above which the GPU slows its clocks. v1.1; null when not known.
+  std::optional<int> temperature_slowdown_c;
   std::string ecc_mode, ecc_mode_pending; ///< "enabled" | "disabled" | "not supported" | ""
   std::string mig_mode;                   ///< "enabled" | "disabled" | "not supported" | ""
   std::string persistence_mode;           ///< "enabled" | "disabled" | "not supported" | ""
@@ -161,6 +164,10 @@ struct telemetry_summary {
   /// process of the run shares (CLOCK_MONOTONIC): windows of different GPUs can be set side by
   /// side. v1.1; absent in older reports.
   std::optional<double> window_start_s, window_end_s;
+  /// The lowest PCIe link generation and width sampled during the window, i.e. while the GPU
+  /// was busy (a link downtrains at idle, so only these judge the generation). v1.1; null when
+  /// not sampled.
+  std::optional<int> pcie_gen_min, pcie_width_min;
   friend bool operator==(const telemetry_summary&, const telemetry_summary&) = default;
 };
 
@@ -183,7 +190,7 @@ struct result {
   verification check;
   telemetry_summary telemetry;
   result_status status = result_status::ok;
-  std::string reason; ///< always set unless status is ok
+  std::string reason;                        ///< always set unless status is ok
   failure_kind failure = failure_kind::none; ///< set when status is failed
   /// How many GPUs of the run were busy with a case at some moment while this one ran (itself
   /// included): 1 when GPUs were measured one at a time. v1.1; null when not known.

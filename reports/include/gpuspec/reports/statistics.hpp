@@ -15,6 +15,35 @@ namespace gpuspec::reports {
 /// std::invalid_argument naming its index.
 [[nodiscard]] sample_stats summarize(std::span<const double> samples);
 
+/// The type-7 quantile p in [0, 1] of `values` (linear interpolation between order statistics,
+/// R's default and NumPy's "linear"): the one quantile every part of gpuspec uses. 0 for an
+/// empty span; values must be finite (std::invalid_argument otherwise).
+[[nodiscard]] double quantile_of(std::span<const double> values, double p);
+/// quantile_of(values, 0.5).
+[[nodiscard]] double median_of(std::span<const double> values);
+/// The median absolute deviation from `median`: median of |x - median|.
+[[nodiscard]] double median_absolute_deviation(std::span<const double> values, double median);
+
+/// The one outlier rule (Iglewicz and Hoaglin's modified z-score): z = 0.6745 (x - median) /
+/// MAD. With MAD 0 (at least half the values equal) z is -inf, 0 or +inf by the sign of
+/// x - median.
+[[nodiscard]] double modified_z_score(double x, double median, double mad);
+
+/// Where a value sits against a group (the sibling, fleet and compare frames all ask this).
+struct outlier_test {
+  double median = 0;
+  double mad = 0;
+  double z = 0;         ///< modified_z_score(x, median, mad)
+  double deviation = 0; ///< (x - median) / |median|; 0 when the median is 0
+};
+/// Tests `x` against `group` (x itself may or may not be in it; the caller decides).
+[[nodiscard]] outlier_test test_outlier(double x, std::span<const double> group);
+/// True when the test puts x at least `min_deviation` (relative) from the median and its
+/// |modified z| above `z_bound` (MAD 0 counts as beyond any bound). `direction` -1 looks below
+/// the median only, +1 above only, 0 both ways.
+[[nodiscard]] bool is_outlier(const outlier_test& t, double min_deviation, double z_bound,
+                              int direction);
+
 /// When to stop taking samples. Defaults follow DESIGN.md: at least 10 samples and 0.5 s of
 /// device time, stop when the CV is under 1% or has stopped improving, cap at 15 s.
 ///

@@ -12,8 +12,10 @@
 
 namespace gpuspec::reports {
 
-/// Ordered by severity for the roll-up: skipped < pass < inconclusive < warn < fail.
-enum class verdict_status { skipped, pass, inconclusive, warn, fail };
+/// Ordered by severity for the roll-up (DESIGN.md, "CLI contract"): skipped < pass < warn <
+/// inconclusive < fail. A GPU that could not be judged is worse news than a cosmetic warning,
+/// and only a failure is worse than not knowing.
+enum class verdict_status { skipped, pass, warn, inconclusive, fail };
 
 /// The remediation ladder operators climb, cheapest first.
 enum class remediation { none, rerun, reset_gpu, reboot, reseat_or_service, rma };
@@ -21,8 +23,8 @@ enum class remediation { none, rerun, reset_gpu, reboot, reseat_or_service, rma 
 [[nodiscard]] std::string_view to_string(verdict_status s);
 [[nodiscard]] std::string_view to_string(remediation r);
 
-/// Worst-wins: a node is as bad as its worst GPU, a GPU as its worst check. Inconclusive only
-/// beats pass and skipped; skipped is neutral.
+/// Worst-wins: a node is as bad as its worst GPU, a GPU as its worst check. Inconclusive beats
+/// warn, pass and skipped; only fail beats it; skipped is neutral.
 [[nodiscard]] constexpr verdict_status worst(verdict_status a, verdict_status b) {
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }
@@ -34,11 +36,13 @@ enum class remediation { none, rerun, reset_gpu, reboot, reseat_or_service, rma 
 /// A probable cause and what to do about it.
 struct diagnosis {
   std::string code; ///< stable reason code, "GPUSPEC-PCIE-LINK-DEGRADED"
-  verdict_status severity = verdict_status::warn; ///< warn or fail
-  std::string cause;                              ///< what was seen, with the values
-  std::string action;                             ///< what to do
-  remediation step = remediation::none;           ///< rung of the ladder
-  std::optional<int> device;                      ///< the GPU (NVML index), none for the host
+  /// warn or fail; inconclusive for the codes that say no verdict could be reached (a stand-in
+  /// report, a GPU never measured, a report that contradicts itself)
+  verdict_status severity = verdict_status::warn;
+  std::string cause;                    ///< what was seen, with the values
+  std::string action;                   ///< what to do
+  remediation step = remediation::none; ///< rung of the ladder
+  std::optional<int> device;            ///< the GPU (NVML index), none for the host
   /// What an RMA ticket needs: serial, uuid, pci_bus_id, vbios, driver, and the counters or
   /// values the rule read ("counters_delta.ecc.volatile.uncorrected": "3").
   std::map<std::string, std::string> evidence;
@@ -67,7 +71,11 @@ struct result_verdict {
 struct gpu_verdict {
   int index = 0;
   std::string name, uuid, serial, pci_bus_id, spec_id;
+  /// False for a GPU of the inventory that the run was told to leave out (`--devices`): its
+  /// status is then skipped and nothing is asked of it.
+  bool selected = true;
   verdict_status status = verdict_status::skipped;
+  std::string message;              ///< why skipped or inconclusive, when it is
   std::vector<diagnosis> diagnoses; ///< from inventory and counters (not result-specific)
 };
 

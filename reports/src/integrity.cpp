@@ -1,0 +1,130 @@
+// The self-contradictions of one result (integrity.hpp). The stats are recomputed from the
+// samples with the harness's own summarize(): the JSON writer keeps every double's bits, so a
+// report as written agrees exactly; the tolerance only covers another machine's rounding.
+
+#include "integrity.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/statistics.hpp"
+
+namespace gpuspec::reports::detail {
+namespace {
+
+constexpr double relative_tolerance = 1e-9;
+
+bool differs(double a, double b) {
+  return std::abs(a - b) > relative_tolerance * std::max({std::abs(a), std::abs(b), 1e-300});
+}
+
+std::string field_of(std::size_t index, std::string_view tail) {
+  return fmt::format("results[{}].{}", index, tail);
+}
+
+std::optional<contradiction> stats_contradiction(const result& r, std::size_t i) {
+  const auto& s = r.stats;
+  if (s.n != static_cast<std::int64_t>(r.samples.size()))
+    return contradiction{field_of(i, "stats.n"),
+                         fmt::format("{}, but the result holds {} samples", s.n, r.samples.size())};
+  if (r.samples.empty())
+    return std::nullopt;
+  if (!(s.min <= s.median && s.median <= s.max))
+    return contradiction{field_of(i, "stats.median"),
+                         fmt::format("{} is outside [min {}, max {}]", s.median, s.min, s.max)};
+  if (!(s.min <= s.mean && s.mean <= s.max))
+    return contradiction{field_of(i, "stats.mean"),
+                         fmt::format("{} is outside [min {}, max {}]", s.mean, s.min, s.max)};
+  const sample_stats again = summarize(r.samples);
+  const struct {
+    const char* name;
+    double carried, computed;
+  } fields[] = {
+      {"median", s.median, again.median}, {"min", s.min, again.min}, {"max", s.max, again.max},
+      {"mean", s.mean, again.mean},       {"q1", s.q1, again.q1},    {"q3", s.q3, again.q3},
+      {"stddev", s.stddev, again.stddev}, {"cv", s.cv, again.cv}};
+  for (const auto& f : fields)
+    if (differs(f.carried, f.computed))
+      return contradiction{
+          field_of(i, std::string("stats.") + f.name),
+          fmt::format("{}, but the samples' {} is {}", f.carried, f.name, f.computed)};
+  return std::nullopt;
+}
+
+std::optional<contradiction> time_contradiction(const result& r, std::size_t i) {
+  if (!r.sample_seconds.empty() && r.sample_seconds.size() != r.samples.size())
+    return contradiction{
+        field_of(i, "sample_seconds"),
+        fmt::format("{} device times for {} samples", r.sample_seconds.size(), r.samples.size())};
+  for (std::size_t k = 0; k < r.sample_seconds.size(); ++k)
+    if (r.sample_seconds[k] < 0)
+      return contradiction{field_of(i, fmt::format("sample_seconds[{}]", k)),
+                           fmt::format("{} s: a time cannot be negative", r.sample_seconds[k])};
+  if (r.host_seconds_median && *r.host_seconds_median < 0)
+    return contradiction{field_of(i, "host_seconds_median"),
+                         fmt::format("{} s: a time cannot be negative", *r.host_seconds_median)};
+  return std::nullopt;
+}
+
+std::optional<contradiction> verification_contradiction(const result& r, std::size_t i) {
+  const auto& v = r.check;
+  if (v.status == verification_status::passed && v.max_rel_error && v.tolerance &&
+      *v.max_rel_error > *v.tolerance)
+    return contradiction{field_of(i, "verification.max_rel_error"),
+                         fmt::format("{:.3g} is above its own tolerance {:.3g}, yet the "
+                                     "verification says passed",
+                                     *v.max_rel_error, *v.tolerance)};
+  if (v.max_rel_error && *v.max_rel_error < 0)
+    return contradiction{field_of(i, "verification.max_rel_error"),
+                         fmt::format("{}: an error bound cannot be negative", *v.max_rel_error)};
+  return std::nullopt;
+}
+
+std::optional<contradiction> efficiency_contradiction(const result& r, std::size_t i) {
+  const auto& ceiling = r.ceiling_value.clock_adjusted;
+  if (!r.efficiency || !ceiling || !(*ceiling > 0) || !(r.stats.median > 0))
+    return std::nullopt;
+  const double expected =
+      r.higher_is_better ? r.stats.median / *ceiling : *ceiling / r.stats.median;
+  if (std::abs(*r.efficiency - expected) > 1e-6 * std::max(1.0, std::abs(expected)))
+    return contradiction{field_of(i, "efficiency"),
+                         fmt::format("{:.6g}, but the median against the clock-adjusted ceiling "
+                                     "gives {:.6g}",
+                                     *r.efficiency, expected)};
+  return std::nullopt;
+}
+
+std::optional<contradiction> telemetry_contradiction(const result& r, std::size_t i) {
+  const auto& t = r.telemetry;
+  if (t.sm_clock_mhz_min && t.sm_clock_mhz_median && t.sm_clock_mhz_max &&
+      !(*t.sm_clock_mhz_min <= *t.sm_clock_mhz_median &&
+        *t.sm_clock_mhz_median <= *t.sm_clock_mhz_max))
+    return contradiction{field_of(i, "telemetry.sm_clock_mhz_median"),
+                         fmt::format("{} is outside [min {}, max {}]", *t.sm_clock_mhz_median,
+                                     *t.sm_clock_mhz_min, *t.sm_clock_mhz_max)};
+  if (t.low_clock_fraction && !(*t.low_clock_fraction >= 0 && *t.low_clock_fraction <= 1))
+    return contradiction{field_of(i, "telemetry.low_clock_fraction"),
+                         fmt::format("{}: a fraction is between 0 and 1", *t.low_clock_fraction)};
+  if (t.power_w_mean && t.power_w_max && *t.power_w_mean > *t.power_w_max)
+    return contradiction{
+        field_of(i, "telemetry.power_w_mean"),
+        fmt::format("{} W is above the maximum {} W", *t.power_w_mean, *t.power_w_max)};
+  if (t.window_start_s && t.window_end_s && *t.window_end_s < *t.window_start_s)
+    return contradiction{
+        field_of(i, "telemetry.window_end_s"),
+        fmt::format("{} s is before the window's start {} s", *t.window_end_s, *t.window_start_s)};
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<contradiction> result_contradiction(const result& r, std::size_t index) {
+  for (const auto rule : {stats_contradiction, time_contradiction, verification_contradiction,
+                          efficiency_contradiction, telemetry_contradiction})
+    if (auto c = rule(r, index))
+      return c;
+  return std::nullopt;
+}
+
+} // namespace gpuspec::reports::detail

@@ -1,0 +1,193 @@
+// The documented table of reason codes (docs/check.md lists the same, in the same order; a
+// test holds the two together). Adding a cause is one entry here and one small rule.
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+#include "gpuspec/reports/diagnosis.hpp"
+
+namespace gpuspec::reports {
+namespace {
+
+constexpr std::array codes = {
+    // --- no verdict without evidence ------------------------------------------------------
+    reason_code{"GPUSPEC-STAND-IN", remediation::none,
+                "synthetic results from a stand-in worker: nothing was measured",
+                "run again with the CUDA backend on the real GPUs; a stand-in report never passes"},
+    reason_code{"GPUSPEC-GPU-NOT-MEASURED", remediation::rerun,
+                "a GPU the run was asked to measure has no measured result",
+                "rerun the suite on this GPU (or name the GPUs to measure with --devices); a GPU "
+                "is never passed without evidence"},
+    reason_code{"GPUSPEC-RUN-INCOMPLETE", remediation::rerun, "the run did not finish",
+                "read incomplete_reason; rerun"},
+    reason_code{"GPUSPEC-NO-RESULTS", remediation::rerun, "the report has no results",
+                "rerun; check that the suite and filter select benchmarks for this GPU"},
+    reason_code{"GPUSPEC-NO-WORK", remediation::rerun,
+                "the result measured no work (no samples, or a median of 0 or less)",
+                "rerun; if it recurs, report the benchmark: its timer saw nothing"},
+    reason_code{"GPUSPEC-TELEMETRY-MISSING", remediation::rerun,
+                "no telemetry during the measurement: clocks and throttling cannot be ruled out",
+                "check that NVML is loadable (host.gpu_status) and rerun"},
+    reason_code{"GPUSPEC-TELEMETRY-IMPOSSIBLE", remediation::reset_gpu,
+                "telemetry no working GPU reports (0 W, 0 MHz, a sensor error value)",
+                "check nvidia-smi -q for sensor errors, reset the GPU and rerun"},
+    reason_code{"GPUSPEC-IMPOSSIBLE-RESULT", remediation::rerun,
+                "impossible: faster than the hardware allows",
+                "rerun; a figure above the ceiling at the clock seen means the timer saw less work "
+                "than was done (report the benchmark if it recurs)"},
+    reason_code{"GPUSPEC-REPORT-INCONSISTENT", remediation::rerun,
+                "the report contradicts itself: the field named is not judged",
+                "rerun and keep the report as written; a report edited by hand is not evidence"},
+    // --- failures -------------------------------------------------------------------------
+    reason_code{"GPUSPEC-GPU-LOST", remediation::reboot,
+                "the GPU is lost: it fell off the bus (NVML: GPU is lost)",
+                "read the kernel log for Xid 79 / 74 / 48 (dmesg | grep -i xid), reboot; reseat "
+                "the GPU if it recurs, RMA if it recurs after reseating"},
+    reason_code{"GPUSPEC-WORKER-HUNG", remediation::reset_gpu,
+                "the GPU's worker missed its case's deadline and was killed",
+                "read the kernel log for Xid errors, reset the GPU (nvidia-smi -r) and rerun; RMA "
+                "if it recurs"},
+    reason_code{"GPUSPEC-WORKER-CRASHED", remediation::reset_gpu,
+                "the GPU's worker died on a signal",
+                "read the kernel log for Xid errors, reset the GPU (nvidia-smi -r) and rerun; RMA "
+                "if it recurs"},
+    reason_code{"GPUSPEC-WORKER-EXITED", remediation::reset_gpu,
+                "the GPU's worker exited before finishing its cases",
+                "read the worker's reason and the kernel log for Xid errors, reset the GPU and "
+                "rerun; RMA if it recurs"},
+    reason_code{"GPUSPEC-WORKER-PROTOCOL", remediation::reset_gpu,
+                "the GPU's worker sent something that is not a well-formed message",
+                "read the kernel log for Xid errors, reset the GPU and rerun; RMA if it recurs"},
+    reason_code{"GPUSPEC-GPU-START-FAILED", remediation::reset_gpu, "the GPU could not be started",
+                "read the reason (CUDA context, device handles) and the kernel log for Xid "
+                "errors, reset the GPU and rerun; RMA if it recurs"},
+    reason_code{"GPUSPEC-VERIFICATION-FAILED", remediation::reset_gpu,
+                "wrong results: a possible silent data corruption",
+                "drain the node, reset the GPU and rerun; RMA if wrong results recur"},
+    reason_code{"GPUSPEC-RESULT-FAILED", remediation::rerun, "the benchmark failed",
+                "read the result's reason; rerun"},
+    // --- inventory ------------------------------------------------------------------------
+    reason_code{"GPUSPEC-PCIE-LINK-DEGRADED", remediation::reseat_or_service,
+                "PCIe link below what the card supports (width or generation)",
+                "reseat the GPU, check the riser, the slot and the BIOS PCIe settings; service if "
+                "it persists"},
+    reason_code{"GPUSPEC-POWER-LIMIT-LOW", remediation::none,
+                "power limit below the card's default",
+                "restore the default limit (nvidia-smi -pl) and check the BMC's power capping"},
+    reason_code{"GPUSPEC-PERSISTENCE-OFF", remediation::none, "persistence mode off",
+                "enable nvidia-persistenced (or nvidia-smi -pm 1)"},
+    reason_code{"GPUSPEC-GPU-TEMPERATURE-HIGH", remediation::reseat_or_service,
+                "GPU temperature at or near the site limit or its own slowdown threshold",
+                "check fans, airflow, inlet temperature, blanking panels and the heatsink; service "
+                "if it persists"},
+    reason_code{"GPUSPEC-ECC-DISABLED", remediation::reset_gpu,
+                "ECC is disabled on a GPU that supports it",
+                "enable ECC (nvidia-smi -e 1) and reset the GPU or reboot; without ECC a memory "
+                "error is silent"},
+    reason_code{"GPUSPEC-NOUVEAU-LOADED", remediation::reboot, "the nouveau driver is loaded",
+                "blacklist nouveau, rebuild the initramfs, reboot"},
+    reason_code{"GPUSPEC-HOST-MEMORY-LOW", remediation::reseat_or_service,
+                "host RAM below what vendor reference systems ship for this much GPU memory",
+                "add host memory (or check for failed DIMMs the BIOS disabled)"},
+    reason_code{"GPUSPEC-NO-SPEC-ROW", remediation::none,
+                "no spec-table row for this GPU: judged by clock-adjusted efficiency only",
+                "add the model to specs/gpus.json from its datasheet"},
+    // --- counters -------------------------------------------------------------------------
+    reason_code{"GPUSPEC-ECC-UNCORRECTED", remediation::reset_gpu,
+                "uncorrectable ECC errors during the run",
+                "drain the node, reset the GPU so the row is remapped, rerun; RMA if errors recur"},
+    reason_code{"GPUSPEC-ECC-CORRECTED-STORM", remediation::reset_gpu,
+                "a storm of corrected ECC errors during the run",
+                "reset the GPU so failing rows are remapped and rerun; RMA if the storm recurs"},
+    reason_code{"GPUSPEC-ROW-REMAP-PENDING", remediation::reset_gpu, "a row remapping is pending",
+                "reset the GPU (or reboot) to apply the pending remap"},
+    reason_code{"GPUSPEC-ROW-REMAP-FAILURE", remediation::rma,
+                "row remapping failed: no spare rows", "open an RMA with the evidence below"},
+    reason_code{"GPUSPEC-PAGE-RETIREMENT-PENDING", remediation::reset_gpu,
+                "a page retirement is pending", "reset the GPU (or reboot) to retire the page"},
+    reason_code{"GPUSPEC-PCIE-REPLAYS", remediation::reseat_or_service,
+                "PCIe replays during the run",
+                "reseat the GPU and check the riser or cable; service if replays keep counting"},
+    reason_code{"GPUSPEC-NVLINK-DOWN", remediation::reboot,
+                "fewer NVLink links active than expected: collectives take a slower path",
+                "reset the GPUs or reboot (restart the fabric manager); reseat or service if still "
+                "down"},
+    reason_code{"GPUSPEC-NVLINK-ERRORS", remediation::reseat_or_service,
+                "NVLink CRC, replay or recovery errors during the run",
+                "reset and rerun; service the baseboard or bridge if errors keep counting"},
+    // --- telemetry ------------------------------------------------------------------------
+    reason_code{"GPUSPEC-THERMAL-THROTTLE", remediation::reseat_or_service,
+                "thermal slowdown during the measurement",
+                "check fans, airflow and inlet temperature, then the heatsink and thermal paste"},
+    reason_code{"GPUSPEC-HW-SLOWDOWN", remediation::reseat_or_service,
+                "hardware slowdown during the measurement (temperature, power brake or the PSU)",
+                "check temperatures, the PSUs and the power brake signal (BMC logs); service if it "
+                "recurs"},
+    reason_code{"GPUSPEC-POWER-THROTTLE", remediation::none,
+                "power capping below the default limit, short of the limit, or a power brake",
+                "check the power limit, the BMC's capping and the PSUs (hw_power_brake is "
+                "asserted by the system)"},
+    reason_code{"GPUSPEC-SM-CLOCK-LOW", remediation::rerun,
+                "SM clock under 75% of its maximum without a throttle reason",
+                "check locked or application clocks (nvidia-smi -rgc) and other load on the GPU, "
+                "rerun"},
+    reason_code{"GPUSPEC-MEMORY-CLOCK-LOW", remediation::reset_gpu,
+                "memory clock below its maximum during the run",
+                "reset locked memory clocks (nvidia-smi -rmc); reset the GPU if it persists"},
+    // --- frames ---------------------------------------------------------------------------
+    reason_code{"GPUSPEC-SM-CLOCK-BELOW-SIBLINGS", remediation::reseat_or_service,
+                "SM clock far below identical GPUs' on the same case",
+                "compare the GPUs' temperatures, power limits and throttle reasons; swap slots "
+                "to see whether the fault follows the GPU"},
+    reason_code{"GPUSPEC-SIBLING-OUTLIER", remediation::reseat_or_service,
+                "slower than identical GPUs in the same node",
+                "look at this GPU's other diagnoses; swap slots to see whether the fault follows "
+                "the GPU"},
+    reason_code{"GPUSPEC-FLEET-OUTLIER", remediation::reseat_or_service,
+                "slower than the fleet median of its model (modified z-score)",
+                "compare with the node's other diagnoses; service the GPU or node if it persists"},
+    reason_code{"GPUSPEC-BELOW-SPEC", remediation::rerun,
+                "below the expected fraction of its reference, with no other cause found",
+                "rerun on an idle node; if it persists, compare with siblings and service"},
+    reason_code{"GPUSPEC-BELOW-BASELINE", remediation::rerun,
+                "below the baseline beyond the tolerance",
+                "rerun; compare driver and firmware versions with the baseline's"},
+};
+
+} // namespace
+
+std::span<const reason_code> reason_codes() { return codes; }
+
+const reason_code& find_reason(std::string_view code) {
+  const auto it = std::find_if(codes.begin(), codes.end(),
+                               [code](const reason_code& c) { return c.code == code; });
+  if (it == codes.end())
+    throw std::out_of_range("unknown reason code " + std::string(code));
+  return *it;
+}
+
+diagnosis make_diagnosis(std::string_view code, verdict_status severity, std::string cause,
+                         const device_info* device, const host_info& host) {
+  const auto& info = find_reason(code);
+  diagnosis d;
+  d.code = std::string(info.code);
+  d.severity = severity;
+  d.cause = cause.empty() ? std::string(info.summary) : std::move(cause);
+  d.action = std::string(info.action);
+  d.step = info.step;
+  d.evidence["hostname"] = host.hostname;
+  d.evidence["driver"] = host.driver_version;
+  if (device != nullptr) {
+    d.device = device->index;
+    d.evidence["gpu"] = std::to_string(device->index);
+    d.evidence["name"] = device->name;
+    d.evidence["serial"] = device->serial;
+    d.evidence["uuid"] = device->uuid;
+    d.evidence["pci_bus_id"] = device->pci_bus_id;
+    d.evidence["vbios"] = device->vbios;
+  }
+  return d;
+}
+
+} // namespace gpuspec::reports
