@@ -116,14 +116,6 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
   }
   const worker_assignment& a = parsed.value();
 
-  worker_message hello;
-  hello.kind = message_kind::hello;
-  hello.backend = backend.name;
-  hello.pid = static_cast<int>(::getpid());
-  hello.device = a.device.index;
-  if (!out.send(hello))
-    return 0;
-
   std::unique_ptr<case_executor> executor;
   std::string open_error;
   try {
@@ -131,6 +123,16 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
   } catch (const std::exception& e) {
     open_error = e.what();
   }
+
+  // Hello once the GPU is opened: creating its CUDA context is what the plan's startup
+  // allowance is for.
+  worker_message hello;
+  hello.kind = message_kind::hello;
+  hello.backend = backend.name;
+  hello.pid = static_cast<int>(::getpid());
+  hello.device = a.device.index;
+  if (!out.send(hello))
+    return 0;
 
   for (std::size_t i = 0; i < a.cases.size(); ++i) {
     if (stop_requested.load())

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/spine/protocol.hpp"
 #include "run_process.hpp"
 
 namespace fs = std::filesystem;
@@ -199,4 +200,59 @@ TEST_F(RunSpine, RecoveringSomethingThatIsNotAJournalNamesIt) {
       gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY "' run --recover bogus.journal");
   EXPECT_EQ(p.exit_code, 3);
   EXPECT_NE(p.err.find("bogus.journal: line 1"), std::string::npos) << p.err;
+}
+
+TEST_F(RunSpine, TheRealWorkerPlansAndSpeaksTheProtocol) {
+  // gpuspec's own worker, given one case by hand. Without a GPU its case cannot be measured:
+  // the CUDA build skips it (the runtime cannot see the GPU), the host-only build fails it (no
+  // measuring backend); either way the worker says so in the protocol and exits 0.
+  const auto planned = gpuspec::testing::run_in(
+      m_dir,
+      "'" GPUSPEC_BINARY "' __worker --plan --suite quick --filter '^memory\\.stream\\.copy$'");
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const auto plan = gpuspec::spine::plan_from_text(planned.out, "plan");
+  ASSERT_TRUE(plan) << plan.error().to_string();
+  EXPECT_EQ(plan.value().backend, GPUSPEC_TEST_CUDA_BUILD ? "cuda" : "none");
+  gpuspec::spine::worker_assignment a;
+  a.device.index = 2;
+  a.device.pci_bus_id = "00000000:3B:00.0";
+  a.cases = {gpuspec::spine::planned_case{"memory.stream.copy", {{"dtype", "fp32"}}, 60.0}};
+  a.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  std::ofstream(m_dir / "assignment.json") << gpuspec::spine::assignment_to_text(a);
+  const auto worked =
+      gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY "' __worker < assignment.json");
+  EXPECT_EQ(worked.exit_code, 0) << worked.err;
+  std::istringstream lines(worked.out);
+  std::vector<gpuspec::spine::worker_message> messages;
+  for (std::string line; std::getline(lines, line);) {
+    auto m = gpuspec::spine::message_from_line(line, "worker");
+    ASSERT_TRUE(m) << m.error().to_string() << ": " << line;
+    messages.push_back(std::move(m).value());
+  }
+  ASSERT_EQ(messages.size(), 4U) << worked.out;
+  EXPECT_EQ(messages[0].kind, gpuspec::spine::message_kind::hello);
+  EXPECT_EQ(messages[0].device, 2);
+  EXPECT_EQ(messages[1].kind, gpuspec::spine::message_kind::start);
+  EXPECT_EQ(messages[2].kind, gpuspec::spine::message_kind::result);
+  ASSERT_TRUE(messages[2].result.has_value());
+  const r::result& res = *messages[2].result;
+  EXPECT_EQ(res.bench_id, "memory.stream.copy");
+  EXPECT_EQ(res.devices, std::vector<int>{2});
+  if (GPUSPEC_TEST_CUDA_BUILD) {
+    EXPECT_EQ(res.status, r::result_status::skipped) << res.reason;
+    EXPECT_NE(res.reason.find("not visible to the CUDA runtime"), std::string::npos) << res.reason;
+  } else {
+    EXPECT_EQ(res.status, r::result_status::failed) << res.reason;
+    EXPECT_EQ(res.failure, r::failure_kind::gpu_start);
+  }
+  EXPECT_EQ(messages[3].kind, gpuspec::spine::message_kind::done);
+}
+
+TEST_F(RunSpine, TheRealWorkerRejectsAMalformedAssignment) {
+  std::ofstream(m_dir / "assignment.json") << "{\"protocol\": \"gpuspec.worker.v1\"}";
+  const auto worked =
+      gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY "' __worker < assignment.json");
+  EXPECT_EQ(worked.exit_code, 2);
+  EXPECT_NE(worked.err.find("the assignment on stdin"), std::string::npos) << worked.err;
+  EXPECT_TRUE(worked.out.empty()) << worked.out;
 }

@@ -5,7 +5,7 @@
 ///   coordinator                          worker
 ///   spawn `<worker> --plan ...`     ->   the plan (one JSON document on stdout), exit 0
 ///   spawn `<worker>`, write the
-///   assignment on its stdin, close  ->   {"msg":"hello", ...}
+///   assignment on its stdin, close  ->   {"msg":"hello", ...}   (once its GPU is opened)
 ///                                        {"msg":"start","case":0}
 ///                                        {"msg":"progress","case":0,...}   (zero or more)
 ///                                        {"msg":"result","case":0,"result":{...}}
