@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -135,8 +136,12 @@ public:
       if (m_behaviour.kind == "hang")
         for (;;) // a kernel that never returns: SIGTERM only sets the stop flag
           std::this_thread::sleep_for(std::chrono::seconds(1));
-      if (m_behaviour.kind == "segv")
+      if (m_behaviour.kind == "segv") {
+        // The default action, whatever a sanitizer installed (AddressSanitizer would catch the
+        // signal and exit 1): a worker that dies on SIGSEGV, as a driver crash leaves it.
+        std::signal(SIGSEGV, SIG_DFL);
         ::raise(SIGSEGV);
+      }
       if (m_behaviour.kind == "exit1")
         std::_Exit(1);
     }

@@ -220,7 +220,16 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
 
   if (!nvml_lists_gpus(inv))
     return write_without_run("no GPU: " + inv.host.gpu_status);
-  const worker_plan plan = ask_plan(o.worker_command, o.suite, o.filter);
+  worker_plan plan;
+  try {
+    plan = ask_plan(o.worker_command, o.suite, o.filter);
+  } catch (const session_input_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A worker that cannot even plan is a broken installation: nothing can be measured, and
+    // the inventory is still worth its report.
+    return write_without_run(std::string("the worker could not plan the run: ") + e.what());
+  }
   if (!plan.unavailable.empty())
     return write_without_run("no benchmarks: " + plan.unavailable);
   // A CUDA worker needs the CUDA runtime to see the GPUs; a stand-in does not.

@@ -256,3 +256,21 @@ TEST_F(RunSpine, TheRealWorkerRejectsAMalformedAssignment) {
   EXPECT_NE(worked.err.find("the assignment on stdin"), std::string::npos) << worked.err;
   EXPECT_TRUE(worked.out.empty()) << worked.out;
 }
+
+TEST_F(RunSpine, AWorkerThatCannotPlanLeavesTheInventoryReportAndSaysWhy) {
+  std::ostringstream command;
+  command << "env GPUSPEC_NVML_LIBRARY='" << GPUSPEC_FAKE_NVML_PATH
+          << "' GPUSPEC_FAKE_NVML_CONFIG='" << GPUSPEC_FAKE_NVML_CONFIGS
+          << "/two-healthy.json' GPUSPEC_WORKER=/bin/false '" << GPUSPEC_BINARY
+          << "' run -o report.json";
+  const auto p = gpuspec::testing::run_in(m_dir, command.str());
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_NE(p.err.find("the worker could not plan the run: the worker /bin/false exited with "
+                       "status 1 while listing its plan"),
+            std::string::npos)
+      << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_FALSE(rep.complete);
+  EXPECT_EQ(rep.devices.size(), 2U);
+  EXPECT_TRUE(rep.results.empty());
+}
