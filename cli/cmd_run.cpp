@@ -19,6 +19,7 @@
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "interrupt.hpp"
 #include "inventory.hpp"
 #include "text_table.hpp"
@@ -98,8 +99,9 @@ public:
   void on_result(const reports::result& r) override {
     if (r.status == reports::result_status::ok)
       fmt::print(stderr, "         {} {} (median of {}, cv {:.2f}%, {}){}\n",
-                 format_value(r.stats.median), r.unit, r.stats.n, 100.0 * r.stats.cv,
-                 reports::to_string(r.check.status), r.telemetry.throttled ? ", THROTTLED" : "");
+                 format_value(r.stats.median), reports::to_string(r.unit), r.stats.n,
+                 100.0 * r.stats.cv, reports::to_string(r.check.status),
+                 r.telemetry.throttled ? ", THROTTLED" : "");
     else
       fmt::print(stderr, "         {}: {}\n", reports::to_string(r.status), r.reason);
     checkpoint();
@@ -134,8 +136,8 @@ std::string summary_table(const reports::report& report) {
       status = fmt::format("{}: {}", status, r.reason);
     else if (r.telemetry.throttled)
       status += " (throttled)";
-    table.add_row({r.bench_id, gpus, reports::format_parameters(r.parameters),
-                   ok ? format_value(r.stats.median) : "", r.unit,
+    table.add_row({r.bench_id, gpus, reports::format_parameters(reports::parameters_of(r)),
+                   ok ? format_value(r.stats.median) : "", std::string(reports::to_string(r.unit)),
                    ok ? fmt::format("{:.2f}%", 100.0 * r.stats.cv) : "", std::to_string(r.stats.n),
                    r.efficiency ? fmt::format("{:.1f}%", 100.0 * *r.efficiency) : "",
                    std::string(reports::to_string(r.check.status)), status});

@@ -83,7 +83,7 @@ reports::result unstarted_result(const bench_case& c, const reports::device_info
   r.bench_id = c.id();
   r.devices = {d.index};
   for (const auto& [name, value] : c.values)
-    r.parameters[name] = value;
+    r.axes[name] = value;
   r.telemetry.status = "not measured";
   r.check.detail = "not measured";
   r.status = status;

@@ -17,6 +17,7 @@
 #include "gpuspec/benches/nvml_library.hpp"
 #include "gpuspec/benches/runner.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 
 namespace b = gpuspec::benches;
 namespace r = gpuspec::reports;
@@ -101,12 +102,12 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
   EXPECT_EQ(observer.starts.size(), 10u);
   EXPECT_EQ(observer.results.size(), 10u);
   for (const auto& res : report.results) {
-    SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+    SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
     EXPECT_EQ(res.devices, std::vector<int>{*device});
     EXPECT_EQ(res.metric, "bandwidth");
-    EXPECT_EQ(res.unit, "GB/s");
+    EXPECT_EQ(r::to_string(res.unit), "GB/s");
     EXPECT_EQ(res.cache_state, "cold");
     EXPECT_GE(res.stats.n, 5);
     EXPECT_LE(res.stats.n, 40);
@@ -122,11 +123,11 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
     ASSERT_TRUE(res.host_seconds_median.has_value());
     EXPECT_GT(*res.host_seconds_median, 0.0);
 
-    const bool fp32 = res.parameters.at("dtype") == "fp32";
+    const bool fp32 = r::parameters_of(res).at("dtype") == "fp32";
     const std::uint64_t elements = fp32 ? 262147u : 131073u;
-    EXPECT_EQ(res.parameters.at("elements").get<std::uint64_t>(), elements);
-    EXPECT_EQ(res.parameters.at("below_4x_l2").get<bool>(), true);
-    const int arrays = res.parameters.at("arrays").get<int>();
+    EXPECT_EQ(r::parameters_of(res).at("elements").get<std::uint64_t>(), elements);
+    EXPECT_EQ(r::parameters_of(res).at("below_4x_l2").get<bool>(), true);
+    const int arrays = r::parameters_of(res).at("arrays").get<int>();
     ASSERT_TRUE(res.bytes_per_iteration.has_value());
     EXPECT_DOUBLE_EQ(*res.bytes_per_iteration, static_cast<double>(arrays) *
                                                    static_cast<double>(elements) *

@@ -63,7 +63,7 @@ TEST(runner_host, a_gpu_cuda_cannot_see_is_skipped_with_the_reason) {
     EXPECT_EQ(res.status, r::result_status::skipped);
     EXPECT_NE(res.reason.find("not visible to the CUDA runtime"), std::string::npos) << res.reason;
     EXPECT_EQ(res.devices, std::vector<int>{3});
-    EXPECT_EQ(res.parameters.at("dtype"), "fp32");
+    EXPECT_EQ(r::parameters_of(res).at("dtype"), "fp32");
   }
   EXPECT_EQ(observer.results.size(), 5u);
   EXPECT_NO_THROW((void)r::to_json(report)); // what is produced always writes

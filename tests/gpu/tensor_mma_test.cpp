@@ -29,6 +29,8 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/mma_peak.hpp"
 #include "gpuspec/kernels/wgmma_peak.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
@@ -542,7 +544,7 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
 
   ASSERT_EQ(report.results.size(), 5u);
   for (const auto& res : report.results) {
-    SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+    SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     if (res.status != r::result_status::ok) {
       EXPECT_TRUE(res.status == r::result_status::not_supported ||
                   res.status == r::result_status::skipped)
@@ -552,9 +554,9 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
     }
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
     EXPECT_EQ(res.metric, "throughput");
-    EXPECT_EQ(res.unit, res.bench_id == "tensor.mma.int8" ? "TOPS" : "TFLOP/s");
+    EXPECT_EQ(r::to_string(res.unit), res.bench_id == "tensor.mma.int8" ? "TOPS" : "TFLOP/s");
     EXPECT_EQ(res.cache_state, "hot");
-    const std::string path = res.parameters.at("path").get<std::string>();
+    const std::string path = r::parameters_of(res).at("path").get<std::string>();
     EXPECT_EQ(path, sm == 90 && k::wgmma_peak_built() ? "wgmma" : "mma.sync");
     EXPECT_GT(res.stats.median, 1.0);
     if (res.efficiency) {
