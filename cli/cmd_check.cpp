@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "format.hpp"
 #include "gpuspec/reports/check.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/render.hpp"
@@ -129,6 +130,7 @@ exit_code run_check(const check_cli_options& o) {
 
   reports::render_options render;
   render.colour = o.output.empty() && *format == reports::output_format::table && colour_stdout();
+  render.width = o.output.empty() ? stdout_table_width() : 0;
   const std::string text = reports::make_renderer(*format, render)->render(outcome);
   if (o.output.empty()) {
     std::cout << text << std::flush;
@@ -157,6 +159,7 @@ exit_code check_after_run(const reports::report& report, const std::string& sour
     return to_exit_code(outcome.status);
   reports::render_options render;
   render.colour = colour_stdout();
+  render.width = stdout_table_width();
   fmt::print("\n{}",
              reports::make_renderer(reports::output_format::table, render)->render(outcome));
   std::fflush(stdout);

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "format.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "text_table.hpp"
 
 namespace gpuspec::cli {
@@ -18,7 +20,8 @@ void setup_diff(CLI::App& app, diff_cli_options& options) {
       ->check(CLI::IsMember({"table", "md", "json"}))
       ->capture_default_str();
   cmd->add_flag("--json", options.json, "Print JSON for programs (same as --format json)");
-  cmd->add_option("--alpha", options.diff.alpha, "Significance level of the Mann-Whitney U test")
+  cmd->add_option("--alpha", options.diff.alpha,
+                  "False-discovery rate over all metrics (Benjamini-Hochberg q-value bound)")
       ->check(CLI::Range(1e-12, 0.5))
       ->capture_default_str();
   cmd->add_option("--min-effect", options.diff.min_effect,
@@ -37,7 +40,7 @@ std::string opt_value(const std::optional<double>& v) {
 }
 } // namespace
 
-std::string diff_table(const reports::diff_output& d) {
+std::string diff_table(const reports::diff_output& d, std::size_t width) {
   std::string out =
       fmt::format("Old: {}\nNew: {}\n\nInventory differences\n", d.old_label, d.new_label);
   if (d.inventory.empty()) {
@@ -47,29 +50,33 @@ std::string diff_table(const reports::diff_output& d) {
     for (const auto& c : d.inventory)
       inv.add_row({c.scope, c.field, c.old_value.empty() ? "-" : c.old_value,
                    c.new_value.empty() ? "-" : c.new_value});
-    out += inv.render();
+    out += inv.render(width);
   }
   out += fmt::format("\nGPUs (paired by {})\n", reports::to_string(d.key));
   text_table gpus({"gpu", "name", "old index", "new index"});
   for (const auto& m : d.devices)
     gpus.add_row({m.identity, m.name, m.old_index ? std::to_string(*m.old_index) : "missing",
                   m.new_index ? std::to_string(*m.new_index) : "missing"});
-  out += gpus.render();
-  out += fmt::format("\nMetrics (Mann-Whitney U, two-sided; significant: p < {} and |change| >= "
-                     "{:.1f}%; fail: a significant regression >= {:.1f}%)\n",
-                     d.options.alpha, 100 * d.options.min_effect, 100 * d.options.fail_threshold);
+  out += gpus.render(width);
+  out += fmt::format("\nMetrics (Mann-Whitney U, two-sided, Benjamini-Hochberg over {} pairs; "
+                     "significant: q < {} and |change| >= {:.1f}%; fail: a significant regression "
+                     ">= {:.1f}%)\n",
+                     d.tested, d.options.alpha, 100 * d.options.min_effect,
+                     100 * d.options.fail_threshold);
   using a = text_table::align;
   text_table met(
-      {"benchmark", "parameters", "gpu", "old", "new", "unit", "change", "p", "verdict", "note"},
-      {a::left, a::left, a::left, a::right, a::right, a::left, a::right, a::right, a::left,
-       a::left});
-  for (const auto& m : d.metrics)
-    met.add_row({m.bench_id, reports::format_parameters(m.parameters), m.device,
-                 opt_value(m.old_median), opt_value(m.new_median), m.unit,
+      {"benchmark", "gpu", "old", "new", "unit", "change", "q", "verdict", "note"},
+      {a::left, a::left, a::right, a::right, a::left, a::right, a::right, a::left, a::left});
+  met.set_shrinkable({8, 1, 0}, 12);
+  for (const auto& m : d.metrics) {
+    const std::string axes = reports::format_values(m.axes);
+    met.add_row({m.bench_id + (axes.empty() ? "" : " " + axes), m.device, opt_value(m.old_median),
+                 opt_value(m.new_median), std::string(reports::to_string(m.unit)),
                  m.relative_change ? fmt::format("{:+.2f}%", 100 * *m.relative_change) : "-",
-                 m.p_value ? fmt::format("{:.2g}", *m.p_value) : "-",
+                 m.q_value ? fmt::format("{:.2g}", *m.q_value) : "-",
                  std::string(reports::to_string(m.verdict)), m.note});
-  out += met.render();
+  }
+  out += met.render(width);
   out += fmt::format("\nVerdict: {}\n", reports::to_string(d.verdict));
   return out;
 }
@@ -97,7 +104,7 @@ exit_code run_diff(const diff_cli_options& options) {
   else if (format == "md")
     std::cout << reports::to_markdown(d);
   else
-    std::cout << diff_table(d);
+    std::cout << diff_table(d, stdout_table_width());
   switch (d.verdict) {
   case reports::check_status::fail:
     return exit_code::fail;

@@ -22,6 +22,7 @@
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "gpuspec/spine/journal.hpp"
 #include "gpuspec/spine/session.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
@@ -139,8 +140,8 @@ std::string summary_table(const reports::report& report) {
     if (ok && r.ceiling_value.datasheet && *r.ceiling_value.datasheet > 0 && r.stats.median > 0)
       vs_datasheet = r.higher_is_better ? r.stats.median / *r.ceiling_value.datasheet
                                         : *r.ceiling_value.datasheet / r.stats.median;
-    table.add_row({r.bench_id, gpus, reports::format_parameters(r.parameters),
-                   ok ? format_value(r.stats.median) : "", r.unit,
+    table.add_row({r.bench_id, gpus, reports::format_parameters(reports::parameters_of(r)),
+                   ok ? format_value(r.stats.median) : "", std::string(reports::to_string(r.unit)),
                    ok ? fmt::format("{:.2f}%", 100.0 * r.stats.cv) : "", std::to_string(r.stats.n),
                    efficiency_text(r.efficiency), efficiency_text(vs_datasheet),
                    std::string(reports::to_string(r.check.status)), status});

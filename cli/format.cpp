@@ -1,6 +1,11 @@
 #include "format.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 namespace gpuspec::cli {
 
@@ -32,6 +37,18 @@ std::string format_value(double v) {
   if (a >= 1.0)
     return fmt::format("{:.2f}", v);
   return fmt::format("{:.4g}", v);
+}
+
+std::size_t stdout_table_width() {
+  winsize size{};
+  if (isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+    const long n = std::strtol(columns, nullptr, 10);
+    if (n > 0)
+      return static_cast<std::size_t>(n);
+  }
+  return 0;
 }
 
 } // namespace gpuspec::cli

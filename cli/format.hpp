@@ -1,6 +1,7 @@
 #pragma once
 /// Small formatting helpers shared by the subcommands' terminal output.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,5 +27,9 @@ std::string format_pcie(const reports::pcie_link& link);
 std::string format_reading(const reports::reading& r);
 /// Significant figures that suit a rate: 3012.4, 45.21, 0.8123.
 std::string format_value(double v);
+
+/// The width a table printed on stdout should fit: the terminal's when stdout is one, else
+/// $COLUMNS when set, else 0 (no limit: a file or a pipe gets whole lines).
+std::size_t stdout_table_width();
 
 } // namespace gpuspec::cli

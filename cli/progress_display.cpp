@@ -7,6 +7,7 @@
 
 #include "format.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 
 namespace gpuspec::cli {
 namespace {
@@ -22,7 +23,8 @@ std::string duration_text(double seconds) {
 std::string result_text(const reports::result& r) {
   if (r.status == reports::result_status::ok)
     return fmt::format("{} {} (median of {}, cv {:.2f}%, {}){}", format_value(r.stats.median),
-                       r.unit, r.stats.n, 100.0 * r.stats.cv, reports::to_string(r.check.status),
+                       reports::to_string(r.unit), r.stats.n, 100.0 * r.stats.cv,
+                       reports::to_string(r.check.status),
                        r.telemetry.throttled ? ", THROTTLED" : "");
   return fmt::format("{}: {}", reports::to_string(r.status), r.reason);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares .gpu-bundle/ for scripts/gpu-validate.sh on a GPU machine that has the CUDA toolkit
 # and PyTorch but none of our Debian packages and no network: the gpuspec binary, the GPU test
-# binaries, and the shared libraries they need that such a machine lacks (fmt; gtest is
+# binaries, and the shared libraries they need that such a machine lacks (fmt, simdjson; gtest is
 # linked statically). Build here, carry .gpu-bundle/ there.
 #
 #   scripts/gpu-bundle.sh [PRESET]      (default preset: default)
@@ -28,7 +28,7 @@ find "$build/tests/gpu" -maxdepth 1 -type f -perm -u+x -exec cp {} "$bundle/test
 # Libraries from this machine's Debian packages that a CUDA image does not ship. The CUDA
 # libraries (cuBLAS, NCCL) and the driver's are taken from the GPU machine itself.
 for binary in "$bundle"/bin/* "$bundle"/tests/*; do
-  ldd "$binary" | awk '/=> \//{print $3}' | grep -E 'libfmt|libgtest|libCLI11' || true
+  ldd "$binary" | awk '/=> \//{print $3}' | grep -E 'libfmt|libsimdjson|libgtest|libCLI11' || true
 done | sort -u | while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
 
 # Symbols only: the device code (fatbin sections) stays.

@@ -2,8 +2,9 @@
 # Installs what gpuspec builds and tests with, on a fresh Debian 12+ or Ubuntu 22.04+ machine.
 # Idempotent: packages already present are left as they are.
 #
-#   Debian packages: cmake, ninja, g++, fmt, nlohmann-json, CLI11, Google Benchmark,
-#                    GoogleTest, python3 (+pip), clang and its runtime libraries (libFuzzer).
+#   Debian packages: cmake, ninja, g++, fmt, nlohmann-json, simdjson (the report loaders'
+#                    parser), CLI11, Google Benchmark, GoogleTest, python3 (+pip), clang and its
+#                    runtime libraries (libFuzzer).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
@@ -24,7 +25,7 @@ if [ "$(id -u)" -ne 0 ]; then
   fi
 fi
 
-packages=(cmake ninja-build g++ make pkg-config libfmt-dev nlohmann-json3-dev libcli11-dev
+packages=(cmake ninja-build g++ make pkg-config libfmt-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev
           libbenchmark-dev libgtest-dev googletest python3 python3-pip
           prometheus) # prometheus: promtool, for the check's Prometheus-output test
 packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)

@@ -11,6 +11,7 @@
 #include "device_context.cuh"
 #include "gpuspec/benches/ceilings.hpp"
 #include "gpuspec/benches/telemetry.hpp"
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::benches {
@@ -44,8 +45,6 @@ bench_state::bench_state(const bench_case& c, const reports::device_info& device
       m_interrupted(interrupted) {
   m_result.bench_id = c.id();
   m_result.devices = {device.index};
-  for (const auto& [name, value] : c.values)
-    m_result.parameters[name] = value;
   m_result.telemetry.status = "not measured";
 }
 
@@ -56,7 +55,14 @@ std::int64_t bench_state::l2_bytes() const { return m_context.l2_bytes(); }
 kernels::stream_ref bench_state::stream() const { return m_context.stream(); }
 
 void bench_state::add_parameter(const std::string& key, nlohmann::ordered_json value) {
-  m_result.parameters[key] = std::move(value);
+  // What the harness chose or found is an observation; what was asked is an axis, and stays
+  // what was asked.
+  for (const auto& [name, asked] : m_case.values)
+    if (name == key)
+      throw std::logic_error(fmt::format("{}: \"{}\" is an axis of the case ({}); a benchmark "
+                                         "records what it found under another name",
+                                         id(), key, asked));
+  m_result.observations[key] = std::move(value);
 }
 
 void bench_state::set_bytes_per_iteration(double bytes) {
@@ -305,24 +311,30 @@ void bench_state::attach_ceiling() {
 }
 
 reports::result bench_state::take_result() {
+  // What was asked: the case's values, the key that pairs this result across reports.
+  m_result.axes = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : m_case.values)
+    m_result.axes[name] = value;
   if (m_items_per_iteration) {
     m_result.metric = "latency";
-    m_result.unit = std::string("ns");
+    m_result.unit = reports::metric_unit::nanoseconds;
     m_result.higher_is_better = false;
   } else if (m_result.bytes_per_iteration) {
     m_result.metric = "bandwidth";
-    m_result.unit = "GB/s";
+    m_result.unit = reports::metric_unit::gigabytes_per_second;
     m_result.higher_is_better = true;
   } else if (m_result.flops_per_iteration && *m_result.flops_per_iteration > 0.0) {
     m_result.metric = "throughput";
-    m_result.unit = m_integer_ops ? std::string("TOPS") : std::string("TFLOP/s");
+    m_result.unit = m_integer_ops ? reports::metric_unit::teraops_per_second
+                                  : reports::metric_unit::teraflop_per_second;
     m_result.higher_is_better = true;
   } else {
     m_result.metric = "time";
-    m_result.unit =
-        std::string("s"); // not `= "s"`: GCC 12 -O3 gives a false -Wrestrict (bug 105651)
+    m_result.unit = reports::metric_unit::seconds;
     m_result.higher_is_better = false;
   }
+  // Which of the two ceilings judges this result, decided once for check and compare alike.
+  m_result.ceiling_value.reference = reports::choose_reference(m_result.ceiling_value);
 
   m_result.stats = reports::summarize(m_result.samples);
   if (!m_host_seconds.empty())

@@ -1,6 +1,7 @@
 #include "gpuspec/reports/check.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <unordered_map>
@@ -8,54 +9,15 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/diagnosis.hpp"
+#include "gpuspec/reports/identity.hpp"
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "integrity.hpp"
 
 namespace gpuspec::reports {
-
-std::optional<unit_info> unit_info_of(std::string_view unit) {
-  struct entry {
-    std::string_view name;
-    unit_info info;
-  };
-  static constexpr entry units[] = {
-      {"B/s", {"bytes_per_second", 1}},
-      {"MB/s", {"bytes_per_second", 1e6}},
-      {"GB/s", {"bytes_per_second", 1e9}},
-      {"TB/s", {"bytes_per_second", 1e12}},
-      {"GiB/s", {"bytes_per_second", 1073741824.0}},
-      {"FLOP/s", {"flop_per_second", 1}},
-      {"GFLOP/s", {"flop_per_second", 1e9}},
-      {"TFLOP/s", {"flop_per_second", 1e12}},
-      {"PFLOP/s", {"flop_per_second", 1e15}},
-      {"GFLOPS", {"flop_per_second", 1e9}},
-      {"TFLOPS", {"flop_per_second", 1e12}},
-      {"OP/s", {"ops_per_second", 1}},
-      {"GOP/s", {"ops_per_second", 1e9}},
-      {"TOP/s", {"ops_per_second", 1e12}},
-      {"GOPS", {"ops_per_second", 1e9}},
-      {"TOPS", {"ops_per_second", 1e12}},
-      {"s", {"seconds", 1}},
-      {"ms", {"seconds", 1e-3}},
-      {"us", {"seconds", 1e-6}},
-      {"ns", {"seconds", 1e-9}},
-  };
-  for (const auto& e : units)
-    if (e.name == unit)
-      return e.info;
-  return std::nullopt;
-}
-
-std::optional<double> pcie_bandwidth_gbs(int gen, int width) {
-  // GB/s per lane and direction after line coding (8b/10b to Gen2, 128b/130b from Gen3;
-  // Gen6 FLIT mode counted at its raw rate).
-  static constexpr double per_lane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
-  if (gen < 1 || gen > 6 || width <= 0)
-    return std::nullopt;
-  return per_lane[gen] * width;
-}
 
 namespace {
 
@@ -66,41 +28,6 @@ std::string group_of(const std::string& bench_id) {
 
 std::string model_key(const device_info& d) { return d.spec_id.empty() ? d.name : d.spec_id; }
 
-/// The datasheet ceiling named by a rule, in `unit`; nullopt when the row lacks it or the
-/// units do not convert.
-std::optional<double> spec_ceiling(const gpu_spec& s, const std::string& ceiling,
-                                   const std::string& unit) {
-  std::optional<double> value;
-  std::string_view from;
-  if (ceiling == "memory_bandwidth_gbs") {
-    if (s.memory_bandwidth_gbs > 0)
-      value = s.memory_bandwidth_gbs;
-    from = "GB/s";
-  } else if (ceiling == "nvlink_gbs") {
-    value = s.nvlink_gbs;
-    from = "GB/s";
-  } else if (ceiling == "pcie_gbs") {
-    value = pcie_bandwidth_gbs(s.pcie_gen, s.pcie_width);
-    from = "GB/s";
-  } else if (ceiling.starts_with("peaks.")) {
-    const std::string key = ceiling.substr(6);
-    if (const auto it = s.peaks.find(key); it != s.peaks.end() && it->second > 0)
-      value = it->second;
-    from = key == "int8_tc" ? "TOPS" : "TFLOP/s";
-  }
-  const auto a = unit_info_of(from), b = unit_info_of(unit);
-  if (!value || !a || !b)
-    return std::nullopt;
-  if (a->base != b->base) {
-    // Integer Tensor Core rates are sometimes written as FLOP/s-style units: same scale.
-    const bool ops_flops = (a->base == "ops_per_second" && b->base == "flop_per_second") ||
-                           (a->base == "flop_per_second" && b->base == "ops_per_second");
-    if (!ops_flops)
-      return std::nullopt;
-  }
-  return *value * a->scale / b->scale;
-}
-
 /// Why a result that ran cannot be judged, with its reason code; empty when it can.
 struct unjudgeable {
   std::string code, why;
@@ -109,8 +36,8 @@ std::optional<unjudgeable> inconclusive_reason(const result& r, const expectatio
   if (r.samples.empty() || r.stats.n == 0)
     return unjudgeable{"GPUSPEC-NO-WORK", "the result has no samples: it did no work"};
   if (!(r.stats.median > 0))
-    return unjudgeable{"GPUSPEC-NO-WORK",
-                       fmt::format("median {} {}: no work measured", r.stats.median, r.unit)};
+    return unjudgeable{"GPUSPEC-NO-WORK", fmt::format("median {} {}: no work measured",
+                                                      r.stats.median, to_string(r.unit))};
   const auto& t = r.telemetry;
   if (t.status != "ok")
     return unjudgeable{"GPUSPEC-TELEMETRY-MISSING", "telemetry missing: " + t.status};
@@ -175,53 +102,29 @@ double oriented(const result& r) {
   return r.higher_is_better ? r.stats.median : 1.0 / r.stats.median;
 }
 
-std::string identity_key(const report& r, const std::vector<int>& devices, int kind) {
-  std::string out;
-  for (int index : devices) {
-    const auto it = std::find_if(r.devices.begin(), r.devices.end(),
-                                 [&](const device_info& d) { return d.index == index; });
-    std::string id;
-    if (kind == 0)
-      id = it != r.devices.end() ? it->serial : "";
-    else if (kind == 1)
-      id = it != r.devices.end() ? it->uuid : "";
-    else
-      id = std::to_string(index);
-    if (id.empty())
-      return {};
-    out += id + ',';
-  }
-  return out;
-}
-
-std::string case_key(const result& r) { return r.bench_id + '\x1f' + r.parameters.dump() + '\x1f'; }
-
-/// Baseline results by case and GPU identity (serial, UUID, index).
+/// Baseline results by the same result on the same GPU (identity.hpp).
 class baseline_index {
 public:
-  explicit baseline_index(const report& b) {
-    for (std::size_t i = 0; i < b.results.size(); ++i) {
-      const auto& r = b.results[i];
-      if (r.status != result_status::ok || r.stats.median <= 0)
-        continue;
-      for (int kind = 0; kind < 3; ++kind)
-        if (auto id = identity_key(b, r.devices, kind); !id.empty())
-          m_maps[kind].emplace(case_key(r) + id, &r);
+  explicit baseline_index(const report& b) : m_report(b) {}
+
+  /// The partner of `r` (a result of `current`), by the device key both reports share.
+  [[nodiscard]] const result* find(const report& current, const result& r) {
+    const device_key key = common_device_key(current, m_report);
+    auto& map = m_maps[static_cast<std::size_t>(key)];
+    if (!m_built[static_cast<std::size_t>(key)]) {
+      for (const auto& x : m_report.results)
+        if (x.status == result_status::ok && x.stats.median > 0)
+          map.emplace(case_key(x) + '\x1e' + devices_identity(m_report, x.devices, key), &x);
+      m_built[static_cast<std::size_t>(key)] = true;
     }
-  }
-  [[nodiscard]] const result* find(const report& current, const result& r) const {
-    for (int kind = 0; kind < 3; ++kind) {
-      const auto id = identity_key(current, r.devices, kind);
-      if (id.empty())
-        continue;
-      if (const auto it = m_maps[kind].find(case_key(r) + id); it != m_maps[kind].end())
-        return it->second;
-    }
-    return nullptr;
+    const auto it = map.find(case_key(r) + '\x1e' + devices_identity(current, r.devices, key));
+    return it == map.end() ? nullptr : it->second;
   }
 
 private:
-  std::unordered_map<std::string, const result*> m_maps[3];
+  const report& m_report;
+  std::array<std::unordered_map<std::string, const result*>, 3> m_maps;
+  std::array<bool, 3> m_built{};
 };
 
 /// A member of a sibling or fleet group.
@@ -261,7 +164,7 @@ std::string gpus_text(const std::vector<int>& devices) {
 class node_checker {
 public:
   node_checker(const report& r, const spec_table& specs, const expectations& rules,
-               const baseline_index* baseline, double tolerance)
+               baseline_index* baseline, double tolerance)
       : m_report(r), m_specs(specs), m_rules(rules), m_baseline(baseline), m_tolerance(tolerance) {}
 
   node_verdict run() {
@@ -299,9 +202,7 @@ public:
       g.uuid = d.uuid;
       g.serial = d.serial;
       g.pci_bus_id = d.pci_bus_id;
-      const gpu_spec* spec = d.spec_id.empty() ? nullptr : m_specs.find(d.spec_id);
-      if (spec == nullptr)
-        spec = match_device(m_specs, d);
+      const gpu_spec* spec = spec_of(m_specs, d);
       g.spec_id = spec ? spec->id : d.spec_id;
       m_spec_of[d.index] = spec;
       g.selected = m_selected.contains(d.index);
@@ -405,12 +306,13 @@ private:
     v.result_index = i;
     v.bench_id = r.bench_id;
     v.group = group_of(r.bench_id);
-    v.parameters = format_parameters(r.parameters);
+    v.axes = format_parameters(r.axes);
+    v.axes_values = format_values(r.axes);
+    v.parameters = format_parameters(parameters_of(r));
     v.devices = r.devices;
     v.unit = r.unit;
-    v.name =
-        fmt::format("{}{} gpu {}", r.bench_id,
-                    v.parameters.empty() ? "" : " [" + v.parameters + "]", gpus_text(r.devices));
+    v.name = fmt::format("{}{} gpu {}", r.bench_id, v.axes.empty() ? "" : " [" + v.axes + "]",
+                         gpus_text(r.devices));
     const device_info* dev = r.devices.empty() ? nullptr : device(r.devices.front());
     const auto conclude = [&](verdict_status status, std::string_view code, std::string message) {
       v.status = status;
@@ -490,8 +392,16 @@ private:
     std::string frame_note;
     if (base != nullptr) {
       v.frame = "baseline";
-      v.expected = base->stats.median;
-      v.efficiency = oriented(r) / oriented(*base);
+      const auto factor = conversion_factor(base->unit, r.unit);
+      if (!factor) {
+        v.status = worst(findings, verdict_status::inconclusive);
+        v.message = fmt::format("the baseline's result is in {}, this one in {}: not comparable",
+                                to_string(base->unit), to_string(r.unit));
+        return v;
+      }
+      v.expected = base->stats.median * *factor;
+      v.efficiency =
+          r.higher_is_better ? r.stats.median / *v.expected : *v.expected / r.stats.median;
       v.pass_fraction = 1 - m_tolerance;
       v.warn_fraction = 1 - 2 * m_tolerance;
       code = "GPUSPEC-BELOW-BASELINE";
@@ -501,34 +411,31 @@ private:
       return v;
     } else {
       if (m_baseline != nullptr)
-        frame_note = "; no partner in the baseline, so judged against its ceiling";
+        frame_note = "; no partner in the baseline (same bench id and axes on the same GPU), so "
+                     "judged against its reference";
       v.pass_fraction = rule->pass;
       v.warn_fraction = rule->warn;
-      std::optional<double> ceiling;
-      if (rule->ceiling == "datasheet") {
-        // The benchmark's own datasheet ceiling, derived from the spec row when it ran; only
-        // while the device still matches a row of the table the check uses.
-        if (spec != nullptr && r.ceiling_value.datasheet && *r.ceiling_value.datasheet > 0)
-          ceiling = r.ceiling_value.datasheet;
-      } else if (spec != nullptr && rule->ceiling != "efficiency")
-        ceiling = spec_ceiling(*spec, rule->ceiling, r.unit);
-      if (ceiling) {
-        v.frame = "spec";
-        v.expected = *ceiling;
-        v.efficiency = r.higher_is_better ? r.stats.median / *ceiling : *ceiling / r.stats.median;
-      } else if (r.efficiency) {
-        v.frame = "clock_adjusted";
-        v.expected = r.ceiling_value.clock_adjusted;
-        v.efficiency = *r.efficiency;
-      } else {
+      const auto reference = resolve_reference(r, spec, m_rules.settings.datasheet_tolerance);
+      if (!reference.value) {
         v.status = worst(findings, verdict_status::skipped);
-        v.message = rule->ceiling == "datasheet"
-                        ? "the result carries no datasheet ceiling and no clock-adjusted efficiency"
-                    : spec == nullptr ? "no spec row and no clock-adjusted efficiency"
-                                      : "the spec row has no " + rule->ceiling +
-                                            " and the result no clock-adjusted efficiency";
+        v.message =
+            r.ceiling_value.reference == reference_kind::none
+                ? "no ceiling judges this result (no vendor figure and none at the clock "
+                  "seen): it is judged only against a baseline, its siblings and the fleet"
+                : "its reference has no value" +
+                      (reference.note.empty() ? std::string() : " (" + reference.note + ")");
         return v;
       }
+      if (reference.replaced) {
+        ++m_replaced;
+        frame_note += "; " + reference.note;
+      } else if (!reference.note.empty()) {
+        frame_note += "; " + reference.note;
+      }
+      v.frame = reference.kind == reference_kind::datasheet ? "spec" : "clock_adjusted";
+      v.expected = reference.value;
+      v.efficiency = r.higher_is_better ? r.stats.median / *reference.value
+                                        : *reference.value / r.stats.median;
     }
     const verdict_status judged = by_fraction(*v.efficiency, *v.pass_fraction, *v.warn_fraction);
     v.status = worst(findings, judged);
@@ -554,11 +461,12 @@ private:
     const double margin = std::max(m_rules.settings.impossible_margin, 3 * r.stats.cv);
     if (!(fraction > 1 + margin))
       return {};
+    const auto unit = to_string(r.unit);
     return fmt::format("impossible: {:.4g} {} is {:.1f}% of the {} ceiling {:.4g} {}, beyond the "
                        "measurement's own uncertainty of {:.1f}% (the larger of {:.0f}% and 3 x "
                        "its cv): the timer saw less work than was done",
-                       r.stats.median, r.unit, 100 * fraction,
-                       adjusted ? "clock-adjusted" : "datasheet", *bound, r.unit, 100 * margin,
+                       r.stats.median, unit, 100 * fraction,
+                       adjusted ? "clock-adjusted" : "datasheet", *bound, unit, 100 * margin,
                        100 * m_rules.settings.impossible_margin);
   }
 
@@ -572,12 +480,12 @@ private:
         if (d.code != "GPUSPEC-NO-SPEC-ROW" && d.severity != verdict_status::inconclusive)
           causes.push_back(d);
     if (causes.empty()) {
-      auto d =
-          make_diagnosis(code, judged,
-                         fmt::format("{} {} is {:.1f}% of {} {}", v.measured.value_or(0), r.unit,
-                                     100 * v.efficiency.value_or(0),
-                                     v.expected ? fmt::format("{:.4g}", *v.expected) : "?", r.unit),
-                         dev, m_report.host);
+      auto d = make_diagnosis(code, judged,
+                              fmt::format("{} {} is {:.1f}% of {} {}", v.measured.value_or(0),
+                                          to_string(v.unit), 100 * v.efficiency.value_or(0),
+                                          v.expected ? fmt::format("{:.4g}", *v.expected) : "?",
+                                          to_string(v.unit)),
+                              dev, m_report.host);
       d.evidence["bench_id"] = r.bench_id;
       causes.push_back(std::move(d));
     }
@@ -587,7 +495,7 @@ private:
   const report& m_report;
   const spec_table& m_specs;
   const expectations& m_rules;
-  const baseline_index* m_baseline;
+  baseline_index* m_baseline;
   double m_tolerance;
   std::set<int> m_selected;
   std::unordered_map<int, const gpu_spec*> m_spec_of;
@@ -613,7 +521,7 @@ void add_to_groups(group_map& groups, const report& r, const node_verdict& node,
     const auto it = devices.find(res.devices.front());
     if (it == devices.end())
       continue;
-    std::string key = case_key(res) + model_key(*it->second);
+    std::string key = case_key(res) + '\x1e' + model_key(*it->second);
     if (per_node)
       key += '\x1f' + std::to_string(node_index);
     groups[key].push_back({node_index, i, oriented(res), res.telemetry.sm_clock_mhz_median});
@@ -774,18 +682,25 @@ check_outcome check(std::span<const report> reports, const spec_table& specs,
   std::optional<baseline_index> baseline;
   if (options.baseline != nullptr)
     baseline.emplace(*options.baseline);
+  std::size_t replaced = 0;
   const double tolerance = options.baseline_tolerance.value_or(rules.settings.baseline_tolerance);
 
   check_outcome out;
   for (const auto& r : reports) {
     node_checker checker(r, specs, rules, baseline ? &*baseline : nullptr, tolerance);
     out.nodes.push_back(checker.run());
+    replaced += checker.replaced_ceilings();
     if (checker.unpaired() > 0)
       out.notes.push_back(fmt::format(
           "{}: {} result(s) found no partner in the baseline (same bench id and axes on the same "
           "GPU) and were judged against their ceiling instead",
           r.host.hostname.empty() ? "?" : r.host.hostname, checker.unpaired()));
   }
+  if (replaced > 0)
+    out.notes.push_back(fmt::format(
+        "{} result(s) carried a datasheet ceiling further than {:.0f}% from the spec table's (a "
+        "stale or edited report): judged by the spec table, as each result's message says",
+        replaced, 100 * rules.settings.datasheet_tolerance));
   sibling_frame(reports, out, rules.settings);
   fleet_frame(reports, out, rules.settings);
   for (std::size_t n = 0; n < out.nodes.size(); ++n) {

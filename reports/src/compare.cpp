@@ -1,61 +1,68 @@
 #include "gpuspec/reports/compare.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
-#include "gpuspec/reports/diff.hpp"
+#include "gpuspec/reports/identity.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/reports/units.hpp"
 
 namespace gpuspec::reports {
 
-std::string_view to_string(fraction_basis b) {
-  switch (b) {
-  case fraction_basis::none:
-    return "none";
-  case fraction_basis::spec_memory:
-    return "spec_memory_bandwidth";
-  case fraction_basis::spec_peak:
-    return "spec_peak";
-  case fraction_basis::clock_adjusted:
-    return "clock_adjusted";
+std::string_view to_string(cell_state s) {
+  switch (s) {
+  case cell_state::measured:
+    return "measured";
+  case cell_state::failed:
+    return "failed";
+  case cell_state::skipped:
+    return "skipped";
+  case cell_state::not_supported:
+    return "not_supported";
   }
-  return "none";
+  return "measured";
 }
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
-compare_cell make_cell(const result& r, const gpu_spec* spec) {
+compare_cell make_cell(const result& r, metric_unit row_unit, const gpu_spec* spec,
+                       const compare_options& o) {
   compare_cell c;
-  c.value = r.stats.median;
-  if (spec != nullptr) {
-    const bool stream = r.bench_id.starts_with("memory.stream.") && r.unit == "GB/s";
-    if (stream && spec->memory_bandwidth_gbs > 0) {
-      c.fraction = c.value / spec->memory_bandwidth_gbs;
-      c.basis = fraction_basis::spec_memory;
-      return c;
-    }
-    const auto dot = r.bench_id.rfind('.');
-    const std::string last = dot == std::string::npos ? r.bench_id : r.bench_id.substr(dot + 1);
-    const auto peak = spec->peaks.find(last);
-    if ((r.unit == "TFLOP/s" || r.unit == "TOPS") && peak != spec->peaks.end() &&
-        peak->second > 0) {
-      c.fraction = c.value / peak->second;
-      c.basis = fraction_basis::spec_peak;
-      return c;
-    }
+  switch (r.status) {
+  case result_status::ok:
+    break;
+  case result_status::failed:
+    c.state = cell_state::failed;
+    c.reason = r.reason;
+    return c;
+  case result_status::skipped:
+    c.state = cell_state::skipped;
+    c.reason = r.reason;
+    return c;
+  case result_status::not_supported:
+    c.state = cell_state::not_supported;
+    c.reason = r.reason;
+    return c;
   }
-  if (r.efficiency) {
-    c.fraction = r.efficiency;
-    c.basis = fraction_basis::clock_adjusted;
+  const auto factor = conversion_factor(r.unit, row_unit);
+  if (!factor) {
+    c.state = cell_state::skipped;
+    c.reason = fmt::format("in {}, not the row's {}", to_string(r.unit), to_string(row_unit));
+    return c;
+  }
+  c.value = r.stats.median * *factor;
+  // The same reference `check` judges by, after the same cross-check with the spec table.
+  const auto reference = resolve_reference(r, spec, o.datasheet_tolerance);
+  if (reference.value && *reference.value > 0 && r.stats.median > 0) {
+    c.fraction =
+        r.higher_is_better ? r.stats.median / *reference.value : *reference.value / r.stats.median;
+    c.reference = reference.kind;
+    c.reference_replaced = reference.replaced;
   }
   return c;
 }
@@ -64,7 +71,7 @@ void mark_outliers(compare_row& row, const std::vector<compare_column>& columns,
                    const compare_options& o, std::size_t& count) {
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < row.cells.size(); ++i)
-    if (row.cells[i])
+    if (row.cells[i] && row.cells[i]->state == cell_state::measured)
       groups[columns[i].spec_id.empty() ? "name:" + columns[i].gpu_name
                                         : "spec:" + columns[i].spec_id]
           .push_back(i);
@@ -72,24 +79,15 @@ void mark_outliers(compare_row& row, const std::vector<compare_column>& columns,
     if (members.size() < o.min_group)
       continue;
     std::vector<double> values;
+    values.reserve(members.size());
     for (auto i : members)
       values.push_back(row.cells[i]->value);
-    const double med = median_of(values);
-    std::vector<double> deviations;
-    for (double v : values)
-      deviations.push_back(std::fabs(v - med));
-    const double mad = median_of(deviations);
     for (auto i : members) {
       auto& cell = *row.cells[i];
-      const double dev = cell.value - med;
-      const bool far =
-          med != 0 ? std::fabs(dev) / std::fabs(med) >= o.min_relative_deviation : dev != 0;
-      if (mad > 0) {
-        cell.modified_z = 0.6745 * dev / mad;
-        cell.outlier = far && std::fabs(*cell.modified_z) > o.outlier_z;
-      } else {
-        cell.outlier = far;
-      }
+      const auto t = test_outlier(cell.value, values);
+      if (t.mad > 0)
+        cell.modified_z = t.z;
+      cell.outlier = is_outlier(t, o.min_relative_deviation, o.outlier_z, 0);
       if (cell.outlier)
         ++count;
     }
@@ -105,41 +103,44 @@ compare_output compare_reports(const std::vector<report>& reports,
   out.options = options;
   // column index by (report, NVML index)
   std::vector<std::map<int, std::size_t>> column_of(reports.size());
-  std::vector<const gpu_spec*> spec_of;
+  std::vector<const gpu_spec*> spec_of_column;
   for (std::size_t r = 0; r < reports.size(); ++r) {
     const std::string file = r < labels.size() ? labels[r] : fmt::format("#{}", r + 1);
     for (const auto& d : reports[r].devices) {
-      const gpu_spec* spec = match_device(specs, d);
+      const gpu_spec* spec = spec_of(specs, d);
       column_of[r][d.index] = out.columns.size();
       out.columns.push_back({fmt::format("{}/GPU {}", file, d.index), file,
                              reports[r].host.hostname, d.index, d.name,
                              spec != nullptr ? spec->id : std::string()});
-      spec_of.push_back(spec);
+      spec_of_column.push_back(spec);
     }
   }
-  std::map<std::string, std::size_t> row_of;
+  std::unordered_map<std::string, std::size_t> row_of;
   for (std::size_t r = 0; r < reports.size(); ++r) {
     for (const auto& res : reports[r].results) {
-      if (res.status != result_status::ok || res.devices.empty())
+      if (res.devices.empty())
         continue;
       const auto col = column_of[r].find(res.devices.front());
       if (col == column_of[r].end())
         continue; // a result on a GPU the report does not list: no column to put it in
-      const std::string key = res.bench_id + '\x1f' + res.parameters.dump() + '\x1f' + res.metric;
-      auto [it, added] = row_of.emplace(key, out.rows.size());
+      auto [it, added] = row_of.emplace(case_key(res), out.rows.size());
       if (added) {
         compare_row row;
         row.bench_id = res.bench_id;
-        row.parameters = res.parameters;
+        row.axes = res.axes;
         row.metric = res.metric;
         row.unit = res.unit;
         row.higher_is_better = res.higher_is_better;
         row.cells.resize(out.columns.size());
         out.rows.push_back(std::move(row));
       }
-      auto& cell = out.rows[it->second].cells[col->second];
-      if (!cell) // the first result of a case on a GPU wins; a report has one per case
-        cell = make_cell(res, spec_of[col->second]);
+      auto& row = out.rows[it->second];
+      if (row.unit == metric_unit::none && res.status == result_status::ok)
+        row.unit = res.unit; // the first result was a case that never measured
+      auto& cell = row.cells[col->second];
+      // The first result of a case on a GPU wins; a measurement wins over a non-measurement.
+      if (!cell || (cell->state != cell_state::measured && res.status == result_status::ok))
+        cell = make_cell(res, row.unit, spec_of_column[col->second], options);
     }
   }
   for (auto& row : out.rows)
@@ -150,10 +151,20 @@ compare_output compare_reports(const std::vector<report>& reports,
 std::string format_cell(const std::optional<compare_cell>& cell) {
   if (!cell)
     return "—";
+  switch (cell->state) {
+  case cell_state::failed:
+    return "failed";
+  case cell_state::skipped:
+    return "skipped";
+  case cell_state::not_supported:
+    return "not supported";
+  case cell_state::measured:
+    break;
+  }
   std::string s = fmt::format("{:.4g}", cell->value);
   if (cell->fraction)
     s += fmt::format(" ({:.1f}%{})", 100 * *cell->fraction,
-                     cell->basis == fraction_basis::clock_adjusted ? " clk" : "");
+                     cell->reference == reference_kind::clock_adjusted ? " clk" : "");
   if (cell->outlier)
     s += " OUTLIER";
   return s;
@@ -161,10 +172,11 @@ std::string format_cell(const std::optional<compare_cell>& cell) {
 
 nlohmann::ordered_json to_json(const compare_output& c) {
   nlohmann::ordered_json j;
-  j["schema"] = "gpuspec.compare.v1";
+  j["schema"] = "gpuspec.compare.v2";
   j["options"] = {{"outlier_z", c.options.outlier_z},
                   {"min_relative_deviation", c.options.min_relative_deviation},
-                  {"min_group", c.options.min_group}};
+                  {"min_group", c.options.min_group},
+                  {"datasheet_tolerance", c.options.datasheet_tolerance}};
   auto& cols = j["columns"] = nlohmann::ordered_json::array();
   for (const auto& col : c.columns)
     cols.push_back({{"label", col.label},
@@ -177,9 +189,9 @@ nlohmann::ordered_json to_json(const compare_output& c) {
   for (const auto& row : c.rows) {
     nlohmann::ordered_json e;
     e["bench_id"] = row.bench_id;
-    e["parameters"] = row.parameters;
+    e["axes"] = row.axes;
     e["metric"] = row.metric;
-    e["unit"] = row.unit;
+    e["unit"] = std::string(to_string(row.unit));
     e["higher_is_better"] = row.higher_is_better;
     auto& cells = e["cells"] = nlohmann::ordered_json::array();
     for (const auto& cell : row.cells) {
@@ -187,10 +199,14 @@ nlohmann::ordered_json to_json(const compare_output& c) {
         cells.push_back(nullptr);
         continue;
       }
+      const bool measured = cell->state == cell_state::measured;
       cells.push_back(
-          {{"value", cell->value},
+          {{"state", std::string(to_string(cell->state))},
+           {"reason", cell->reason},
+           {"value", measured ? nlohmann::ordered_json(cell->value) : nullptr},
            {"fraction", cell->fraction ? nlohmann::ordered_json(*cell->fraction) : nullptr},
-           {"fraction_basis", std::string(to_string(cell->basis))},
+           {"reference", std::string(to_string(cell->reference))},
+           {"reference_replaced", cell->reference_replaced},
            {"outlier", cell->outlier},
            {"modified_z", cell->modified_z ? nlohmann::ordered_json(*cell->modified_z) : nullptr}});
     }
@@ -202,12 +218,14 @@ nlohmann::ordered_json to_json(const compare_output& c) {
 
 std::string to_markdown(const compare_output& c) {
   std::string out = "# gpuspec compare\n\n";
-  out += "Each cell: the median, and in brackets the fraction of that GPU's own datasheet "
-         "figure (\"clk\": of the result's clock-adjusted ceiling). OUTLIER: |modified z| > " +
+  out += "Each cell: the median, and in brackets the fraction of the result's reference, the "
+         "ceiling `check` judges it by (\"clk\": the ceiling at the clock seen during the run; "
+         "otherwise the datasheet). \"not supported\" and \"failed\" are what the report says; "
+         "\"—\" is a case not run. OUTLIER: |modified z| > " +
          fmt::format("{}", c.options.outlier_z) + " and at least " +
          fmt::format("{:.1f}", 100 * c.options.min_relative_deviation) +
          "% from the median, among GPUs of the same model.\n\n";
-  out += "| benchmark | parameters | unit |";
+  out += "| benchmark | axes | unit |";
   std::string rule = "| --- | --- | --- |";
   for (const auto& col : c.columns) {
     out += fmt::format(" {} ({}, {}) |", markdown_cell(col.label), markdown_cell(col.hostname),
@@ -216,8 +234,9 @@ std::string to_markdown(const compare_output& c) {
   }
   out += '\n' + rule + '\n';
   for (const auto& row : c.rows) {
-    out += fmt::format("| {} | {} | {} |", markdown_cell(row.bench_id),
-                       markdown_cell(format_parameters(row.parameters)), markdown_cell(row.unit));
+    out +=
+        fmt::format("| {} | {} | {} |", markdown_cell(row.bench_id),
+                    markdown_cell(format_parameters(row.axes)), markdown_cell(to_string(row.unit)));
     for (const auto& cell : row.cells) {
       const std::string text = format_cell(cell);
       out += ' ' + (cell && cell->outlier ? "**" + text + "**" : text) + " |";

@@ -1,15 +1,19 @@
 #include "gpuspec/reports/diff.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/reports/units.hpp"
 
 namespace gpuspec::reports {
 
@@ -37,18 +41,6 @@ std::string_view to_string(change_kind k) {
   return "unchanged";
 }
 
-std::string_view to_string(device_key k) {
-  switch (k) {
-  case device_key::serial:
-    return "serial";
-  case device_key::uuid:
-    return "uuid";
-  case device_key::index:
-    return "index";
-  }
-  return "index";
-}
-
 namespace {
 
 check_status worse(check_status a, check_status b) {
@@ -67,50 +59,46 @@ check_status worse(check_status a, check_status b) {
   return rank(b) > rank(a) ? b : a;
 }
 
-/// True when every device of `r` has a non-empty, unique value of `field`.
-template <class F> bool usable_key(const report& r, F field) {
-  std::set<std::string> seen;
-  for (const auto& d : r.devices) {
-    const std::string v = field(d);
-    if (v.empty() || !seen.insert(v).second)
-      return false;
-  }
-  return true;
-}
-
-std::string identity_of(const device_info& d, device_key key) {
-  switch (key) {
-  case device_key::serial:
-    return "serial " + d.serial;
-  case device_key::uuid:
-    return "uuid " + d.uuid;
-  case device_key::index:
-    return "index " + std::to_string(d.index);
-  }
-  return "index " + std::to_string(d.index);
-}
-
-/// NVML index -> identity in one report; an index the report does not list keeps "index N".
-std::map<int, std::string> identities(const report& r, device_key key) {
-  std::map<int, std::string> out;
-  for (const auto& d : r.devices)
-    out[d.index] = identity_of(d, key);
-  return out;
-}
-
-std::string result_device(const result& res, const std::map<int, std::string>& ids) {
-  std::string out;
-  for (int i : res.devices) {
-    if (!out.empty())
-      out += ',';
-    const auto it = ids.find(i);
-    out += it != ids.end() ? it->second : "index " + std::to_string(i);
-  }
-  return out;
-}
-
+/// The pair key: the same result on the same GPU.
 std::string result_key(const result& res, const std::string& device) {
-  return res.bench_id + '\x1f' + res.parameters.dump() + '\x1f' + res.metric + '\x1f' + device;
+  return case_key(res) + '\x1e' + device;
+}
+
+std::string value_text(const nlohmann::ordered_json& j) {
+  return j.is_string() ? j.get<std::string>() : j.dump();
+}
+
+/// Observations that differ, in OLD's order, then those only NEW has.
+std::vector<observation_change> changed_observations(const result& a, const result& b) {
+  std::vector<observation_change> out;
+  for (auto it = a.observations.begin(); it != a.observations.end(); ++it) {
+    const auto other = b.observations.find(it.key());
+    if (other == b.observations.end())
+      out.push_back({it.key(), value_text(it.value()), ""});
+    else if (*other != it.value())
+      out.push_back({it.key(), value_text(it.value()), value_text(*other)});
+  }
+  for (auto it = b.observations.begin(); it != b.observations.end(); ++it)
+    if (!a.observations.contains(it.key()))
+      out.push_back({it.key(), "", value_text(it.value())});
+  return out;
+}
+
+/// "cuBLAS chose another algorithm (algo_id 21 -> 6); gemms_per_sample 40 -> 42".
+std::string observations_note(const std::vector<observation_change>& changes) {
+  std::string out;
+  bool algorithm = false;
+  for (const auto& c : changes) {
+    if (c.key.find("algo") != std::string::npos)
+      algorithm = true;
+    out += out.empty() ? "" : ", ";
+    out += fmt::format("{} {} -> {}", c.key, c.old_value.empty() ? "(none)" : c.old_value,
+                       c.new_value.empty() ? "(none)" : c.new_value);
+  }
+  if (out.empty())
+    return out;
+  return (algorithm ? "the library chose another algorithm; " : "") + std::string("observed: ") +
+         out;
 }
 
 std::string opt_text(const std::optional<int>& v) { return v ? std::to_string(*v) : ""; }
@@ -145,6 +133,18 @@ void compare_devices(std::vector<inventory_change>& out, const std::string& scop
   compare_field(out, scope, "persistence_mode", a.persistence_mode, b.persistence_mode);
 }
 
+/// A pair's p-value (the test), before the correction over the whole comparison.
+void test_pair(metric_diff& m, const result& a, const result& b, double factor) {
+  if (a.samples.size() >= 2 && b.samples.size() >= 2) {
+    std::vector<double> converted(b.samples);
+    for (auto& x : converted)
+      x *= factor;
+    const auto t = mann_whitney_u(a.samples, converted);
+    m.p_value = t.p_value;
+    m.method = t.method;
+  }
+}
+
 void judge(metric_diff& m, const result& a, const result& b, const diff_options& o) {
   const bool a_ok = a.status == result_status::ok;
   const bool b_ok = b.status == result_status::ok;
@@ -164,17 +164,21 @@ void judge(metric_diff& m, const result& a, const result& b, const diff_options&
     }
     return;
   }
+  const auto factor = conversion_factor(b.unit, a.unit);
+  if (!factor) {
+    m.kind = change_kind::not_compared;
+    m.verdict = check_status::warn;
+    m.note = fmt::format("{} before, {} now: not the same quantity", to_string(a.unit),
+                         to_string(b.unit));
+    return;
+  }
   const double old_median = a.stats.median;
-  const double new_median = b.stats.median;
+  const double new_median = b.stats.median * *factor;
+  m.new_median = new_median;
   if (old_median != 0)
     m.relative_change = (new_median - old_median) / std::fabs(old_median);
   else if (new_median == 0)
     m.relative_change = 0.0;
-  if (a.samples.size() >= 2 && b.samples.size() >= 2) {
-    const auto t = mann_whitney_u(a.samples, b.samples);
-    m.p_value = t.p_value;
-    m.method = t.method;
-  }
   if (!m.relative_change) {
     m.kind = change_kind::not_compared;
     m.verdict = check_status::warn;
@@ -183,9 +187,10 @@ void judge(metric_diff& m, const result& a, const result& b, const diff_options&
   }
   const double r = *m.relative_change;
   const double g = m.higher_is_better ? -r : r;
-  const bool significant = m.p_value && *m.p_value < o.alpha && std::fabs(r) >= o.min_effect;
+  const bool significant = m.q_value && *m.q_value < o.alpha && std::fabs(r) >= o.min_effect;
   const std::string p_text =
-      m.p_value ? fmt::format("p = {:.2g}", *m.p_value) : std::string("no test (under 2 samples)");
+      m.p_value ? fmt::format("p = {:.2g}, q = {:.2g}", *m.p_value, m.q_value.value_or(*m.p_value))
+                : std::string("no test (under 2 samples)");
   if (significant) {
     if (g >= o.fail_threshold) {
       m.kind = change_kind::regression;
@@ -219,7 +224,7 @@ void judge(metric_diff& m, const result& a, const result& b, const diff_options&
 metric_diff base(const result& r, const std::string& device) {
   metric_diff m;
   m.bench_id = r.bench_id;
-  m.parameters = r.parameters;
+  m.axes = r.axes;
   m.metric = r.metric;
   m.unit = r.unit;
   m.higher_is_better = r.higher_is_better;
@@ -236,6 +241,22 @@ std::string label(const report& r) {
 
 } // namespace
 
+std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
+  const std::size_t m = p.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::vector<double> q(m, 1.0);
+  double running = 1.0;
+  for (std::size_t k = m; k-- > 0;) {
+    const double adjusted = p[order[k]] * static_cast<double>(m) / static_cast<double>(k + 1);
+    running = std::min(running, adjusted);
+    q[order[k]] = std::min(running, 1.0);
+  }
+  return q;
+}
+
 diff_output diff_reports(const report& old_report, const report& new_report,
                          const diff_options& options) {
   if (!(options.alpha > 0 && options.alpha < 1))
@@ -250,14 +271,7 @@ diff_output diff_reports(const report& old_report, const report& new_report,
   out.old_label = label(old_report);
   out.new_label = label(new_report);
 
-  auto serial = [](const device_info& d) { return d.serial; };
-  auto uuid = [](const device_info& d) { return d.uuid; };
-  if (usable_key(old_report, serial) && usable_key(new_report, serial))
-    out.key = device_key::serial;
-  else if (usable_key(old_report, uuid) && usable_key(new_report, uuid))
-    out.key = device_key::uuid;
-  else
-    out.key = device_key::index;
+  out.key = common_device_key(old_report, new_report);
 
   // Host inventory.
   const auto& ho = old_report.host;
@@ -298,15 +312,14 @@ diff_output diff_reports(const report& old_report, const report& new_report,
       out.devices.push_back({id, d.name, std::nullopt, d.index});
   }
 
-  // Results.
-  const auto old_ids = identities(old_report, out.key);
-  const auto new_ids = identities(new_report, out.key);
-  std::map<std::string, const result*> new_results;
+  // Results: pair, test each pair, then correct over the whole comparison and judge.
+  std::unordered_map<std::string, const result*> new_results;
   for (const auto& r : new_report.results)
-    new_results.emplace(result_key(r, result_device(r, new_ids)), &r);
+    new_results.emplace(result_key(r, devices_identity(new_report, r.devices, out.key)), &r);
   std::set<std::string> matched;
+  std::vector<std::pair<std::size_t, std::pair<const result*, const result*>>> pairs;
   for (const auto& a : old_report.results) {
-    const std::string device = result_device(a, old_ids);
+    const std::string device = devices_identity(old_report, a.devices, out.key);
     const std::string key = result_key(a, device);
     metric_diff m = base(a, device);
     m.old_devices = a.devices;
@@ -325,16 +338,39 @@ diff_output diff_reports(const report& old_report, const report& new_report,
       m.new_n = b.stats.n;
       if (b.status == result_status::ok)
         m.new_median = b.stats.median;
-      judge(m, a, b, options);
-      if (m.old_devices != m.new_devices)
-        m.note += fmt::format(" (GPU moved: index {} -> {})", fmt::join(m.old_devices, ","),
-                              fmt::join(m.new_devices, ","));
+      m.observations_changed = changed_observations(a, b);
+      if (a.status == result_status::ok && b.status == result_status::ok)
+        if (const auto factor = conversion_factor(b.unit, a.unit))
+          test_pair(m, a, b, *factor);
+      pairs.push_back({out.metrics.size(), {&a, &b}});
     }
-    out.verdict = worse(out.verdict, m.verdict);
     out.metrics.push_back(std::move(m));
   }
+  // Benjamini–Hochberg over every pair that was tested.
+  std::vector<double> p;
+  std::vector<std::size_t> tested;
+  for (std::size_t i = 0; i < out.metrics.size(); ++i)
+    if (out.metrics[i].p_value) {
+      p.push_back(*out.metrics[i].p_value);
+      tested.push_back(i);
+    }
+  const auto q = benjamini_hochberg(p);
+  for (std::size_t k = 0; k < tested.size(); ++k)
+    out.metrics[tested[k]].q_value = q[k];
+  out.tested = tested.size();
+  for (const auto& [index, pair] : pairs) {
+    auto& m = out.metrics[index];
+    judge(m, *pair.first, *pair.second, options);
+    if (m.old_devices != m.new_devices)
+      m.note += fmt::format(" (GPU moved: index {} -> {})", fmt::join(m.old_devices, ","),
+                            fmt::join(m.new_devices, ","));
+    if (const auto context = observations_note(m.observations_changed); !context.empty())
+      m.note += " (" + context + ")";
+  }
+  for (const auto& m : out.metrics)
+    out.verdict = worse(out.verdict, m.verdict);
   for (const auto& b : new_report.results) {
-    const std::string device = result_device(b, new_ids);
+    const std::string device = devices_identity(new_report, b.devices, out.key);
     if (matched.contains(result_key(b, device)))
       continue;
     metric_diff m = base(b, device);
@@ -364,13 +400,15 @@ std::string opt_value(const std::optional<double>& v) {
 
 nlohmann::ordered_json to_json(const diff_output& d) {
   nlohmann::ordered_json j;
-  j["schema"] = "gpuspec.diff.v1";
+  j["schema"] = "gpuspec.diff.v2";
   j["old"] = d.old_label;
   j["new"] = d.new_label;
   j["options"] = {{"alpha", d.options.alpha},
                   {"min_effect", d.options.min_effect},
                   {"fail_threshold", d.options.fail_threshold},
-                  {"test", "mann-whitney-u two-sided"}};
+                  {"test", "mann-whitney-u two-sided"},
+                  {"correction", "benjamini-hochberg"},
+                  {"tested", d.tested}};
   j["device_key"] = std::string(to_string(d.key));
   j["verdict"] = std::string(to_string(d.verdict));
   auto& inv = j["inventory"] = nlohmann::ordered_json::array();
@@ -387,9 +425,9 @@ nlohmann::ordered_json to_json(const diff_output& d) {
   for (const auto& m : d.metrics) {
     nlohmann::ordered_json e;
     e["bench_id"] = m.bench_id;
-    e["parameters"] = m.parameters;
+    e["axes"] = m.axes;
     e["metric"] = m.metric;
-    e["unit"] = m.unit;
+    e["unit"] = std::string(to_string(m.unit));
     e["higher_is_better"] = m.higher_is_better;
     e["device"] = m.device;
     e["old_devices"] = m.old_devices;
@@ -400,10 +438,14 @@ nlohmann::ordered_json to_json(const diff_output& d) {
     e["new_n"] = m.new_n;
     e["relative_change"] = opt_json(m.relative_change);
     e["p_value"] = opt_json(m.p_value);
+    e["q_value"] = opt_json(m.q_value);
     e["test_method"] = std::string(to_string(m.method));
     e["change"] = std::string(to_string(m.kind));
     e["verdict"] = std::string(to_string(m.verdict));
     e["note"] = m.note;
+    auto& observed = e["observations_changed"] = nlohmann::ordered_json::array();
+    for (const auto& c : m.observations_changed)
+      observed.push_back({{"key", c.key}, {"old", c.old_value}, {"new", c.new_value}});
     met.push_back(std::move(e));
   }
   return j;
@@ -430,18 +472,21 @@ std::string to_markdown(const diff_output& d) {
     out += fmt::format("| {} | {} | {} | {} |\n", markdown_cell(m.identity), markdown_cell(m.name),
                        m.old_index ? std::to_string(*m.old_index) : "—",
                        m.new_index ? std::to_string(*m.new_index) : "—");
-  out += fmt::format("\n## Metrics\n\nMann–Whitney U, two-sided; significant when p < {} and "
-                     "|change| ≥ {:.1f}%; a significant regression ≥ {:.1f}% fails.\n\n",
-                     d.options.alpha, 100 * d.options.min_effect, 100 * d.options.fail_threshold);
-  out += "| benchmark | parameters | GPU | old median | new median | unit | change | p | "
-         "verdict | note |\n| --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- | --- |\n";
+  out += fmt::format(
+      "\n## Metrics\n\nMann–Whitney U, two-sided, then the Benjamini–Hochberg correction over "
+      "the {} pairs tested; significant when q < {} and |change| ≥ {:.1f}%; a significant "
+      "regression ≥ {:.1f}% fails.\n\n",
+      d.tested, d.options.alpha, 100 * d.options.min_effect, 100 * d.options.fail_threshold);
+  out += "| benchmark | axes | GPU | old median | new median | unit | change | p | q | verdict "
+         "| note |\n| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- |\n";
   for (const auto& m : d.metrics)
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       markdown_cell(m.bench_id), markdown_cell(format_parameters(m.parameters)),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                       markdown_cell(m.bench_id), markdown_cell(format_parameters(m.axes)),
                        markdown_cell(m.device), opt_value(m.old_median), opt_value(m.new_median),
-                       markdown_cell(m.unit),
+                       markdown_cell(to_string(m.unit)),
                        m.relative_change ? fmt::format("{:+.2f}%", 100 * *m.relative_change) : "—",
-                       m.p_value ? fmt::format("{:.2g}", *m.p_value) : "—", to_string(m.verdict),
+                       m.p_value ? fmt::format("{:.2g}", *m.p_value) : "—",
+                       m.q_value ? fmt::format("{:.2g}", *m.q_value) : "—", to_string(m.verdict),
                        markdown_cell(m.note));
   return out;
 }

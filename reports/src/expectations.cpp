@@ -1,12 +1,16 @@
+// Loading the expectation rules (expectations.hpp) with the one object reader of every file
+// gpuspec loads (json_reader.hpp): unknown, repeated and mistyped keys are named with their
+// path.
+
 #include "gpuspec/reports/expectations.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "gpuspec/reports/spec_table.hpp"
-#include "json_input.hpp"
+#include "json_reader.hpp"
 
 namespace gpuspec::reports {
 
@@ -49,214 +53,190 @@ const expectation_rule* expectations::find(std::string_view bench_id) const {
 
 namespace {
 
-std::string type_name(const nlohmann::ordered_json& j) { return j.type_name(); }
+using detail::element;
+using detail::fail;
+using detail::object_reader;
+using detail::presence;
 
-bool valid_ceiling(const std::string& c) {
-  if (c == "memory_bandwidth_gbs" || c == "nvlink_gbs" || c == "pcie_gbs" || c == "efficiency" ||
-      c == "datasheet")
-    return true;
-  if (c.starts_with("peaks."))
-    return std::find(std::begin(peak_keys), std::end(peak_keys), c.substr(6)) !=
-           std::end(peak_keys);
-  return false;
+constexpr std::array<std::string_view, 3> top_keys{"schema", "settings", "rules"};
+constexpr std::array<std::string_view, 4> rule_keys{"pattern", "pass", "warn", "why"};
+
+struct setting {
+  std::string_view key;
+  double min, max;
+  bool integer;
+  double expectation_settings::*real;
+  int expectation_settings::*whole;
+};
+
+constexpr std::array<setting, 13> settings_table{{
+    {"sibling_threshold", 0, 1, false, &expectation_settings::sibling_threshold, nullptr},
+    {"outlier_z", -100, 0, false, &expectation_settings::outlier_z, nullptr},
+    {"fleet_min_reports", 3, 1e9, true, nullptr, &expectation_settings::fleet_min_reports},
+    {"baseline_tolerance", 0, 1, false, &expectation_settings::baseline_tolerance, nullptr},
+    {"low_clock_fraction", 0, 1, false, &expectation_settings::low_clock_fraction, nullptr},
+    {"mem_clock_fraction", 0, 1, false, &expectation_settings::mem_clock_fraction, nullptr},
+    {"max_plausible_temperature_c", 50, 1000, false,
+     &expectation_settings::max_plausible_temperature_c, nullptr},
+    {"impossible_margin", 0, 1, false, &expectation_settings::impossible_margin, nullptr},
+    {"temperature_limit_c", 30, 150, true, nullptr, &expectation_settings::temperature_limit_c},
+    {"sibling_clock_fraction", 0, 1, false, &expectation_settings::sibling_clock_fraction, nullptr},
+    {"power_draw_fraction", 0, 1, false, &expectation_settings::power_draw_fraction, nullptr},
+    {"ecc_corrected_storm", 1, 1e9, true, nullptr, &expectation_settings::ecc_corrected_storm},
+    {"datasheet_tolerance", 0, 1, false, &expectation_settings::datasheet_tolerance, nullptr},
+}};
+
+constexpr auto setting_keys = [] {
+  std::array<std::string_view, settings_table.size()> keys{};
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    keys[i] = settings_table[i].key;
+  return keys;
+}();
+
+/// A fraction in (0, 2].
+double read_fraction(element e, const std::string& path) {
+  const double v = detail::read_double(e, path);
+  if (v <= 0 || v > 2)
+    fail(path, fmt::format("a fraction must be in (0, 2], got {}", v));
+  return v;
 }
 
-/// Fills `out` from `j`; when `require_all`, every rule field must be present.
-std::optional<input_error> read_rule(const nlohmann::ordered_json& j, const std::string& path,
-                                     std::string_view file, bool require_all,
-                                     expectation_rule& out) {
-  auto err = [&](const std::string& field, std::string msg) {
-    return input_error{std::string(file), field, std::move(msg)};
-  };
-  if (!j.is_object())
-    return err(path, "expected an object, got " + type_name(j));
-  for (const auto& [key, value] : j.items()) {
-    const std::string field = path + "." + key;
-    if (key == "pattern" || key == "ceiling" || key == "why") {
-      if (!value.is_string())
-        return err(field, "expected a string, got " + type_name(value));
-      const auto s = value.get<std::string>();
-      if (key == "pattern") {
-        if (s.empty())
-          return err(field, "the pattern is empty");
-        out.pattern = s;
-      } else if (key == "ceiling") {
-        if (!valid_ceiling(s))
-          return err(field, "unknown ceiling '" + s +
-                                "' (expected memory_bandwidth_gbs, nvlink_gbs, pcie_gbs, "
-                                "efficiency or peaks.<key>)");
-        out.ceiling = s;
-      } else {
-        out.why = s;
-      }
-    } else if (key == "pass" || key == "warn") {
-      if (!value.is_number())
-        return err(field, "expected a number, got " + type_name(value));
-      const double v = value.get<double>();
-      if (!std::isfinite(v) || v <= 0 || v > 2)
-        return err(field, fmt::format("a fraction must be in (0, 2], got {}", v));
-      (key == "pass" ? out.pass : out.warn) = v;
+void read_settings(element e, expectation_settings& s) {
+  const object_reader o(e, "settings", setting_keys, presence::optional_keys);
+  for (const auto& entry : settings_table) {
+    const auto value = o.find(entry.key);
+    if (!value)
+      continue;
+    const std::string field = o.path_of(entry.key);
+    const double v = detail::read_double(*value, field);
+    if (v < entry.min || v > entry.max)
+      fail(field, fmt::format("expected a number in [{}, {}], got {}", entry.min, entry.max, v));
+    if (entry.integer) {
+      if (v != std::floor(v))
+        fail(field, "expected an integer");
+      s.*entry.whole = static_cast<int>(v);
     } else {
-      return err(field, "unknown key");
+      s.*entry.real = v;
     }
   }
+}
+
+/// Fills `rule` from `e`; a new rule (`require_all`) needs pattern, pass and warn.
+void read_rule(element e, const std::string& path, bool require_all, expectation_rule& rule) {
+  const object_reader o(e, path, rule_keys, presence::optional_keys);
   if (require_all)
-    for (const char* key : {"pattern", "ceiling", "pass", "warn"})
-      if (!j.contains(key))
-        return err(path + "." + key, "missing");
-  if (out.warn > out.pass)
-    return err(path + ".warn", fmt::format("the warn fraction {} is above the pass fraction {}",
-                                           out.warn, out.pass));
-  return std::nullopt;
-}
-
-std::optional<input_error> read_settings(const nlohmann::ordered_json& j, std::string_view file,
-                                         expectation_settings& s) {
-  auto err = [&](const std::string& field, std::string msg) {
-    return input_error{std::string(file), field, std::move(msg)};
-  };
-  if (!j.is_object())
-    return err("settings", "expected an object, got " + type_name(j));
-  struct entry {
-    const char* key;
-    double* value;
-    double min, max;
-    bool integer = false;
-  };
-  double fleet = s.fleet_min_reports;
-  double temperature = s.temperature_limit_c;
-  double storm = s.ecc_corrected_storm;
-  const entry entries[] = {
-      {"sibling_threshold", &s.sibling_threshold, 0, 1},
-      {"outlier_z", &s.outlier_z, -100, 0},
-      {"fleet_min_reports", &fleet, 3, 1e9, true},
-      {"baseline_tolerance", &s.baseline_tolerance, 0, 1},
-      {"low_clock_fraction", &s.low_clock_fraction, 0, 1},
-      {"mem_clock_fraction", &s.mem_clock_fraction, 0, 1},
-      {"max_plausible_temperature_c", &s.max_plausible_temperature_c, 50, 1000},
-      {"impossible_margin", &s.impossible_margin, 0, 1},
-      {"temperature_limit_c", &temperature, 30, 150, true},
-      {"sibling_clock_fraction", &s.sibling_clock_fraction, 0, 1},
-      {"power_draw_fraction", &s.power_draw_fraction, 0, 1},
-      {"ecc_corrected_storm", &storm, 1, 1e12, true},
-      {"datasheet_tolerance", &s.datasheet_tolerance, 0, 1},
-  };
-  for (const auto& item : j.items()) {
-    // Named copies, not structured bindings: C++20 lambdas may not capture bindings (clang).
-    const std::string& key = item.key();
-    const auto& value = item.value();
-    const std::string field = "settings." + key;
-    const auto* e = std::find_if(std::begin(entries), std::end(entries),
-                                 [&key](const entry& x) { return key == x.key; });
-    if (e == std::end(entries))
-      return err(field, "unknown key");
-    if (!value.is_number())
-      return err(field, "expected a number, got " + type_name(value));
-    const double v = value.get<double>();
-    if (!std::isfinite(v) || v < e->min || v > e->max)
-      return err(field, fmt::format("expected a number in [{}, {}], got {}", e->min, e->max, v));
-    if (e->integer && v != std::floor(v))
-      return err(field, "expected an integer");
-    *e->value = v;
+    for (const std::string_view key : {"pattern", "pass", "warn"})
+      (void)o.at(key);
+  if (const auto p = o.find("pattern")) {
+    rule.pattern = detail::read_string(*p, o.path_of("pattern"));
+    if (rule.pattern.empty())
+      fail(o.path_of("pattern"), "the pattern is empty");
   }
-  s.temperature_limit_c = static_cast<int>(temperature);
-  s.ecc_corrected_storm = static_cast<int>(storm);
-  s.fleet_min_reports = static_cast<int>(fleet);
-  return std::nullopt;
+  if (const auto v = o.find("pass"))
+    rule.pass = read_fraction(*v, o.path_of("pass"));
+  if (const auto v = o.find("warn"))
+    rule.warn = read_fraction(*v, o.path_of("warn"));
+  if (const auto v = o.find("why"))
+    rule.why = detail::read_string(*v, o.path_of("why"));
+  if (rule.warn > rule.pass)
+    fail(o.path_of("warn"),
+         fmt::format("the warn fraction {} is above the pass fraction {}", rule.warn, rule.pass));
 }
 
-/// Shared by the base parse and the merge: `base` is empty for a base file.
-outcome<expectations> apply(const expectations* base, const nlohmann::ordered_json& j,
-                            std::string_view file) {
-  auto err = [&](const std::string& field, std::string msg) {
-    return input_error{std::string(file), field, std::move(msg)};
-  };
-  if (!j.is_object())
-    return err("", "expected a JSON object, got " + type_name(j));
-  if (!j.contains("schema"))
-    return err("schema", "missing");
-  if (!j["schema"].is_string() || j["schema"].get<std::string>() != expectations_schema_version)
-    return err("schema", fmt::format("expected \"{}\", got {}", expectations_schema_version,
-                                     j["schema"].dump()));
-  for (const auto& [key, value] : j.items())
-    if (key != "schema" && key != "settings" && key != "rules")
-      return err(key, "unknown key (expected schema, settings, rules)");
-  if (base == nullptr && !j.contains("rules"))
-    return err("rules", "missing");
+/// Shared by the base parse and the merge: `base` is null for a base file.
+expectations apply(const expectations* base, element root) {
+  if (!root.is_object())
+    fail("", fmt::format("expected a JSON object, got {}", detail::describe(root)));
+  element schema;
+  if (detail::object_of(root).at_key("schema").get(schema))
+    fail("schema", "missing");
+  const std::string version = detail::read_string(schema, "schema");
+  if (version == "gpuspec.expect.v1")
+    fail("schema", fmt::format("\"gpuspec.expect.v1\" files named the ceiling of each rule; since "
+                               "\"{}\" each result carries its reference (docs/check.md): remove "
+                               "the rules' \"ceiling\" fields and set \"schema\" to \"{}\"",
+                               expectations_schema_version, expectations_schema_version));
+  if (version != expectations_schema_version)
+    fail("schema", fmt::format("expected \"{}\", got {}", expectations_schema_version,
+                               detail::quote(version)));
+  const object_reader o(root, "", top_keys, presence::optional_keys);
+  if (base == nullptr)
+    (void)o.at("rules");
 
   expectations out = base ? *base : expectations{};
   int layer = 0;
   if (base)
     for (const auto& r : base->rules)
       layer = std::max(layer, r.layer + 1);
-  if (j.contains("settings"))
-    if (auto e = read_settings(j["settings"], file, out.settings))
-      return *e;
-  if (j.contains("rules")) {
-    const auto& rules = j["rules"];
-    if (!rules.is_array())
-      return err("rules", "expected an array, got " + type_name(rules));
-    for (std::size_t i = 0; i < rules.size(); ++i) {
-      const std::string path = fmt::format("rules[{}]", i);
-      const auto& rj = rules[i];
-      if (!rj.is_object())
-        return err(path, "expected an object, got " + type_name(rj));
-      if (!rj.contains("pattern"))
-        return err(path + ".pattern", "missing");
-      if (!rj["pattern"].is_string())
-        return err(path + ".pattern", "expected a string, got " + type_name(rj["pattern"]));
-      const std::string pattern = rj["pattern"].get<std::string>();
-      // A pattern already in this layer is a duplicate; one in a lower layer is overridden.
-      auto same = std::find_if(out.rules.begin(), out.rules.end(),
-                               [&](const expectation_rule& r) { return r.pattern == pattern; });
-      if (same != out.rules.end() && same->layer == layer)
-        return err(path + ".pattern", "duplicate pattern '" + pattern + "'");
-      expectation_rule rule = same != out.rules.end() ? *same : expectation_rule{};
-      if (auto e = read_rule(rj, path, file, same == out.rules.end(), rule))
-        return *e;
-      rule.layer = layer;
-      if (same != out.rules.end())
-        *same = rule;
-      else
-        out.rules.push_back(rule);
-    }
+  if (const auto s = o.find("settings"))
+    read_settings(*s, out.settings);
+  const auto rules = o.find("rules");
+  if (!rules)
+    return out;
+  if (!rules->is_array())
+    fail("rules", fmt::format("expected an array, got {}", detail::describe(*rules)));
+  std::size_t i = 0;
+  for (const element rj : detail::array_of(*rules)) {
+    const std::string path = fmt::format("rules[{}]", i++);
+    const object_reader ro(rj, path, rule_keys, presence::optional_keys);
+    const std::string pattern = detail::read_string(ro.at("pattern"), ro.path_of("pattern"));
+    // A pattern already in this layer is a duplicate; one in a lower layer is overridden.
+    auto same = std::find_if(out.rules.begin(), out.rules.end(),
+                             [&](const expectation_rule& r) { return r.pattern == pattern; });
+    if (same != out.rules.end() && same->layer == layer)
+      fail(path + ".pattern", "duplicate pattern '" + pattern + "'");
+    expectation_rule rule = same != out.rules.end() ? *same : expectation_rule{};
+    read_rule(rj, path, same == out.rules.end(), rule);
+    rule.layer = layer;
+    if (same != out.rules.end())
+      *same = rule;
+    else
+      out.rules.push_back(rule);
   }
   return out;
 }
 
-outcome<nlohmann::ordered_json> read_json(const std::filesystem::path& file) {
-  auto text = detail::read_input_file(file, "rule set");
-  if (!text) {
-    return text.error();
+outcome<expectations> read_document(const expectations* base,
+                                    const outcome<detail::json_document>& document,
+                                    std::string_view file) {
+  if (!document)
+    return document.error();
+  try {
+    return apply(base, document.value().root());
+  } catch (const detail::field_failure& failure) {
+    return input_error{std::string(file), failure.field, failure.message};
+  } catch (const simdjson::simdjson_error& e) {
+    return input_error{std::string(file), "", e.what()};
   }
-  return detail::parse_json_document(text.value(), file.string(), "rule set");
+}
+
+outcome<expectations> load(const expectations* base, const std::filesystem::path& file) {
+  auto text = detail::read_input_file(file, "rule set");
+  if (!text)
+    return text.error();
+  return read_document(base, detail::parse_json(text.value(), file.string(), "rule set"),
+                       file.string());
 }
 
 } // namespace
 
 outcome<expectations> parse_expectations(const nlohmann::ordered_json& j, std::string_view file) {
-  return apply(nullptr, j, file);
+  return read_document(nullptr, detail::parse_json_value(j, file, "rule set"), file);
 }
 
 outcome<expectations> merge_expectations(const expectations& base,
                                          const nlohmann::ordered_json& site,
                                          std::string_view file) {
-  return apply(&base, site, file);
+  return read_document(&base, detail::parse_json_value(site, file, "rule set"), file);
 }
 
 outcome<expectations> load_expectations(const std::filesystem::path& file) {
-  auto j = read_json(file);
-  if (!j)
-    return j.error();
-  return parse_expectations(j.value(), file.string());
+  return load(nullptr, file);
 }
 
 outcome<expectations> load_expectations(const std::filesystem::path& file,
                                         const expectations& base) {
-  auto j = read_json(file);
-  if (!j)
-    return j.error();
-  return merge_expectations(base, j.value(), file.string());
+  return load(&base, file);
 }
 
 } // namespace gpuspec::reports

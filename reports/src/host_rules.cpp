@@ -40,11 +40,8 @@ std::string width_text(std::optional<int> width) {
   return width ? fmt::format("x{}", *width) : std::string("x?");
 }
 
-const gpu_spec* spec_of(const spec_table* specs, const device_info& d) {
-  if (specs == nullptr)
-    return nullptr;
-  const gpu_spec* spec = d.spec_id.empty() ? nullptr : specs->find(d.spec_id);
-  return spec != nullptr ? spec : match_device(*specs, d);
+const gpu_spec* row_of(const spec_table* specs, const device_info& d) {
+  return specs == nullptr ? nullptr : spec_of(*specs, d);
 }
 
 } // namespace
@@ -275,7 +272,7 @@ std::vector<host_check> evaluate_host_checks(const host_info& host,
   checks.push_back(nouveau_check(host));
   checks.push_back(memory_ratio_check(host, devices));
   for (const device_info& d : devices)
-    checks.push_back(pcie_link_check(d, spec_of(specs, d), nullptr, settings));
+    checks.push_back(pcie_link_check(d, row_of(specs, d), nullptr, settings));
   for (const device_info& d : devices)
     checks.push_back(persistence_check(d));
   for (const device_info& d : devices)

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <set>
+#include <cmath>
+#include <optional>
 #include <system_error>
 #include <utility>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -33,65 +33,46 @@ bool is_identifier(std::string_view key) {
   return std::all_of(key.begin(), key.end(), [&](char c) { return alpha(c) || digit(c); });
 }
 
-/// Parser callback state that rejects a key repeated within one object (nlohmann would keep
-/// the last silently), naming its path.
-class duplicate_key_detector {
-public:
-  struct duplicate {
-    std::string path;
-  };
-
-  void operator()(json::parse_event_t event, const json& parsed) {
-    switch (event) {
-    case json::parse_event_t::object_start:
-      m_stack.push_back({false, 0, {}, {}});
-      break;
-    case json::parse_event_t::array_start:
-      m_stack.push_back({true, 0, {}, {}});
-      break;
-    case json::parse_event_t::key: {
-      frame& top = m_stack.back();
-      top.key = parsed.get<std::string>();
-      if (!top.keys.insert(top.key).second) {
-        throw duplicate{path()};
+/// The path of the first NaN or infinity inside `j`, if any.
+std::optional<std::string> find_non_finite(const json& j, const std::string& path) {
+  if (j.is_number_float()) {
+    if (!std::isfinite(j.get<double>())) {
+      return path;
+    }
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (auto found = find_non_finite(it.value(), member_path(path, it.key()))) {
+        return found;
       }
-      break;
     }
-    case json::parse_event_t::object_end:
-    case json::parse_event_t::array_end:
-      m_stack.pop_back();
-      element_done();
-      break;
-    case json::parse_event_t::value:
-      element_done();
-      break;
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (auto found = find_non_finite(j[i], index_path(path, i))) {
+        return found;
+      }
     }
   }
+  return std::nullopt;
+}
 
-private:
-  struct frame {
-    bool is_array;
-    std::size_t index;
-    std::string key;
-    std::set<std::string> keys;
-  };
-
-  void element_done() {
-    if (!m_stack.empty() && m_stack.back().is_array) {
-      ++m_stack.back().index;
-    }
+/// Why simdjson would not take `text`: nlohmann's message where it rejects the text too (it
+/// names the byte), else simdjson's own (a number out of range it will not round, a document
+/// nested too deep).
+input_error parse_error(std::string_view text, const std::string& file,
+                        simdjson::error_code error) {
+  try {
+    const json unused = json::parse(text.begin(), text.end());
+    (void)unused;
+  } catch (const json::parse_error& e) {
+    return input_error{file, "",
+                       fmt::format("not valid JSON (at byte {}): {}", e.byte, library_message(e))};
+  } catch (const json::exception& e) {
+    // e.g. out_of_range 406: a number too large for a double.
+    return input_error{file, "", fmt::format("not valid JSON: {}", library_message(e))};
   }
-
-  [[nodiscard]] std::string path() const {
-    std::string p;
-    for (const frame& f : m_stack) {
-      p = f.is_array ? index_path(p, f.index) : member_path(p, f.key);
-    }
-    return p;
-  }
-
-  std::vector<frame> m_stack;
-};
+  return input_error{file, "",
+                     fmt::format("not valid JSON for gpuspec: {}", simdjson::error_message(error))};
+}
 
 } // namespace
 
@@ -133,11 +114,15 @@ outcome<std::string> read_input_file(const std::filesystem::path& file, std::str
     return failed("cannot open", errno);
   }
   struct stat info {};
-  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+  const bool stat_ok = ::fstat(fd, &info) == 0;
+  if (stat_ok && S_ISDIR(info.st_mode)) {
     ::close(fd);
     return input_error{name, "", fmt::format("is a folder, not a {} file", what)};
   }
   std::string text;
+  if (stat_ok && info.st_size > 0) {
+    text.reserve(static_cast<std::size_t>(info.st_size));
+  }
   std::array<char, 65536> buffer{};
   for (;;) {
     const ssize_t got = ::read(fd, buffer.data(), buffer.size());
@@ -158,8 +143,8 @@ outcome<std::string> read_input_file(const std::filesystem::path& file, std::str
   return text;
 }
 
-outcome<nlohmann::ordered_json> parse_json_document(std::string_view text, std::string_view file,
-                                                    std::string_view what) {
+outcome<json_document> parse_json(std::string_view text, std::string_view file,
+                                  std::string_view what) {
   const std::string name(file);
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return input_error{name, "",
@@ -167,22 +152,21 @@ outcome<nlohmann::ordered_json> parse_json_document(std::string_view text, std::
                            ? fmt::format("the file is empty, not a {}", what)
                            : fmt::format("the file holds only white space, not a {}", what)};
   }
-  try {
-    duplicate_key_detector detector;
-    return json::parse(text.begin(), text.end(),
-                       [&detector](int /*depth*/, json::parse_event_t event, json& parsed) {
-                         detector(event, parsed);
-                         return true;
-                       });
-  } catch (const json::parse_error& e) {
-    return input_error{name, "",
-                       fmt::format("not valid JSON (at byte {}): {}", e.byte, library_message(e))};
-  } catch (const json::exception& e) {
-    // e.g. out_of_range 406: a number too large for a double.
-    return input_error{name, "", fmt::format("not valid JSON: {}", library_message(e))};
-  } catch (const duplicate_key_detector::duplicate& d) {
-    return input_error{name, d.path, "duplicate key; each field may appear once"};
+  auto parser = std::make_unique<simdjson::dom::parser>();
+  element root;
+  const auto error = parser->parse(text.data(), text.size(), true).get(root);
+  if (error) {
+    return parse_error(text, name, error);
   }
+  return json_document(std::move(parser), root);
+}
+
+outcome<json_document> parse_json_value(const nlohmann::ordered_json& j, std::string_view file,
+                                        std::string_view what) {
+  if (auto bad = find_non_finite(j, "")) {
+    return input_error{std::string(file), *bad, "expected a finite number, got NaN or infinity"};
+  }
+  return parse_json(j.dump(-1, ' ', false, json::error_handler_t::replace), file, what);
 }
 
 } // namespace gpuspec::reports::detail

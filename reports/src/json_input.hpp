@@ -1,15 +1,22 @@
 #pragma once
 /// Internal to the loaders of user-written JSON files (reports, spec tables, expectation
-/// rules): reading the file, parsing it with repeated keys rejected, and the field paths and
-/// library messages their errors share. Bad input never throws.
+/// rules): reading the file, parsing it, and the field paths and library messages their errors
+/// share. Bad input never throws out of a loader.
+///
+/// Parsing is simdjson's (Debian's libsimdjson-dev), several times faster than a DOM of
+/// nlohmann::json, which `check` over 10,000 results and `compare` over 1,000 reports need
+/// (tests/perf). Where simdjson rejects a text, nlohmann parses it again for its message,
+/// which names the byte at which the text stopped being JSON.
 
 #include <cstddef>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "gpuspec/reports/outcome.hpp"
 
@@ -41,10 +48,30 @@ struct field_failure {
 [[nodiscard]] outcome<std::string> read_input_file(const std::filesystem::path& file,
                                                    std::string_view what);
 
+using element = simdjson::dom::element;
+
+/// A parsed document: the parser owns the values `root()` and every element below it point at.
+class json_document {
+public:
+  json_document(std::unique_ptr<simdjson::dom::parser> parser, element root)
+      : m_parser(std::move(parser)), m_root(root) {}
+  [[nodiscard]] element root() const { return m_root; }
+
+private:
+  std::unique_ptr<simdjson::dom::parser> m_parser;
+  element m_root;
+};
+
 /// `text` parsed as one JSON document, or an error naming `file`: empty or only white space
-/// ("..., not a <what>"), not valid JSON (with the byte offset), or a key repeated within one
-/// object (nlohmann would keep the last silently; the error names its path).
-[[nodiscard]] outcome<nlohmann::ordered_json>
-parse_json_document(std::string_view text, std::string_view file, std::string_view what);
+/// ("..., not a <what>"), not valid JSON (with the byte offset). A key repeated within an
+/// object is not rejected here: the readers (json_reader.hpp) name it with its path.
+[[nodiscard]] outcome<json_document> parse_json(std::string_view text, std::string_view file,
+                                                std::string_view what);
+
+/// A document built in code (the public overloads that take nlohmann values): its first NaN or
+/// infinity is an error naming its path, as it could never have been read from a file; else it
+/// is written as text and parsed as a file would be.
+[[nodiscard]] outcome<json_document> parse_json_value(const nlohmann::ordered_json& j,
+                                                      std::string_view file, std::string_view what);
 
 } // namespace gpuspec::reports::detail

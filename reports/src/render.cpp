@@ -6,13 +6,15 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/units.hpp"
 #include "render_detail.hpp"
 
 namespace gpuspec::reports {
 
 namespace detail {
 
-std::string format_quantity(const std::optional<double>& value, const std::string& unit) {
+std::string format_quantity(const std::optional<double>& value, metric_unit unit_of) {
+  const std::string unit(to_string(unit_of));
   if (!value || !std::isfinite(*value))
     return "";
   const double a = std::abs(*value);
@@ -133,10 +135,11 @@ nlohmann::ordered_json to_json(const check_outcome& outcome) {
       rj["name"] = r.name;
       rj["bench_id"] = r.bench_id;
       rj["group"] = r.group;
+      rj["axes"] = r.axes;
       rj["parameters"] = r.parameters;
       rj["devices"] = r.devices;
       rj["status"] = to_string(r.status);
-      rj["unit"] = r.unit;
+      rj["unit"] = std::string(to_string(r.unit));
       rj["measured"] = number_or_null(r.measured);
       rj["expected"] = number_or_null(r.expected);
       rj["efficiency"] = number_or_null(r.efficiency);

@@ -15,7 +15,7 @@ std::unique_ptr<renderer> make_junit_renderer();
 std::unique_ptr<renderer> make_prometheus_renderer();
 
 /// "2.91e+03 GB/s"-style: a value with significant figures that suit a rate, and its unit.
-std::string format_quantity(const std::optional<double>& value, const std::string& unit);
+std::string format_quantity(const std::optional<double>& value, metric_unit unit);
 std::string format_percent(const std::optional<double>& fraction);
 
 /// The diagnoses of a node, its GPUs and its results, once each (same code, GPU and cause).

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/check.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "render_detail.hpp"
 
 namespace gpuspec::reports::detail {
@@ -145,16 +146,16 @@ public:
                {"Hostname", node.hostname}};
         }
         l.emplace_back("check", r.bench_id);
-        l.emplace_back("parameters", r.parameters);
+        l.emplace_back("axes", r.axes);
         f.add("gpuspec_result_status", l, exit_code_of(r.status));
         if (r.efficiency && std::isfinite(*r.efficiency))
           f.add("gpuspec_result_efficiency_ratio", l, *r.efficiency);
-        if (const auto u = unit_info_of(r.unit)) {
-          const std::string base(u->base);
+        if (const auto& u = info_of(r.unit); u.measures != quantity::none) {
+          const std::string base(to_string(u.measures));
           if (r.measured)
-            f.add("gpuspec_result_" + base, l, *r.measured * u->scale);
+            f.add("gpuspec_result_" + base, l, *r.measured * u.scale);
           if (r.expected)
-            f.add("gpuspec_result_expected_" + base, l, *r.expected * u->scale);
+            f.add("gpuspec_result_expected_" + base, l, *r.expected * u.scale);
         }
       }
       for (const auto* d : unique_diagnoses(node)) {

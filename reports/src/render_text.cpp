@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/reports/text_table.hpp"
 #include "render_detail.hpp"
 
 namespace gpuspec::reports::detail {
@@ -34,6 +35,19 @@ const char* ansi(verdict_status s) {
   return "";
 }
 
+/// The frame in a few letters: "spec" (the datasheet), "clk" (the ceiling at the clock seen),
+/// "base" (the baseline).
+std::string frame_text(const std::string& frame) {
+  if (frame == "clock_adjusted")
+    return "clk";
+  if (frame == "baseline")
+    return "base";
+  return frame;
+}
+
+/// The axes' values, without their names: "fp32", "8192x8192x8192 NN".
+std::string compact_axes_text(const result_verdict& r) { return r.axes_values; }
+
 std::string gpus_text(const std::vector<int>& devices) {
   std::string out;
   for (int d : devices) {
@@ -42,48 +56,6 @@ std::string gpus_text(const std::vector<int>& devices) {
   }
   return out;
 }
-
-/// Columns padded to their widest cell; the status column (`status_col`) coloured after
-/// padding so the escapes do not upset the alignment.
-struct table {
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<verdict_status> statuses;
-  std::size_t status_col = 0;
-
-  [[nodiscard]] std::string render(bool colour) const {
-    std::vector<std::size_t> width(header.size(), 0);
-    auto measure = [&](const std::vector<std::string>& row) {
-      for (std::size_t i = 0; i < row.size(); ++i)
-        width[i] = std::max(width[i], row[i].size());
-    };
-    measure(header);
-    for (const auto& r : rows)
-      measure(r);
-    auto line = [&](const std::vector<std::string>& row, const verdict_status* st) {
-      std::string out;
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        std::string cell = row[i];
-        if (i + 1 < row.size())
-          cell.resize(width[i], ' ');
-        if (colour && st != nullptr && i == status_col)
-          cell = ansi(*st) + cell + "\033[0m";
-        out += cell + (i + 1 < row.size() ? "  " : "");
-      }
-      while (!out.empty() && out.back() == ' ')
-        out.pop_back();
-      return out + "\n";
-    };
-    std::string out = line(header, nullptr);
-    std::size_t total = 0;
-    for (auto w : width)
-      total += w + 2;
-    out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      out += line(rows[i], &statuses[i]);
-    return out;
-  }
-};
 
 class table_renderer final : public renderer {
 public:
@@ -101,12 +73,16 @@ public:
                          status_text(node.status));
       if (!node.message.empty())
         out += "  " + node.message + "\n";
-      table t{{"check", "gpu", "measured", "expected", "efficiency", "frame", "verdict", "note"},
-              {},
-              {},
-              6};
+      using a = text_table::align;
+      // Compact for a terminal: the axes' values only, the reason codes rather than the whole
+      // message; the full parameters and messages are in the md and json outputs.
+      text_table t({"check", "gpu", "measured", "expected", "eff", "vs", "verdict", "note"},
+                   {a::left, a::left, a::right, a::right, a::right, a::left, a::left, a::left});
+      t.set_highlight(6);
+      t.set_shrinkable({7, 0}, 16);
       for (const auto& r : node.results) {
-        std::string note = r.message;
+        // The reason codes; a pass needs no note, anything else without a code its message.
+        std::string note = r.status == verdict_status::pass ? "" : r.message;
         if (!r.diagnoses.empty()) {
           note.clear();
           for (const auto& d : r.diagnoses) {
@@ -114,24 +90,26 @@ public:
             note += d.code;
           }
         }
-        t.rows.push_back({r.bench_id + (r.parameters.empty() ? "" : " " + r.parameters),
-                          gpus_text(r.devices), format_quantity(r.measured, r.unit),
-                          format_quantity(r.expected, r.unit), format_percent(r.efficiency),
-                          r.frame, std::string(to_string(r.status)), note});
-        t.statuses.push_back(r.status);
+        const std::string axes = compact_axes_text(r);
+        t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpus_text(r.devices),
+                   format_quantity(r.measured, r.unit), format_quantity(r.expected, r.unit),
+                   format_percent(r.efficiency), frame_text(r.frame),
+                   std::string(to_string(r.status)), note},
+                  m_options.colour ? ansi(r.status) : "", m_options.colour ? "\033[0m" : "");
       }
-      if (!t.rows.empty())
-        out += t.render(m_options.colour);
-      table g{{"gpu", "name", "serial", "bus id", "spec", "verdict"}, {}, {}, 5};
-      for (const auto& gpu : node.gpus) {
-        g.rows.push_back({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
-                          gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
-                          std::string(to_string(gpu.status))});
-        g.statuses.push_back(gpu.status);
-      }
-      if (!g.rows.empty()) {
+      if (!t.empty())
+        out += t.render(m_options.width);
+      text_table g({"gpu", "name", "serial", "bus id", "spec", "verdict"});
+      g.set_highlight(5);
+      g.set_shrinkable({2, 1}, 12);
+      for (const auto& gpu : node.gpus)
+        g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
+                   gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
+                   gpu.selected ? std::string(to_string(gpu.status)) : "not selected"},
+                  m_options.colour ? ansi(gpu.status) : "", m_options.colour ? "\033[0m" : "");
+      if (!g.empty()) {
         out += '\n';
-        out += g.render(m_options.colour);
+        out += g.render(m_options.width);
       }
       const auto diags = unique_diagnoses(node);
       if (!diags.empty()) {

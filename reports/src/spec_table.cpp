@@ -1,11 +1,13 @@
-// Strict loading of the spec table (specs/gpus.json), in the manner of report_json.cpp: every
-// required key present, no unknown keys, exact types, no negative or non-finite figure, no
-// duplicate id, PCI id or match name; the first problem comes back as an input_error naming
-// the file and the field path ("rows[3].peaks.fp32"). Bad input never throws.
+// Strict loading of the spec table (specs/gpus.json), with the one object reader of every file
+// gpuspec loads (json_reader.hpp): every required key present, no unknown or repeated keys,
+// exact types, no negative or non-finite figure, no duplicate id, PCI id or match name; the
+// first problem comes back as an input_error naming the file and the field path
+// ("rows[3].peaks.fp32"). Bad input never throws.
 
 #include "gpuspec/reports/spec_table.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -15,30 +17,17 @@
 
 #include <fmt/format.h>
 
-#include "json_input.hpp"
+#include "json_reader.hpp"
 
 namespace gpuspec::reports {
 namespace {
 
-using json = nlohmann::ordered_json;
+using detail::describe;
+using detail::element;
 using detail::fail;
 using detail::field_failure;
-
-std::string type_name(const json& j) {
-  if (j.is_number_integer() || j.is_number_unsigned())
-    return "an integer";
-  if (j.is_number_float())
-    return "a number";
-  if (j.is_string())
-    return "a string";
-  if (j.is_boolean())
-    return "a boolean";
-  if (j.is_null())
-    return "null";
-  if (j.is_array())
-    return "an array";
-  return "an object";
-}
+using detail::object_reader;
+using detail::presence;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -47,45 +36,33 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-/// An object's members, checked against the allowed keys; unknown keys are rejected.
-class object_reader {
-public:
-  object_reader(const json& j, std::string path, std::initializer_list<std::string_view> allowed)
-      : m_j(j), m_path(std::move(path)) {
-    if (!j.is_object()) {
-      fail(m_path.empty() ? "(document)" : m_path,
-           fmt::format("expected an object, got {}", type_name(j)));
-    }
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
-        fail(at(it.key()), "unknown key");
-      }
-    }
-  }
+std::string type_name(element e) {
+  if (e.is_int64() || e.is_uint64())
+    return "an integer";
+  return describe(e);
+}
 
-  [[nodiscard]] std::string at(std::string_view key) const {
-    return m_path.empty() ? std::string(key) : fmt::format("{}.{}", m_path, key);
-  }
-  [[nodiscard]] bool has(std::string_view key) const {
-    return m_j.contains(std::string(key)) && !m_j.at(std::string(key)).is_null();
-  }
-  [[nodiscard]] const json& get(std::string_view key) const {
-    if (!m_j.contains(std::string(key))) {
-      fail(at(key), "missing");
-    }
-    return m_j.at(std::string(key));
-  }
+/// A spec-table object: the shared strict reader (keys may be left out), with the spec table's
+/// own rules for its values: strings not empty, figures finite and positive, counts whole.
+class spec_reader {
+public:
+  spec_reader(element e, std::string path, std::span<const std::string_view> keys)
+      : m_reader(checked(e, path), path, keys, presence::optional_keys) {}
+
+  [[nodiscard]] std::string at(std::string_view key) const { return m_reader.path_of(key); }
+  [[nodiscard]] bool has(std::string_view key) const { return m_reader.has(key); }
+  [[nodiscard]] element get(std::string_view key) const { return m_reader.at(key); }
 
   [[nodiscard]] std::string string(std::string_view key, bool allow_empty = false) const {
-    const json& v = get(key);
+    const element v = get(key);
     if (!v.is_string()) {
       fail(at(key), fmt::format("expected a string, got {}", type_name(v)));
     }
-    auto s = v.get<std::string>();
-    if (!allow_empty && s.empty()) {
+    std::string text(v.get_string().value_unsafe());
+    if (!allow_empty && text.empty()) {
       fail(at(key), "must not be empty");
     }
-    return s;
+    return text;
   }
 
   /// A finite number >= 0 (> 0 when `positive`).
@@ -100,33 +77,32 @@ public:
   }
 
   [[nodiscard]] int integer(std::string_view key) const {
-    const json& v = get(key);
-    if (!v.is_number_integer()) {
+    const element v = get(key);
+    if (!v.is_int64() && !v.is_uint64()) {
       fail(at(key), fmt::format("expected an integer, got {}", type_name(v)));
     }
-    const auto n = v.get<std::int64_t>();
+    const auto n = v.is_int64() ? v.get_int64().value_unsafe() : std::int64_t{-1};
     if (n <= 0 || n > 1'000'000) {
-      fail(at(key), fmt::format("{} is out of range (expected 1 to 1000000)", n));
+      fail(at(key), fmt::format("{} is out of range (expected 1 to 1000000)",
+                                v.is_int64() ? std::to_string(n)
+                                             : std::to_string(v.get_uint64().value_unsafe())));
     }
     return static_cast<int>(n);
   }
 
-  [[nodiscard]] const json& array(std::string_view key) const {
-    const json& v = get(key);
+  [[nodiscard]] simdjson::dom::array array(std::string_view key) const {
+    const element v = get(key);
     if (!v.is_array()) {
       fail(at(key), fmt::format("expected an array, got {}", type_name(v)));
     }
-    return v;
+    return v.get_array().value_unsafe();
   }
 
-  static double checked_number(const json& v, const std::string& path, bool positive) {
+  static double checked_number(element v, const std::string& path, bool positive) {
     if (!v.is_number()) {
       fail(path, fmt::format("expected a number, got {}", type_name(v)));
     }
-    const double d = v.get<double>();
-    if (!std::isfinite(d)) {
-      fail(path, "must be finite");
-    }
+    const double d = detail::read_double(v, path);
     if (d < 0) {
       fail(path, fmt::format("{} is negative; rates and sizes are never negative", d));
     }
@@ -137,15 +113,46 @@ public:
   }
 
 private:
-  const json& m_j;
-  std::string m_path;
+  /// The document itself is "(document)" in the spec table's messages.
+  static element checked(element e, const std::string& path) {
+    if (!e.is_object()) {
+      fail(path.empty() ? "(document)" : path,
+           fmt::format("expected an object, got {}", type_name(e)));
+    }
+    return e;
+  }
+
+  object_reader m_reader;
 };
 
-std::uint32_t parse_pci_id(const json& v, const std::string& path) {
+constexpr std::array<std::string_view, 18> row_keys{"id",
+                                                    "name",
+                                                    "match_names",
+                                                    "pci_device_ids",
+                                                    "architecture",
+                                                    "compute_capability",
+                                                    "sm_count",
+                                                    "base_clock_mhz",
+                                                    "boost_clock_mhz",
+                                                    "tensor_clock_mhz",
+                                                    "memory",
+                                                    "peaks",
+                                                    "tdp_w",
+                                                    "pcie",
+                                                    "nvlink_gbs",
+                                                    "sources",
+                                                    "notes",
+                                                    "check_notes"};
+constexpr std::array<std::string_view, 6> memory_keys{
+    "size_gb", "type", "bus_width_bits", "bandwidth_gbs", "clock_mhz", "transfers_per_clock"};
+constexpr std::array<std::string_view, 2> pcie_keys{"gen", "width"};
+constexpr std::array<std::string_view, 2> table_keys{"schema", "rows"};
+
+std::uint32_t parse_pci_id(element v, const std::string& path) {
   if (!v.is_string()) {
     fail(path, fmt::format("expected a string such as \"0x2330\", got {}", type_name(v)));
   }
-  const auto s = v.get<std::string>();
+  const std::string s(v.get_string().value_unsafe());
   const bool ok =
       s.size() == 6 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
       std::all_of(s.begin() + 2, s.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
@@ -169,27 +176,23 @@ void parse_compute_capability(const std::string& text, const std::string& path, 
   row.cc_minor = std::stoi(text.substr(dot + 1));
 }
 
-gpu_spec read_row(const json& j, const std::string& path) {
-  const object_reader r(j, path,
-                        {"id", "name", "match_names", "pci_device_ids", "architecture",
-                         "compute_capability", "sm_count", "base_clock_mhz", "boost_clock_mhz",
-                         "tensor_clock_mhz", "memory", "peaks", "tdp_w", "pcie", "nvlink_gbs",
-                         "sources", "notes", "check_notes"});
+gpu_spec read_row(element j, const std::string& path) {
+  const spec_reader r(j, path, row_keys);
   gpu_spec row;
   row.id = r.string("id");
   row.name = r.string("name");
-  const json& names = r.array("match_names");
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const auto p = fmt::format("{}[{}]", r.at("match_names"), i);
-    if (!names[i].is_string() || names[i].get<std::string>().empty()) {
-      fail(p, fmt::format("expected a non-empty string, got {}", type_name(names[i])));
+  std::size_t i = 0;
+  for (const element name : r.array("match_names")) {
+    const auto p = fmt::format("{}[{}]", r.at("match_names"), i++);
+    if (!name.is_string() || name.get_string().value_unsafe().empty()) {
+      fail(p, fmt::format("expected a non-empty string, got {}", type_name(name)));
     }
-    row.match_names.push_back(names[i].get<std::string>());
+    row.match_names.emplace_back(name.get_string().value_unsafe());
   }
-  const json& ids = r.array("pci_device_ids");
-  for (std::size_t i = 0; i < ids.size(); ++i) {
+  i = 0;
+  for (const element id : r.array("pci_device_ids")) {
     row.pci_device_ids.push_back(
-        parse_pci_id(ids[i], fmt::format("{}[{}]", r.at("pci_device_ids"), i)));
+        parse_pci_id(id, fmt::format("{}[{}]", r.at("pci_device_ids"), i++)));
   }
   row.architecture = r.string("architecture");
   parse_compute_capability(r.string("compute_capability"), r.at("compute_capability"), row);
@@ -198,9 +201,7 @@ gpu_spec read_row(const json& j, const std::string& path) {
   row.boost_clock_mhz = r.optional_number("boost_clock_mhz").value_or(0);
   row.tensor_clock_mhz = r.optional_number("tensor_clock_mhz");
 
-  const object_reader mem(
-      r.get("memory"), r.at("memory"),
-      {"size_gb", "type", "bus_width_bits", "bandwidth_gbs", "clock_mhz", "transfers_per_clock"});
+  const spec_reader mem(r.get("memory"), r.at("memory"), memory_keys);
   row.memory_gib = mem.number("size_gb");
   row.memory_type = mem.string("type");
   row.memory_bus_width_bits = mem.integer("bus_width_bits");
@@ -212,71 +213,69 @@ gpu_spec read_row(const json& j, const std::string& path) {
          "clock_mhz and transfers_per_clock come together or not at all");
   }
 
-  const json& peaks = r.get("peaks");
-  if (!peaks.is_object()) {
-    fail(r.at("peaks"), fmt::format("expected an object, got {}", type_name(peaks)));
-  }
-  for (auto it = peaks.begin(); it != peaks.end(); ++it) {
-    const auto p = fmt::format("{}.{}", r.at("peaks"), it.key());
-    if (std::find(std::begin(peak_keys), std::end(peak_keys), it.key()) == std::end(peak_keys)) {
-      fail(p, "unknown peak key (expected one of fp64, fp64_tc, fp32, fp16, bf16, tf32_tc, "
-              "fp16_tc, bf16_tc, int8_tc, fp8_tc)");
-    }
-    row.peaks[it.key()] = object_reader::checked_number(it.value(), p, true);
-  }
+  detail::for_each_member(
+      r.get("peaks"), r.at("peaks"), "an object",
+      [&](std::string_view key, element value, const std::string&) {
+        const auto p = fmt::format("{}.{}", r.at("peaks"), key);
+        if (std::find(std::begin(peak_keys), std::end(peak_keys), key) == std::end(peak_keys)) {
+          fail(p, "unknown peak key (expected one of fp64, fp64_tc, fp32, fp16, bf16, tf32_tc, "
+                  "fp16_tc, bf16_tc, int8_tc, fp8_tc)");
+        }
+        row.peaks[std::string(key)] = spec_reader::checked_number(value, p, true);
+      });
   if (row.peaks.empty()) {
     fail(r.at("peaks"), "must hold at least one peak rate");
   }
 
   row.tdp_w = r.number("tdp_w");
-  const object_reader pcie(r.get("pcie"), r.at("pcie"), {"gen", "width"});
+  const spec_reader pcie(r.get("pcie"), r.at("pcie"), pcie_keys);
   row.pcie_gen = pcie.integer("gen");
   row.pcie_width = pcie.integer("width");
   row.nvlink_gbs = r.optional_number("nvlink_gbs");
 
-  const json& sources = r.get("sources");
-  if (!sources.is_object() || sources.empty()) {
+  const element sources = r.get("sources");
+  if (!sources.is_object() || detail::object_of(sources).size() == 0) {
     fail(r.at("sources"), "expected an object naming the source document of each figure group");
   }
-  for (auto it = sources.begin(); it != sources.end(); ++it) {
-    const auto p = fmt::format("{}.{}", r.at("sources"), it.key());
-    if (!it.value().is_string() || it.value().get<std::string>().empty()) {
-      fail(p, "expected a non-empty string naming a document");
-    }
-    row.sources[it.key()] = it.value().get<std::string>();
-  }
+  detail::for_each_member(sources, r.at("sources"), "an object",
+                          [&](std::string_view key, element value, const std::string&) {
+                            const auto p = fmt::format("{}.{}", r.at("sources"), key);
+                            if (!value.is_string() || value.get_string().value_unsafe().empty()) {
+                              fail(p, "expected a non-empty string naming a document");
+                            }
+                            row.sources[std::string(key)] =
+                                std::string(value.get_string().value_unsafe());
+                          });
   if (r.has("notes")) {
     row.notes = r.string("notes", true);
   }
   if (r.has("check_notes")) {
-    const json& notes = r.get("check_notes");
-    if (!notes.is_object()) {
-      fail(r.at("check_notes"), fmt::format("expected an object, got {}", type_name(notes)));
-    }
-    for (auto it = notes.begin(); it != notes.end(); ++it) {
-      const auto p = fmt::format("{}[\"{}\"]", r.at("check_notes"), it.key());
-      if (!it.value().is_string() || it.value().get<std::string>().empty()) {
-        fail(p, "expected a non-empty string explaining the exception");
-      }
-      row.check_notes[it.key()] = it.value().get<std::string>();
-    }
+    detail::for_each_member(r.get("check_notes"), r.at("check_notes"), "an object",
+                            [&](std::string_view key, element value, const std::string&) {
+                              const auto p = fmt::format("{}[\"{}\"]", r.at("check_notes"), key);
+                              if (!value.is_string() || value.get_string().value_unsafe().empty()) {
+                                fail(p, "expected a non-empty string explaining the exception");
+                              }
+                              row.check_notes[std::string(key)] =
+                                  std::string(value.get_string().value_unsafe());
+                            });
   }
   return row;
 }
 
-spec_table read_table(const json& j) {
-  const object_reader top(j, "", {"schema", "rows"});
+spec_table read_table(element j) {
+  const spec_reader top(j, "", table_keys);
   const auto schema = top.string("schema");
   if (schema != spec_table_schema) {
     fail("schema", fmt::format("\"{}\" is not \"{}\"", schema, spec_table_schema));
   }
-  const json& rows = top.array("rows");
   spec_table table;
   std::set<std::string> ids, names;
   std::set<std::uint32_t> pci_ids;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto path = fmt::format("rows[{}]", i);
-    gpu_spec row = read_row(rows[i], path);
+  std::size_t i = 0;
+  for (const element item : top.array("rows")) {
+    const auto path = fmt::format("rows[{}]", i++);
+    gpu_spec row = read_row(item, path);
     if (!ids.insert(row.id).second) {
       fail(path + ".id", fmt::format("duplicate id \"{}\"", row.id));
     }
@@ -297,6 +296,20 @@ spec_table read_table(const json& j) {
   return table;
 }
 
+outcome<spec_table> read_document(const outcome<detail::json_document>& document,
+                                  std::string_view file) {
+  if (!document) {
+    return document.error();
+  }
+  try {
+    return read_table(document.value().root());
+  } catch (const field_failure& failure) {
+    return input_error{std::string(file), failure.field, failure.message};
+  } catch (const simdjson::simdjson_error& e) {
+    return input_error{std::string(file), "", e.what()};
+  }
+}
+
 } // namespace
 
 const gpu_spec* spec_table::find(std::string_view id) const {
@@ -306,25 +319,11 @@ const gpu_spec* spec_table::find(std::string_view id) const {
 }
 
 outcome<spec_table> parse_spec_table(const nlohmann::ordered_json& j, std::string_view file) {
-  try {
-    return read_table(j);
-  } catch (const field_failure& failure) {
-    return input_error{std::string(file), failure.field, failure.message};
-  } catch (const nlohmann::json::exception& e) {
-    return input_error{std::string(file), "", detail::library_message(e)};
-  } catch (const std::out_of_range& e) {
-    return input_error{std::string(file), "", e.what()};
-  } catch (const std::invalid_argument& e) {
-    return input_error{std::string(file), "", e.what()};
-  }
+  return read_document(detail::parse_json_value(j, file, "spec table"), file);
 }
 
 outcome<spec_table> parse_spec_table_text(std::string_view text, std::string_view file) {
-  auto document = detail::parse_json_document(text, file, "spec table");
-  if (!document) {
-    return document.error();
-  }
-  return parse_spec_table(document.value(), file);
+  return read_document(detail::parse_json(text, file, "spec table"), file);
 }
 
 outcome<spec_table> load_spec_table(const std::filesystem::path& file) {
@@ -362,6 +361,11 @@ const gpu_spec* match_device(const spec_table& table, const device_info& device)
     }
   }
   return nullptr;
+}
+
+const gpu_spec* spec_of(const spec_table& table, const device_info& device) {
+  const gpu_spec* row = device.spec_id.empty() ? nullptr : table.find(device.spec_id);
+  return row != nullptr ? row : match_device(table, device);
 }
 
 } // namespace gpuspec::reports

@@ -105,9 +105,9 @@ reports::result synthetic_result(const spine::planned_case& c, int device, doubl
   r.bench_id = c.bench_id;
   r.devices = {device};
   for (const auto& [name, v] : c.axes)
-    r.parameters[name] = v;
+    r.axes[name] = v;
   r.metric = "bandwidth";
-  r.unit = "GB/s";
+  r.unit = reports::metric_unit::gigabytes_per_second;
   r.cache_state = "cold";
   r.bytes_per_iteration = 1e9;
   for (int i = 0; i < 10; ++i)

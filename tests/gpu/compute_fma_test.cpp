@@ -29,6 +29,7 @@
 #include "gpuspec/kernels/fma_chain.hpp"
 #include "gpuspec/kernels/work_count.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
@@ -478,7 +479,7 @@ TEST_F(fma_chain_gpu, benchmarks_are_ok_verified_and_near_the_ceiling) {
                                        "compute.fma.int32"};
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const r::result& res = report.results[i];
-    SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+    SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     EXPECT_EQ(res.bench_id, ids[i]);
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
@@ -487,15 +488,15 @@ TEST_F(fma_chain_gpu, benchmarks_are_ok_verified_and_near_the_ceiling) {
         << res.check.detail;
     EXPECT_EQ(res.cache_state, "hot");
     EXPECT_EQ(res.metric, "throughput");
-    EXPECT_EQ(res.unit, i == 3 ? "TOPS" : "TFLOP/s");
+    EXPECT_EQ(r::to_string(res.unit), i == 3 ? "TOPS" : "TFLOP/s");
     EXPECT_GT(res.stats.median, 0.0);
     EXPECT_LT(res.stats.median, 1.0e4);
     // One launch: 0.5 to 50 ms (the sizing aims at 4 ms at the maximum clock).
     ASSERT_FALSE(res.sample_seconds.empty());
     EXPECT_GT(res.sample_seconds[0], 0.5e-3);
     EXPECT_LT(res.sample_seconds[0], 50e-3);
-    const std::uint64_t threads = res.parameters.at("threads").get<std::uint64_t>();
-    const std::uint64_t iterations = res.parameters.at("iterations").get<std::uint64_t>();
+    const std::uint64_t threads = r::parameters_of(res).at("threads").get<std::uint64_t>();
+    const std::uint64_t iterations = r::parameters_of(res).at("iterations").get<std::uint64_t>();
     ASSERT_TRUE(res.flops_per_iteration.has_value());
     EXPECT_DOUBLE_EQ(*res.flops_per_iteration, static_cast<double>(threads) *
                                                    static_cast<double>(iterations) * 16.0 *
@@ -503,7 +504,7 @@ TEST_F(fma_chain_gpu, benchmarks_are_ok_verified_and_near_the_ceiling) {
     if (res.efficiency) {
       // The target is 0.95 of the clock-adjusted peak (judged by `gpuspec check`, not here); this
       // only catches gross errors: an operation count off by a factor, a pipe left mostly idle.
-      std::cout << res.bench_id << ": " << res.stats.median << " " << res.unit << ", "
+      std::cout << res.bench_id << ": " << res.stats.median << " " << r::to_string(res.unit) << ", "
                 << *res.efficiency << " of the clock-adjusted peak\n";
       EXPECT_GT(*res.efficiency, 0.3);
       EXPECT_LT(*res.efficiency, 1.1);

@@ -30,6 +30,7 @@
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/benches/runner.hpp"
 #include "gpuspec/kernels/gemm_fill.hpp"
+#include "gpuspec/reports/report_json.hpp"
 #include "runner_support.hpp"
 
 namespace b = gpuspec::benches;
@@ -580,17 +581,17 @@ TEST_F(gemm_cublas_gpu, quick_cases_run_through_the_harness) {
 
   ASSERT_EQ(report.results.size(), 6u);
   for (const auto& res : report.results) {
-    SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+    SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     if (res.status == r::result_status::not_supported || res.status == r::result_status::skipped)
       continue; // an old GPU (bf16/tf32) or a slow one (fp64 beyond the quick budget)
     ASSERT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
     EXPECT_EQ(res.cache_state, "hot");
-    EXPECT_EQ(res.parameters.at("m").get<std::int64_t>(), 4096);
-    EXPECT_EQ(res.parameters.at("api"), "cublasLtMatmul");
-    EXPECT_GE(res.parameters.at("heuristic_results").get<int>(), 1);
-    EXPECT_TRUE(res.parameters.contains("compute_type"));
-    EXPECT_TRUE(res.parameters.contains("algo_id"));
+    EXPECT_EQ(r::parameters_of(res).at("m").get<std::int64_t>(), 4096);
+    EXPECT_EQ(r::parameters_of(res).at("api"), "cublasLtMatmul");
+    EXPECT_GE(r::parameters_of(res).at("heuristic_results").get<int>(), 1);
+    EXPECT_TRUE(r::parameters_of(res).contains("compute_type"));
+    EXPECT_TRUE(r::parameters_of(res).contains("algo_id"));
     EXPECT_GT(res.stats.median, 0.1);   // T(FL)OP/s: any supported GPU does more
     EXPECT_LT(res.stats.median, 1.0e4); // and less than 10 POP/s
   }

@@ -33,6 +33,8 @@
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/hgemm_mma_cp_async.hpp"
 #include "gpuspec/kernels/sgemm_smem_regblock.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
@@ -401,7 +403,7 @@ TEST_F(gemm_custom_gpu, benchmarks_run_through_the_harness_verified_and_beside_c
   ASSERT_EQ(report.results.size(), 2u);
   const bool tc_supported = k::hgemm_mma_cp_async_supported(cc_major, cc_minor);
   for (const auto& res : report.results) {
-    SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+    SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     if (res.bench_id == "gemm.custom.hgemm_tc" && !tc_supported) {
       EXPECT_EQ(res.status, r::result_status::not_supported) << res.reason;
       EXPECT_NE(res.reason.find("sm_80"), std::string::npos) << res.reason;
@@ -410,19 +412,19 @@ TEST_F(gemm_custom_gpu, benchmarks_run_through_the_harness_verified_and_beside_c
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
     EXPECT_EQ(res.metric, "throughput");
-    EXPECT_EQ(res.unit, "TFLOP/s");
+    EXPECT_EQ(r::to_string(res.unit), "TFLOP/s");
     EXPECT_EQ(res.cache_state, "hot");
-    EXPECT_EQ(res.parameters.at("shape"), "4096x4096x4096");
+    EXPECT_EQ(r::parameters_of(res).at("shape"), "4096x4096x4096");
     EXPECT_GT(res.stats.median, 0.1); // TFLOP/s: any sm_75+ GPU does more on either
-    EXPECT_FALSE(res.parameters.contains("cublas_error"))
-        << res.parameters.value("cublas_error", std::string());
-    ASSERT_TRUE(res.parameters.contains("fraction_of_cublas"));
-    const double fraction = res.parameters.at("fraction_of_cublas").get<double>();
+    EXPECT_FALSE(r::parameters_of(res).contains("cublas_error"))
+        << r::parameters_of(res).value("cublas_error", std::string());
+    ASSERT_TRUE(r::parameters_of(res).contains("fraction_of_cublas"));
+    const double fraction = r::parameters_of(res).at("fraction_of_cublas").get<double>();
     EXPECT_GT(fraction, 0.05);
     EXPECT_LT(fraction, 5.0);
-    EXPECT_GT(res.parameters.at("cublas_tflops").get<double>(), 0.1);
+    EXPECT_GT(r::parameters_of(res).at("cublas_tflops").get<double>(), 0.1);
     // cuBLAS agrees with us to rounding: relative to max(|C|, rms C), far below 1e-3.
-    EXPECT_LT(res.parameters.at("cublas_max_rel_diff").get<double>(), 1e-3);
-    EXPECT_EQ(res.parameters.at("cublas_non_finite").get<std::uint64_t>(), 0u);
+    EXPECT_LT(r::parameters_of(res).at("cublas_max_rel_diff").get<double>(), 1e-3);
+    EXPECT_EQ(r::parameters_of(res).at("cublas_non_finite").get<std::uint64_t>(), 0u);
   }
 }

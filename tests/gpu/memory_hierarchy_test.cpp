@@ -34,6 +34,7 @@
 #include "gpuspec/kernels/pointer_chase.hpp"
 #include "gpuspec/kernels/seeded_values.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
@@ -432,23 +433,23 @@ TEST_F(memory_hierarchy_runner, quick_cases_are_ok_verified_and_plausible) {
   run(options("quick", "^(cache|latency)\\."));
   std::map<std::string, const r::result*> by_case;
   for (const auto& res : report.results) {
-    SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+    SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
     EXPECT_EQ(res.cache_state, "hot");
     EXPECT_GE(res.stats.n, 5);
     std::string key = res.bench_id;
-    if (res.parameters.contains("mode"))
-      key += "." + res.parameters.at("mode").get<std::string>();
+    if (r::parameters_of(res).contains("mode"))
+      key += "." + r::parameters_of(res).at("mode").get<std::string>();
     by_case[key] = &res;
     if (res.bench_id.starts_with("cache.")) {
       EXPECT_EQ(res.metric, "bandwidth");
-      EXPECT_EQ(res.unit, "GB/s");
+      EXPECT_EQ(r::to_string(res.unit), "GB/s");
       EXPECT_GT(res.stats.median, 10.0);  // GB/s: any GPU's L2 and shared memory beat 10 GB/s
       EXPECT_LT(res.stats.median, 1.0e6); // and stay under 1 PB/s
     } else {
       EXPECT_EQ(res.metric, "latency");
-      EXPECT_EQ(res.unit, "ns");
+      EXPECT_EQ(r::to_string(res.unit), "ns");
       EXPECT_FALSE(res.higher_is_better);
       EXPECT_GT(res.stats.median, 0.1);   // ns per load or launch
       EXPECT_LT(res.stats.median, 1.0e5); // under 100 us
@@ -458,21 +459,22 @@ TEST_F(memory_hierarchy_runner, quick_cases_are_ok_verified_and_plausible) {
                          "latency.dram", "latency.launch.stream", "latency.launch.graph"})
     ASSERT_TRUE(by_case.count(id)) << id << " did not run in quick";
   EXPECT_FALSE(by_case.at("cache.l2.read")->ceiling_value.clock_adjusted.has_value());
-  EXPECT_EQ(by_case.at("cache.l2.read")->parameters.at("l2_fraction"), "0.25");
+  EXPECT_EQ(r::parameters_of(*by_case.at("cache.l2.read")).at("l2_fraction"), "0.25");
   for (const char* id : {"latency.l1", "latency.l2", "latency.dram"}) {
-    const auto& p = by_case.at(id)->parameters;
+    const auto p = r::parameters_of(*by_case.at(id));
     EXPECT_GT(p.at("cycles_per_load").get<double>(), 1.0) << id;
   }
-  EXPECT_EQ(by_case.at("latency.l1")->parameters.at("expected_level"), "l1");
-  EXPECT_EQ(by_case.at("latency.l2")->parameters.at("expected_level"), "l2");
-  EXPECT_EQ(by_case.at("latency.dram")->parameters.at("expected_level"), "dram");
+  EXPECT_EQ(r::parameters_of(*by_case.at("latency.l1")).at("expected_level"), "l1");
+  EXPECT_EQ(r::parameters_of(*by_case.at("latency.l2")).at("expected_level"), "l2");
+  EXPECT_EQ(r::parameters_of(*by_case.at("latency.dram")).at("expected_level"), "dram");
   // Physics: L1 is faster than L2, which is faster than device memory.
   EXPECT_LT(by_case.at("latency.l1")->stats.median, by_case.at("latency.l2")->stats.median);
   EXPECT_LT(by_case.at("latency.l2")->stats.median, by_case.at("latency.dram")->stats.median);
-  EXPECT_LT(by_case.at("latency.l1")->parameters.at("cycles_per_load").get<double>(),
-            by_case.at("latency.l2")->parameters.at("cycles_per_load").get<double>());
+  EXPECT_LT(r::parameters_of(*by_case.at("latency.l1")).at("cycles_per_load").get<double>(),
+            r::parameters_of(*by_case.at("latency.l2")).at("cycles_per_load").get<double>());
   for (const char* id : {"latency.launch.stream", "latency.launch.graph"})
-    EXPECT_GT(by_case.at(id)->parameters.at("host_enqueue_ns_per_launch").get<double>(), 0.0);
+    EXPECT_GT(r::parameters_of(*by_case.at(id)).at("host_enqueue_ns_per_launch").get<double>(),
+              0.0);
   EXPECT_NO_THROW((void)r::to_json(report));
 }
 
@@ -482,17 +484,17 @@ TEST_F(memory_hierarchy_runner, the_sweep_climbs_from_l1_to_device_memory) {
   const r::result* smallest = &report.results.front();
   const r::result* largest = &report.results.back();
   for (const auto& res : report.results) {
-    SCOPED_TRACE(res.parameters.dump());
+    SCOPED_TRACE(r::parameters_of(res).dump());
     if (res.status == r::result_status::skipped) // a chain the free memory could not hold
       continue;
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
-    EXPECT_EQ(res.parameters.at("load"), "ld.global.ca.u64");
+    EXPECT_EQ(r::parameters_of(res).at("load"), "ld.global.ca.u64");
   }
-  EXPECT_EQ(smallest->parameters.at("bytes"), "4KiB");
-  EXPECT_EQ(smallest->parameters.at("expected_level"), "l1");
+  EXPECT_EQ(r::parameters_of(*smallest).at("bytes"), "4KiB");
+  EXPECT_EQ(r::parameters_of(*smallest).at("expected_level"), "l1");
   if (largest->status == r::result_status::ok) {
-    EXPECT_EQ(largest->parameters.at("bytes"), "1GiB");
+    EXPECT_EQ(r::parameters_of(*largest).at("bytes"), "1GiB");
     EXPECT_LT(smallest->stats.median, largest->stats.median);
   }
 }

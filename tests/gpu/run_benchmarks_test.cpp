@@ -12,6 +12,7 @@
 
 #include "gpu_test_support.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "runner_support.hpp"
 
 namespace r = gpuspec::reports;
@@ -49,12 +50,12 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
   EXPECT_TRUE(report.complete) << report.incomplete_reason;
   ASSERT_EQ(report.results.size(), 10u);
   for (const auto& res : report.results) {
-    SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+    SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
     EXPECT_EQ(res.devices, std::vector<int>{device});
     EXPECT_EQ(res.metric, "bandwidth");
-    EXPECT_EQ(res.unit, "GB/s");
+    EXPECT_EQ(r::to_string(res.unit), "GB/s");
     EXPECT_EQ(res.cache_state, "cold");
     EXPECT_GE(res.stats.n, 5);
     EXPECT_LE(res.stats.n, 40);
@@ -74,11 +75,11 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
     EXPECT_LE(*res.telemetry.window_start_s, *res.telemetry.window_end_s);
     EXPECT_GT(*res.telemetry.window_start_s, 0.0); // after the run started
 
-    const bool fp32 = res.parameters.at("dtype") == "fp32";
+    const bool fp32 = r::parameters_of(res).at("dtype") == "fp32";
     const std::uint64_t elements = fp32 ? 262147u : 131073u;
-    EXPECT_EQ(res.parameters.at("elements").get<std::uint64_t>(), elements);
-    EXPECT_EQ(res.parameters.at("below_4x_l2").get<bool>(), true);
-    const int arrays = res.parameters.at("arrays").get<int>();
+    EXPECT_EQ(r::parameters_of(res).at("elements").get<std::uint64_t>(), elements);
+    EXPECT_EQ(r::parameters_of(res).at("below_4x_l2").get<bool>(), true);
+    const int arrays = r::parameters_of(res).at("arrays").get<int>();
     ASSERT_TRUE(res.bytes_per_iteration.has_value());
     EXPECT_DOUBLE_EQ(*res.bytes_per_iteration, static_cast<double>(arrays) *
                                                    static_cast<double>(elements) *

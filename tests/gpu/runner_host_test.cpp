@@ -84,8 +84,9 @@ TEST(runner_host, a_gpu_cuda_cannot_see_is_skipped_with_the_reason) {
     EXPECT_EQ(res.failure, r::failure_kind::none);
     EXPECT_NE(res.reason.find("not visible to the CUDA runtime"), std::string::npos) << res.reason;
     EXPECT_EQ(res.devices, std::vector<int>{3});
-    EXPECT_EQ(res.parameters.at("dtype"), "fp32");
+    EXPECT_EQ(res.axes.at("dtype"), "fp32");
     EXPECT_NO_THROW((void)r::result_to_json(res)); // what is produced always writes
+    EXPECT_EQ(r::parameters_of(res).at("dtype"), "fp32");
   }
 }
 

@@ -33,6 +33,8 @@
 #include "gpuspec/kernels/mma_peak.hpp"
 #include "gpuspec/kernels/wgmma_peak.hpp"
 #include "gpuspec/kernels/work_count.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;
@@ -655,7 +657,7 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
 
   ASSERT_EQ(report.results.size(), 5u);
   for (const auto& res : report.results) {
-    SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+    SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     if (res.status != r::result_status::ok) {
       EXPECT_TRUE(res.status == r::result_status::not_supported ||
                   res.status == r::result_status::skipped)
@@ -666,18 +668,19 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
     // The verification covers the work counters: every unit ran the credited pairs.
     const std::string unit =
-        res.parameters.at("path").get<std::string>() == "wgmma" ? "warpgroups" : "warps";
+        r::parameters_of(res).at("path").get<std::string>() == "wgmma" ? "warpgroups" : "warps";
     EXPECT_NE(res.check.detail.find("work count: every one of the"), std::string::npos)
         << res.check.detail;
     EXPECT_NE(res.check.detail.find(
                   unit + " counted " +
-                  std::to_string(res.parameters.at("pairs").get<std::uint64_t>()) + " loop trips"),
+                  std::to_string(r::parameters_of(res).at("pairs").get<std::uint64_t>()) +
+                  " loop trips"),
               std::string::npos)
         << res.check.detail;
     EXPECT_EQ(res.metric, "throughput");
-    EXPECT_EQ(res.unit, res.bench_id == "tensor.mma.int8" ? "TOPS" : "TFLOP/s");
+    EXPECT_EQ(r::to_string(res.unit), res.bench_id == "tensor.mma.int8" ? "TOPS" : "TFLOP/s");
     EXPECT_EQ(res.cache_state, "hot");
-    const std::string path = res.parameters.at("path").get<std::string>();
+    const std::string path = r::parameters_of(res).at("path").get<std::string>();
     EXPECT_EQ(path, sm == 90 && k::wgmma_peak_built() ? "wgmma" : "mma.sync");
     EXPECT_GT(res.stats.median, 1.0);
     if (res.efficiency) {

@@ -46,10 +46,10 @@ report synthetic_report(int results, int gpus) {
     result x;
     x.bench_id = ids[i % 5];
     x.devices = {i % gpus};
-    x.parameters["dtype"] = (i / 5) % 2 == 0 ? "fp32" : "fp64";
-    x.parameters["array_bytes"] = (i / (5 * gpus)) % 50; // many distinct parameter sets
+    x.axes["dtype"] = (i / 5) % 2 == 0 ? "fp32" : "fp64";
+    x.axes["size"] = (i / (5 * gpus)) % 50; // many distinct cases
     x.metric = "bandwidth";
-    x.unit = "GB/s";
+    x.unit = metric_unit::gigabytes_per_second;
     x.cache_state = "cold";
     for (int s = 0; s < 10; ++s)
       x.samples.push_back(noise(rng));

@@ -516,7 +516,7 @@ reports::result unmeasured_result(const planned_case& c, int device, result_stat
   r.bench_id = c.bench_id;
   r.devices = {device};
   for (const auto& [name, value] : c.axes)
-    r.parameters[name] = value;
+    r.axes[name] = value;
   r.telemetry.status = "not measured";
   r.check.detail = "not measured";
   r.status = status;

@@ -9,7 +9,8 @@ out=$3
 rm -rf "$out"
 mkdir -p "$out"
 failures=0
-specs=(--specs "$fx/specs.json")
+# The shipped spec table: the fixtures are H200s, matched by its h200-sxm-141gb row.
+specs=()
 
 # expect CODE ARGS...: runs gpuspec ARGS, compares the exit code.
 expect() {
@@ -34,9 +35,12 @@ stderr_has() {
 
 expect 0 check "${specs[@]}" "$fx/healthy.json"
 grep -q 'Verdict: PASS (exit code 0)' "$out/stdout" || { echo "FAIL: no verdict line"; failures=$((failures + 1)); }
-# The shipped spec table has no row for the synthetic GPU: warn, judged by efficiency.
-expect 1 check "$fx/healthy.json"
-grep -q 'GPUSPEC-NO-SPEC-ROW' "$out/stdout" || { echo "FAIL: no GPUSPEC-NO-SPEC-ROW"; failures=$((failures + 1)); }
+# The table fits the terminal it is given (COLUMNS when stdout is not one); every line of it.
+COLUMNS=100 expect 1 check "$fx/degraded-thermal-throttle.json"
+if command -v python3 >/dev/null; then
+  python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8") if not l.startswith(("  ", "note:"))))' "$out/stdout" ||
+    { echo "FAIL: a table line wider than COLUMNS=100"; failures=$((failures + 1)); }
+fi
 
 # Every fixture, with the exit code and reason code variants.tsv gives it (the C++ test
 # Fixtures.FilesMatchTheBuildersAndLoad writes and checks that file from the builders).
@@ -81,12 +85,16 @@ grep -q 'GPUSPEC-BELOW-BASELINE' "$out/stdout" || { echo "FAIL: no GPUSPEC-BELOW
 
 # Site rules: a stricter STREAM bar warns on the healthy node.
 cat >"$out/site.json" <<'JSON'
-{"schema": "gpuspec.expect.v1", "rules": [{"pattern": "memory.stream.*", "pass": 0.95}]}
+{"schema": "gpuspec.expect.v2", "rules": [{"pattern": "memory.stream.*", "pass": 0.95}]}
 JSON
 expect 1 check "${specs[@]}" --rules "$out/site.json" "$fx/healthy.json"
-echo '{"schema": "gpuspec.expect.v1", "rules": [{"pattern": "memory.stream.*", "pass": "x"}]}' >"$out/bad-site.json"
+echo '{"schema": "gpuspec.expect.v2", "rules": [{"pattern": "memory.stream.*", "pass": "x"}]}' >"$out/bad-site.json"
 expect 3 check "${specs[@]}" --rules "$out/bad-site.json" "$fx/healthy.json"
 stderr_has "$out/bad-site.json: rules[0].pass:"
+# A rule file of version 1 named a ceiling per rule: refused, with what to change.
+echo '{"schema": "gpuspec.expect.v1", "rules": [{"pattern": "*", "ceiling": "efficiency", "pass": 0.5, "warn": 0.4}]}' >"$out/v1-site.json"
+expect 3 check "${specs[@]}" --rules "$out/v1-site.json" "$fx/healthy.json"
+stderr_has "$out/v1-site.json: schema:"
 
 # Bad input: exit 3, the file and the field named.
 expect 3 check "${specs[@]}" "$out/missing.json"

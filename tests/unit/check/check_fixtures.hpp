@@ -1,8 +1,10 @@
 #pragma once
-/// Reports built in code for the check tests: a healthy node and degraded variants, one per
-/// diagnosis rule. Every value is synthetic ("Synthetic GPU A", round figures): none is a
-/// measurement. tests/fixtures/check holds these reports as save_report writes them, and a
-/// test keeps the two identical.
+/// Reports built in code for the check tests, the way the harness writes them: a healthy stock
+/// DGX H200 (8 x H200 141 GB, 2 TB of host RAM) with the shipped spec table's H200 row, its
+/// ceilings from benches/host/ceilings.hpp and its host checks from reports/host_rules.hpp, and
+/// degraded variants, at least one per reason code. The measured figures are synthetic (round
+/// fractions of the datasheet, no GPU was run): none is a measurement. tests/fixtures/check
+/// holds these reports as save_report writes them, and a test keeps the two identical.
 
 #include <functional>
 #include <ostream>
@@ -15,14 +17,14 @@
 
 namespace gpuspec::reports::testing {
 
-/// The spec row of "Synthetic GPU A": 1000 GB/s, fp32 10 TFLOP/s, PCIe Gen4 x16
-/// (tests/fixtures/check/specs.json holds the same row).
+/// The shipped spec table (specs/gpus.json), whose H200 row the reports match.
 [[nodiscard]] spec_table synthetic_specs();
 
-/// Four identical GPUs, STREAM copy and triad at 90% of the datasheet, SGEMM at 85%, clean
-/// counters and telemetry, every host check passing. `scale` multiplies every measured value
-/// (the fleet tests vary it slightly); `hostname` names the node.
-[[nodiscard]] report healthy_report(const std::string& hostname = "synthetic-node",
+/// Eight H200s, STREAM copy and triad at 4300 and 4350 GB/s (90% of the datasheet's 4800),
+/// cuBLASLt fp16_tc 8192^3 at 700 TFLOP/s (71% of 989.5, power-capped at the default limit as
+/// such GEMMs run), clean counters and telemetry, every host check passing. `scale` multiplies
+/// every measured value (the fleet tests vary it slightly); `hostname` names the node.
+[[nodiscard]] report healthy_report(const std::string& hostname = "dgx-h200-synthetic",
                                     double scale = 1.0);
 
 /// Multiplies the measured values of one GPU's results (samples, stats, efficiency).

@@ -73,17 +73,17 @@ TEST(Render, JunitOneCasePerCheckAndGpuWithUniqueNames) {
     EXPECT_TRUE(names.insert((*it)[1]).second) << (*it)[1];
     ++classes[(*it)[2]];
   }
-  // 12 results, 4 GPUs, 1 host.
-  EXPECT_EQ(names.size(), 17u);
-  EXPECT_EQ(classes["memory.stream"], 8);
-  EXPECT_EQ(classes["gemm.cublas"], 4);
-  EXPECT_EQ(classes["gpu.health"], 4);
+  // 24 results, 8 GPUs, 1 host.
+  EXPECT_EQ(names.size(), 33u);
+  EXPECT_EQ(classes["memory.stream"], 16);
+  EXPECT_EQ(classes["gemm.cublas"], 8);
+  EXPECT_EQ(classes["gpu.health"], 8);
   EXPECT_NE(xml.find("<property name=\"host\" value=\"node &quot;a&quot; &lt;&amp;&gt;\"/>"),
             std::string::npos);
-  EXPECT_NE(xml.find("<property name=\"driver\" value=\"000.00.00\"/>"), std::string::npos);
-  // A failure says what was measured and what was expected.
-  EXPECT_NE(xml.find("<failure message=\"fail: measured 539.7 GB/s (54.0% efficiency), "
-                     "expected &gt;= 800.0 GB/s (80% of 1000.0 GB/s)\" type=\"fail\">"),
+  EXPECT_NE(xml.find("<property name=\"driver\" value=\"550.54.15\"/>"), std::string::npos);
+  // A failure says what was measured and what was expected: GPU 3's copy at 60% of 4297.9.
+  EXPECT_NE(xml.find("<failure message=\"fail: measured 2578.7 GB/s (53.7% efficiency), "
+                     "expected &gt;= 3840.0 GB/s (80% of 4800.0 GB/s)\" type=\"fail\">"),
             std::string::npos)
       << xml;
 }
@@ -93,15 +93,18 @@ TEST(Render, PrometheusFamiliesHelpTypeAndDcgmLabels) {
   EXPECT_NE(text.find("# HELP gpuspec_gpu_status "), std::string::npos);
   EXPECT_NE(text.find("# TYPE gpuspec_gpu_status gauge"), std::string::npos);
   EXPECT_NE(text.find("gpuspec_gpu_status{gpu=\"2\",UUID=\"GPU-5e5e5e5e-0000-0000-0000-"
-                      "000000000002\",pci_bus_id=\"00000000:03:00.0\",modelName=\"Synthetic "
-                      "GPU A\",Hostname=\"node \\\"a\\\" <&>\"} 1"),
+                      "000000000002\",pci_bus_id=\"00000000:12:00.0\",modelName=\"NVIDIA "
+                      "H200\",Hostname=\"node \\\"a\\\" <&>\"} 1"),
             std::string::npos)
       << text;
+  // Results are labelled by their axes, what was asked (stable across runs), not by what the
+  // harness found.
+  EXPECT_NE(text.find(",check=\"memory.stream.copy\",axes=\"dtype=fp32\"}"), std::string::npos);
   // Base units: GB/s written as bytes per second.
   const auto at = text.find("gpuspec_result_bytes_per_second{gpu=\"0\"");
   ASSERT_NE(at, std::string::npos);
   const auto sample = text.substr(at, text.find('\n', at) - at);
-  EXPECT_NEAR(std::stod(sample.substr(sample.rfind(' ') + 1)), 900e9, 1e9) << sample;
+  EXPECT_NEAR(std::stod(sample.substr(sample.rfind(' ') + 1)), 4297.85e9, 1e9) << sample;
   // Each family's samples follow its HELP and TYPE lines, and each family appears once.
   std::set<std::string> seen;
   std::string current;

@@ -37,7 +37,7 @@ spine::journal_entry ok_result(int device) {
   spine::journal_entry e;
   e.device = device;
   e.result.status = reports::result_status::ok;
-  e.result.unit = "GB/s";
+  e.result.unit = reports::metric_unit::gigabytes_per_second;
   e.result.stats.median = 4321.5;
   e.result.stats.n = 12;
   return e;

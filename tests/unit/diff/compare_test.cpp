@@ -47,7 +47,8 @@ gr::report node(const std::string& host, const std::string& gpu_name, double tri
 TEST(Compare, DifferentModelsReadAsFractionsOfTheirOwnSpec) {
   auto big = node("big-node", "Synthetic Big GPU", 1800, 1);
   auto small = node("small-node", "Synthetic Small GPU", 360, 2);
-  auto gemm = gt::synthetic_result("gemm.cublas.fp16_tc", 0, {270, 271, 269, 270}, true, "TFLOP/s");
+  auto gemm = gt::synthetic_result("gemm.cublas.fp16_tc", 0, {270, 271, 269, 270}, true,
+                                   gr::metric_unit::teraflop_per_second);
   big.results.push_back(gemm);
   const auto c =
       gr::compare_reports({big, small}, {"big.json", "small.json"}, synthetic_specs(), {});
@@ -61,11 +62,11 @@ TEST(Compare, DifferentModelsReadAsFractionsOfTheirOwnSpec) {
   EXPECT_NEAR(*triad.cells[0]->fraction, triad.cells[0]->value / 2000, 1e-12);
   EXPECT_NEAR(*triad.cells[0]->fraction, 0.9, 0.005);
   EXPECT_NEAR(*triad.cells[1]->fraction, 0.9, 0.005);
-  EXPECT_EQ(triad.cells[0]->basis, gr::fraction_basis::spec_memory);
+  EXPECT_EQ(triad.cells[0]->reference, gr::reference_kind::datasheet);
   const auto& g = c.rows[1];
   ASSERT_TRUE(g.cells[0].has_value());
   EXPECT_FALSE(g.cells[1].has_value());
-  EXPECT_EQ(g.cells[0]->basis, gr::fraction_basis::spec_peak);
+  EXPECT_EQ(g.cells[0]->reference, gr::reference_kind::datasheet);
   EXPECT_NEAR(*g.cells[0]->fraction, 270.0 / 300.0, 1e-12);
   EXPECT_EQ(c.outliers, 0U);
   const std::string text = gr::format_cell(triad.cells[1]);
@@ -73,18 +74,72 @@ TEST(Compare, DifferentModelsReadAsFractionsOfTheirOwnSpec) {
   EXPECT_NE(text.find("%)"), std::string::npos) << text;
 }
 
-TEST(Compare, UnknownGpuUsesTheClockAdjustedEfficiency) {
+TEST(Compare, UnknownGpuUsesTheClockAdjustedCeiling) {
   auto r = node("odd-node", "Unlisted GPU", 500, 3);
+  r.results[0].ceiling_value.clock_adjusted = r.results[0].stats.median / 0.8;
   r.results[0].efficiency = 0.8;
   const auto c = gr::compare_reports({r}, {"odd.json"}, synthetic_specs(), {});
   EXPECT_EQ(c.columns[0].spec_id, "");
   ASSERT_TRUE(c.rows[0].cells[0].has_value());
-  EXPECT_EQ(c.rows[0].cells[0]->basis, gr::fraction_basis::clock_adjusted);
+  EXPECT_EQ(c.rows[0].cells[0]->reference, gr::reference_kind::clock_adjusted);
   EXPECT_DOUBLE_EQ(*c.rows[0].cells[0]->fraction, 0.8);
+  r.results[0].ceiling_value.clock_adjusted.reset();
   r.results[0].efficiency.reset();
   const auto none = gr::compare_reports({r}, {}, gr::spec_table{}, {});
   EXPECT_FALSE(none.rows[0].cells[0]->fraction.has_value());
   EXPECT_EQ(none.columns[0].label, "#1/GPU 0");
+}
+
+TEST(Compare, JudgesByTheSameReferenceAsCheck) {
+  // An A100 DGEMM: the harness attaches the FP64 Tensor Core peak (19.5) as its datasheet
+  // ceiling; compare divides by that, not by the plain FP64 figure (9.7), as check does.
+  gr::gpu_spec a100;
+  a100.id = "synthetic-a100";
+  a100.match_names = {"Synthetic A100"};
+  a100.memory_bandwidth_gbs = 1555;
+  a100.peaks = {{"fp64", 9.7}, {"fp64_tc", 19.5}};
+  auto r = node("a100-node", "Synthetic A100", 1400, 4);
+  auto dgemm = gt::synthetic_result("gemm.cublas.fp64", 0, {17.0, 17.1, 16.9}, true,
+                                    gr::metric_unit::teraflop_per_second);
+  dgemm.ceiling_value.spec_figure = "peaks.fp64_tc";
+  dgemm.ceiling_value.datasheet = 19.5;
+  r.results = {dgemm};
+  auto c = gr::compare_reports({r}, {}, gr::spec_table{{a100}}, {});
+  EXPECT_NEAR(*c.rows[0].cells[0]->fraction, 17.0 / 19.5, 1e-12);
+  EXPECT_FALSE(c.rows[0].cells[0]->reference_replaced);
+  // A report that lowered its own bar is held to the spec table, as in check.
+  r.results[0].ceiling_value.datasheet = 9.7;
+  c = gr::compare_reports({r}, {}, gr::spec_table{{a100}}, {});
+  EXPECT_NEAR(*c.rows[0].cells[0]->fraction, 17.0 / 19.5, 1e-12);
+  EXPECT_TRUE(c.rows[0].cells[0]->reference_replaced);
+}
+
+TEST(Compare, RowsPairByAxesNotByWhatTheHarnessFound) {
+  // An A100 and a T4 on the same case: the harness's observations (GEMMs per sample, L2 size)
+  // differ, the axes do not, so they share a row.
+  auto a = node("a", "Synthetic Big GPU", 1800, 1);
+  auto b = node("b", "Synthetic Small GPU", 360, 2);
+  b.results[0].observations["array_bytes"] = 268435456;
+  b.results[0].observations["l2_bytes"] = 4194304;
+  const auto c = gr::compare_reports({a, b}, {"a", "b"}, synthetic_specs(), {});
+  ASSERT_EQ(c.rows.size(), 1U);
+  EXPECT_TRUE(c.rows[0].cells[0] && c.rows[0].cells[1]);
+}
+
+TEST(Compare, NotSupportedIsShownAsSuchUnlikeACaseNotRun) {
+  auto a = node("a", "Synthetic Big GPU", 1800, 1);
+  auto b = node("b", "Synthetic Big GPU", 1800, 2);
+  auto c3 = node("c", "Synthetic Big GPU", 1800, 3);
+  b.results[0].status = gr::result_status::not_supported;
+  b.results[0].reason = "no FP8 Tensor Cores";
+  c3.results.clear();
+  const auto c = gr::compare_reports({a, b, c3}, {"a", "b", "c"}, synthetic_specs(), {});
+  ASSERT_EQ(c.rows.size(), 1U);
+  EXPECT_EQ(c.rows[0].cells[1]->state, gr::cell_state::not_supported);
+  EXPECT_EQ(gr::format_cell(c.rows[0].cells[1]), "not supported");
+  EXPECT_FALSE(c.rows[0].cells[2].has_value());
+  EXPECT_EQ(gr::format_cell(c.rows[0].cells[2]), "—");
+  EXPECT_EQ(gr::to_json(c)["rows"][0]["cells"][1]["state"], "not_supported");
 }
 
 TEST(Compare, OutlierAmongFiveNodesOfOneModel) {
@@ -142,7 +197,7 @@ TEST(Compare, ZeroMadFallsBackToRelativeDeviation) {
   EXPECT_EQ(c.outliers, 1U);
 }
 
-TEST(Compare, FailedResultsMakeNoCell) {
+TEST(Compare, FailedResultsAreShownAsFailedAndNotCompared) {
   auto a = node("a", "Synthetic Big GPU", 1800, 1);
   auto b = node("b", "Synthetic Big GPU", 1800, 2);
   b.results[0].status = gr::result_status::failed;
@@ -151,8 +206,9 @@ TEST(Compare, FailedResultsMakeNoCell) {
   const auto c = gr::compare_reports({a, b}, {"a", "b"}, synthetic_specs(), {});
   ASSERT_EQ(c.rows.size(), 1U);
   EXPECT_TRUE(c.rows[0].cells[0].has_value());
-  EXPECT_FALSE(c.rows[0].cells[1].has_value());
-  EXPECT_EQ(gr::format_cell(c.rows[0].cells[1]), "—");
+  ASSERT_TRUE(c.rows[0].cells[1].has_value());
+  EXPECT_EQ(c.rows[0].cells[1]->state, gr::cell_state::failed);
+  EXPECT_EQ(gr::format_cell(c.rows[0].cells[1]), "failed");
 }
 
 TEST(Compare, TinyDeviationAmongTightSiblingsIsNotAnOutlier) {

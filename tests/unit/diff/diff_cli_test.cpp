@@ -76,7 +76,7 @@ TEST_F(DiffProcess, JsonAndMarkdownOutput) {
       gpuspec("diff --json " + fixture("baseline.json") + " " + fixture("regressed.json"));
   EXPECT_EQ(j.exit_code, 2);
   const auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc.at("schema"), "gpuspec.diff.v1");
+  EXPECT_EQ(doc.at("schema"), "gpuspec.diff.v2");
   EXPECT_EQ(doc.at("verdict"), "fail");
   const auto md =
       gpuspec("diff --format md " + fixture("baseline.json") + " " + fixture("regressed.json"));
@@ -191,7 +191,7 @@ TEST_F(DiffProcess, CompareNormalisesEachGpuByItsOwnSpecRow) {
   ASSERT_EQ(cells.size(), 2U);
   for (std::size_t c = 0; c < 2; ++c) {
     EXPECT_NE(doc.at("columns").at(c).at("spec_id"), "") << out.out;
-    EXPECT_EQ(cells.at(c).at("fraction_basis"), "spec_memory_bandwidth") << out.out;
+    EXPECT_EQ(cells.at(c).at("reference"), "datasheet") << out.out;
     const double fraction = cells.at(c).at("fraction").get<double>();
     EXPECT_GT(fraction, 0.5);
     EXPECT_LT(fraction, 1.2);

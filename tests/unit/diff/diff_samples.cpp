@@ -3,6 +3,7 @@
 #include <random>
 #include <utility>
 
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::reports::testing {
@@ -40,13 +41,21 @@ device_info synthetic_gpu(int index, const std::string& serial, const std::strin
 }
 
 result synthetic_result(const std::string& bench_id, int device, std::vector<double> samples,
-                        bool higher_is_better, const std::string& unit) {
+                        bool higher_is_better, metric_unit unit) {
   result r;
   r.bench_id = bench_id;
   r.devices = {device};
-  r.parameters = {{"dtype", "fp32"}, {"array_bytes", 1073741824}};
+  r.axes = {{"dtype", "fp32"}};
+  r.observations = {{"array_bytes", 1073741824}};
   r.metric = higher_is_better ? "bandwidth" : "latency";
   r.unit = unit;
+  if (unit == metric_unit::gigabytes_per_second) {
+    r.ceiling_value.spec_figure = "memory_bandwidth_gbs";
+    r.ceiling_value.reference = reference_kind::datasheet;
+  } else if (unit == metric_unit::teraflop_per_second) {
+    r.ceiling_value.spec_figure = peak_figure(bench_id.substr(bench_id.rfind('.') + 1));
+    r.ceiling_value.reference = reference_kind::datasheet;
+  }
   r.higher_is_better = higher_is_better;
   r.cache_state = "cold";
   r.stats = summarize(samples);

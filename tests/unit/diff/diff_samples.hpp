@@ -20,10 +20,13 @@ namespace gpuspec::reports::testing {
                                         const std::string& uuid,
                                         const std::string& name = "Synthetic GPU");
 
-/// An ok result on GPU `device` with the given samples (stats computed from them).
+/// An ok result on GPU `device` with the given samples (stats computed from them), axis dtype
+/// fp32, observation array_bytes. A bandwidth is judged by the datasheet's memory bandwidth,
+/// a TFLOP/s rate by the datasheet peak named by the bench id's last part (as a library GEMM);
+/// no ceiling value is carried, so the spec table's judges.
 [[nodiscard]] result synthetic_result(const std::string& bench_id, int device,
                                       std::vector<double> samples, bool higher_is_better = true,
-                                      const std::string& unit = "GB/s");
+                                      metric_unit unit = metric_unit::gigabytes_per_second);
 
 /// A complete report of `hostname` with the given GPUs and results.
 [[nodiscard]] report synthetic_node(const std::string& hostname, std::vector<device_info> gpus,

@@ -12,6 +12,7 @@
 #include "diff_samples.hpp"
 #include "gpuspec/reports/diff.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/statistics.hpp"
 
 namespace gr = gpuspec::reports;
 namespace gt = gpuspec::reports::testing;
@@ -26,7 +27,8 @@ gr::report one_gpu(double median, double cv, std::uint64_t seed, bool higher_is_
       "node-a", {gt::synthetic_gpu(0, "S1", "U1")},
       {gt::synthetic_result(higher_is_better ? "memory.stream.triad" : "latency.pointer_chase", 0,
                             gt::noisy_samples(median, cv, n, seed), higher_is_better,
-                            higher_is_better ? "GB/s" : "ns")});
+                            higher_is_better ? gr::metric_unit::gigabytes_per_second
+                                             : gr::metric_unit::nanoseconds)});
 }
 
 const gr::metric_diff& only(const gr::diff_output& d) {
@@ -249,14 +251,112 @@ TEST(Diff, MissingAndNewResults) {
   EXPECT_EQ(d.verdict, check_status::warn);
 }
 
-TEST(Diff, ParametersSeparateResults) {
+TEST(Diff, AxesSeparateResults) {
   auto a = gt::fixture_baseline();
   auto b = gt::fixture_baseline();
-  b.results[0].parameters["dtype"] = "fp64";
+  b.results[0].axes["dtype"] = "fp64";
   const auto d = gr::diff_reports(a, b);
   EXPECT_EQ(std::count_if(d.metrics.begin(), d.metrics.end(),
                           [](const auto& m) { return m.kind == change_kind::missing_in_new; }),
             1);
+}
+
+TEST(Diff, ObservationsNeverSeparateResultsAndAreShownAsContext) {
+  // After a library upgrade the harness chose another algorithm and more GEMMs per sample: the
+  // pair holds, the 10% regression is found, and the note says what else changed.
+  auto a = gt::fixture_baseline();
+  auto b = gt::fixture_regressed();
+  for (auto& r : a.results)
+    r.observations.update({{"algo_id", 21}, {"gemms_per_sample", 40}});
+  for (auto& r : b.results)
+    r.observations.update({{"algo_id", 6}, {"gemms_per_sample", 42}, {"cublas", "13.1"}});
+  const auto d = gr::diff_reports(a, b);
+  EXPECT_EQ(std::count_if(d.metrics.begin(), d.metrics.end(),
+                          [](const auto& m) {
+                            return m.kind == change_kind::missing_in_new ||
+                                   m.kind == change_kind::new_in_new;
+                          }),
+            0);
+  EXPECT_EQ(d.verdict, check_status::fail);
+  const auto& m = d.metrics[0];
+  ASSERT_EQ(m.observations_changed.size(), 3U);
+  EXPECT_EQ(m.observations_changed[0], (gr::observation_change{"algo_id", "21", "6"}));
+  EXPECT_EQ(m.observations_changed[2], (gr::observation_change{"cublas", "", "13.1"}));
+  EXPECT_NE(m.note.find("another algorithm"), std::string::npos) << m.note;
+  EXPECT_NE(m.note.find("gemms_per_sample 40 -> 42"), std::string::npos) << m.note;
+  EXPECT_EQ(gr::to_json(d)["metrics"][0]["observations_changed"].size(), 3U);
+}
+
+TEST(Diff, UnitsAreConvertedAndDifferentQuantitiesAreNotCompared) {
+  auto a = one_gpu(1000, 0.002, 1);
+  auto b = one_gpu(1000, 0.002, 2);
+  for (auto& x : b.results[0].samples)
+    x /= 1000; // the same figures in TB/s
+  b.results[0].stats = gr::summarize(b.results[0].samples);
+  b.results[0].unit = gr::metric_unit::terabytes_per_second;
+  auto d = gr::diff_reports(a, b);
+  EXPECT_EQ(only(d).kind, change_kind::unchanged) << only(d).note;
+  EXPECT_NEAR(*only(d).new_median, 1000, 5);
+  b.results[0].unit = gr::metric_unit::nanoseconds;
+  d = gr::diff_reports(a, b);
+  EXPECT_EQ(only(d).kind, change_kind::not_compared);
+  EXPECT_EQ(only(d).verdict, check_status::warn);
+}
+
+TEST(Diff, BenjaminiHochbergOnKnownValues) {
+  // p = 0.01, 0.04, 0.03, 0.005 (m = 4): sorted 0.005, 0.01, 0.03, 0.04 give 0.02, 0.02,
+  // 0.04, 0.04 (R: p.adjust(c(.01, .04, .03, .005), "BH") = 0.02 0.04 0.04 0.02).
+  const auto q = gr::benjamini_hochberg({0.01, 0.04, 0.03, 0.005});
+  ASSERT_EQ(q.size(), 4U);
+  EXPECT_NEAR(q[0], 0.02, 1e-12);
+  EXPECT_NEAR(q[1], 0.04, 1e-12);
+  EXPECT_NEAR(q[2], 0.04, 1e-12);
+  EXPECT_NEAR(q[3], 0.02, 1e-12);
+  EXPECT_TRUE(gr::benjamini_hochberg({}).empty());
+  EXPECT_DOUBLE_EQ(gr::benjamini_hochberg({0.5})[0], 0.5);
+  EXPECT_DOUBLE_EQ(gr::benjamini_hochberg({0.9, 0.95})[1], 0.95);
+}
+
+TEST(Diff, ManyMetricsOfTheSameRunDoNotRaiseFalseAlarms) {
+  // 200 metrics whose two runs come from the same distribution, samples of 5 (p is exact and
+  // coarse there): uncorrected, alpha 0.01 would flag about 2 of them; the false-discovery
+  // correction flags none, while a real 10% regression among them is still found.
+  gr::report a = gt::synthetic_node("node", {gt::synthetic_gpu(0, "S", "U")}, {});
+  gr::report b = a;
+  for (int i = 0; i < 200; ++i) {
+    auto x =
+        gt::synthetic_result("memory.stream.triad", 0, gt::noisy_samples(1000, 0.05, 5, 1000 + i));
+    x.axes["case"] = i;
+    auto y = x;
+    y.samples = gt::noisy_samples(1000, 0.05, 5, 5000 + i);
+    y.stats = gr::summarize(y.samples);
+    a.results.push_back(x);
+    b.results.push_back(y);
+  }
+  // The one real change: 10% slower, 30 samples a side.
+  auto slow = gt::synthetic_result("memory.stream.copy", 0, gt::noisy_samples(1000, 0.01, 30, 7));
+  auto slower = slow;
+  slower.samples = gt::noisy_samples(900, 0.01, 30, 8);
+  slower.stats = gr::summarize(slower.samples);
+  a.results.push_back(slow);
+  b.results.push_back(slower);
+  gr::diff_options o;
+  o.min_effect = 0; // the minimum effect alone would hide what the correction is for
+  o.fail_threshold = 0.05;
+  std::size_t uncorrected = 0;
+  const auto d = gr::diff_reports(a, b, o);
+  ASSERT_EQ(d.metrics.size(), 201U);
+  for (std::size_t i = 0; i < 200; ++i) {
+    const auto& m = d.metrics[i];
+    EXPECT_NE(m.kind, change_kind::regression) << m.note;
+    EXPECT_NE(m.kind, change_kind::improved) << m.note;
+    if (m.p_value && *m.p_value < o.alpha)
+      ++uncorrected;
+  }
+  EXPECT_EQ(d.tested, 201U);
+  EXPECT_GT(uncorrected, 0U) << "the test data should tempt an uncorrected test";
+  EXPECT_EQ(d.metrics[200].kind, change_kind::regression) << d.metrics[200].note;
+  EXPECT_EQ(d.verdict, check_status::fail);
 }
 
 TEST(Diff, StatusChanges) {
@@ -292,7 +392,7 @@ TEST(Diff, JsonAndMarkdown) {
   b.host.driver_version = "000.02";
   const auto d = gr::diff_reports(gt::fixture_baseline(), b);
   const auto j = gr::to_json(d);
-  EXPECT_EQ(j.at("schema"), "gpuspec.diff.v1");
+  EXPECT_EQ(j.at("schema"), "gpuspec.diff.v2");
   EXPECT_EQ(j.at("verdict"), "fail");
   EXPECT_EQ(j.at("device_key"), "serial");
   EXPECT_EQ(j.at("inventory").at(0).at("field"), "driver_version");

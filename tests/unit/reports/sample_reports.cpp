@@ -56,6 +56,7 @@ device_info synthetic_device(int index) {
   d.power_limit_default_w = 100.0;
   d.power_limit_max_w = 200.0;
   d.temperature_c = 50;
+  d.temperature_slowdown_c = 87;
   d.ecc_mode = "enabled";
   d.ecc_mode_pending = "enabled";
   d.mig_mode = "disabled";
@@ -150,13 +151,20 @@ report synthetic_report() {
 
   // ok, cold, converged.
   result triad = constant_result("memory.stream.triad", 0, 1000.0, 10);
-  triad.parameters = {{"bytes_per_array", 1000000000}, {"dtype", "fp32"}};
+  triad.axes = {{"dtype", "fp32"}};
+  triad.observations = {{"bytes_per_array", 1000000000}};
   triad.metric = "bandwidth";
-  triad.unit = "GB/s";
+  triad.unit = metric_unit::gigabytes_per_second;
   triad.cache_state = "cold";
   triad.bytes_per_iteration = 3000000000.0;
   triad.stop_reason = "cv_target";
-  triad.ceiling_value = {2000.0, "synthetic datasheet", 2000.0, "synthetic: memory clock at max"};
+  triad.ceiling_value = {2000.0,
+                         "synthetic datasheet",
+                         2000.0,
+                         "synthetic: memory clock at max",
+                         reference_kind::datasheet,
+                         "memory_bandwidth_gbs",
+                         std::nullopt};
   triad.efficiency = 0.5;
   triad.check = {verification_status::passed, 0.0, 0.000001, "analytic value"};
   triad.telemetry.window_start_s = 1.5;
@@ -166,15 +174,26 @@ report synthetic_report() {
 
   // failed verification, hot, noisy, stalled, throttled.
   result gemm = constant_result("gemm.cublas.fp16_tc", 1, 100.0, 5);
-  gemm.parameters = {{"m", 1000}, {"n", 1000}, {"k", 1000}, {"dtype", "fp16"}};
+  gemm.axes = {{"shape", "1000x1000x1000"}, {"layout", "NN"}};
+  gemm.observations = {{"m", 1000},
+                       {"n", 1000},
+                       {"k", 1000},
+                       {"ceiling_key", "fp16_tc"},
+                       {"roofline_bytes", 6000000.0}};
   gemm.samples = {90.0, 100.0, 100.0, 100.0, 110.0};
   gemm.stats = summarize(gemm.samples);
   gemm.metric = "throughput";
-  gemm.unit = "TFLOP/s";
+  gemm.unit = metric_unit::teraflop_per_second;
   gemm.cache_state = "hot";
   gemm.flops_per_iteration = 2000000000.0;
   gemm.stop_reason = "stalled";
-  gemm.ceiling_value = {200.0, "synthetic datasheet", 100.0, "synthetic: SM clock at half"};
+  gemm.ceiling_value = {200.0,
+                        "synthetic datasheet",
+                        100.0,
+                        "synthetic: SM clock at half",
+                        reference_kind::datasheet,
+                        "peaks.fp16_tc",
+                        6000000.0};
   gemm.efficiency = 1.0;
   gemm.check = {verification_status::failed, 0.5, 0.01, "host reference"};
   gemm.telemetry.low_clock_fraction = 0.5;
@@ -189,9 +208,9 @@ report synthetic_report() {
   result all_reduce;
   all_reduce.bench_id = "collective.all_reduce";
   all_reduce.devices = {0, 1};
-  all_reduce.parameters = {{"bytes", 1000000}};
+  all_reduce.axes = {{"bytes", 1000000}};
   all_reduce.metric = "bus_bandwidth";
-  all_reduce.unit = "GB/s";
+  all_reduce.unit = metric_unit::gigabytes_per_second;
   all_reduce.check.detail = "not run";
   all_reduce.telemetry.status = "not sampled: the benchmark was skipped";
   all_reduce.status = result_status::skipped;
@@ -203,7 +222,7 @@ report synthetic_report() {
   fp8.bench_id = "gemm.cublas.fp8_tc";
   fp8.devices = {0};
   fp8.metric = "throughput";
-  fp8.unit = "TFLOP/s";
+  fp8.unit = metric_unit::teraflop_per_second;
   fp8.check.detail = "not run";
   fp8.telemetry.status = "not sampled: the benchmark was not run";
   fp8.status = result_status::not_supported;
@@ -227,9 +246,10 @@ report interrupted_report() {
   copy.samples[19] = 500.0; // one slow sample, kept
   copy.sample_seconds.assign(copy.samples.size(), 0.75);
   copy.stats = summarize(copy.samples);
-  copy.parameters = {{"bytes_per_array", 1000000000}, {"dtype", "fp32"}};
+  copy.axes = {{"dtype", "fp32"}};
+  copy.observations = {{"bytes_per_array", 1000000000}};
   copy.metric = "bandwidth";
-  copy.unit = "GB/s";
+  copy.unit = metric_unit::gigabytes_per_second;
   copy.cache_state = "cold";
   copy.bytes_per_iteration = 2000000000.0;
   copy.stop_reason = "time_cap";
@@ -369,10 +389,14 @@ report without_version_1_1_fields(report r) {
   r.run.backend.clear();
   r.run.devices.clear();
   r.run.concurrency.reset();
+  for (device_info& d : r.devices)
+    d.temperature_slowdown_c.reset();
   for (result& x : r.results) {
     x.gpus_busy.reset();
     x.telemetry.window_start_s.reset();
     x.telemetry.window_end_s.reset();
+    x.telemetry.pcie_gen_min.reset();
+    x.telemetry.pcie_width_min.reset();
   }
   return r;
 }
@@ -447,6 +471,7 @@ report random_report(std::uint64_t seed) {
     d.power_limit_default_w = rnd.maybe_number();
     d.power_limit_max_w = rnd.maybe_number();
     d.temperature_c = rnd.maybe_int();
+    d.temperature_slowdown_c = rnd.maybe_int();
     d.ecc_mode = rnd.text();
     d.ecc_mode_pending = rnd.text();
     d.mig_mode = rnd.text();
@@ -467,9 +492,12 @@ report random_report(std::uint64_t seed) {
     for (int& device : x.devices) {
       device = rnd.int32();
     }
-    x.parameters = rnd.object(3);
+    x.axes = rnd.object(3);
+    x.observations = rnd.object(3);
+    for (auto it = x.axes.begin(); it != x.axes.end(); ++it)
+      x.observations.erase(it.key()); // a key is an axis or an observation, not both
     x.metric = rnd.text();
-    x.unit = rnd.text();
+    x.unit = static_cast<metric_unit>(rnd.below(17));
     x.higher_is_better = rnd.coin();
     x.cache_state = rnd.pick({"cold", "hot", ""});
     x.bytes_per_iteration = rnd.maybe_number();
@@ -480,7 +508,14 @@ report random_report(std::uint64_t seed) {
                rnd.number(), rnd.number(), rnd.number(), rnd.number()};
     x.host_seconds_median = rnd.maybe_number();
     x.stop_reason = rnd.pick({"cv_target", "stalled", "time_cap", "sample_cap", ""});
-    x.ceiling_value = {rnd.maybe_number(), rnd.text(), rnd.maybe_number(), rnd.text()};
+    x.ceiling_value = {
+        rnd.maybe_number(),
+        rnd.text(),
+        rnd.maybe_number(),
+        rnd.text(),
+        rnd.pick({reference_kind::none, reference_kind::datasheet, reference_kind::clock_adjusted}),
+        rnd.pick({"", "memory_bandwidth_gbs", "peaks.fp16_tc", "pcie_gbs"}),
+        rnd.maybe_number()};
     x.efficiency = rnd.maybe_number();
     x.check = {rnd.pick({verification_status::passed, verification_status::failed,
                          verification_status::skipped}),
@@ -502,6 +537,8 @@ report random_report(std::uint64_t seed) {
     t.status = rnd.text();
     t.window_start_s = rnd.maybe_number();
     t.window_end_s = rnd.maybe_number();
+    t.pcie_gen_min = rnd.maybe_int();
+    t.pcie_width_min = rnd.maybe_int();
     x.status = rnd.pick({result_status::ok, result_status::failed, result_status::skipped,
                          result_status::not_supported});
     x.reason = rnd.text();
@@ -509,10 +546,10 @@ report random_report(std::uint64_t seed) {
       x.reason = "why " + x.reason;
     }
     if (x.status == result_status::failed) {
-      x.failure = rnd.pick({failure_kind::benchmark, failure_kind::verification,
-                            failure_kind::gpu_start, failure_kind::worker_timeout,
-                            failure_kind::worker_signal, failure_kind::worker_exit,
-                            failure_kind::worker_protocol});
+      x.failure =
+          rnd.pick({failure_kind::benchmark, failure_kind::verification, failure_kind::gpu_start,
+                    failure_kind::worker_timeout, failure_kind::worker_signal,
+                    failure_kind::worker_exit, failure_kind::worker_protocol});
     }
     if (rnd.coin()) {
       x.gpus_busy = 1 + static_cast<int>(rnd.below(8));

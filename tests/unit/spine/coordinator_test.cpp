@@ -115,7 +115,7 @@ protected:
       EXPECT_EQ(got[i].case_index, static_cast<int>(i));
       EXPECT_EQ(got[i].result.bench_id, m_cases[i].bench_id);
       EXPECT_EQ(got[i].result.devices, std::vector<int>{device});
-      EXPECT_EQ(got[i].result.parameters.at("size"), m_cases[i].axes[0].second);
+      EXPECT_EQ(got[i].result.axes.at("size"), m_cases[i].axes[0].second);
       if (i < ok) {
         EXPECT_EQ(got[i].result.status, r::result_status::ok) << got[i].result.reason;
         EXPECT_EQ(got[i].result.failure, r::failure_kind::none);

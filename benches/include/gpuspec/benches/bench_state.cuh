@@ -71,7 +71,9 @@ public:
   [[nodiscard]] bool interrupted() const { return m_interrupted.load(); }
 
   // --- what the benchmark declares ----------------------------------------------------------
-  /// Adds a parameter to the result (the axes are added already), e.g. ("array_bytes", n).
+  /// Records an observation, what the harness chose or found, e.g. ("array_bytes", n): context
+  /// in the report, never part of the key that pairs results (the case's axes are). Throws
+  /// std::logic_error for a key that is one of the case's axes.
   void add_parameter(const std::string& key, nlohmann::ordered_json value);
   /// Bytes moved by one run of the work: the metric becomes bandwidth in GB/s (1e9 bytes/s).
   void set_bytes_per_iteration(double bytes);

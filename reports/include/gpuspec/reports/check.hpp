@@ -13,8 +13,10 @@
 namespace gpuspec::reports {
 
 struct check_options {
-  /// When set, each result is judged against the matching result of this report (same bench
-  /// id and parameters, same GPU by serial, else UUID, else index) instead of the datasheet.
+  /// When set, each result is judged against the matching result of this report (the same
+  /// result and the same GPU, identity.hpp: bench id and axes; serial, else UUID, else index)
+  /// instead of its reference; a result with no partner there is judged against its reference,
+  /// and a note says how many had none.
   const report* baseline = nullptr;
   std::optional<double> baseline_tolerance; ///< overrides the rules' setting
 };
@@ -29,20 +31,5 @@ struct check_options {
 /// One report.
 [[nodiscard]] check_outcome check(const report& r, const spec_table& specs,
                                   const expectations& rules, const check_options& options = {});
-
-} // namespace gpuspec::reports
-
-namespace gpuspec::reports {
-
-/// A rate unit in base units: "GB/s" is {"bytes_per_second", 1e9}, "TFLOP/s" is
-/// {"flop_per_second", 1e12}, "TOPS" is {"ops_per_second", 1e12}. nullopt for other units.
-struct unit_info {
-  std::string_view base;
-  double scale = 1;
-};
-[[nodiscard]] std::optional<unit_info> unit_info_of(std::string_view unit);
-
-/// Per-direction PCIe bandwidth in GB/s of a link (gen 1-6, width lanes); nullopt if unknown.
-[[nodiscard]] std::optional<double> pcie_bandwidth_gbs(int gen, int width);
 
 } // namespace gpuspec::reports

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/reports/identity.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/significance.hpp"
 #include "gpuspec/reports/text_format.hpp"
@@ -16,17 +17,14 @@
 namespace gpuspec::reports {
 
 struct diff_options {
-  /// Significance level of the two-sided Mann–Whitney U test.
+  /// The false-discovery rate over the whole comparison: a metric's change is significant when
+  /// its Benjamini–Hochberg q-value (over every pair tested) is under this.
   double alpha = 0.01;
   /// Smallest |relative change of the median| that counts as a change at all.
   double min_effect = 0.02;
   /// A significant regression at least this large fails; smaller ones warn.
   double fail_threshold = 0.05;
 };
-
-/// How GPUs of the two reports are paired: the first key that every GPU of both reports has,
-/// non-empty and unique within its report.
-enum class device_key { serial, uuid, index };
 
 /// One GPU of either report, paired by `key`.
 struct device_match {
@@ -57,10 +55,19 @@ enum class change_kind {
   new_in_new,       ///< in NEW only
 };
 
+/// An observation (what the harness chose or found) that differs between the two results of a
+/// pair: context for the change, never a reason not to pair them.
+struct observation_change {
+  std::string key;
+  std::string old_value, new_value; ///< as JSON; "" when absent on that side
+  friend bool operator==(const observation_change&, const observation_change&) = default;
+};
+
 struct metric_diff {
   std::string bench_id;
-  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
-  std::string metric, unit;
+  nlohmann::ordered_json axes = nlohmann::ordered_json::object();
+  std::string metric;
+  metric_unit unit = metric_unit::none; ///< OLD's; NEW's values are converted to it
   bool higher_is_better = true;
   std::string device; ///< the GPU identities the result ran on, joined by ","
   std::vector<int> old_devices, new_devices; ///< NVML indices on each side
@@ -68,10 +75,13 @@ struct metric_diff {
   std::int64_t old_n = 0, new_n = 0;
   std::optional<double> relative_change; ///< (new - old) / |old|; nullopt when not computable
   std::optional<double> p_value;         ///< nullopt when no test was made
+  /// Benjamini–Hochberg adjusted p over every pair tested in this diff; nullopt when untested.
+  std::optional<double> q_value;
   mann_whitney_method method = mann_whitney_method::none;
   change_kind kind = change_kind::unchanged;
   check_status verdict = check_status::pass; ///< skipped for not_compared
   std::string note;                          ///< a sentence saying why
+  std::vector<observation_change> observations_changed;
 };
 
 struct diff_output {
@@ -79,19 +89,25 @@ struct diff_output {
   std::string old_label, new_label; ///< hostnames and start times, for headings
   device_key key = device_key::index;
   std::vector<device_match> devices;
-  std::vector<inventory_change> inventory;   ///< host first, then each GPU; informational
-  std::vector<metric_diff> metrics;          ///< OLD's order, then results only in NEW
+  std::vector<inventory_change> inventory; ///< host first, then each GPU; informational
+  std::vector<metric_diff> metrics;        ///< OLD's order, then results only in NEW
+  std::size_t tested = 0; ///< pairs with a test: the m of the Benjamini–Hochberg correction
   check_status verdict = check_status::pass; ///< worst over metrics and GPUs (never skipped)
 };
 
-/// Compares two reports. Results are paired by (bench_id, parameters, metric, GPU identity).
+/// Compares two reports. Results are paired as the same result on the same GPU (identity.hpp:
+/// bench id and axes; the device key both reports share). Observations that differ are listed
+/// with the pair, as context ("cuBLAS chose another algorithm"), and never split it.
 ///
-/// Each metric pair: p from mann_whitney_u(old samples, new samples) (no test when either side
-/// has fewer than 2 samples); relative change of the median r = (new - old) / |old|;
+/// Each metric pair: NEW's samples converted to OLD's unit (a pair in units of different
+/// quantities is not_compared, warn); p from mann_whitney_u(old samples, new samples) (no test
+/// when either side has fewer than 2 samples); q, the Benjamini–Hochberg adjusted p over every
+/// pair tested (the false-discovery rate over the whole comparison, so 200 metrics do not give
+/// two false alarms at alpha 0.01); relative change of the median r = (new - old) / |old|;
 /// regression amount g = -r when higher is better, else r. Then, in order:
 ///  - not ok on either side: failed (fail) / recovered (pass) / not_compared (skipped);
 ///  - old median 0 and new median not 0: not_compared, warn (no relative change exists);
-///  - p < alpha and |r| >= min_effect: g >= fail_threshold -> regression, fail;
+///  - q < alpha and |r| >= min_effect: g >= fail_threshold -> regression, fail;
 ///    g > 0 -> regression, warn; else improved, pass;
 ///  - g >= fail_threshold without significance (noisy or untested) -> noisy_regression, warn;
 ///  - else unchanged, pass.
@@ -102,10 +118,14 @@ struct diff_output {
 [[nodiscard]] diff_output diff_reports(const report& old_report, const report& new_report,
                                        const diff_options& options = {});
 
-[[nodiscard]] std::string_view to_string(change_kind k);
-[[nodiscard]] std::string_view to_string(device_key k);
+/// Benjamini–Hochberg adjusted p-values (q-values) of `p`, in its order: q_(i) = min over j >= i
+/// of m p_(j) / j for the p-values sorted ascending, capped at 1.
+[[nodiscard]] std::vector<double> benjamini_hochberg(const std::vector<double>& p);
 
-/// Machine-readable form ("gpuspec.diff.v1"): stable key order; every key present.
+[[nodiscard]] std::string_view to_string(change_kind k);
+
+/// Machine-readable form ("gpuspec.diff.v2"; v1 keyed pairs on every parameter): stable key
+/// order; every key present.
 [[nodiscard]] nlohmann::ordered_json to_json(const diff_output& d);
 /// A Markdown document: inventory table, GPU pairing, metrics table, verdict.
 [[nodiscard]] std::string to_markdown(const diff_output& d);

@@ -1,7 +1,7 @@
 #pragma once
-/// Expectation rules (specs/expect.json, docs/check.md): for each benchmark, which ceiling
-/// judges it and the pass and warn fractions, plus the thresholds of the other frames. A site
-/// file can override any rule or setting.
+/// Expectation rules (specs/expect.json, docs/check.md): for each benchmark, the pass and warn
+/// fractions of its reference, plus the thresholds of the other frames and rules. A site file
+/// can override any rule or setting.
 
 #include <filesystem>
 #include <string>
@@ -12,22 +12,21 @@
 
 #include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/outcome.hpp"
+#include "gpuspec/reports/reference.hpp"
 
 namespace gpuspec::reports {
 
-inline constexpr const char* expectations_schema_version = "gpuspec.expect.v1";
+/// Version 2: a rule gives the fractions only. Version 1 also named the ceiling that judges a
+/// benchmark; each result now carries its reference (reference.hpp), and a version 1 file is
+/// rejected with a message saying how to change it.
+inline constexpr const char* expectations_schema_version = "gpuspec.expect.v2";
 
 struct expectation_rule {
   std::string pattern; ///< bench id, exact or with '*' wildcards: "memory.stream.*"
-  /// "memory_bandwidth_gbs", "nvlink_gbs", "pcie_gbs", "peaks.<key>" (spec_table.hpp's
-  /// peak_keys), "datasheet" (the datasheet ceiling the benchmark attached to the result from
-  /// the spec row: a roofline for a GEMM shape too small to be compute-bound), or
-  /// "efficiency" (the result's own clock-adjusted efficiency).
-  std::string ceiling;
-  double pass = 0.85; ///< efficiency at or above: pass
-  double warn = 0.75; ///< at or above (and below pass): warn; below: fail
-  std::string why;    ///< the justification, for people
-  int layer = 0;      ///< 0 for the base file, 1 for a site file: higher layers win
+  double pass = 0.85;  ///< fraction of the result's reference at or above: pass
+  double warn = 0.75;  ///< at or above (and below pass): warn; below: fail
+  std::string why;     ///< the justification, for people
+  int layer = 0;       ///< 0 for the base file, 1 for a site file: higher layers win
 };
 
 struct expectation_settings {
@@ -52,7 +51,7 @@ struct expectation_settings {
   int ecc_corrected_storm = 100;
   /// A carried datasheet ceiling further than this (relative) from the spec table's is stale
   /// or edited: the spec table's judges.
-  double datasheet_tolerance = 0.01;
+  double datasheet_tolerance = default_datasheet_tolerance;
   friend bool operator==(const expectation_settings&, const expectation_settings&) = default;
 };
 
@@ -68,11 +67,12 @@ struct expectations {
 /// True when `bench_id` matches `pattern` ('*' matches any run of characters, dots included).
 [[nodiscard]] bool pattern_matches(std::string_view pattern, std::string_view bench_id);
 
-/// Parses a base file: every rule field required, settings optional (defaults above).
+/// Parses a base file: every rule field but `why` required, settings optional (defaults above).
 [[nodiscard]] outcome<expectations> parse_expectations(const nlohmann::ordered_json& j,
                                                        std::string_view file);
 /// Merges a site file over `base`: a rule whose pattern is already there may give only the
-/// fields it changes; a new pattern needs all of them; settings given replace the base's.
+/// fields it changes; a new pattern needs pattern, pass and warn; settings given replace the
+/// base's.
 /// Site rules get layer base+1, so they win over any base rule they match.
 [[nodiscard]] outcome<expectations> merge_expectations(const expectations& base,
                                                        const nlohmann::ordered_json& site,

@@ -2,6 +2,7 @@
 /// Printers of a check outcome behind one small interface (STYLE.md 9): a terminal table,
 /// Markdown, JSON, JUnit XML and the Prometheus text format.
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@ enum class output_format { table, markdown, json, junit, prometheus };
 
 struct render_options {
   bool colour = false; ///< ANSI colours in the table (the caller decides: a TTY, no NO_COLOR)
+  /// The table fits this many columns (the terminal's; the caller decides), shortening the
+  /// check and note columns with "…"; 0: as wide as it needs.
+  std::size_t width = 0;
 };
 
 class renderer {

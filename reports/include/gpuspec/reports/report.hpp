@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,8 +21,8 @@ namespace gpuspec::reports {
 /// `readable_report_versions`: a minor version only adds fields, and a document of an older
 /// minor version loads with the added fields at their defaults.
 inline constexpr const char* report_schema_version = "gpuspec.report.v1.1";
-inline constexpr std::array<const char*, 2> readable_report_versions = {"gpuspec.report.v1",
-                                                                        "gpuspec.report.v1.1"};
+inline constexpr std::array<std::string_view, 2> readable_report_versions = {"gpuspec.report.v1",
+                                                                             "gpuspec.report.v1.1"};
 
 /// A counter or value that may be unsupported by the GPU. Serialised as the number, or as the
 /// string in `status` ("not supported", or "unavailable: <why>") when there is no value:
@@ -130,12 +131,53 @@ struct sample_stats {
   friend bool operator==(const sample_stats&, const sample_stats&) = default;
 };
 
+/// The unit of a result's metric, written in a report as its symbol ("GB/s"; units.hpp has
+/// each one's quantity and scale). `none` ("") for a result that never measured anything (a
+/// case that never started).
+enum class metric_unit {
+  none,
+  bytes_per_second,     ///< "B/s"
+  megabytes_per_second, ///< "MB/s", 1e6
+  gigabytes_per_second, ///< "GB/s", 1e9
+  terabytes_per_second, ///< "TB/s", 1e12
+  gibibytes_per_second, ///< "GiB/s", 2^30
+  flop_per_second,      ///< "FLOP/s"
+  gigaflop_per_second,  ///< "GFLOP/s", 1e9
+  teraflop_per_second,  ///< "TFLOP/s", 1e12
+  petaflop_per_second,  ///< "PFLOP/s", 1e15
+  ops_per_second,       ///< "OP/s" (integer operations)
+  gigaops_per_second,   ///< "GOP/s", 1e9
+  teraops_per_second,   ///< "TOPS", 1e12
+  seconds,              ///< "s"
+  milliseconds,         ///< "ms"
+  microseconds,         ///< "us"
+  nanoseconds,          ///< "ns"
+};
+
+/// Which of a result's ceilings judges it, in `check` and `compare` alike.
+enum class reference_kind {
+  none,           ///< nothing judges it against a ceiling (no vendor figure, no clock-based one)
+  datasheet,      ///< the datasheet figure: what the card was sold as
+  clock_adjusted, ///< the figure at the clock seen during the run
+};
+
 /// The theoretical figure a result is judged against, each value with its source.
 struct ceiling {
   std::optional<double> datasheet;      ///< in the result's unit
   std::string datasheet_source;         ///< document and table, or "" when unknown
   std::optional<double> clock_adjusted; ///< at the clock seen during the measurement
   std::string clock_adjusted_source;    ///< how it was derived
+  /// The one that judges the result (reference.hpp's choose_reference decides, once). v1.1;
+  /// derived for older reports.
+  reference_kind reference = reference_kind::none;
+  /// The spec-table figure `datasheet` stands for, so that `check` can recompute it from its
+  /// own table: "memory_bandwidth_gbs", "pcie_gbs", "nvlink_gbs", "peaks.<key>"; "" when there
+  /// is none. v1.1; derived for older reports.
+  std::string spec_figure;
+  /// The least device-memory traffic of one iteration, when both values are capped by the
+  /// memory roofline (bandwidth x flops / bytes): a GEMM shape too small to be compute-bound.
+  /// v1.1; null when no roofline applies.
+  std::optional<double> roofline_bytes;
   friend bool operator==(const ceiling&, const ceiling&) = default;
 };
 
@@ -174,9 +216,16 @@ struct telemetry_summary {
 struct result {
   std::string bench_id;     ///< dotted, e.g. "memory.stream.triad"
   std::vector<int> devices; ///< NVML indices
-  nlohmann::ordered_json parameters = nlohmann::ordered_json::object(); ///< sizes, dtype, ...
-  std::string metric;                                                   ///< e.g. "bandwidth"
-  std::string unit; ///< e.g. "GB/s" (1e9 bytes per second)
+  /// What was asked: the registry's case values (shape, dtype, layout, size). With the bench
+  /// id, the key that pairs a result across reports, GPUs and nodes (identity.hpp). A report
+  /// writes these and `observations` together as `parameters`, and `axes` apart (v1.1; derived
+  /// for older reports: report_json.hpp).
+  nlohmann::ordered_json axes = nlohmann::ordered_json::object();
+  /// What the harness chose or found: library versions, algorithm ids, repetitions per sample,
+  /// L2 size. Context, never part of the key.
+  nlohmann::ordered_json observations = nlohmann::ordered_json::object();
+  std::string metric; ///< e.g. "bandwidth"
+  metric_unit unit = metric_unit::none;
   bool higher_is_better = true;
   std::string cache_state; ///< "cold" | "hot" | "" (not applicable)
   std::optional<double> bytes_per_iteration, flops_per_iteration;

@@ -13,8 +13,11 @@
 
 namespace gpuspec::reports {
 
-/// Stable key order, as the schema lists them: the order of the fields in report.hpp, with two
-/// keys renamed: `result::ceiling_value` is "ceiling" and `result::check` is "verification".
+/// Stable key order, as the schema lists them: report_fields.hpp's lists, the order of the
+/// fields in report.hpp with two keys renamed (`result::ceiling_value` is "ceiling" and
+/// `result::check` is "verification") and a result's axes and observations written together as
+/// "parameters" (axes first), with the axes again apart as "axes" (v1.1), so that a reader of
+/// version 1 still finds every parameter where it was.
 ///
 /// Every key is always written: an absent optional is written as null, never left out, so a
 /// program reading the file can index any key. A `reading` is the integer, or its status string.
@@ -28,7 +31,8 @@ namespace gpuspec::reports {
 ///    "not supported" / "unavailable: <why>";
 ///  - `schema` not one of `readable_report_versions` (the current version is written whatever
 ///    `schema` holds: a report read from an older minor version is written as the current one),
-///    `parameters` not a JSON object;
+///    `axes` or `observations` not a JSON object, or a key in both;
+///  - `ceiling.spec_figure` other than "" and reference.hpp's figures;
 ///  - a result whose status is not ok with an empty `reason`; a failed result whose `failure`
 ///    is none, or a `failure` on a result that is not failed; `gpus_busy` under 1;
 ///  - `run.backend` other than "cuda", "stand-in", "none", "";
@@ -40,6 +44,9 @@ namespace gpuspec::reports {
 /// Doubles are written as the shortest text that reads back to the same bits. Strings that are
 /// not valid UTF-8 are written with U+FFFD in place of the bad bytes (never an exception).
 [[nodiscard]] std::string to_json_text(const report& r);
+
+/// A result's `parameters` as a report writes them: its axes, then its observations.
+[[nodiscard]] nlohmann::ordered_json parameters_of(const result& r);
 
 /// One result as the report writes it (the journal's lines carry these); throws as to_json.
 [[nodiscard]] nlohmann::ordered_json result_to_json(const result& r);
@@ -55,8 +62,13 @@ namespace gpuspec::reports {
 /// Parses a document already read; `file` is only used to name the source in errors.
 /// Rejects a wrong or missing "schema", missing required fields and mistyped fields, naming
 /// the field path. A document of an older minor version must not hold the fields a later one
-/// added (they would be unknown keys there); they take their defaults (`failure` is derived
-/// from the status and the verification).
+/// added (they would be unknown keys there); they take their defaults, or are derived the one
+/// way they can be (docs/report.md, "Versions"): `failure` from the status and the
+/// verification; the axes from `parameters` by the version 1 registry's axes (every parameter,
+/// for a bench id it did not have), the rest being observations; the ceiling's `spec_figure`
+/// and `roofline_bytes` from what the version 1 harness recorded, and its `reference` by
+/// reference.hpp's choose_reference. In version 1.1 each key of `axes` must be in `parameters`
+/// with the same value. A unit is one of units.hpp's symbols.
 ///
 /// Strict, as the schema is: every key must be present (null for an absent optional), no
 /// unknown keys (reported as the unknown key, with a "did you mean" when one is close), exact

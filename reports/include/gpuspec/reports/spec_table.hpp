@@ -81,4 +81,8 @@ struct spec_table {
 /// nullptr: no spec row (the check says so and judges clock-adjusted efficiency only).
 [[nodiscard]] const gpu_spec* match_device(const spec_table& table, const device_info& device);
 
+/// The row of a device as `check`, `compare` and the host rules all find it: its `spec_id`
+/// where the table has that row, else match_device.
+[[nodiscard]] const gpu_spec* spec_of(const spec_table& table, const device_info& device);
+
 } // namespace gpuspec::reports

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuspec/reports/report.hpp"
+
 namespace gpuspec::reports {
 
 /// Ordered by severity for the roll-up (DESIGN.md, "CLI contract"): skipped < pass < warn <
@@ -52,17 +54,21 @@ struct diagnosis {
 struct result_verdict {
   std::size_t result_index = 0; ///< into report.results
   std::string bench_id;
-  std::string group;      ///< the bench id without its last part ("memory.stream"); JUnit class
-  std::string parameters; ///< "dtype=fp32 size=1024", for people
-  std::string name;       ///< unique within the node: bench id, parameters, GPU(s)
+  std::string group;       ///< the bench id without its last part ("memory.stream"); JUnit class
+  std::string axes;        ///< what was asked, "dtype=fp32"
+  std::string axes_values; ///< the same without the names, "fp32": for a terminal's table
+  std::string parameters;  ///< every parameter, axes then observations: for md and json
+  std::string name;        ///< unique within the node: bench id, axes, GPU(s)
   std::vector<int> devices;
   verdict_status status = verdict_status::skipped;
-  std::string unit;
+  metric_unit unit = metric_unit::none;
   std::optional<double> measured;   ///< the median, in `unit`
   std::optional<double> expected;   ///< the ceiling the fractions apply to, in `unit`
   std::optional<double> efficiency; ///< measured / expected (inverted when lower is better)
   std::optional<double> pass_fraction, warn_fraction;
-  std::string frame; ///< "spec", "clock_adjusted", "baseline", or "" when not judged
+  /// "spec" (the datasheet reference, cross-checked with the spec table), "clock_adjusted",
+  /// "baseline", or "" when not judged
+  std::string frame;
   std::string message;
   std::vector<diagnosis> diagnoses;
 };

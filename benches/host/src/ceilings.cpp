@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/arch_rates.hpp"
+#include "gpuspec/reports/reference.hpp"
 
 namespace gpuspec::benches {
 
@@ -28,6 +29,7 @@ reports::ceiling memory_bandwidth_ceiling(std::optional<double> mem_clock_mhz,
                                           std::optional<int> bus_width_bits,
                                           const reports::gpu_spec* spec) {
   reports::ceiling c;
+  c.spec_figure = "memory_bandwidth_gbs";
   if (spec == nullptr)
     c.datasheet_source = "no spec-table row matched this GPU";
   else if (!(spec->memory_bandwidth_gbs > 0))
@@ -59,6 +61,7 @@ reports::ceiling memory_bandwidth_ceiling(std::optional<double> mem_clock_mhz,
 reports::ceiling compute_ceiling(const compute_ceiling_inputs& in) {
   reports::ceiling c;
   const std::string key(in.key);
+  c.spec_figure = reports::peak_figure(key);
   const char* unit = is_integer_key(in.key) ? "TOPS" : "TFLOP/s";
   const reports::arch_rate_row* row =
       in.cc_major && in.cc_minor ? reports::find_arch_rates(*in.cc_major, *in.cc_minor) : nullptr;
@@ -129,6 +132,7 @@ reports::ceiling apply_roofline(reports::ceiling compute, double flops, double b
                                 const reports::ceiling& memory) {
   if (!(flops > 0) || !(bytes > 0))
     return compute;
+  compute.roofline_bytes = bytes;         // the cap is part of the ceiling, binding or not
   const double intensity = flops / bytes; // operations per byte
   auto cap = [&](std::optional<double>& value, std::string& source,
                  const std::optional<double>& gbps, const std::string& gbps_source) {

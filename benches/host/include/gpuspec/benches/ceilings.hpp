@@ -25,6 +25,10 @@ namespace gpuspec::benches {
 /// The memory formula above; 0 for a non-positive clock or width.
 [[nodiscard]] double memory_bandwidth_gbps(double mem_clock_mhz, int bus_width_bits);
 
+/// Each ceiling names the spec-table figure its datasheet value stands for (`spec_figure`), so
+/// that `check` can hold it to its own table; apply_roofline records the bytes it capped by.
+/// Which of the two values judges the result is reference.hpp's choose_reference, once.
+
 /// The ceiling of a device-memory bandwidth result: `datasheet` from the spec row (nullptr: no
 /// row, and the source says so) and `clock_adjusted` from the memory clock seen during the run,
 /// its source spelling out the formula, the clock and where the clock came from

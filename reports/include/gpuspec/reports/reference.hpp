@@ -1,0 +1,68 @@
+#pragma once
+/// One reference per result (DESIGN.md, "Report contract"): which of its ceilings judges a
+/// result is decided once, by choose_reference, when the harness fills the result; `check` and
+/// `compare` both judge by resolve_reference, which cross-checks a datasheet reference with
+/// their own spec table first, so a report cannot lower its own bar.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/spec_table.hpp"
+
+namespace gpuspec::reports {
+
+/// A carried datasheet ceiling further than this (relative) from the spec table's is stale or
+/// edited; the default of expect.json's datasheet_tolerance and of compare's.
+inline constexpr double default_datasheet_tolerance = 0.01;
+
+/// The figures of a spec-table row a datasheet ceiling can stand for, in their own units:
+/// "memory_bandwidth_gbs", "pcie_gbs" (per direction, from the row's PCIe generation and
+/// width), "nvlink_gbs" (GB/s), "peaks.<key>" (TFLOP/s; TOPS for int8_tc).
+[[nodiscard]] bool is_spec_figure(std::string_view figure);
+/// "peaks.fp16_tc" for a peak key the spec table has ("fp16_tc"); "" for one it has not
+/// ("int32").
+[[nodiscard]] std::string peak_figure(std::string_view key);
+
+/// Per-direction PCIe bandwidth in GB/s of a link (gen 1-6, width lanes); nullopt if unknown.
+[[nodiscard]] std::optional<double> pcie_bandwidth_gbs(int gen, int width);
+
+/// The value of `figure` in `row`, in `unit`; capped by the memory roofline (the row's
+/// bandwidth x flops / roofline_bytes) when `roofline_bytes` and `flops` are given, as the
+/// harness capped it. nullopt when the row lacks the figure or the units do not convert.
+[[nodiscard]] std::optional<double>
+spec_figure_value(const gpu_spec& row, std::string_view figure, metric_unit unit,
+                  std::optional<double> roofline_bytes = std::nullopt,
+                  std::optional<double> flops = std::nullopt);
+
+/// The rule, once: a device-memory figure, and a compute figure capped by the memory roofline
+/// (a library GEMM), are judged against the datasheet, what the card was sold as; any other
+/// figure (an instruction-level or our own kernel's peak, shared memory) against the ceiling at
+/// the clock seen during the run, since it measures the pipe and throttling is diagnosed apart.
+/// Either falls back to the other where it has no value; none where neither has one.
+[[nodiscard]] reference_kind choose_reference(const ceiling& c);
+
+[[nodiscard]] std::string_view to_string(reference_kind k);
+[[nodiscard]] std::optional<reference_kind> reference_kind_from_string(std::string_view s);
+
+/// A result's reference as the check and compare judge by it.
+struct judged_reference {
+  reference_kind kind = reference_kind::none; ///< after the cross-check
+  std::optional<double> value;                ///< in the result's unit
+  std::string source;
+  /// The spec table's value replaced the report's own datasheet ceiling, which disagreed with it
+  /// by more than the tolerance (stale, or edited); `carried` is what the report said.
+  bool replaced = false;
+  std::optional<double> carried;
+  std::string note; ///< a sentence when the reference is not simply the carried one
+};
+
+/// The reference of `r` on a GPU whose spec row is `spec` (nullptr: no row matched). A datasheet
+/// reference is cross-checked with `spec`: the spec table's figure replaces a carried value
+/// further than `tolerance` (relative) from it, and says so; without a spec row the datasheet
+/// is not believed and the clock-adjusted ceiling judges, where there is one.
+[[nodiscard]] judged_reference resolve_reference(const result& r, const gpu_spec* spec,
+                                                 double tolerance);
+
+} // namespace gpuspec::reports

@@ -1,0 +1,191 @@
+#pragma once
+/// Internal: the one strict JSON object reader of every file gpuspec loads (reports, the spec
+/// table, the expectation rules). A reader is made for one JSON object with its declared keys;
+/// an unknown key is rejected when it is made (with a "did you mean" when one is close), a
+/// repeated key too, so a typo is reported as the typo, not as the missing field it was meant
+/// to be; a missing key when it is read. Every error names the field path
+/// (`results[3].stats.median`) and is thrown as detail::field_failure, which each loader turns
+/// into an input_error at its boundary.
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "json_input.hpp"
+
+namespace gpuspec::reports::detail {
+
+/// The array or object of an element already known to be one, by value: a range-for over
+/// `e.get_array().value_unsafe()` would iterate a temporary that is gone.
+[[nodiscard]] inline simdjson::dom::array array_of(element e) {
+  return e.get_array().value_unsafe();
+}
+[[nodiscard]] inline simdjson::dom::object object_of(element e) {
+  return e.get_object().value_unsafe();
+}
+
+/// "a string", "an object", "null", ...: what an element is, for messages.
+[[nodiscard]] std::string describe(element e);
+
+[[nodiscard]] std::string read_string(element e, const std::string& path);
+[[nodiscard]] bool read_bool(element e, const std::string& path);
+/// A finite number (an integer counts).
+[[nodiscard]] double read_double(element e, const std::string& path);
+/// An integer within int64 (an integral double such as 3.0 counts, as in JSON Schema).
+[[nodiscard]] std::int64_t read_int64(element e, const std::string& path);
+/// An integer that fits T.
+template <class T> [[nodiscard]] T read_integer(element e, const std::string& path) {
+  if (e.type() == simdjson::dom::element_type::UINT64) {
+    const std::uint64_t v = e.get_uint64().value_unsafe();
+    if (!std::in_range<T>(v)) {
+      fail(path, fmt::format("expected an integer from {} to {}, got {}",
+                             std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), v));
+    }
+    return static_cast<T>(v);
+  }
+  const std::int64_t v = read_int64(e, path);
+  if (!std::in_range<T>(v)) {
+    fail(path, fmt::format("expected an integer from {} to {}, got {}",
+                           std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), v));
+  }
+  return static_cast<T>(v);
+}
+
+/// Each element of an array read by `read(element, path)`.
+template <class F> auto read_array(element e, const std::string& path, F read) {
+  using value_type = decltype(read(e, path));
+  if (!e.is_array()) {
+    fail(path, fmt::format("expected an array, got {}", describe(e)));
+  }
+  const simdjson::dom::array array = array_of(e);
+  std::vector<value_type> values;
+  values.reserve(array.size());
+  std::size_t i = 0;
+  for (const element item : array) {
+    values.push_back(read(item, index_path(path, i++)));
+  }
+  return values;
+}
+
+/// Calls `visit(key, value, path)` for each member of an object whose keys are free (counters,
+/// a result's parameters, a spec row's peaks): a key may appear once.
+void for_each_member(
+    element e, const std::string& path, std::string_view expected,
+    const std::function<void(std::string_view, element, const std::string&)>& visit);
+
+/// The element as an nlohmann value (a result's axes and observations), repeated keys rejected.
+[[nodiscard]] nlohmann::ordered_json to_json_value(element e, const std::string& path);
+
+/// The closest of `names` to `typo` by edit distance, when it is close enough to be a typo.
+[[nodiscard]] std::optional<std::string_view> closest_name(std::string_view typo,
+                                                           std::span<const std::string_view> names);
+
+/// A comma-separated list of quoted names, for messages: "a", "b".
+[[nodiscard]] std::string quoted_list(std::span<const std::string_view> names);
+
+/// How a reader treats a key that is not there.
+enum class presence {
+  /// Every declared key must be present (a report: an absent optional is written as null).
+  all_required,
+  /// A key may be left out; `at` fails for a missing one, `find` and the optional getters do not
+  /// (the spec table and the rule files).
+  optional_keys,
+};
+
+/// The keys must outlive the reader: static arrays (report_fields.hpp's lists, a loader's own
+/// constexpr arrays).
+class object_reader {
+public:
+  static constexpr std::size_t max_keys = 64;
+
+  object_reader(element e, std::string path, std::span<const std::string_view> keys,
+                presence p = presence::all_required);
+
+  [[nodiscard]] std::string path_of(std::string_view key) const { return member_path(m_path, key); }
+  [[nodiscard]] const std::string& path() const { return m_path; }
+
+  /// The value of a declared key; missing is an error naming it.
+  [[nodiscard]] element at(std::string_view key) const;
+  /// The value of a declared key, or nullopt when absent.
+  [[nodiscard]] std::optional<element> find(std::string_view key) const;
+  /// Present and not null.
+  [[nodiscard]] bool has(std::string_view key) const;
+
+  [[nodiscard]] std::string string(std::string_view key) const {
+    return read_string(at(key), path_of(key));
+  }
+  [[nodiscard]] bool boolean(std::string_view key) const {
+    return read_bool(at(key), path_of(key));
+  }
+  [[nodiscard]] double number(std::string_view key) const {
+    return read_double(at(key), path_of(key));
+  }
+  /// null (or, for optional keys, absent) is nullopt.
+  [[nodiscard]] std::optional<double> nullable_number(std::string_view key) const;
+  template <class T> [[nodiscard]] T integer(std::string_view key) const {
+    return read_integer<T>(at(key), path_of(key));
+  }
+  template <class T> [[nodiscard]] std::optional<T> nullable_integer(std::string_view key) const {
+    const auto e = nullable(key);
+    return e ? std::optional<T>(read_integer<T>(*e, path_of(key))) : std::nullopt;
+  }
+  [[nodiscard]] std::optional<bool> nullable_boolean(std::string_view key) const;
+  /// A count: an integer, 0 or more.
+  [[nodiscard]] std::int64_t count(std::string_view key) const;
+  [[nodiscard]] std::vector<std::string> strings(std::string_view key) const {
+    return read_array(at(key), path_of(key), read_string);
+  }
+  [[nodiscard]] std::vector<double> numbers(std::string_view key) const {
+    return read_array(at(key), path_of(key), read_double);
+  }
+
+private:
+  [[nodiscard]] std::size_t index_of(std::string_view key) const;
+  [[nodiscard]] std::optional<element> nullable(std::string_view key) const;
+
+  std::string m_path;
+  std::span<const std::string_view> m_keys;
+  presence m_presence;
+  std::array<element, max_keys> m_values{}; ///< by declared key
+  std::uint64_t m_found = 0;                ///< bit i: m_keys[i] is present
+  mutable std::size_t m_cursor = 0;         ///< readers ask in declared order: start there
+};
+
+/// A name table of an enum: (value, name) pairs.
+template <class E, std::size_t N> using name_table = std::array<std::pair<E, std::string_view>, N>;
+
+/// One of a table's names.
+template <class E, std::size_t N>
+E read_enum(element e, const std::string& path, const name_table<E, N>& table) {
+  std::array<std::string_view, N> names{};
+  for (std::size_t i = 0; i < N; ++i) {
+    names[i] = table[i].second;
+  }
+  if (!e.is_string()) {
+    fail(path, fmt::format("expected one of {}, got {}", quoted_list(names), describe(e)));
+  }
+  const std::string_view text = e.get_string().value_unsafe();
+  for (const auto& [value, name] : table) {
+    if (name == text) {
+      return value;
+    }
+  }
+  fail(path, fmt::format("expected one of {}, got {}", quoted_list(names), quote(text)));
+}
+
+/// A string from a fixed set.
+[[nodiscard]] std::string read_one_of(element e, const std::string& path,
+                                      std::span<const std::string_view> allowed);
+
+} // namespace gpuspec::reports::detail

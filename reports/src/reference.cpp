@@ -1,0 +1,155 @@
+// One reference per result (reference.hpp).
+
+#include "gpuspec/reports/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/units.hpp"
+#include "report_names.hpp"
+
+namespace gpuspec::reports {
+
+bool is_spec_figure(std::string_view figure) {
+  if (figure == "memory_bandwidth_gbs" || figure == "pcie_gbs" || figure == "nvlink_gbs")
+    return true;
+  if (!figure.starts_with("peaks."))
+    return false;
+  const auto key = figure.substr(6);
+  return std::find(std::begin(peak_keys), std::end(peak_keys), key) != std::end(peak_keys);
+}
+
+std::string peak_figure(std::string_view key) {
+  const std::string figure = "peaks." + std::string(key);
+  return is_spec_figure(figure) ? figure : std::string();
+}
+
+std::optional<double> pcie_bandwidth_gbs(int gen, int width) {
+  // GB/s per lane and direction after line coding (8b/10b to Gen2, 128b/130b from Gen3;
+  // Gen6 FLIT mode counted at its raw rate).
+  static constexpr double per_lane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
+  if (gen < 1 || gen > 6 || width <= 0)
+    return std::nullopt;
+  return per_lane[gen] * width;
+}
+
+std::optional<double> spec_figure_value(const gpu_spec& row, std::string_view figure,
+                                        metric_unit unit, std::optional<double> roofline_bytes,
+                                        std::optional<double> flops) {
+  std::optional<double> value;
+  metric_unit from = metric_unit::gigabytes_per_second;
+  if (figure == "memory_bandwidth_gbs") {
+    if (row.memory_bandwidth_gbs > 0)
+      value = row.memory_bandwidth_gbs;
+  } else if (figure == "nvlink_gbs") {
+    value = row.nvlink_gbs;
+  } else if (figure == "pcie_gbs") {
+    value = pcie_bandwidth_gbs(row.pcie_gen, row.pcie_width);
+  } else if (figure.starts_with("peaks.")) {
+    const std::string key(figure.substr(6));
+    if (const auto it = row.peaks.find(key); it != row.peaks.end() && it->second > 0)
+      value = it->second;
+    from = key == "int8_tc" ? metric_unit::teraops_per_second : metric_unit::teraflop_per_second;
+    // The roofline the harness applied: the row's bandwidth x operations per byte.
+    if (value && roofline_bytes && flops && *roofline_bytes > 0 && *flops > 0 &&
+        row.memory_bandwidth_gbs > 0) {
+      const double bound = row.memory_bandwidth_gbs * 1e9 * (*flops / *roofline_bytes) / 1e12;
+      value = std::min(*value, bound);
+    }
+  }
+  const auto factor = conversion_factor(from, unit);
+  if (!value || !factor)
+    return std::nullopt;
+  return *value * *factor;
+}
+
+reference_kind choose_reference(const ceiling& c) {
+  const bool sold_as = c.spec_figure == "memory_bandwidth_gbs" || c.spec_figure == "pcie_gbs" ||
+                       c.spec_figure == "nvlink_gbs" ||
+                       (c.spec_figure.starts_with("peaks.") && c.roofline_bytes);
+  const bool datasheet = c.datasheet && *c.datasheet > 0;
+  const bool adjusted = c.clock_adjusted && *c.clock_adjusted > 0;
+  if (sold_as && datasheet)
+    return reference_kind::datasheet;
+  if (adjusted)
+    return reference_kind::clock_adjusted;
+  if (datasheet)
+    return reference_kind::datasheet;
+  return reference_kind::none;
+}
+
+std::string_view to_string(reference_kind k) {
+  return detail::name_of(detail::reference_kind_names, k);
+}
+
+std::optional<reference_kind> reference_kind_from_string(std::string_view s) {
+  for (const auto& [kind, name] : detail::reference_kind_names)
+    if (name == s)
+      return kind;
+  return std::nullopt;
+}
+
+judged_reference resolve_reference(const result& r, const gpu_spec* spec, double tolerance) {
+  const auto& c = r.ceiling_value;
+  judged_reference j;
+  const auto clock_adjusted = [&]() {
+    if (c.clock_adjusted && *c.clock_adjusted > 0) {
+      j.kind = reference_kind::clock_adjusted;
+      j.value = c.clock_adjusted;
+      j.source = c.clock_adjusted_source;
+    }
+  };
+  switch (c.reference) {
+  case reference_kind::none:
+    return j;
+  case reference_kind::clock_adjusted:
+    clock_adjusted();
+    return j;
+  case reference_kind::datasheet:
+    break;
+  }
+  if (spec == nullptr) {
+    clock_adjusted();
+    j.note = "no spec-table row matches the GPU, so its datasheet ceiling is not believed";
+    return j;
+  }
+  const auto table =
+      is_spec_figure(c.spec_figure)
+          ? spec_figure_value(*spec, c.spec_figure, r.unit, c.roofline_bytes, r.flops_per_iteration)
+          : std::nullopt;
+  j.kind = reference_kind::datasheet;
+  if (!table) {
+    // Nothing in the table to hold it to (a figure the row lacks): the report's own value.
+    j.value = c.datasheet;
+    j.source = c.datasheet_source;
+    if (!j.value || !(*j.value > 0)) {
+      j = judged_reference{};
+      clock_adjusted();
+    }
+    return j;
+  }
+  j.value = table;
+  j.source = fmt::format("spec row {}: {}", spec->id, c.spec_figure);
+  if (!c.datasheet) {
+    j.note = fmt::format("the report carries no datasheet ceiling; the spec table's {} ({:.4g} "
+                         "{}) judges",
+                         c.spec_figure, *table, to_string(r.unit));
+    return j;
+  }
+  if (std::abs(*c.datasheet - *table) > tolerance * *table) {
+    j.replaced = true;
+    j.carried = c.datasheet;
+    j.note = fmt::format("the report's datasheet ceiling {:.4g} {} disagrees with spec row {} "
+                         "({} = {:.4g} {}): judged by the spec table",
+                         *c.datasheet, to_string(r.unit), spec->id, c.spec_figure, *table,
+                         to_string(r.unit));
+    return j;
+  }
+  j.value = c.datasheet;
+  j.source = c.datasheet_source;
+  return j;
+}
+
+} // namespace gpuspec::reports

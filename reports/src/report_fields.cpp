@@ -1,0 +1,173 @@
+// The report's field lists (report_fields.hpp): the order of the fields in report.hpp, with
+// two renamed keys: result::ceiling_value is "ceiling" and result::check is "verification";
+// result::axes and result::observations are written together as "parameters" (and the axes
+// again as "axes", so that a reader of version 1 keeps finding every parameter).
+
+#include "gpuspec/reports/report_fields.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpuspec::reports {
+namespace {
+
+using f = report_field;
+
+constexpr std::array report_keys{f{"schema"},           f{"run"},     f{"host"},
+                                 f{"devices"},          f{"results"}, f{"complete"},
+                                 f{"incomplete_reason"}};
+constexpr std::array run_keys{f{"tool_version"}, f{"started_utc"}, f{"finished_utc"},
+                              f{"suite"},        f{"filter"},      f{"command_line"},
+                              f{"backend", 1},   f{"devices", 1},  f{"concurrency", 1}};
+constexpr std::array check_keys{f{"id"}, f{"status"}, f{"message"}, f{"device"}};
+constexpr std::array host_keys{f{"hostname"},
+                               f{"os"},
+                               f{"kernel"},
+                               f{"cpu_model"},
+                               f{"cpu_logical_cores"},
+                               f{"cpu_sockets"},
+                               f{"memory_bytes"},
+                               f{"numa_nodes"},
+                               f{"nouveau_loaded"},
+                               f{"driver_version"},
+                               f{"cuda_driver_version"},
+                               f{"cuda_runtime_version"},
+                               f{"cublas_version"},
+                               f{"nccl_version"},
+                               f{"gpu_status"},
+                               f{"checks"}};
+constexpr std::array pcie_keys{f{"gen_current"}, f{"gen_max"}, f{"width_current"}, f{"width_max"}};
+constexpr std::array device_keys{f{"index"},
+                                 f{"cuda_index"},
+                                 f{"name"},
+                                 f{"uuid"},
+                                 f{"serial"},
+                                 f{"vbios"},
+                                 f{"pci_bus_id"},
+                                 f{"pci_device_id"},
+                                 f{"pci_subsystem_id"},
+                                 f{"cc_major"},
+                                 f{"cc_minor"},
+                                 f{"sm_count"},
+                                 f{"memory_bytes"},
+                                 f{"l2_bytes"},
+                                 f{"sm_clock_mhz"},
+                                 f{"sm_clock_max_mhz"},
+                                 f{"mem_clock_mhz"},
+                                 f{"mem_clock_max_mhz"},
+                                 f{"memory_bus_width_bits"},
+                                 f{"pcie"},
+                                 f{"power_limit_w"},
+                                 f{"power_limit_default_w"},
+                                 f{"power_limit_max_w"},
+                                 f{"temperature_c"},
+                                 f{"temperature_slowdown_c", 1},
+                                 f{"ecc_mode"},
+                                 f{"ecc_mode_pending"},
+                                 f{"mig_mode"},
+                                 f{"persistence_mode"},
+                                 f{"spec_id"},
+                                 f{"counters_before"},
+                                 f{"counters_after"},
+                                 f{"counters_delta"},
+                                 f{"problems"}};
+constexpr std::array stats_keys{f{"n"},      f{"median"}, f{"mean"}, f{"min"}, f{"max"},
+                                f{"stddev"}, f{"cv"},     f{"q1"},   f{"q3"}};
+constexpr std::array ceiling_keys{
+    f{"datasheet"},    f{"datasheet_source"}, f{"clock_adjusted"},   f{"clock_adjusted_source"},
+    f{"reference", 1}, f{"spec_figure", 1},   f{"roofline_bytes", 1}};
+constexpr std::array verification_keys{f{"status"}, f{"max_rel_error"}, f{"tolerance"},
+                                       f{"detail"}};
+constexpr std::array telemetry_keys{f{"samples"},
+                                    f{"period_ms"},
+                                    f{"sm_clock_mhz_min"},
+                                    f{"sm_clock_mhz_median"},
+                                    f{"sm_clock_mhz_max"},
+                                    f{"mem_clock_mhz_min"},
+                                    f{"mem_clock_mhz_median"},
+                                    f{"temperature_c_max"},
+                                    f{"power_w_mean"},
+                                    f{"power_w_max"},
+                                    f{"low_clock_fraction"},
+                                    f{"throttle_reasons"},
+                                    f{"throttled"},
+                                    f{"status"},
+                                    f{"window_start_s", 1},
+                                    f{"window_end_s", 1},
+                                    f{"pcie_gen_min", 1},
+                                    f{"pcie_width_min", 1}};
+constexpr std::array result_keys{f{"bench_id"},
+                                 f{"devices"},
+                                 f{"parameters"},
+                                 f{"axes", 1},
+                                 f{"metric"},
+                                 f{"unit"},
+                                 f{"higher_is_better"},
+                                 f{"cache_state"},
+                                 f{"bytes_per_iteration"},
+                                 f{"flops_per_iteration"},
+                                 f{"samples"},
+                                 f{"sample_seconds"},
+                                 f{"stats"},
+                                 f{"host_seconds_median"},
+                                 f{"stop_reason"},
+                                 f{"ceiling"},
+                                 f{"efficiency"},
+                                 f{"verification"},
+                                 f{"telemetry"},
+                                 f{"status"},
+                                 f{"reason"},
+                                 f{"failure", 1},
+                                 f{"gpus_busy", 1}};
+
+constexpr std::array objects{
+    report_object{"report", report_keys},
+    report_object{"run_info", run_keys},
+    report_object{"host_info", host_keys},
+    report_object{"host_check", check_keys},
+    report_object{"device_info", device_keys},
+    report_object{"pcie_link", pcie_keys},
+    report_object{"result", result_keys},
+    report_object{"sample_stats", stats_keys},
+    report_object{"ceiling", ceiling_keys},
+    report_object{"verification", verification_keys},
+    report_object{"telemetry_summary", telemetry_keys},
+};
+
+/// The keys of each object at each minor version, built once from the lists above.
+struct key_tables {
+  std::array<std::array<std::vector<std::string_view>, 2>, objects.size()> keys;
+  key_tables() {
+    for (std::size_t o = 0; o < objects.size(); ++o)
+      for (int minor = 0; minor < 2; ++minor)
+        for (const auto& field : objects[o].fields)
+          if (field.since_minor <= minor)
+            keys[o][static_cast<std::size_t>(minor)].push_back(field.key);
+  }
+};
+
+std::size_t object_index(std::string_view name) {
+  for (std::size_t i = 0; i < objects.size(); ++i)
+    if (objects[i].name == name)
+      return i;
+  throw std::out_of_range("no report object " + std::string(name));
+}
+
+} // namespace
+
+std::span<const report_object> report_objects() { return objects; }
+
+std::span<const report_field> report_fields_of(std::string_view object) {
+  return objects[object_index(object)].fields;
+}
+
+std::span<const std::string_view> report_keys_of(std::string_view object, int minor) {
+  static const key_tables tables;
+  if (minor < 0 || minor > 1)
+    throw std::out_of_range("no report minor version " + std::to_string(minor));
+  return tables.keys[object_index(object)][static_cast<std::size_t>(minor)];
+}
+
+} // namespace gpuspec::reports

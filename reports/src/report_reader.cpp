@@ -1,0 +1,424 @@
+// Reading a report (report_json.hpp): strict, with field paths. The keys of each object are
+// report_fields.cpp's; json_reader.hpp is the one object reader; bad input never throws.
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/reference.hpp"
+#include "gpuspec/reports/report_fields.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
+#include "json_reader.hpp"
+#include "report_names.hpp"
+#include "report_v1.hpp"
+
+namespace gpuspec::reports {
+namespace {
+
+using detail::describe;
+using detail::element;
+using detail::fail;
+using detail::field_failure;
+using detail::member_path;
+using detail::object_reader;
+using detail::quote;
+using detail::read_array;
+using detail::read_enum;
+using detail::read_integer;
+using detail::read_one_of;
+using detail::read_string;
+
+object_reader reader(element e, std::string path, std::string_view object, int minor) {
+  return object_reader(e, std::move(path), report_keys_of(object, minor));
+}
+
+reading read_reading(element e, const std::string& path) {
+  constexpr std::string_view expected =
+      R"(expected an integer, "not supported" or "unavailable: <why>")";
+  if (e.is_number()) {
+    return reading::of(read_integer<std::int64_t>(e, path));
+  }
+  if (!e.is_string()) {
+    fail(path, fmt::format("{}, got {}", expected, describe(e)));
+  }
+  std::string status(e.get_string().value_unsafe());
+  if (!detail::is_reading_status(status)) {
+    fail(path, fmt::format("{}, got {} (an unsupported counter is never 0, and never free text)",
+                           expected, quote(status)));
+  }
+  return {std::nullopt, std::move(status)};
+}
+
+counter_set read_counters(element e, const std::string& path) {
+  counter_set counters;
+  detail::for_each_member(e, path, "an object of counters",
+                          [&](std::string_view name, element value, const std::string& at) {
+                            counters.emplace(std::string(name), read_reading(value, at));
+                          });
+  return counters;
+}
+
+run_info read_run(element e, const std::string& path, int minor) {
+  const auto o = reader(e, path, "run_info", minor);
+  run_info run;
+  run.tool_version = o.string("tool_version");
+  run.started_utc = o.string("started_utc");
+  run.finished_utc = o.string("finished_utc");
+  run.suite = o.string("suite");
+  run.filter = o.string("filter");
+  run.command_line = o.strings("command_line");
+  if (minor >= 1) {
+    run.backend = read_one_of(o.at("backend"), o.path_of("backend"), detail::backends);
+    run.devices = read_array(o.at("devices"), o.path_of("devices"), read_integer<int>);
+    run.concurrency = o.nullable_integer<int>("concurrency");
+    if (run.concurrency && *run.concurrency < 1) {
+      fail(o.path_of("concurrency"), fmt::format("expected 1 or more, got {}", *run.concurrency));
+    }
+  }
+  return run;
+}
+
+host_check read_check(element e, const std::string& path) {
+  const auto o = reader(e, path, "host_check", 0);
+  host_check check;
+  check.id = o.string("id");
+  check.status = read_enum(o.at("status"), o.path_of("status"), detail::check_status_names);
+  check.message = o.string("message");
+  check.device = o.nullable_integer<int>("device");
+  return check;
+}
+
+host_info read_host(element e, const std::string& path) {
+  const auto o = reader(e, path, "host_info", 0);
+  host_info host;
+  host.hostname = o.string("hostname");
+  host.os = o.string("os");
+  host.kernel = o.string("kernel");
+  host.cpu_model = o.string("cpu_model");
+  host.cpu_logical_cores = o.nullable_integer<int>("cpu_logical_cores");
+  host.cpu_sockets = o.nullable_integer<int>("cpu_sockets");
+  host.memory_bytes = o.nullable_integer<std::int64_t>("memory_bytes");
+  host.numa_nodes = o.nullable_integer<int>("numa_nodes");
+  host.nouveau_loaded = o.nullable_boolean("nouveau_loaded");
+  host.driver_version = o.string("driver_version");
+  host.cuda_driver_version = o.string("cuda_driver_version");
+  host.cuda_runtime_version = o.string("cuda_runtime_version");
+  host.cublas_version = o.string("cublas_version");
+  host.nccl_version = o.string("nccl_version");
+  host.gpu_status = o.string("gpu_status");
+  host.checks = read_array(o.at("checks"), o.path_of("checks"), read_check);
+  return host;
+}
+
+pcie_link read_pcie(element e, const std::string& path) {
+  const auto o = reader(e, path, "pcie_link", 0);
+  pcie_link link;
+  link.gen_current = o.nullable_integer<int>("gen_current");
+  link.gen_max = o.nullable_integer<int>("gen_max");
+  link.width_current = o.nullable_integer<int>("width_current");
+  link.width_max = o.nullable_integer<int>("width_max");
+  return link;
+}
+
+device_info read_device(element e, const std::string& path, int minor) {
+  const auto o = reader(e, path, "device_info", minor);
+  device_info d;
+  d.index = o.integer<int>("index");
+  d.cuda_index = o.nullable_integer<int>("cuda_index");
+  d.name = o.string("name");
+  d.uuid = o.string("uuid");
+  d.serial = o.string("serial");
+  d.vbios = o.string("vbios");
+  d.pci_bus_id = o.string("pci_bus_id");
+  d.pci_device_id = o.nullable_integer<std::uint32_t>("pci_device_id");
+  d.pci_subsystem_id = o.nullable_integer<std::uint32_t>("pci_subsystem_id");
+  d.cc_major = o.nullable_integer<int>("cc_major");
+  d.cc_minor = o.nullable_integer<int>("cc_minor");
+  d.sm_count = o.nullable_integer<int>("sm_count");
+  d.memory_bytes = o.nullable_integer<std::int64_t>("memory_bytes");
+  d.l2_bytes = o.nullable_integer<std::int64_t>("l2_bytes");
+  d.sm_clock_mhz = o.nullable_integer<int>("sm_clock_mhz");
+  d.sm_clock_max_mhz = o.nullable_integer<int>("sm_clock_max_mhz");
+  d.mem_clock_mhz = o.nullable_integer<int>("mem_clock_mhz");
+  d.mem_clock_max_mhz = o.nullable_integer<int>("mem_clock_max_mhz");
+  d.memory_bus_width_bits = o.nullable_integer<int>("memory_bus_width_bits");
+  d.pcie = read_pcie(o.at("pcie"), o.path_of("pcie"));
+  d.power_limit_w = o.nullable_number("power_limit_w");
+  d.power_limit_default_w = o.nullable_number("power_limit_default_w");
+  d.power_limit_max_w = o.nullable_number("power_limit_max_w");
+  d.temperature_c = o.nullable_integer<int>("temperature_c");
+  if (minor >= 1) {
+    d.temperature_slowdown_c = o.nullable_integer<int>("temperature_slowdown_c");
+  }
+  d.ecc_mode = o.string("ecc_mode");
+  d.ecc_mode_pending = o.string("ecc_mode_pending");
+  d.mig_mode = o.string("mig_mode");
+  d.persistence_mode = o.string("persistence_mode");
+  d.spec_id = o.string("spec_id");
+  d.counters_before = read_counters(o.at("counters_before"), o.path_of("counters_before"));
+  d.counters_after = read_counters(o.at("counters_after"), o.path_of("counters_after"));
+  d.counters_delta = read_counters(o.at("counters_delta"), o.path_of("counters_delta"));
+  d.problems = o.strings("problems");
+  return d;
+}
+
+sample_stats read_stats(element e, const std::string& path) {
+  const auto o = reader(e, path, "sample_stats", 0);
+  sample_stats s;
+  s.n = o.count("n");
+  s.median = o.number("median");
+  s.mean = o.number("mean");
+  s.min = o.number("min");
+  s.max = o.number("max");
+  s.stddev = o.number("stddev");
+  s.cv = o.number("cv");
+  s.q1 = o.number("q1");
+  s.q3 = o.number("q3");
+  return s;
+}
+
+ceiling read_ceiling(element e, const std::string& path, int minor) {
+  const auto o = reader(e, path, "ceiling", minor);
+  ceiling c;
+  c.datasheet = o.nullable_number("datasheet");
+  c.datasheet_source = o.string("datasheet_source");
+  c.clock_adjusted = o.nullable_number("clock_adjusted");
+  c.clock_adjusted_source = o.string("clock_adjusted_source");
+  if (minor >= 1) {
+    c.reference =
+        read_enum(o.at("reference"), o.path_of("reference"), detail::reference_kind_names);
+    c.spec_figure = o.string("spec_figure");
+    if (!c.spec_figure.empty() && !is_spec_figure(c.spec_figure)) {
+      fail(o.path_of("spec_figure"),
+           fmt::format("expected \"memory_bandwidth_gbs\", \"pcie_gbs\", \"nvlink_gbs\", "
+                       "\"peaks.<key>\" or \"\", got {}",
+                       quote(c.spec_figure)));
+    }
+    c.roofline_bytes = o.nullable_number("roofline_bytes");
+  }
+  return c;
+}
+
+verification read_verification(element e, const std::string& path) {
+  const auto o = reader(e, path, "verification", 0);
+  verification v;
+  v.status = read_enum(o.at("status"), o.path_of("status"), detail::verification_status_names);
+  v.max_rel_error = o.nullable_number("max_rel_error");
+  v.tolerance = o.nullable_number("tolerance");
+  v.detail = o.string("detail");
+  return v;
+}
+
+telemetry_summary read_telemetry(element e, const std::string& path, int minor) {
+  const auto o = reader(e, path, "telemetry_summary", minor);
+  telemetry_summary t;
+  t.samples = o.count("samples");
+  t.period_ms = o.number("period_ms");
+  t.sm_clock_mhz_min = o.nullable_number("sm_clock_mhz_min");
+  t.sm_clock_mhz_median = o.nullable_number("sm_clock_mhz_median");
+  t.sm_clock_mhz_max = o.nullable_number("sm_clock_mhz_max");
+  t.mem_clock_mhz_min = o.nullable_number("mem_clock_mhz_min");
+  t.mem_clock_mhz_median = o.nullable_number("mem_clock_mhz_median");
+  t.temperature_c_max = o.nullable_number("temperature_c_max");
+  t.power_w_mean = o.nullable_number("power_w_mean");
+  t.power_w_max = o.nullable_number("power_w_max");
+  t.low_clock_fraction = o.nullable_number("low_clock_fraction");
+  t.throttle_reasons = o.strings("throttle_reasons");
+  t.throttled = o.boolean("throttled");
+  t.status = o.string("status");
+  if (minor >= 1) {
+    t.window_start_s = o.nullable_number("window_start_s");
+    t.window_end_s = o.nullable_number("window_end_s");
+    t.pcie_gen_min = o.nullable_integer<int>("pcie_gen_min");
+    t.pcie_width_min = o.nullable_integer<int>("pcie_width_min");
+  }
+  return t;
+}
+
+metric_unit read_unit(element e, const std::string& path) {
+  const std::string symbol = read_string(e, path);
+  const auto unit = metric_unit_from_string(symbol);
+  if (!unit) {
+    fail(path, fmt::format("expected one of {}, got {}", unit_symbols_text(), quote(symbol)));
+  }
+  return *unit;
+}
+
+/// Version 1.1's axes: a part of `parameters`, each with the value it has there; the rest of
+/// `parameters` is the observations.
+void split_parameters(result& r, const nlohmann::ordered_json& parameters,
+                      const nlohmann::ordered_json& axes, const std::string& path) {
+  for (auto it = axes.begin(); it != axes.end(); ++it) {
+    const auto in = parameters.find(it.key());
+    if (in == parameters.end()) {
+      fail(member_path(member_path(path, "axes"), it.key()),
+           "an axis that is not in parameters (every axis is written there too)");
+    }
+    if (*in != it.value()) {
+      fail(member_path(member_path(path, "axes"), it.key()),
+           fmt::format("{}, but parameters.{} is {}", it.value().dump(), it.key(), in->dump()));
+    }
+  }
+  r.axes = axes;
+  r.observations = nlohmann::ordered_json::object();
+  for (auto it = parameters.begin(); it != parameters.end(); ++it) {
+    if (!axes.contains(it.key())) {
+      r.observations[it.key()] = it.value();
+    }
+  }
+}
+
+nlohmann::ordered_json read_object_value(element e, const std::string& path) {
+  if (!e.is_object()) {
+    fail(path, fmt::format("expected an object, got {}", describe(e)));
+  }
+  return detail::to_json_value(e, path);
+}
+
+result read_result(element e, const std::string& path, int minor) {
+  const auto o = reader(e, path, "result", minor);
+  result r;
+  r.bench_id = o.string("bench_id");
+  r.devices = read_array(o.at("devices"), o.path_of("devices"), read_integer<int>);
+  const auto parameters = read_object_value(o.at("parameters"), o.path_of("parameters"));
+  r.metric = o.string("metric");
+  r.unit = read_unit(o.at("unit"), o.path_of("unit"));
+  r.higher_is_better = o.boolean("higher_is_better");
+  r.cache_state = read_one_of(o.at("cache_state"), o.path_of("cache_state"), detail::cache_states);
+  r.bytes_per_iteration = o.nullable_number("bytes_per_iteration");
+  r.flops_per_iteration = o.nullable_number("flops_per_iteration");
+  r.samples = o.numbers("samples");
+  r.sample_seconds = o.numbers("sample_seconds");
+  r.stats = read_stats(o.at("stats"), o.path_of("stats"));
+  r.host_seconds_median = o.nullable_number("host_seconds_median");
+  r.stop_reason = read_one_of(o.at("stop_reason"), o.path_of("stop_reason"), detail::stop_reasons);
+  r.ceiling_value = read_ceiling(o.at("ceiling"), o.path_of("ceiling"), minor);
+  r.efficiency = o.nullable_number("efficiency");
+  r.check = read_verification(o.at("verification"), o.path_of("verification"));
+  r.telemetry = read_telemetry(o.at("telemetry"), o.path_of("telemetry"), minor);
+  r.status = read_enum(o.at("status"), o.path_of("status"), detail::result_status_names);
+  r.reason = o.string("reason");
+  if (r.status != result_status::ok && r.reason.empty()) {
+    fail(o.path_of("reason"),
+         fmt::format("a result whose status is {} must say why", quote(to_string(r.status))));
+  }
+  if (minor >= 1) {
+    split_parameters(r, parameters, read_object_value(o.at("axes"), o.path_of("axes")), path);
+    r.failure = read_enum(o.at("failure"), o.path_of("failure"), detail::failure_kind_names);
+    if ((r.status == result_status::failed) != (r.failure != failure_kind::none)) {
+      fail(o.path_of("failure"),
+           fmt::format("{} does not go with status {}: a failed result says what failed "
+                       "(not \"none\"), and only a failed one",
+                       quote(to_string(r.failure)), quote(to_string(r.status))));
+    }
+    r.gpus_busy = o.nullable_integer<int>("gpus_busy");
+    if (r.gpus_busy && *r.gpus_busy < 1) {
+      fail(o.path_of("gpus_busy"),
+           fmt::format("expected 1 or more (the result's own GPU), got {}", *r.gpus_busy));
+    }
+  } else {
+    detail::derive_version_1(r, parameters);
+    if (r.status == result_status::failed) {
+      // Version 1 said what failed only in words; its harness set the verification's status.
+      r.failure = r.check.status == verification_status::failed ? failure_kind::verification
+                                                                : failure_kind::benchmark;
+    }
+  }
+  return r;
+}
+
+report read_report(element e) {
+  if (!e.is_object()) {
+    fail("", fmt::format("expected a gpuspec report (a JSON object), got {}", describe(e)));
+  }
+  // The version first: a report of another version is named as such, not as a list of
+  // unknown fields.
+  element version;
+  if (detail::object_of(e).at_key("schema").get(version)) {
+    fail("schema",
+         fmt::format("missing; expected {}", detail::quoted_list(readable_report_versions)));
+  }
+  const int minor =
+      version.is_string() ? report_minor_version(version.get_string().value_unsafe()) : -1;
+  if (minor < 0) {
+    fail("schema", fmt::format("expected {}, got {}", detail::quoted_list(readable_report_versions),
+                               version.is_string() ? quote(version.get_string().value_unsafe())
+                                                   : describe(version)));
+  }
+  const auto o = reader(e, "", "report", minor);
+  report r;
+  r.schema = o.string("schema");
+  r.run = read_run(o.at("run"), o.path_of("run"), minor);
+  r.host = read_host(o.at("host"), o.path_of("host"));
+  r.devices = read_array(
+      o.at("devices"), o.path_of("devices"),
+      [minor](element item, const std::string& at) { return read_device(item, at, minor); });
+  r.results = read_array(
+      o.at("results"), o.path_of("results"),
+      [minor](element item, const std::string& at) { return read_result(item, at, minor); });
+  r.complete = o.boolean("complete");
+  r.incomplete_reason = o.string("incomplete_reason");
+  return r;
+}
+
+template <class F> auto guarded(std::string_view file, std::string_view field, F read) {
+  using value_type = decltype(read());
+  try {
+    return outcome<value_type>(read());
+  } catch (const field_failure& failure) {
+    return outcome<value_type>(input_error{std::string(file), failure.field, failure.message});
+  } catch (const simdjson::simdjson_error& e) {
+    // Not expected (types are checked before every get), but bad input must never throw.
+    return outcome<value_type>(input_error{std::string(file), std::string(field), e.what()});
+  }
+}
+
+} // namespace
+
+outcome<result> result_from_json(const nlohmann::ordered_json& j, std::string_view file,
+                                 std::string_view field) {
+  auto document = detail::parse_json_value(j, file, "result");
+  if (!document) {
+    auto error = document.error();
+    // The path of a NaN is relative to the result: "samples[2]".
+    if (error.field.empty() || field.empty())
+      error.field = error.field.empty() ? std::string(field) : error.field;
+    else
+      error.field = std::string(field) + (error.field.front() == '[' ? "" : ".") + error.field;
+    return error;
+  }
+  const element root = document.value().root();
+  return guarded(file, field, [&]() {
+    return read_result(root, std::string(field), report_minor_version(report_schema_version));
+  });
+}
+
+outcome<report> report_from_json(const nlohmann::ordered_json& j, std::string_view file) {
+  auto document = detail::parse_json_value(j, file, "report");
+  if (!document) {
+    return document.error();
+  }
+  const element root = document.value().root();
+  return guarded(file, "", [&]() { return read_report(root); });
+}
+
+outcome<report> parse_report(std::string_view text, std::string_view file) {
+  auto document = detail::parse_json(text, file, "report");
+  if (!document) {
+    return document.error();
+  }
+  const element root = document.value().root();
+  return guarded(file, "", [&]() { return read_report(root); });
+}
+
+outcome<report> load_report(const std::filesystem::path& file) {
+  auto text = detail::read_input_file(file, "report");
+  if (!text) {
+    return text.error();
+  }
+  return parse_report(text.value(), file.string());
+}
+
+} // namespace gpuspec::reports

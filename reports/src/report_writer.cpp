@@ -1,0 +1,386 @@
+// Writing a report (report_json.hpp): every key, in the order of report_fields.cpp's lists; an
+// absent optional is null; a `reading` is its integer or its status string. What would not
+// load again is never written: to_json throws std::invalid_argument naming the field.
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/reference.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
+#include "report_names.hpp"
+
+namespace gpuspec::reports {
+namespace {
+
+using json = nlohmann::ordered_json;
+using detail::index_path;
+using detail::member_path;
+using detail::name_of;
+using detail::quote;
+
+[[noreturn]] void unwritable(const std::string& path, std::string_view why) {
+  throw std::invalid_argument(fmt::format("cannot write report: {}: {}", path, why));
+}
+
+/// The first NaN or infinity inside `j`, named by its path.
+void require_finite(const json& j, const std::string& path) {
+  if (j.is_number_float()) {
+    if (!std::isfinite(j.get<double>())) {
+      unwritable(path, "NaN or infinity; a report never holds either");
+    }
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      require_finite(it.value(), member_path(path, it.key()));
+    }
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      require_finite(j[i], index_path(path, i));
+    }
+  }
+}
+
+json number(double v, const std::string& path) {
+  if (!std::isfinite(v)) {
+    unwritable(
+        path,
+        fmt::format("{} is not finite; a report never holds NaN or infinity (use no value)", v));
+  }
+  return v;
+}
+
+json number(const std::optional<double>& v, const std::string& path) {
+  return v ? number(*v, path) : json(nullptr);
+}
+
+template <class T> json nullable(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+
+json numbers(const std::vector<double>& values, const std::string& path) {
+  json array = json::array();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    array.push_back(number(values[i], index_path(path, i)));
+  }
+  return array;
+}
+
+template <std::size_t N>
+void require_one_of(const std::string& value, const std::array<std::string_view, N>& allowed,
+                    const std::string& path) {
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+    unwritable(path,
+               fmt::format("{} is not one of {}", quote(value), detail::quoted_list(allowed)));
+  }
+}
+
+json reading_json(const reading& r, const std::string& path) {
+  if (r.value) {
+    if (!r.status.empty()) {
+      unwritable(path, fmt::format("has both a value and the status {}", quote(r.status)));
+    }
+    return *r.value;
+  }
+  if (!detail::is_reading_status(r.status)) {
+    unwritable(path, fmt::format("no value, and the status {} is not \"not supported\" or "
+                                 "\"unavailable: <why>\"",
+                                 quote(r.status)));
+  }
+  return r.status;
+}
+
+json counters_json(const counter_set& counters, const std::string& path) {
+  json j = json::object();
+  for (const auto& [name, value] : counters) {
+    j[name] = reading_json(value, member_path(path, name));
+  }
+  return j;
+}
+
+json run_json(const run_info& run) {
+  require_one_of(run.backend, detail::backends, "run.backend");
+  json j = json::object();
+  j["tool_version"] = run.tool_version;
+  j["started_utc"] = run.started_utc;
+  j["finished_utc"] = run.finished_utc;
+  j["suite"] = run.suite;
+  j["filter"] = run.filter;
+  j["command_line"] = run.command_line;
+  j["backend"] = run.backend;
+  j["devices"] = run.devices;
+  j["concurrency"] = nullable(run.concurrency);
+  return j;
+}
+
+json check_json(const host_check& check) {
+  json j = json::object();
+  j["id"] = check.id;
+  j["status"] = to_string(check.status);
+  j["message"] = check.message;
+  j["device"] = nullable(check.device);
+  return j;
+}
+
+json host_json(const host_info& host) {
+  json j = json::object();
+  j["hostname"] = host.hostname;
+  j["os"] = host.os;
+  j["kernel"] = host.kernel;
+  j["cpu_model"] = host.cpu_model;
+  j["cpu_logical_cores"] = nullable(host.cpu_logical_cores);
+  j["cpu_sockets"] = nullable(host.cpu_sockets);
+  j["memory_bytes"] = nullable(host.memory_bytes);
+  j["numa_nodes"] = nullable(host.numa_nodes);
+  j["nouveau_loaded"] = nullable(host.nouveau_loaded);
+  j["driver_version"] = host.driver_version;
+  j["cuda_driver_version"] = host.cuda_driver_version;
+  j["cuda_runtime_version"] = host.cuda_runtime_version;
+  j["cublas_version"] = host.cublas_version;
+  j["nccl_version"] = host.nccl_version;
+  j["gpu_status"] = host.gpu_status;
+  json checks = json::array();
+  for (const host_check& check : host.checks) {
+    checks.push_back(check_json(check));
+  }
+  j["checks"] = std::move(checks);
+  return j;
+}
+
+json pcie_json(const pcie_link& link) {
+  json j = json::object();
+  j["gen_current"] = nullable(link.gen_current);
+  j["gen_max"] = nullable(link.gen_max);
+  j["width_current"] = nullable(link.width_current);
+  j["width_max"] = nullable(link.width_max);
+  return j;
+}
+
+json device_json(const device_info& d, const std::string& path) {
+  const auto at = [&](std::string_view key) { return member_path(path, key); };
+  json j = json::object();
+  j["index"] = d.index;
+  j["cuda_index"] = nullable(d.cuda_index);
+  j["name"] = d.name;
+  j["uuid"] = d.uuid;
+  j["serial"] = d.serial;
+  j["vbios"] = d.vbios;
+  j["pci_bus_id"] = d.pci_bus_id;
+  j["pci_device_id"] = nullable(d.pci_device_id);
+  j["pci_subsystem_id"] = nullable(d.pci_subsystem_id);
+  j["cc_major"] = nullable(d.cc_major);
+  j["cc_minor"] = nullable(d.cc_minor);
+  j["sm_count"] = nullable(d.sm_count);
+  j["memory_bytes"] = nullable(d.memory_bytes);
+  j["l2_bytes"] = nullable(d.l2_bytes);
+  j["sm_clock_mhz"] = nullable(d.sm_clock_mhz);
+  j["sm_clock_max_mhz"] = nullable(d.sm_clock_max_mhz);
+  j["mem_clock_mhz"] = nullable(d.mem_clock_mhz);
+  j["mem_clock_max_mhz"] = nullable(d.mem_clock_max_mhz);
+  j["memory_bus_width_bits"] = nullable(d.memory_bus_width_bits);
+  j["pcie"] = pcie_json(d.pcie);
+  j["power_limit_w"] = number(d.power_limit_w, at("power_limit_w"));
+  j["power_limit_default_w"] = number(d.power_limit_default_w, at("power_limit_default_w"));
+  j["power_limit_max_w"] = number(d.power_limit_max_w, at("power_limit_max_w"));
+  j["temperature_c"] = nullable(d.temperature_c);
+  j["temperature_slowdown_c"] = nullable(d.temperature_slowdown_c);
+  j["ecc_mode"] = d.ecc_mode;
+  j["ecc_mode_pending"] = d.ecc_mode_pending;
+  j["mig_mode"] = d.mig_mode;
+  j["persistence_mode"] = d.persistence_mode;
+  j["spec_id"] = d.spec_id;
+  j["counters_before"] = counters_json(d.counters_before, at("counters_before"));
+  j["counters_after"] = counters_json(d.counters_after, at("counters_after"));
+  j["counters_delta"] = counters_json(d.counters_delta, at("counters_delta"));
+  j["problems"] = d.problems;
+  return j;
+}
+
+json count(std::int64_t n, const std::string& path) {
+  if (n < 0) {
+    unwritable(path, fmt::format("a count cannot be negative, got {}", n));
+  }
+  return n;
+}
+
+json stats_json(const sample_stats& s, const std::string& path) {
+  const auto at = [&](std::string_view key) { return member_path(path, key); };
+  json j = json::object();
+  j["n"] = count(s.n, at("n"));
+  j["median"] = number(s.median, at("median"));
+  j["mean"] = number(s.mean, at("mean"));
+  j["min"] = number(s.min, at("min"));
+  j["max"] = number(s.max, at("max"));
+  j["stddev"] = number(s.stddev, at("stddev"));
+  j["cv"] = number(s.cv, at("cv"));
+  j["q1"] = number(s.q1, at("q1"));
+  j["q3"] = number(s.q3, at("q3"));
+  return j;
+}
+
+json ceiling_json(const ceiling& c, const std::string& path) {
+  if (!c.spec_figure.empty() && !is_spec_figure(c.spec_figure)) {
+    unwritable(member_path(path, "spec_figure"),
+               fmt::format("{} is not a spec-table figure", quote(c.spec_figure)));
+  }
+  json j = json::object();
+  j["datasheet"] = number(c.datasheet, member_path(path, "datasheet"));
+  j["datasheet_source"] = c.datasheet_source;
+  j["clock_adjusted"] = number(c.clock_adjusted, member_path(path, "clock_adjusted"));
+  j["clock_adjusted_source"] = c.clock_adjusted_source;
+  j["reference"] = to_string(c.reference);
+  j["spec_figure"] = c.spec_figure;
+  j["roofline_bytes"] = number(c.roofline_bytes, member_path(path, "roofline_bytes"));
+  return j;
+}
+
+json verification_json(const verification& v, const std::string& path) {
+  json j = json::object();
+  j["status"] = to_string(v.status);
+  j["max_rel_error"] = number(v.max_rel_error, member_path(path, "max_rel_error"));
+  j["tolerance"] = number(v.tolerance, member_path(path, "tolerance"));
+  j["detail"] = v.detail;
+  return j;
+}
+
+json telemetry_json(const telemetry_summary& t, const std::string& path) {
+  const auto at = [&](std::string_view key) { return member_path(path, key); };
+  json j = json::object();
+  j["samples"] = count(t.samples, at("samples"));
+  j["period_ms"] = number(t.period_ms, at("period_ms"));
+  j["sm_clock_mhz_min"] = number(t.sm_clock_mhz_min, at("sm_clock_mhz_min"));
+  j["sm_clock_mhz_median"] = number(t.sm_clock_mhz_median, at("sm_clock_mhz_median"));
+  j["sm_clock_mhz_max"] = number(t.sm_clock_mhz_max, at("sm_clock_mhz_max"));
+  j["mem_clock_mhz_min"] = number(t.mem_clock_mhz_min, at("mem_clock_mhz_min"));
+  j["mem_clock_mhz_median"] = number(t.mem_clock_mhz_median, at("mem_clock_mhz_median"));
+  j["temperature_c_max"] = number(t.temperature_c_max, at("temperature_c_max"));
+  j["power_w_mean"] = number(t.power_w_mean, at("power_w_mean"));
+  j["power_w_max"] = number(t.power_w_max, at("power_w_max"));
+  j["low_clock_fraction"] = number(t.low_clock_fraction, at("low_clock_fraction"));
+  j["throttle_reasons"] = t.throttle_reasons;
+  j["throttled"] = t.throttled;
+  j["status"] = t.status;
+  j["window_start_s"] = number(t.window_start_s, at("window_start_s"));
+  j["window_end_s"] = number(t.window_end_s, at("window_end_s"));
+  j["pcie_gen_min"] = nullable(t.pcie_gen_min);
+  j["pcie_width_min"] = nullable(t.pcie_width_min);
+  return j;
+}
+
+json result_json(const result& r, const std::string& path) {
+  const auto at = [&](std::string_view key) { return member_path(path, key); };
+  for (const auto* part : {&r.axes, &r.observations}) {
+    const auto where = at(part == &r.axes ? "axes" : "observations");
+    if (!part->is_object()) {
+      unwritable(where, fmt::format("must be a JSON object, not {}", part->type_name()));
+    }
+    require_finite(*part, where);
+  }
+  for (auto it = r.observations.begin(); it != r.observations.end(); ++it) {
+    if (r.axes.contains(it.key())) {
+      unwritable(member_path(at("observations"), it.key()),
+                 "is an axis too: a key is what was asked or what was found, not both");
+    }
+  }
+  require_one_of(r.cache_state, detail::cache_states, at("cache_state"));
+  require_one_of(r.stop_reason, detail::stop_reasons, at("stop_reason"));
+  if (r.status != result_status::ok && r.reason.empty()) {
+    unwritable(at("reason"),
+               fmt::format("a result whose status is {} must say why", quote(to_string(r.status))));
+  }
+  if ((r.status == result_status::failed) != (r.failure != failure_kind::none)) {
+    unwritable(at("failure"), fmt::format("{} for a result whose status is {}: a failed result "
+                                          "says what failed, and only a failed one",
+                                          quote(to_string(r.failure)), quote(to_string(r.status))));
+  }
+  if (r.gpus_busy && *r.gpus_busy < 1) {
+    unwritable(at("gpus_busy"),
+               fmt::format("at least 1 (the result's own GPU), got {}", *r.gpus_busy));
+  }
+  json j = json::object();
+  j["bench_id"] = r.bench_id;
+  j["devices"] = r.devices;
+  j["parameters"] = parameters_of(r);
+  j["axes"] = r.axes;
+  j["metric"] = r.metric;
+  j["unit"] = to_string(r.unit);
+  j["higher_is_better"] = r.higher_is_better;
+  j["cache_state"] = r.cache_state;
+  j["bytes_per_iteration"] = number(r.bytes_per_iteration, at("bytes_per_iteration"));
+  j["flops_per_iteration"] = number(r.flops_per_iteration, at("flops_per_iteration"));
+  j["samples"] = numbers(r.samples, at("samples"));
+  j["sample_seconds"] = numbers(r.sample_seconds, at("sample_seconds"));
+  j["stats"] = stats_json(r.stats, at("stats"));
+  j["host_seconds_median"] = number(r.host_seconds_median, at("host_seconds_median"));
+  j["stop_reason"] = r.stop_reason;
+  j["ceiling"] = ceiling_json(r.ceiling_value, at("ceiling"));
+  j["efficiency"] = number(r.efficiency, at("efficiency"));
+  j["verification"] = verification_json(r.check, at("verification"));
+  j["telemetry"] = telemetry_json(r.telemetry, at("telemetry"));
+  j["status"] = to_string(r.status);
+  j["reason"] = r.reason;
+  j["failure"] = to_string(r.failure);
+  j["gpus_busy"] = nullable(r.gpus_busy);
+  return j;
+}
+
+} // namespace
+
+int report_minor_version(std::string_view schema) {
+  for (std::size_t i = 0; i < readable_report_versions.size(); ++i) {
+    if (schema == readable_report_versions[i]) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+nlohmann::ordered_json parameters_of(const result& r) {
+  json j = r.axes.is_object() ? r.axes : json::object();
+  if (r.observations.is_object()) {
+    for (auto it = r.observations.begin(); it != r.observations.end(); ++it) {
+      j[it.key()] = it.value();
+    }
+  }
+  return j;
+}
+
+nlohmann::ordered_json result_to_json(const result& r) { return result_json(r, "result"); }
+
+nlohmann::ordered_json to_json(const report& r) {
+  if (report_minor_version(r.schema) < 0) {
+    unwritable("schema", fmt::format("{} is not one of {}", quote(r.schema),
+                                     detail::quoted_list(readable_report_versions)));
+  }
+  json j = json::object();
+  // A report read from an older version is written as the current one: its added fields
+  // hold their defaults (or what was derived), which is what the older version meant.
+  j["schema"] = report_schema_version;
+  j["run"] = run_json(r.run);
+  j["host"] = host_json(r.host);
+  json devices = json::array();
+  for (std::size_t i = 0; i < r.devices.size(); ++i) {
+    devices.push_back(device_json(r.devices[i], index_path("devices", i)));
+  }
+  j["devices"] = std::move(devices);
+  json results = json::array();
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    results.push_back(result_json(r.results[i], index_path("results", i)));
+  }
+  j["results"] = std::move(results);
+  j["complete"] = r.complete;
+  j["incomplete_reason"] = r.incomplete_reason;
+  return j;
+}
+
+std::string to_json_text(const report& r) {
+  return to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void save_report(const std::filesystem::path& file, const report& r) {
+  write_file_atomically(file, to_json_text(r));
+}
+
+} // namespace gpuspec::reports

@@ -1,0 +1,196 @@
+// Each struct's fields are listed once (report_fields.hpp); the writer, the reader and the
+// JSON Schema are held to that list here, so a field added to one and not the others fails.
+
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpuspec/reports/report_fields.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
+#include "sample_reports.hpp"
+
+namespace gpuspec::reports {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+/// Where each object sits in a written report (its first instance), as a JSON pointer.
+struct object_path {
+  std::string_view object;
+  std::string_view pointer;
+};
+constexpr object_path paths[] = {
+    {"report", ""},
+    {"run_info", "/run"},
+    {"host_info", "/host"},
+    {"host_check", "/host/checks/0"},
+    {"device_info", "/devices/0"},
+    {"pcie_link", "/devices/0/pcie"},
+    {"result", "/results/0"},
+    {"sample_stats", "/results/0/stats"},
+    {"ceiling", "/results/0/ceiling"},
+    {"verification", "/results/0/verification"},
+    {"telemetry_summary", "/results/0/telemetry"},
+};
+
+std::vector<std::string> keys(const json& j) {
+  std::vector<std::string> out;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    out.push_back(it.key());
+  return out;
+}
+
+std::vector<std::string> listed(std::string_view object, int up_to_minor, int only_minor = -1) {
+  std::vector<std::string> out;
+  for (const auto& f : report_fields_of(object))
+    if (f.since_minor <= up_to_minor && (only_minor < 0 || f.since_minor == only_minor))
+      out.emplace_back(f.key);
+  return out;
+}
+
+json schema() {
+  std::ifstream in(GPUSPEC_REPORT_SCHEMA_PATH);
+  return json::parse(in);
+}
+
+TEST(ReportFields, EveryObjectIsListedWithItsPath) {
+  std::set<std::string_view> named;
+  for (const auto& o : report_objects())
+    named.insert(o.name);
+  std::set<std::string_view> with_path;
+  for (const auto& p : paths)
+    with_path.insert(p.object);
+  EXPECT_EQ(named, with_path);
+}
+
+TEST(ReportFields, TheWriterWritesTheListInItsOrder) {
+  const json j = to_json(testing::synthetic_report());
+  for (const auto& p : paths) {
+    SCOPED_TRACE(std::string(p.object));
+    EXPECT_EQ(keys(j.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
+  }
+}
+
+TEST(ReportFields, TheReaderNeedsEveryListedKeyAndNoOther) {
+  const json good = to_json(testing::synthetic_report());
+  ASSERT_TRUE(report_from_json(good, "good.json"));
+  for (const auto& p : paths) {
+    for (const auto& key : listed(p.object, 1)) {
+      SCOPED_TRACE(std::string(p.object) + "." + key);
+      json j = good;
+      j.at(json::json_pointer(std::string(p.pointer))).erase(key);
+      const auto loaded = report_from_json(j, "missing.json");
+      ASSERT_FALSE(loaded);
+      EXPECT_NE(loaded.error().message.find("missing"), std::string::npos)
+          << loaded.error().to_string();
+      EXPECT_TRUE(loaded.error().field.ends_with(key)) << loaded.error().field;
+    }
+    json j = good;
+    j.at(json::json_pointer(std::string(p.pointer)))["not_a_field"] = 1;
+    const auto loaded = report_from_json(j, "extra.json");
+    ASSERT_FALSE(loaded) << p.object;
+    EXPECT_TRUE(loaded.error().field.ends_with("not_a_field")) << loaded.error().field;
+  }
+}
+
+TEST(ReportFields, AVersionOneDocumentHoldsNoneOfTheKeysVersionOnePointOneAdded) {
+  // The version 1 fixture has every object; each key v1.1 added, put into it, is rejected.
+  json v1 = json::parse(std::ifstream(std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "reports" /
+                                      "v1" / "synthetic-two-gpus.json"));
+  ASSERT_TRUE(report_from_json(v1, "v1.json"));
+  for (const auto& p : paths) {
+    for (const auto& key : listed(p.object, 1, 1)) {
+      SCOPED_TRACE(std::string(p.object) + "." + key);
+      json j = v1;
+      j.at(json::json_pointer(std::string(p.pointer)))[key] = nullptr;
+      const auto loaded = report_from_json(j, "v1.json");
+      ASSERT_FALSE(loaded);
+      EXPECT_TRUE(loaded.error().field.ends_with(key)) << loaded.error().field;
+    }
+  }
+}
+
+TEST(ReportFields, TheSchemaListsThePropertiesAndTheirVersions) {
+  const json s = schema();
+  for (const auto& p : paths) {
+    SCOPED_TRACE(std::string(p.object));
+    const json& def = p.object == "report" ? s : s.at("$defs").at(std::string(p.object));
+    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
+    std::vector<std::string> required = def.at("required");
+    EXPECT_EQ(required, listed(p.object, 0)) << "the keys of version 1 are required always";
+    EXPECT_FALSE(def.at("additionalProperties").get<bool>());
+  }
+}
+
+/// The keys a subtree of the schema marks "required" (inside a "then") or forbids (inside a
+/// "not"), for the version 1.1 branch of the top-level allOf.
+void collect_required(const json& j, std::set<std::string>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "required" && it.value().is_array())
+        for (const auto& k : it.value())
+          out.insert(k.get<std::string>());
+      else
+        collect_required(it.value(), out);
+    }
+  } else if (j.is_array()) {
+    for (const auto& x : j)
+      collect_required(x, out);
+  }
+}
+
+TEST(ReportFields, TheSchemaRequiresTheAddedKeysInVersionOnePointOneAndForbidsThemInOne) {
+  const json s = schema();
+  const json& branch = s.at("allOf").at(0);
+  ASSERT_EQ(branch.at("if").at("properties").at("schema").at("const"), "gpuspec.report.v1.1");
+  // Where each object with added keys sits in the branch.
+  const std::pair<std::string_view, json::json_pointer> places[] = {
+      {"run_info", json::json_pointer("/properties/run")},
+      {"device_info", json::json_pointer("/properties/devices/items")},
+  };
+  for (const auto& [object, where] : places) {
+    SCOPED_TRACE(std::string(object));
+    const std::vector<std::string> required = branch.at("then").at(where).at("required");
+    EXPECT_EQ(required, listed(object, 1, 1));
+    std::set<std::string> forbidden;
+    collect_required(branch.at("else").at(where), forbidden);
+    const auto added = listed(object, 1, 1);
+    EXPECT_EQ(forbidden, std::set<std::string>(added.begin(), added.end()));
+  }
+  // A result's own added keys, and those of the objects inside it.
+  const json& then_result = branch.at("then").at("properties").at("results").at("items");
+  EXPECT_EQ(then_result.at("required").get<std::vector<std::string>>(), listed("result", 1, 1));
+  for (const auto& [object, key] :
+       {std::pair<std::string_view, std::string>{"telemetry_summary", "telemetry"},
+        {"ceiling", "ceiling"}}) {
+    SCOPED_TRACE(std::string(object));
+    EXPECT_EQ(then_result.at("properties").at(key).at("required").get<std::vector<std::string>>(),
+              listed(object, 1, 1));
+  }
+  std::set<std::string> forbidden;
+  collect_required(branch.at("else").at("properties").at("results"), forbidden);
+  std::set<std::string> added;
+  for (const std::string_view object : {"result", "telemetry_summary", "ceiling"})
+    for (const auto& k : listed(object, 1, 1))
+      added.insert(k);
+  EXPECT_EQ(forbidden, added);
+  // No other object gained a key in version 1.1.
+  for (const std::string_view object :
+       {"report", "host_info", "host_check", "pcie_link", "sample_stats", "verification"})
+    EXPECT_TRUE(listed(object, 1, 1).empty()) << object;
+}
+
+TEST(ReportFields, TheSchemaKnowsEveryUnitAndNoOther) {
+  const json s = schema();
+  std::vector<std::string> symbols;
+  for (int u = 0; u <= static_cast<int>(metric_unit::nanoseconds); ++u)
+    symbols.emplace_back(to_string(static_cast<metric_unit>(u)));
+  EXPECT_EQ(s.at("$defs").at("result").at("properties").at("unit").at("enum"), json(symbols));
+}
+
+} // namespace
+} // namespace gpuspec::reports
