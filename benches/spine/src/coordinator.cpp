@@ -487,7 +487,7 @@ private:
     for (int i = w.next_case; i < static_cast<int>(cases.size()); ++i)
       emit(w, i,
            unmeasured_result(cases[i], device, result_status::failed, kind,
-                             fmt::format("GPU {}: not run: the worker was lost {} ({}{})", device,
+                             fmt::format("GPU {}: not run: the worker was lost {}: {}{}", device,
                                          where, what, killed)));
     m_observer.on_worker_lost(device, headline, w.log_tail);
     end(w);
