@@ -608,8 +608,9 @@ void fleet_frame(std::span<const report> reports, check_outcome& out,
     values.reserve(members.size());
     for (const auto& m : members)
       values.push_back(m.value);
+    const spread fleet = spread_of(values);
     for (const auto& m : members) {
-      const auto t = test_outlier(m.value, values);
+      const auto t = test_outlier(m.value, fleet);
       if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
         continue;
       auto& v = out.nodes[m.node].results[m.verdict];

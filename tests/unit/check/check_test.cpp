@@ -631,7 +631,7 @@ TEST(Baseline, MatchesGpusBySerialNotIndex) {
   EXPECT_EQ(o.nodes[0].gpus[1].status, verdict_status::fail); // half its baseline
 }
 
-// Behaviour at scale only; how fast it is, tests/perf/gpuspec_check_benchmark measures.
+// Behaviour at scale only; how fast it is, tests/perf/gpuspec_perf measures.
 TEST(Check, TenThousandResultsAreAllJudged) {
   auto r = healthy_report();
   const auto base = r.results;
