@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -535,6 +537,30 @@ const device_info* device_of(const report& r, int index) {
   return nullptr;
 }
 
+/// A group member against the others of its group.
+struct leave_one_out {
+  outlier_test value;          ///< its value against the others' values
+  std::optional<double> clock; ///< the others' median SM clock, when any has one
+  std::size_t clocks = 0;      ///< how many of the others have one
+};
+
+template <class Members> leave_one_out leave_out(const Members& members, std::size_t k) {
+  std::vector<double> values, clocks;
+  values.reserve(members.size() - 1);
+  for (std::size_t j = 0; j < members.size(); ++j)
+    if (j != k) {
+      values.push_back(members[j].value);
+      if (members[j].sm_clock)
+        clocks.push_back(*members[j].sm_clock);
+    }
+  leave_one_out out;
+  out.value = test_outlier(members[k].value, values);
+  if (!clocks.empty())
+    out.clock = median_of(clocks);
+  out.clocks = clocks.size();
+  return out;
+}
+
 void sibling_frame(std::span<const report> reports, check_outcome& out,
                    const expectation_settings& s) {
   for (std::size_t n = 0; n < out.nodes.size(); ++n) {
@@ -543,40 +569,40 @@ void sibling_frame(std::span<const report> reports, check_outcome& out,
     for (auto& [key, members] : groups) {
       if (members.size() < 2)
         continue;
+      // Members with the same value and clock have the same others (a report that repeats a
+      // case on one GPU): each distinct pair is worked out once, which keeps a group of many
+      // repeats from costing its size squared.
+      std::map<std::pair<double, std::optional<double>>, leave_one_out> seen;
       for (std::size_t k = 0; k < members.size(); ++k) {
-        std::vector<double> others, clocks;
-        others.reserve(members.size() - 1);
-        for (std::size_t j = 0; j < members.size(); ++j)
-          if (j != k) {
-            others.push_back(members[j].value);
-            if (members[j].sm_clock)
-              clocks.push_back(*members[j].sm_clock);
-          }
+        const auto [at, fresh] = seen.try_emplace({members[k].value, members[k].sm_clock});
+        if (fresh)
+          at->second = leave_out(members, k);
+        const leave_one_out& others = at->second;
         auto& v = out.nodes[n].results[members[k].verdict];
         const auto& res = reports[n].results[v.result_index];
         const device_info* dev = device_of(reports[n], res.devices.front());
         // The SM clock against the siblings', whatever the throughput (issue 10, point 7).
-        if (members[k].sm_clock && !clocks.empty()) {
-          const double clock = median_of(clocks);
+        if (members[k].sm_clock && others.clock) {
+          const double clock = *others.clock;
           if (clock > 0 && *members[k].sm_clock < s.sibling_clock_fraction * clock) {
             auto d = make_diagnosis(
                 "GPUSPEC-SM-CLOCK-BELOW-SIBLINGS", verdict_status::warn,
                 fmt::format("SM clock median {:.0f} MHz during {}, {:.0f}% of the {:.0f} MHz "
                             "median of {} identical GPU(s) in this node (warns under {:.0f}%)",
                             *members[k].sm_clock, res.bench_id, 100 * *members[k].sm_clock / clock,
-                            clock, clocks.size(), 100 * s.sibling_clock_fraction),
+                            clock, others.clocks, 100 * s.sibling_clock_fraction),
                 dev, reports[n].host);
             d.evidence["bench_id"] = v.bench_id;
             add_finding(v, std::move(d));
           }
         }
-        const auto t = test_outlier(members[k].value, others);
+        const auto& t = others.value;
         if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
           continue;
         auto d = make_diagnosis(
             "GPUSPEC-SIBLING-OUTLIER", verdict_status::warn,
             fmt::format("{:.1f}% below the median of {} identical GPU(s) in this node{}",
-                        -100 * t.deviation, others.size(),
+                        -100 * t.deviation, members.size() - 1,
                         std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : ""),
             dev, reports[n].host);
         d.evidence["bench_id"] = v.bench_id;
@@ -608,8 +634,9 @@ void fleet_frame(std::span<const report> reports, check_outcome& out,
     values.reserve(members.size());
     for (const auto& m : members)
       values.push_back(m.value);
+    const spread fleet = spread_of(values);
     for (const auto& m : members) {
-      const auto t = test_outlier(m.value, values);
+      const auto t = test_outlier(m.value, fleet);
       if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
         continue;
       auto& v = out.nodes[m.node].results[m.verdict];

@@ -82,9 +82,10 @@ void mark_outliers(compare_row& row, const std::vector<compare_column>& columns,
     values.reserve(members.size());
     for (auto i : members)
       values.push_back(row.cells[i]->value);
+    const spread group = spread_of(values);
     for (auto i : members) {
       auto& cell = *row.cells[i];
-      const auto t = test_outlier(cell.value, values);
+      const auto t = test_outlier(cell.value, group);
       if (t.mad > 0)
         cell.modified_z = t.z;
       cell.outlier = is_outlier(t, o.min_relative_deviation, o.outlier_z, 0);

@@ -47,26 +47,26 @@ std::string describe(element e) {
   return "nothing";
 }
 
-std::string read_string(element e, const std::string& path) {
+std::string read_string(element e, const path_ref& path) {
   if (!e.is_string()) {
-    fail(path, fmt::format("expected a string, got {}", describe(e)));
+    fail(path.str(), fmt::format("expected a string, got {}", describe(e)));
   }
   return std::string(e.get_string().value_unsafe());
 }
 
-bool read_bool(element e, const std::string& path) {
+bool read_bool(element e, const path_ref& path) {
   if (!e.is_bool()) {
-    fail(path, fmt::format("expected true or false, got {}", describe(e)));
+    fail(path.str(), fmt::format("expected true or false, got {}", describe(e)));
   }
   return e.get_bool().value_unsafe();
 }
 
-double read_double(element e, const std::string& path) {
+double read_double(element e, const path_ref& path) {
   switch (e.type()) {
   case element_type::DOUBLE: {
     const double v = e.get_double().value_unsafe();
     if (!std::isfinite(v)) {
-      fail(path, fmt::format("expected a finite number, got {}", v));
+      fail(path.str(), fmt::format("expected a finite number, got {}", v));
     }
     return v;
   }
@@ -75,55 +75,55 @@ double read_double(element e, const std::string& path) {
   case element_type::UINT64:
     return static_cast<double>(e.get_uint64().value_unsafe());
   default:
-    fail(path, fmt::format("expected a number, got {}", describe(e)));
+    fail(path.str(), fmt::format("expected a number, got {}", describe(e)));
   }
 }
 
-std::int64_t read_int64(element e, const std::string& path) {
+std::int64_t read_int64(element e, const path_ref& path) {
   constexpr auto min = std::numeric_limits<std::int64_t>::min();
   constexpr auto max = std::numeric_limits<std::int64_t>::max();
   switch (e.type()) {
   case element_type::INT64:
     return e.get_int64().value_unsafe();
   case element_type::UINT64:
-    fail(path, fmt::format("expected an integer from {} to {}, got {}", min, max,
-                           e.get_uint64().value_unsafe()));
+    fail(path.str(), fmt::format("expected an integer from {} to {}, got {}", min, max,
+                                 e.get_uint64().value_unsafe()));
   case element_type::DOUBLE: {
     const double d = e.get_double().value_unsafe();
     if (!std::isfinite(d) || std::trunc(d) != d) {
-      fail(path, fmt::format("expected an integer, got {}", d));
+      fail(path.str(), fmt::format("expected an integer, got {}", d));
     }
     // Integral doubles beyond 2^53 are not exact; past 2^63 they do not fit any field.
     if (std::abs(d) >= 9007199254740992.0) {
-      fail(path, fmt::format("expected an integer from {} to {}, got {}", min, max, d));
+      fail(path.str(), fmt::format("expected an integer from {} to {}, got {}", min, max, d));
     }
     return static_cast<std::int64_t>(d);
   }
   default:
-    fail(path, fmt::format("expected an integer, got {}", describe(e)));
+    fail(path.str(), fmt::format("expected an integer, got {}", describe(e)));
   }
 }
 
-void for_each_member(
-    element e, const std::string& path, std::string_view expected,
-    const std::function<void(std::string_view, element, const std::string&)>& visit) {
+void for_each_member(element e, const path_ref& path, std::string_view expected,
+                     const std::function<void(std::string_view, element, const path_ref&)>& visit) {
   if (!e.is_object()) {
-    fail(path, fmt::format("expected {}, got {}", expected, describe(e)));
+    fail(path.str(), fmt::format("expected {}, got {}", expected, describe(e)));
   }
+  const std::string parent = path.str();
   const simdjson::dom::object object = object_of(e);
   std::vector<std::string_view> seen;
   seen.reserve(object.size());
   for (const auto field : object) {
-    const std::string at = member_path(path, field.key);
+    const path_ref at(parent, field.key);
     if (std::find(seen.begin(), seen.end(), field.key) != seen.end()) {
-      fail(at, "duplicate key; each field may appear once");
+      fail(at.str(), "duplicate key; each field may appear once");
     }
     seen.push_back(field.key);
     visit(field.key, field.value, at);
   }
 }
 
-nlohmann::ordered_json to_json_value(element e, const std::string& path) {
+nlohmann::ordered_json to_json_value(element e, const path_ref& path) {
   switch (e.type()) {
   case element_type::NULL_VALUE:
     return nullptr;
@@ -139,16 +139,17 @@ nlohmann::ordered_json to_json_value(element e, const std::string& path) {
     return std::string(e.get_string().value_unsafe());
   case element_type::ARRAY: {
     auto out = nlohmann::ordered_json::array();
+    const std::string parent = path.str();
     std::size_t i = 0;
     for (const element item : array_of(e)) {
-      out.push_back(to_json_value(item, index_path(path, i++)));
+      out.push_back(to_json_value(item, path_ref(parent, i++)));
     }
     return out;
   }
   case element_type::OBJECT: {
     auto out = nlohmann::ordered_json::object();
     for_each_member(e, path, "an object",
-                    [&](std::string_view key, element value, const std::string& at) {
+                    [&](std::string_view key, element value, const path_ref& at) {
                       out[std::string(key)] = to_json_value(value, at);
                     });
     return out;
@@ -258,12 +259,12 @@ std::optional<element> object_reader::nullable(std::string_view key) const {
 
 std::optional<double> object_reader::nullable_number(std::string_view key) const {
   const auto e = nullable(key);
-  return e ? std::optional<double>(read_double(*e, path_of(key))) : std::nullopt;
+  return e ? std::optional<double>(read_double(*e, field(key))) : std::nullopt;
 }
 
 std::optional<bool> object_reader::nullable_boolean(std::string_view key) const {
   const auto e = nullable(key);
-  return e ? std::optional<bool>(read_bool(*e, path_of(key))) : std::nullopt;
+  return e ? std::optional<bool>(read_bool(*e, field(key))) : std::nullopt;
 }
 
 std::int64_t object_reader::count(std::string_view key) const {
@@ -274,11 +275,11 @@ std::int64_t object_reader::count(std::string_view key) const {
   return v;
 }
 
-std::string read_one_of(element e, const std::string& path,
+std::string read_one_of(element e, const path_ref& path,
                         std::span<const std::string_view> allowed) {
   std::string value = read_string(e, path);
   if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
-    fail(path, fmt::format("expected one of {}, got {}", quoted_list(allowed), quote(value)));
+    fail(path.str(), fmt::format("expected one of {}, got {}", quoted_list(allowed), quote(value)));
   }
   return value;
 }

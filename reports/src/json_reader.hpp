@@ -26,6 +26,39 @@
 
 namespace gpuspec::reports::detail {
 
+/// A field path built only when an error needs it: a reader names every field it reads, and
+/// formatting each name up front would cost more than the reading (tests/perf).
+/// A parameter type only: it views its parent's text, so it must not outlive the call it is
+/// passed to.
+class path_ref {
+  enum class kind { whole, member, item };
+
+public:
+  path_ref(const std::string& path) : m_parent(path) {} // NOLINT(google-explicit-constructor)
+  path_ref(const char* path) : m_parent(path) {}        // NOLINT(google-explicit-constructor)
+  path_ref(std::string_view parent, std::string_view key)
+      : m_parent(parent), m_key(key), m_kind(kind::member) {}
+  path_ref(std::string_view parent, std::size_t index)
+      : m_parent(parent), m_index(index), m_kind(kind::item) {}
+  [[nodiscard]] std::string str() const {
+    switch (m_kind) {
+    case kind::member:
+      return member_path(m_parent, m_key);
+    case kind::item:
+      return index_path(m_parent, m_index);
+    case kind::whole:
+      break;
+    }
+    return std::string(m_parent);
+  }
+
+private:
+  std::string_view m_parent;
+  std::string_view m_key;
+  std::size_t m_index = 0;
+  kind m_kind = kind::whole;
+};
+
 /// The array or object of an element already known to be one, by value: a range-for over
 /// `e.get_array().value_unsafe()` would iterate a temporary that is gone.
 [[nodiscard]] inline simdjson::dom::array array_of(element e) {
@@ -38,54 +71,55 @@ namespace gpuspec::reports::detail {
 /// "a string", "an object", "null", ...: what an element is, for messages.
 [[nodiscard]] std::string describe(element e);
 
-[[nodiscard]] std::string read_string(element e, const std::string& path);
-[[nodiscard]] bool read_bool(element e, const std::string& path);
+[[nodiscard]] std::string read_string(element e, const path_ref& path);
+[[nodiscard]] bool read_bool(element e, const path_ref& path);
 /// A finite number (an integer counts).
-[[nodiscard]] double read_double(element e, const std::string& path);
+[[nodiscard]] double read_double(element e, const path_ref& path);
 /// An integer within int64 (an integral double such as 3.0 counts, as in JSON Schema).
-[[nodiscard]] std::int64_t read_int64(element e, const std::string& path);
+[[nodiscard]] std::int64_t read_int64(element e, const path_ref& path);
 /// An integer that fits T.
-template <class T> [[nodiscard]] T read_integer(element e, const std::string& path) {
+template <class T> [[nodiscard]] T read_integer(element e, const path_ref& path) {
   if (e.type() == simdjson::dom::element_type::UINT64) {
     const std::uint64_t v = e.get_uint64().value_unsafe();
     if (!std::in_range<T>(v)) {
-      fail(path, fmt::format("expected an integer from {} to {}, got {}",
-                             std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), v));
+      fail(path.str(),
+           fmt::format("expected an integer from {} to {}, got {}", std::numeric_limits<T>::min(),
+                       std::numeric_limits<T>::max(), v));
     }
     return static_cast<T>(v);
   }
   const std::int64_t v = read_int64(e, path);
   if (!std::in_range<T>(v)) {
-    fail(path, fmt::format("expected an integer from {} to {}, got {}",
-                           std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), v));
+    fail(path.str(), fmt::format("expected an integer from {} to {}, got {}",
+                                 std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), v));
   }
   return static_cast<T>(v);
 }
 
-/// Each element of an array read by `read(element, path)`.
-template <class F> auto read_array(element e, const std::string& path, F read) {
+/// Each element of an array read by `read(element, path_ref)`.
+template <class F> auto read_array(element e, const path_ref& path, F read) {
   using value_type = decltype(read(e, path));
   if (!e.is_array()) {
-    fail(path, fmt::format("expected an array, got {}", describe(e)));
+    fail(path.str(), fmt::format("expected an array, got {}", describe(e)));
   }
+  const std::string parent = path.str();
   const simdjson::dom::array array = array_of(e);
   std::vector<value_type> values;
   values.reserve(array.size());
   std::size_t i = 0;
   for (const element item : array) {
-    values.push_back(read(item, index_path(path, i++)));
+    values.push_back(read(item, path_ref(parent, i++)));
   }
   return values;
 }
 
 /// Calls `visit(key, value, path)` for each member of an object whose keys are free (counters,
 /// a result's parameters, a spec row's peaks): a key may appear once.
-void for_each_member(
-    element e, const std::string& path, std::string_view expected,
-    const std::function<void(std::string_view, element, const std::string&)>& visit);
+void for_each_member(element e, const path_ref& path, std::string_view expected,
+                     const std::function<void(std::string_view, element, const path_ref&)>& visit);
 
 /// The element as an nlohmann value (a result's axes and observations), repeated keys rejected.
-[[nodiscard]] nlohmann::ordered_json to_json_value(element e, const std::string& path);
+[[nodiscard]] nlohmann::ordered_json to_json_value(element e, const path_ref& path);
 
 /// The closest of `names` to `typo` by edit distance, when it is close enough to be a typo.
 [[nodiscard]] std::optional<std::string_view> closest_name(std::string_view typo,
@@ -122,32 +156,33 @@ public:
   /// Present and not null.
   [[nodiscard]] bool has(std::string_view key) const;
 
+  /// The path of `key`, built only when an error needs it.
+  [[nodiscard]] path_ref field(std::string_view key) const { return {m_path, key}; }
+
   [[nodiscard]] std::string string(std::string_view key) const {
-    return read_string(at(key), path_of(key));
+    return read_string(at(key), field(key));
   }
-  [[nodiscard]] bool boolean(std::string_view key) const {
-    return read_bool(at(key), path_of(key));
-  }
+  [[nodiscard]] bool boolean(std::string_view key) const { return read_bool(at(key), field(key)); }
   [[nodiscard]] double number(std::string_view key) const {
-    return read_double(at(key), path_of(key));
+    return read_double(at(key), field(key));
   }
   /// null (or, for optional keys, absent) is nullopt.
   [[nodiscard]] std::optional<double> nullable_number(std::string_view key) const;
   template <class T> [[nodiscard]] T integer(std::string_view key) const {
-    return read_integer<T>(at(key), path_of(key));
+    return read_integer<T>(at(key), field(key));
   }
   template <class T> [[nodiscard]] std::optional<T> nullable_integer(std::string_view key) const {
     const auto e = nullable(key);
-    return e ? std::optional<T>(read_integer<T>(*e, path_of(key))) : std::nullopt;
+    return e ? std::optional<T>(read_integer<T>(*e, field(key))) : std::nullopt;
   }
   [[nodiscard]] std::optional<bool> nullable_boolean(std::string_view key) const;
   /// A count: an integer, 0 or more.
   [[nodiscard]] std::int64_t count(std::string_view key) const;
   [[nodiscard]] std::vector<std::string> strings(std::string_view key) const {
-    return read_array(at(key), path_of(key), read_string);
+    return read_array(at(key), field(key), read_string);
   }
   [[nodiscard]] std::vector<double> numbers(std::string_view key) const {
-    return read_array(at(key), path_of(key), read_double);
+    return read_array(at(key), field(key), read_double);
   }
 
 private:
@@ -167,13 +202,13 @@ template <class E, std::size_t N> using name_table = std::array<std::pair<E, std
 
 /// One of a table's names.
 template <class E, std::size_t N>
-E read_enum(element e, const std::string& path, const name_table<E, N>& table) {
+E read_enum(element e, const path_ref& path, const name_table<E, N>& table) {
   std::array<std::string_view, N> names{};
   for (std::size_t i = 0; i < N; ++i) {
     names[i] = table[i].second;
   }
   if (!e.is_string()) {
-    fail(path, fmt::format("expected one of {}, got {}", quoted_list(names), describe(e)));
+    fail(path.str(), fmt::format("expected one of {}, got {}", quoted_list(names), describe(e)));
   }
   const std::string_view text = e.get_string().value_unsafe();
   for (const auto& [value, name] : table) {
@@ -181,11 +216,11 @@ E read_enum(element e, const std::string& path, const name_table<E, N>& table) {
       return value;
     }
   }
-  fail(path, fmt::format("expected one of {}, got {}", quoted_list(names), quote(text)));
+  fail(path.str(), fmt::format("expected one of {}, got {}", quoted_list(names), quote(text)));
 }
 
 /// A string from a fixed set.
-[[nodiscard]] std::string read_one_of(element e, const std::string& path,
+[[nodiscard]] std::string read_one_of(element e, const path_ref& path,
                                       std::span<const std::string_view> allowed);
 
 } // namespace gpuspec::reports::detail

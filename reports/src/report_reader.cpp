@@ -23,6 +23,7 @@ using detail::fail;
 using detail::field_failure;
 using detail::member_path;
 using detail::object_reader;
+using detail::path_ref;
 using detail::quote;
 using detail::read_array;
 using detail::read_enum;
@@ -30,37 +31,38 @@ using detail::read_integer;
 using detail::read_one_of;
 using detail::read_string;
 
-object_reader reader(element e, std::string path, std::string_view object, int minor) {
-  return object_reader(e, std::move(path), report_keys_of(object, minor));
+object_reader reader(element e, const path_ref& path, std::string_view object, int minor) {
+  return object_reader(e, path.str(), report_keys_of(object, minor));
 }
 
-reading read_reading(element e, const std::string& path) {
+reading read_reading(element e, const path_ref& path) {
   constexpr std::string_view expected =
       R"(expected an integer, "not supported" or "unavailable: <why>")";
   if (e.is_number()) {
     return reading::of(read_integer<std::int64_t>(e, path));
   }
   if (!e.is_string()) {
-    fail(path, fmt::format("{}, got {}", expected, describe(e)));
+    fail(path.str(), fmt::format("{}, got {}", expected, describe(e)));
   }
   std::string status(e.get_string().value_unsafe());
   if (!detail::is_reading_status(status)) {
-    fail(path, fmt::format("{}, got {} (an unsupported counter is never 0, and never free text)",
-                           expected, quote(status)));
+    fail(path.str(),
+         fmt::format("{}, got {} (an unsupported counter is never 0, and never free text)",
+                     expected, quote(status)));
   }
   return {std::nullopt, std::move(status)};
 }
 
-counter_set read_counters(element e, const std::string& path) {
+counter_set read_counters(element e, const path_ref& path) {
   counter_set counters;
   detail::for_each_member(e, path, "an object of counters",
-                          [&](std::string_view name, element value, const std::string& at) {
+                          [&](std::string_view name, element value, const path_ref& at) {
                             counters.emplace(std::string(name), read_reading(value, at));
                           });
   return counters;
 }
 
-run_info read_run(element e, const std::string& path, int minor) {
+run_info read_run(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "run_info", minor);
   run_info run;
   run.tool_version = o.string("tool_version");
@@ -80,7 +82,7 @@ run_info read_run(element e, const std::string& path, int minor) {
   return run;
 }
 
-host_check read_check(element e, const std::string& path) {
+host_check read_check(element e, const path_ref& path) {
   const auto o = reader(e, path, "host_check", 0);
   host_check check;
   check.id = o.string("id");
@@ -90,7 +92,7 @@ host_check read_check(element e, const std::string& path) {
   return check;
 }
 
-host_info read_host(element e, const std::string& path) {
+host_info read_host(element e, const path_ref& path) {
   const auto o = reader(e, path, "host_info", 0);
   host_info host;
   host.hostname = o.string("hostname");
@@ -112,7 +114,7 @@ host_info read_host(element e, const std::string& path) {
   return host;
 }
 
-pcie_link read_pcie(element e, const std::string& path) {
+pcie_link read_pcie(element e, const path_ref& path) {
   const auto o = reader(e, path, "pcie_link", 0);
   pcie_link link;
   link.gen_current = o.nullable_integer<int>("gen_current");
@@ -122,7 +124,7 @@ pcie_link read_pcie(element e, const std::string& path) {
   return link;
 }
 
-device_info read_device(element e, const std::string& path, int minor) {
+device_info read_device(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "device_info", minor);
   device_info d;
   d.index = o.integer<int>("index");
@@ -164,7 +166,7 @@ device_info read_device(element e, const std::string& path, int minor) {
   return d;
 }
 
-sample_stats read_stats(element e, const std::string& path) {
+sample_stats read_stats(element e, const path_ref& path) {
   const auto o = reader(e, path, "sample_stats", 0);
   sample_stats s;
   s.n = o.count("n");
@@ -179,7 +181,7 @@ sample_stats read_stats(element e, const std::string& path) {
   return s;
 }
 
-ceiling read_ceiling(element e, const std::string& path, int minor) {
+ceiling read_ceiling(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "ceiling", minor);
   ceiling c;
   c.datasheet = o.nullable_number("datasheet");
@@ -201,7 +203,7 @@ ceiling read_ceiling(element e, const std::string& path, int minor) {
   return c;
 }
 
-verification read_verification(element e, const std::string& path) {
+verification read_verification(element e, const path_ref& path) {
   const auto o = reader(e, path, "verification", 0);
   verification v;
   v.status = read_enum(o.at("status"), o.path_of("status"), detail::verification_status_names);
@@ -211,7 +213,7 @@ verification read_verification(element e, const std::string& path) {
   return v;
 }
 
-telemetry_summary read_telemetry(element e, const std::string& path, int minor) {
+telemetry_summary read_telemetry(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "telemetry_summary", minor);
   telemetry_summary t;
   t.samples = o.count("samples");
@@ -237,11 +239,11 @@ telemetry_summary read_telemetry(element e, const std::string& path, int minor) 
   return t;
 }
 
-metric_unit read_unit(element e, const std::string& path) {
+metric_unit read_unit(element e, const path_ref& path) {
   const std::string symbol = read_string(e, path);
   const auto unit = metric_unit_from_string(symbol);
   if (!unit) {
-    fail(path, fmt::format("expected one of {}, got {}", unit_symbols_text(), quote(symbol)));
+    fail(path.str(), fmt::format("expected one of {}, got {}", unit_symbols_text(), quote(symbol)));
   }
   return *unit;
 }
@@ -270,14 +272,14 @@ void split_parameters(result& r, const nlohmann::ordered_json& parameters,
   }
 }
 
-nlohmann::ordered_json read_object_value(element e, const std::string& path) {
+nlohmann::ordered_json read_object_value(element e, const path_ref& path) {
   if (!e.is_object()) {
-    fail(path, fmt::format("expected an object, got {}", describe(e)));
+    fail(path.str(), fmt::format("expected an object, got {}", describe(e)));
   }
   return detail::to_json_value(e, path);
 }
 
-result read_result(element e, const std::string& path, int minor) {
+result read_result(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "result", minor);
   result r;
   r.bench_id = o.string("bench_id");
@@ -305,7 +307,7 @@ result read_result(element e, const std::string& path, int minor) {
          fmt::format("a result whose status is {} must say why", quote(to_string(r.status))));
   }
   if (minor >= 1) {
-    split_parameters(r, parameters, read_object_value(o.at("axes"), o.path_of("axes")), path);
+    split_parameters(r, parameters, read_object_value(o.at("axes"), o.path_of("axes")), o.path());
     r.failure = read_enum(o.at("failure"), o.path_of("failure"), detail::failure_kind_names);
     if ((r.status == result_status::failed) != (r.failure != failure_kind::none)) {
       fail(o.path_of("failure"),
@@ -352,12 +354,14 @@ report read_report(element e) {
   r.schema = o.string("schema");
   r.run = read_run(o.at("run"), o.path_of("run"), minor);
   r.host = read_host(o.at("host"), o.path_of("host"));
-  r.devices = read_array(
-      o.at("devices"), o.path_of("devices"),
-      [minor](element item, const std::string& at) { return read_device(item, at, minor); });
-  r.results = read_array(
-      o.at("results"), o.path_of("results"),
-      [minor](element item, const std::string& at) { return read_result(item, at, minor); });
+  r.devices =
+      read_array(o.at("devices"), o.path_of("devices"), [minor](element item, const path_ref& at) {
+        return read_device(item, at, minor);
+      });
+  r.results =
+      read_array(o.at("results"), o.path_of("results"), [minor](element item, const path_ref& at) {
+        return read_result(item, at, minor);
+      });
   r.complete = o.boolean("complete");
   r.incomplete_reason = o.string("incomplete_reason");
   return r;

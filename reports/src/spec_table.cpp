@@ -215,7 +215,7 @@ gpu_spec read_row(element j, const std::string& path) {
 
   detail::for_each_member(
       r.get("peaks"), r.at("peaks"), "an object",
-      [&](std::string_view key, element value, const std::string&) {
+      [&](std::string_view key, element value, const detail::path_ref&) {
         const auto p = fmt::format("{}.{}", r.at("peaks"), key);
         if (std::find(std::begin(peak_keys), std::end(peak_keys), key) == std::end(peak_keys)) {
           fail(p, "unknown peak key (expected one of fp64, fp64_tc, fp32, fp16, bf16, tf32_tc, "
@@ -238,7 +238,7 @@ gpu_spec read_row(element j, const std::string& path) {
     fail(r.at("sources"), "expected an object naming the source document of each figure group");
   }
   detail::for_each_member(sources, r.at("sources"), "an object",
-                          [&](std::string_view key, element value, const std::string&) {
+                          [&](std::string_view key, element value, const detail::path_ref&) {
                             const auto p = fmt::format("{}.{}", r.at("sources"), key);
                             if (!value.is_string() || value.get_string().value_unsafe().empty()) {
                               fail(p, "expected a non-empty string naming a document");
@@ -251,7 +251,7 @@ gpu_spec read_row(element j, const std::string& path) {
   }
   if (r.has("check_notes")) {
     detail::for_each_member(r.get("check_notes"), r.at("check_notes"), "an object",
-                            [&](std::string_view key, element value, const std::string&) {
+                            [&](std::string_view key, element value, const detail::path_ref&) {
                               const auto p = fmt::format("{}[\"{}\"]", r.at("check_notes"), key);
                               if (!value.is_string() || value.get_string().value_unsafe().empty()) {
                                 fail(p, "expected a non-empty string explaining the exception");

@@ -113,13 +113,24 @@ double modified_z_score(double x, double median, double mad) {
                     : std::numeric_limits<double>::infinity();
 }
 
-outlier_test test_outlier(double x, std::span<const double> group) {
+spread spread_of(std::span<const double> group) {
+  spread s;
+  s.median = median_of(group);
+  s.mad = median_absolute_deviation(group, s.median);
+  return s;
+}
+
+outlier_test test_outlier(double x, const spread& group) {
   outlier_test t;
-  t.median = median_of(group);
-  t.mad = median_absolute_deviation(group, t.median);
+  t.median = group.median;
+  t.mad = group.mad;
   t.z = modified_z_score(x, t.median, t.mad);
   t.deviation = t.median != 0 ? (x - t.median) / std::abs(t.median) : 0.0;
   return t;
+}
+
+outlier_test test_outlier(double x, std::span<const double> group) {
+  return test_outlier(x, spread_of(group));
 }
 
 bool is_outlier(const outlier_test& t, double min_deviation, double z_bound, int direction) {

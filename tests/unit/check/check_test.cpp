@@ -559,6 +559,21 @@ TEST(Siblings, TwoIdenticalGpusFlagOnlyTheSlowOne) {
   EXPECT_FALSE(has(o, "GPUSPEC-SIBLING-OUTLIER", 0));
 }
 
+// A report that repeats each case on each GPU (many members of one value): the slow GPU is
+// still the only one flagged, and 1,000 repeats per GPU stay cheap (each distinct value is
+// left out once).
+TEST(Siblings, RepeatedCasesFlagOnlyTheSlowGpu) {
+  auto r = healthy_report();
+  scale_device_results(r, 3, 0.9);
+  const auto base = r.results;
+  for (int i = 0; i < 1000; ++i)
+    r.results.insert(r.results.end(), base.begin(), base.end());
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_TRUE(has(o, "GPUSPEC-SIBLING-OUTLIER", 3));
+  for (int gpu : {0, 1, 2, 4, 5, 6, 7})
+    EXPECT_FALSE(has(o, "GPUSPEC-SIBLING-OUTLIER", gpu)) << "gpu " << gpu;
+}
+
 TEST(Siblings, SmallSpreadIsNotAnOutlier) {
   auto r = healthy_report();
   scale_device_results(r, 3, 0.97);
@@ -631,7 +646,7 @@ TEST(Baseline, MatchesGpusBySerialNotIndex) {
   EXPECT_EQ(o.nodes[0].gpus[1].status, verdict_status::fail); // half its baseline
 }
 
-// Behaviour at scale only; how fast it is, tests/perf/gpuspec_check_benchmark measures.
+// Behaviour at scale only; how fast it is, tests/perf/gpuspec_perf measures.
 TEST(Check, TenThousandResultsAreAllJudged) {
   auto r = healthy_report();
   const auto base = r.results;

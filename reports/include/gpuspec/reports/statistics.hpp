@@ -36,7 +36,16 @@ struct outlier_test {
   double z = 0;         ///< modified_z_score(x, median, mad)
   double deviation = 0; ///< (x - median) / |median|; 0 when the median is 0
 };
-/// Tests `x` against `group` (x itself may or may not be in it; the caller decides).
+/// A group's median and median absolute deviation, computed once for all its members.
+struct spread {
+  double median = 0;
+  double mad = 0;
+};
+[[nodiscard]] spread spread_of(std::span<const double> group);
+/// Tests `x` against a group of that spread (x itself may or may not be in it; the caller
+/// decides).
+[[nodiscard]] outlier_test test_outlier(double x, const spread& group);
+/// test_outlier(x, spread_of(group)).
 [[nodiscard]] outlier_test test_outlier(double x, std::span<const double> group);
 /// True when the test puts x at least `min_deviation` (relative) from the median and its
 /// |modified z| above `z_bound` (MAD 0 counts as beyond any bound). `direction` -1 looks below
