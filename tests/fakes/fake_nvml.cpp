@@ -446,6 +446,15 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
   return number(device, "nvmlDeviceGetTemperature", temp, {"temperature_c"});
 }
 
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device,
+                                               nvmlTemperatureThresholds_t thresholdType,
+                                               unsigned int* temp) {
+  if (thresholdType != NVML_TEMPERATURE_THRESHOLD_SLOWDOWN)
+    return NVML_ERROR_NOT_SUPPORTED;
+  return number(device, "nvmlDeviceGetTemperatureThreshold", temp,
+                {"temperature_thresholds", "slowdown"});
+}
+
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t* current,
                                   nvmlEnableState_t* pending) {
   return mode_pair(device, "nvmlDeviceGetEccMode", "ecc_mode", current, pending, enable_state);

@@ -423,6 +423,14 @@ std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
 
     d.temperature_c =
         ask_uint("nvmlDeviceGetTemperature(GPU)", api.temperature, NVML_TEMPERATURE_GPU);
+    {
+      // The GPU's own slowdown threshold, which the check's temperature rule warns near. A GPU
+      // that does not report one is not a problem: the site limit still applies.
+      unsigned threshold = 0;
+      if (q.ask_mode("nvmlDeviceGetTemperatureThreshold(SLOWDOWN)", api.temperature_threshold,
+                     device, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &threshold) == NVML_SUCCESS)
+        d.temperature_slowdown_c = static_cast<int>(threshold);
+    }
 
     {
       nvmlEnableState_t current = NVML_FEATURE_DISABLED, pending = NVML_FEATURE_DISABLED;

@@ -83,6 +83,7 @@ std::optional<nvml_library> nvml_library::open(std::string& why, const std::stri
   resolve(handle, api.power_limit_constraints, "nvmlDeviceGetPowerManagementLimitConstraints");
   resolve(handle, api.power_usage, "nvmlDeviceGetPowerUsage");
   resolve(handle, api.temperature, "nvmlDeviceGetTemperature");
+  resolve(handle, api.temperature_threshold, "nvmlDeviceGetTemperatureThreshold");
   resolve(handle, api.ecc_mode, "nvmlDeviceGetEccMode");
   resolve(handle, api.mig_mode, "nvmlDeviceGetMigMode");
   resolve(handle, api.persistence_mode, "nvmlDeviceGetPersistenceMode");

@@ -132,6 +132,7 @@ TEST(NvmlLibrary, OpensTheFakeAndResolvesEveryEntryPoint) {
   EXPECT_NE(api.pci_info, nullptr);
   EXPECT_NE(api.gpu_pcie_gen_max, nullptr);
   EXPECT_NE(api.temperature, nullptr);
+  EXPECT_NE(api.temperature_threshold, nullptr);
   EXPECT_NE(api.nvlink_error_counter, nullptr);
   EXPECT_NE(api.clocks_event_reasons, nullptr)
       << "the fake exports only the older ...ClocksThrottleReasons name";
@@ -225,6 +226,9 @@ TEST(ProbeDevices, TwoHealthyFieldByField) {
   EXPECT_EQ(devices[1].index, 1);
   EXPECT_EQ(devices[1].pci_bus_id, "00000000:2A:00.0");
   EXPECT_EQ(devices[1].temperature_c, 36);
+  // GPU 0 reports its slowdown threshold; GPU 1 does not, which is not a problem.
+  EXPECT_EQ(devices[0].temperature_slowdown_c, 87);
+  EXPECT_FALSE(devices[1].temperature_slowdown_c.has_value());
   EXPECT_TRUE(devices[1].problems.empty());
 }
 

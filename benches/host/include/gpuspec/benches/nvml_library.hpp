@@ -43,6 +43,7 @@ struct nvml_api {
   /// Spelled out rather than decltype'd: nvml.h marks it deprecated from CUDA 13.1, and every
   /// driver still exports it (nvmlDeviceGetTemperatureV is r535+ only).
   nvmlReturn_t (*temperature)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*) = nullptr;
+  decltype(&::nvmlDeviceGetTemperatureThreshold) temperature_threshold = nullptr;
   decltype(&::nvmlDeviceGetEccMode) ecc_mode = nullptr;
   decltype(&::nvmlDeviceGetMigMode) mig_mode = nullptr;
   decltype(&::nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
