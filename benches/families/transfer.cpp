@@ -89,13 +89,47 @@ std::string mib_text(std::uint64_t bytes) { return fmt::format("{:.0f} MiB", byt
 
 // --- placement: host buffers on the GPU's node ----------------------------------------------
 
+/// Where a case's host buffers go: the node to bind them to, or why none.
+struct host_placement {
+  std::optional<int> node;
+  std::string why_unbound; ///< "none: ..." is added by numa_memory
+  bool thread_bound = false;
+};
+
+/// Free memory on the node must be at least this many times the buffers, or they are not bound:
+/// MPOL_BIND memory cannot spill to another node, and a node that runs out kills the worker.
+constexpr std::uint64_t node_headroom = 2;
+/// The host buffers may take at most this fraction of the host's available memory (the other
+/// GPUs' workers measure at the same time).
+constexpr double host_share = 0.5;
+
+host_placement place(const gpu_numa_locality& where, std::uint64_t host_bytes, bool thread_bound) {
+  host_placement p;
+  p.thread_bound = thread_bound;
+  if (!where.node) {
+    p.why_unbound = where.why_no_node;
+    return p;
+  }
+  const auto node_free = node_free_bytes("/", *where.node);
+  if (node_free && *node_free < node_headroom * host_bytes) {
+    p.why_unbound =
+        fmt::format("node {} has {} free, under {} times the {} of host buffers: "
+                    "not bound, so the pages may come from another node rather "
+                    "than run the node out of memory",
+                    *where.node, mib_text(*node_free), node_headroom, mib_text(host_bytes));
+    return p;
+  }
+  p.node = where.node;
+  return p;
+}
+
 /// One host buffer of a case, where it lives and how it got there. Pinned: mmap + mbind to the
 /// GPU's node + cudaHostRegister (mapped, portable); where mbind or the registration fails,
 /// cudaHostAlloc, first touched by the worker thread (bound to the GPU's CPUs when it could
 /// be). Pageable: the same mmap + mbind, not registered.
 class host_buffer {
 public:
-  static host_buffer pinned(std::size_t bytes, const gpu_numa_locality& where, bool thread_bound) {
+  static host_buffer pinned(std::size_t bytes, const host_placement& where) {
     host_buffer b;
     std::string why;
     if (where.node) {
@@ -117,20 +151,20 @@ public:
         why = memory.binding();
       }
     } else {
-      why = "none: " + where.why_no_node;
+      why = "none: " + where.why_unbound;
     }
     b.m_fallback = kernels::pinned_buffer<std::byte>(bytes); // cudaHostAlloc, zeroed: touched
     b.m_host = b.m_fallback.host();
     b.m_device = b.m_fallback.device();
     b.m_binding = why + fmt::format("; cudaHostAlloc instead, first touched by the worker thread{}",
-                                    thread_bound ? " (bound to the GPU's local CPUs)"
-                                                 : " (not bound to the GPU's CPUs)");
+                                    where.thread_bound ? " (bound to the GPU's local CPUs)"
+                                                       : " (not bound to the GPU's CPUs)");
     return b;
   }
 
-  static host_buffer pageable(std::size_t bytes, const gpu_numa_locality& where) {
+  static host_buffer pageable(std::size_t bytes, const host_placement& where) {
     host_buffer b;
-    b.m_memory = numa_memory(bytes, where.node, where.why_no_node);
+    b.m_memory = numa_memory(bytes, where.node, where.why_unbound);
     b.m_host = static_cast<std::byte*>(b.m_memory.data());
     b.m_binding = b.m_memory.binding();
     return b;
@@ -178,13 +212,11 @@ void upload_pattern(std::byte* device, std::uint64_t bytes, std::uint64_t seed) 
 }
 
 transfer_buffers make_buffers(transfer_kind kind, bool pinned, std::uint64_t bytes,
-                              const gpu_numa_locality& where, bool thread_bound,
-                              kernels::stream_ref stream) {
+                              const host_placement& where, kernels::stream_ref stream) {
   transfer_buffers b;
   b.bytes = bytes;
   const auto host = [&] {
-    return pinned ? host_buffer::pinned(bytes, where, thread_bound)
-                  : host_buffer::pageable(bytes, where);
+    return pinned ? host_buffer::pinned(bytes, where) : host_buffer::pageable(bytes, where);
   };
   if (moves_h2d(kind)) {
     b.h2d_source = host();
@@ -308,11 +340,19 @@ void run_transfer(bench_state& state, transfer_kind kind) {
 
   std::size_t free_bytes = 0, total_bytes = 0;
   GPUSPEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::uint64_t device_bytes = bytes * static_cast<std::uint64_t>(directions);
-  if (device_bytes + reserve_bytes > free_bytes) {
+  const std::uint64_t buffer_bytes = bytes * static_cast<std::uint64_t>(directions);
+  if (buffer_bytes + reserve_bytes > free_bytes) {
     state.skip(fmt::format("the device buffers need {} of device memory and {} is free ({} kept "
                            "in reserve)",
-                           mib_text(device_bytes), mib_text(free_bytes), mib_text(reserve_bytes)));
+                           mib_text(buffer_bytes), mib_text(free_bytes), mib_text(reserve_bytes)));
+    return;
+  }
+  if (const auto available = host_available_bytes("/");
+      available &&
+      static_cast<double>(buffer_bytes) > host_share * static_cast<double>(*available)) {
+    state.skip(fmt::format("the host buffers need {} and the host has {} available; a case takes "
+                           "at most half of it (the other GPUs' workers run at the same time)",
+                           mib_text(buffer_bytes), mib_text(*available)));
     return;
   }
 
@@ -321,7 +361,8 @@ void run_transfer(bench_state& state, transfer_kind kind) {
       read_gpu_numa_locality("/", normalize_pci_bus_id(state.device().pci_bus_id));
   const thread_affinity_scope affinity(where.cpus); // restored when the case ends
   const kernels::stream_ref stream = state.stream();
-  const transfer_buffers b = make_buffers(kind, pinned, bytes, where, affinity.bound(), stream);
+  const transfer_buffers b =
+      make_buffers(kind, pinned, bytes, place(where, buffer_bytes, affinity.bound()), stream);
   const std::byte* any_host = b.h2d_source ? b.h2d_source->host() : b.d2h_destination->host();
   const std::optional<int> pages_on = node_of_pages(any_host, bytes);
 

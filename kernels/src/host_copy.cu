@@ -66,21 +66,29 @@ __device__ __forceinline__ void copy_strided(const uint4* __restrict__ src, uint
     store_destination<D>(dst + i, load_source<D>(src + i));
 }
 
-template <host_copy_direction D>
+/// One kernel per direction, named for it (the static evidence checks each one's accesses).
 __global__ void __launch_bounds__(host_copy_block_threads)
-    host_copy_vec4_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst,
-                          std::size_t vectors) {
+    h2d_vec4_kernel(const uint4* __restrict__ host_src, uint4* __restrict__ device_dst,
+                    std::size_t vectors) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  copy_strided<D>(src, dst, i, stride, vectors);
+  copy_strided<host_copy_direction::host_to_device>(host_src, device_dst, i, stride, vectors);
+}
+
+__global__ void __launch_bounds__(host_copy_block_threads)
+    d2h_vec4_kernel(const uint4* __restrict__ device_src, uint4* __restrict__ host_dst,
+                    std::size_t vectors) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  copy_strided<host_copy_direction::device_to_host>(device_src, host_dst, i, stride, vectors);
 }
 
 /// Even warps copy host -> device, odd warps device -> host; each half of the grid strides over
 /// its own `vectors`. A whole warp takes one branch.
 __global__ void __launch_bounds__(host_copy_block_threads)
-    host_copy_split_warp_kernel(const uint4* __restrict__ host_src, uint4* __restrict__ device_dst,
-                                const uint4* __restrict__ device_src, uint4* __restrict__ host_dst,
-                                std::size_t vectors) {
+    bidir_split_warp_kernel(const uint4* __restrict__ host_src, uint4* __restrict__ device_dst,
+                            const uint4* __restrict__ device_src, uint4* __restrict__ host_dst,
+                            std::size_t vectors) {
   const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t warp = thread / warp_threads;
   const std::size_t lane = thread % warp_threads;
@@ -116,7 +124,7 @@ unsigned host_copy_resident_blocks() {
   GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   int per_sm = 0;
   GPUSPEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, host_copy_split_warp_kernel, static_cast<int>(host_copy_block_threads), 0));
+      &per_sm, bidir_split_warp_kernel, static_cast<int>(host_copy_block_threads), 0));
   const long long blocks = static_cast<long long>(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
   return static_cast<unsigned>(blocks);
 }
@@ -131,11 +139,9 @@ void launch_host_copy(const void* src, void* dst, std::size_t bytes, host_copy_d
   auto* d = static_cast<uint4*>(dst);
   const std::size_t vectors = bytes / 16;
   if (direction == host_copy_direction::host_to_device)
-    host_copy_vec4_kernel<host_copy_direction::host_to_device>
-        <<<blocks, host_copy_block_threads, 0, stream>>>(s, d, vectors);
+    h2d_vec4_kernel<<<blocks, host_copy_block_threads, 0, stream>>>(s, d, vectors);
   else
-    host_copy_vec4_kernel<host_copy_direction::device_to_host>
-        <<<blocks, host_copy_block_threads, 0, stream>>>(s, d, vectors);
+    d2h_vec4_kernel<<<blocks, host_copy_block_threads, 0, stream>>>(s, d, vectors);
   GPUSPEC_CUDA_CHECK_LAUNCH();
 }
 
@@ -151,7 +157,7 @@ void launch_host_copy_bidirectional(const void* host_src, void* device_dst, cons
       byte_ranges_overlap(device_src, bytes, host_dst, bytes) ||
       byte_ranges_overlap(device_dst, bytes, host_dst, bytes))
     throw std::invalid_argument(std::string(launcher) + ": buffers overlap");
-  host_copy_split_warp_kernel<<<blocks, host_copy_block_threads, 0, stream>>>(
+  bidir_split_warp_kernel<<<blocks, host_copy_block_threads, 0, stream>>>(
       static_cast<const uint4*>(host_src), static_cast<uint4*>(device_dst),
       static_cast<const uint4*>(device_src), static_cast<uint4*>(host_dst), bytes / 16);
   GPUSPEC_CUDA_CHECK_LAUNCH();

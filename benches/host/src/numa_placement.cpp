@@ -139,6 +139,47 @@ gpu_numa_locality read_gpu_numa_locality(const fs::path& root, std::string_view 
   return out;
 }
 
+namespace {
+
+/// The "<key> <number> kB" value of a meminfo-style text, in bytes ("MemAvailable:", or
+/// "MemFree:" in a node's "Node 0 MemFree: ... kB" lines).
+std::optional<std::uint64_t> meminfo_bytes(std::string_view text, std::string_view key) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    const auto k = line.find(key);
+    if (k == std::string_view::npos || (k > 0 && line[k - 1] != ' '))
+      continue;
+    std::string_view rest = trim(line.substr(k + key.size()));
+    std::uint64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
+    if (ec != std::errc() || ptr == rest.data())
+      return std::nullopt;
+    const std::string_view unit = trim(rest.substr(static_cast<std::size_t>(ptr - rest.data())));
+    if (unit == "kB")
+      return value * 1024;
+    return unit.empty() ? std::optional<std::uint64_t>(value) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::uint64_t> host_available_bytes(const fs::path& root) {
+  const auto text = read_text(root / "proc/meminfo");
+  return text ? meminfo_bytes(*text, "MemAvailable:") : std::nullopt;
+}
+
+std::optional<std::uint64_t> node_free_bytes(const fs::path& root, int node) {
+  if (node < 0)
+    return std::nullopt;
+  const auto text =
+      read_text(root / "sys/devices/system/node" / fmt::format("node{}", node) / "meminfo");
+  return text ? meminfo_bytes(*text, "MemFree:") : std::nullopt;
+}
+
 // --- thread affinity ------------------------------------------------------------------------
 
 thread_affinity_scope::thread_affinity_scope(const std::vector<int>& cpus) {

@@ -189,3 +189,17 @@ TEST(NumaMemory, MovesOwnership) {
   EXPECT_EQ(c.binding(), "none: test");
   EXPECT_FALSE(gb::node_of_pages(nullptr, 0));
 }
+
+TEST(HostMemory, AvailableAndNodeFreeBytesFromMeminfo) {
+  const auto x86 = hosts / "x86-dual-socket-nouveau";
+  EXPECT_EQ(gb::host_available_bytes(x86), std::uint64_t{1030291104} * 1024);
+  EXPECT_EQ(gb::node_free_bytes(x86, 0), std::uint64_t{510868210} * 1024);
+  EXPECT_EQ(gb::node_free_bytes(x86, 1), std::uint64_t{1048576} * 1024); // nearly full
+  EXPECT_FALSE(gb::node_free_bytes(x86, 2));                             // no such node
+  EXPECT_FALSE(gb::node_free_bytes(x86, -1));
+  EXPECT_EQ(gb::host_available_bytes(hosts / "aarch64-grace"), std::uint64_t{480556928} * 1024);
+  EXPECT_FALSE(gb::host_available_bytes(hosts / "minimal-broken")); // no MemAvailable line
+  EXPECT_FALSE(gb::host_available_bytes(hosts / "no-such-host"));
+  // This machine: both are readable on Linux.
+  EXPECT_TRUE(gb::host_available_bytes("/"));
+}

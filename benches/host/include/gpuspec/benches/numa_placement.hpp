@@ -5,6 +5,7 @@
 /// (Linux: sysfs, mmap, mbind, sched_setaffinity), no CUDA, no libnuma.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -34,6 +35,14 @@ struct gpu_numa_locality {
 /// normalize_pci_bus_id returns). Never throws: what is missing is left empty and said.
 [[nodiscard]] gpu_numa_locality read_gpu_numa_locality(const std::filesystem::path& root,
                                                        std::string_view pci_bus_id);
+
+/// MemAvailable of /proc/meminfo under `root`, in bytes: what the host can give without swapping.
+[[nodiscard]] std::optional<std::uint64_t> host_available_bytes(const std::filesystem::path& root);
+/// MemFree of NUMA node `node` (/sys/devices/system/node/node<N>/meminfo under `root`), in bytes.
+/// Memory bound to a node with MPOL_BIND cannot spill to another: a binding larger than what the
+/// node has free ends in the kernel's out-of-memory killer, so the caller checks this first.
+[[nodiscard]] std::optional<std::uint64_t> node_free_bytes(const std::filesystem::path& root,
+                                                           int node);
 
 /// Binds the calling thread to those of `cpus` it is allowed to run on for its lifetime, then
 /// restores the mask it had. Never throws: where it cannot bind, the thread stays as it was and
