@@ -131,6 +131,26 @@ EXPECTATIONS = (
        Expect("pointer_chase_ca_kernel", "sass", r"\bCS2R\b.*\bSR_CLOCKLO\b", "clock read"),
        Expect("pointer_chase_cg_kernel", "sass", r"\bCS2R\b.*\bSR_CLOCKLO\b", "clock read"),
        Expect("empty_counted_kernel", "sass", r"\bREDG?(\.\w+)*\.ADD\.64\b", "atomic add")]
+    # Host/device copies over mapped pinned memory (kernels/src/host_copy.cu, transfer.* with
+    # engine=sm): 16-byte accesses; host memory read with ld.global.cv (SASS STRONG.SYS: fetched
+    # again, never a stale L2 line) and written with st.global.wt (STRONG.SYS: through the L2),
+    # device memory with .cg (STRONG.GPU). The split-warp kernel does both directions.
+    + [Expect("h2d_vec4_kernel", "ptx", r"\bld\.global\.cv\.v4\.u32\b", "host ld.global.cv.v4"),
+       Expect("h2d_vec4_kernel", "ptx", r"\bst\.global\.cg\.v4\.u32\b", "device st.global.cg.v4"),
+       Expect("h2d_vec4_kernel", "sass", r"\bLDG(\.\w+)*\.128\.STRONG\.SYS\b", "host LDG .128 SYS"),
+       Expect("h2d_vec4_kernel", "sass", r"\bSTG(\.\w+)*\.128\.STRONG\.GPU\b", "device STG .128"),
+       Expect("d2h_vec4_kernel", "ptx", r"\bld\.global\.cg\.v4\.u32\b", "device ld.global.cg.v4"),
+       Expect("d2h_vec4_kernel", "ptx", r"\bst\.global\.wt\.v4\.u32\b", "host st.global.wt.v4"),
+       Expect("d2h_vec4_kernel", "sass", r"\bLDG(\.\w+)*\.128\.STRONG\.GPU\b", "device LDG .128"),
+       Expect("d2h_vec4_kernel", "sass", r"\bSTG(\.\w+)*\.128\.STRONG\.SYS\b", "host STG .128 SYS")]
+    + [Expect("bidir_split_warp_kernel", form, pattern, what)
+       for form, pattern, what in (
+           ("ptx", r"\bld\.global\.cv\.v4\.u32\b", "host ld.global.cv.v4"),
+           ("ptx", r"\bst\.global\.wt\.v4\.u32\b", "host st.global.wt.v4"),
+           ("sass", r"\bLDG(\.\w+)*\.128\.STRONG\.SYS\b", "host LDG .128 SYS"),
+           ("sass", r"\bSTG(\.\w+)*\.128\.STRONG\.SYS\b", "host STG .128 SYS"),
+           ("sass", r"\bLDG(\.\w+)*\.128\.STRONG\.GPU\b", "device LDG .128"),
+           ("sass", r"\bSTG(\.\w+)*\.128\.STRONG\.GPU\b", "device STG .128"))]
     # Hopper's warpgroup MMA (kernels/src_sm90a/wgmma_peak.cu), built for sm_90a alone.
     + [Expect("wgmma_peak_fp16_m64n256k16", "ptx",
               r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.f16\.f16", "wgmma f16", 90,

@@ -10,6 +10,7 @@
 
 #include "device_context.cuh"
 #include "gpuspec/benches/ceilings.hpp"
+#include "gpuspec/benches/pcie_link.hpp"
 #include "gpuspec/benches/telemetry.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
@@ -99,6 +100,14 @@ void bench_state::set_compute_ceiling(std::string key, bool fp32_accumulate) {
   m_fp32_accumulate = fp32_accumulate;
 }
 
+void bench_state::set_pcie_ceiling(int directions) {
+  if (directions != 1 && directions != 2)
+    throw std::invalid_argument(
+        fmt::format("{}: a transfer moves data in 1 or 2 directions, not {}", id(), directions));
+  m_ceiling_kind = ceiling_kind::pcie_link;
+  m_pcie_directions = directions;
+}
+
 void bench_state::set_roofline_bytes(double bytes) {
   if (!(bytes > 0.0) || !std::isfinite(bytes))
     throw std::invalid_argument(
@@ -186,14 +195,17 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
       ctx.flusher().flush(s);
       s.synchronize(); // the flush is done before the hold: nothing of it overlaps the sample
     }
-    ctx.blocker().block(s, hold_timeout_seconds);
+    if (m_launch_hold)
+      ctx.blocker().block(s, hold_timeout_seconds);
     double host_elapsed = 0.0;
     try {
       release_guard guard(ctx.blocker());
+      // Without the hold the work starts as it is enqueued: the host time runs from there.
+      const auto enqueue_began = host_clock::now();
       ctx.start().record(s);
       work(s);
       ctx.stop().record(s);
-      const auto released_at = host_clock::now();
+      const auto released_at = m_launch_hold ? host_clock::now() : enqueue_began;
       guard.release();
       ctx.stop().synchronize();
       host_elapsed = std::chrono::duration<double>(host_clock::now() - released_at).count();
@@ -204,7 +216,7 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
       (void)cudaGetLastError();
       throw;
     }
-    if (ctx.blocker().timed_out()) {
+    if (m_launch_hold && ctx.blocker().timed_out()) {
       if (++hold_timeouts > max_hold_timeouts)
         throw std::runtime_error(fmt::format(
             "the hold kernel timed out {} times (after {} s each): the host could not enqueue one "
@@ -233,6 +245,8 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
       break;
   }
   const auto window_end = telemetry_clock::now();
+  m_window_begin = window_begin;
+  m_window_end = window_end;
 
   m_result.stop_reason = m_was_interrupted ? std::string() : decision.reason;
 
@@ -274,6 +288,28 @@ void bench_state::attach_ceiling() {
   case ceiling_kind::device_memory_bandwidth:
     m_result.ceiling_value = memory_ceiling(spec);
     return;
+  case ceiling_kind::pcie_link: {
+    pcie_ceiling_inputs in;
+    in.directions = m_pcie_directions;
+    in.inventory = {m_device.pcie.gen_current, m_device.pcie.width_current};
+    in.spec = spec;
+    if (m_telemetry != nullptr) {
+      const pcie_link_seen seen =
+          m_telemetry->pcie_link(m_device.index, m_window_begin, m_window_end);
+      if (seen.samples > 0) {
+        in.under_load = pcie_link_state{seen.gen_max, seen.width_max};
+        in.under_load_samples = static_cast<int>(seen.samples);
+      }
+      add_parameter("pcie_gen_under_load", seen.gen_max ? nlohmann::ordered_json(*seen.gen_max)
+                                                        : nlohmann::ordered_json());
+      add_parameter("pcie_width_under_load", seen.width_max
+                                                 ? nlohmann::ordered_json(*seen.width_max)
+                                                 : nlohmann::ordered_json());
+      add_parameter("pcie_link_samples_under_load", seen.samples);
+    }
+    m_result.ceiling_value = pcie_transfer_ceiling(in);
+    return;
+  }
   case ceiling_kind::compute_peak:
   case ceiling_kind::shared_memory_bandwidth: {
     std::optional<double> clock;

@@ -83,6 +83,14 @@ public:
       s.temperature_c = value;
     if (api.power_usage != nullptr && api.power_usage(handle, &value) == NVML_SUCCESS)
       s.power_w = value / 1000.0; // milliwatts
+    // nvmlDeviceGetCurr*: the link as trained now; a GPU idle in a low P-state may have
+    // down-trained it for power saving, so only readings taken while it works judge the link.
+    if (api.pcie_gen_current != nullptr && api.pcie_gen_current(handle, &value) == NVML_SUCCESS &&
+        value > 0 && value <= 255)
+      s.pcie_gen = static_cast<std::uint8_t>(value);
+    if (api.pcie_width_current != nullptr &&
+        api.pcie_width_current(handle, &value) == NVML_SUCCESS && value > 0 && value <= 255)
+      s.pcie_width = static_cast<std::uint8_t>(value);
     unsigned long long mask = 0;
     if (api.clocks_event_reasons != nullptr &&
         api.clocks_event_reasons(handle, &mask) == NVML_SUCCESS)
@@ -155,6 +163,10 @@ reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample>
     if (s.device != device || s.at < begin || s.at > end)
       continue;
     ++out.samples;
+    if (s.pcie_gen)
+      out.pcie_gen_min = std::min<int>(out.pcie_gen_min.value_or(*s.pcie_gen), *s.pcie_gen);
+    if (s.pcie_width)
+      out.pcie_width_min = std::min<int>(out.pcie_width_min.value_or(*s.pcie_width), *s.pcie_width);
     if (const auto v = usable(s.sm_clock_mhz))
       sm.push_back(*v);
     if (const auto v = usable(s.mem_clock_mhz))
@@ -200,8 +212,30 @@ reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample>
   // Per sample, not on the union: the same thing, since a bit is limiting or not on its own.
   out.throttle_reasons = throttle_reason_names(mask_union);
   out.throttled = is_performance_limiting(mask_union);
-  if (sm.empty() && mem.empty() && temperature.empty() && power.empty() && mask_union == 0)
+  if (sm.empty() && mem.empty() && temperature.empty() && power.empty() && mask_union == 0 &&
+      !out.pcie_gen_min && !out.pcie_width_min)
     out.status = "telemetry samples carried no readings";
+  return out;
+}
+
+pcie_link_seen summarize_pcie_link(std::span<const telemetry_sample> samples, int device,
+                                   telemetry_clock::time_point begin,
+                                   telemetry_clock::time_point end) {
+  pcie_link_seen out;
+  const auto widen = [](std::optional<int>& lo, std::optional<int>& hi, int v) {
+    lo = std::min(lo.value_or(v), v);
+    hi = std::max(hi.value_or(v), v);
+  };
+  for (const telemetry_sample& s : samples) {
+    if (s.device != device || s.at < begin || s.at > end)
+      continue;
+    if (s.pcie_gen)
+      widen(out.gen_min, out.gen_max, *s.pcie_gen);
+    if (s.pcie_width)
+      widen(out.width_min, out.width_max, *s.pcie_width);
+    if (s.pcie_gen && s.pcie_width)
+      ++out.samples;
+  }
   return out;
 }
 
@@ -255,6 +289,34 @@ void telemetry_sampler::loop(std::stop_token stop) {
     // Returns early, and true, as soon as a stop is requested.
     m_wake.wait_for(lock, stop, m_period, [] { return false; });
   }
+}
+
+pcie_link_seen telemetry_sampler::pcie_link(int device, telemetry_clock::time_point begin,
+                                            telemetry_clock::time_point end) const {
+  const std::lock_guard lock(m_mutex);
+  std::vector<telemetry_sample> window;
+  for (const telemetry_sample& sample : m_samples)
+    if (sample.device == device && sample.at >= begin && sample.at <= end)
+      window.push_back(sample);
+  pcie_link_seen seen = summarize_pcie_link(window, device, begin, end);
+  if (seen.samples > 0 || end < begin)
+    return seen;
+  // Nothing inside a window shorter than the period: the nearest reading of the link, if it
+  // lies within one period of the window.
+  const telemetry_sample* nearest = nullptr;
+  telemetry_clock::duration best = telemetry_clock::duration::max();
+  for (const telemetry_sample& sample : m_samples) {
+    if (sample.device != device || !sample.pcie_gen || !sample.pcie_width)
+      continue;
+    const auto distance = sample.at < begin ? begin - sample.at : sample.at - end;
+    if (distance < best) {
+      best = distance;
+      nearest = &sample;
+    }
+  }
+  if (nearest == nullptr || best > m_period)
+    return seen;
+  return summarize_pcie_link(std::span(nearest, 1), device, nearest->at, nearest->at);
 }
 
 reports::telemetry_summary telemetry_sampler::summary(int device, telemetry_clock::time_point begin,

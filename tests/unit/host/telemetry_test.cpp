@@ -303,3 +303,97 @@ TEST(NvmlTelemetrySource, ReadsTheFake) {
     EXPECT_EQ(r.low_clock_fraction, 0.0);
   }
 }
+
+// --- the PCIe link under load (transfer ceilings; telemetry.pcie_gen_min / pcie_width_min) ---
+
+namespace {
+
+telemetry_sample link_sample(telemetry_clock::time_point at, int device,
+                             std::optional<std::uint8_t> gen, std::optional<std::uint8_t> width) {
+  telemetry_sample s = sample(at, device, 1980.0);
+  s.pcie_gen = gen;
+  s.pcie_width = width;
+  return s;
+}
+
+} // namespace
+
+TEST(SummarizePcieLink, LowestAndHighestInTheWindow) {
+  const auto t0 = telemetry_clock::now();
+  const std::vector<telemetry_sample> s = {
+      link_sample(t0 - 10ms, 0, 1, 16), // idle before the window: not counted
+      link_sample(t0, 0, 5, 16),
+      link_sample(t0 + 20ms, 0, 4, 8),
+      link_sample(t0 + 20ms, 1, 1, 1), // another device
+      link_sample(t0 + 40ms, 0, std::nullopt, 16),
+      link_sample(t0 + 60ms, 0, 5, 16),
+  };
+  const gb::pcie_link_seen seen = gb::summarize_pcie_link(s, 0, t0, t0 + 60ms);
+  EXPECT_EQ(seen.samples, 3); // the one without a generation read only its width
+  EXPECT_EQ(seen.gen_min, 4);
+  EXPECT_EQ(seen.gen_max, 5);
+  EXPECT_EQ(seen.width_min, 8);
+  EXPECT_EQ(seen.width_max, 16);
+
+  const auto r = gb::summarize_telemetry(s, 0, t0, t0 + 60ms, 1980.0, 20.0);
+  EXPECT_EQ(r.pcie_gen_min, 4);
+  EXPECT_EQ(r.pcie_width_min, 8);
+
+  EXPECT_EQ(gb::summarize_pcie_link(s, 2, t0, t0 + 60ms), gb::pcie_link_seen{});
+  const auto none = gb::summarize_telemetry({}, 0, t0, t0, 1980.0, 20.0);
+  EXPECT_FALSE(none.pcie_gen_min);
+  EXPECT_FALSE(none.pcie_width_min);
+}
+
+TEST(SummarizePcieLink, ASampleWithOnlyALinkReadingIsAReading) {
+  const auto t0 = telemetry_clock::now();
+  telemetry_sample s;
+  s.at = t0;
+  s.pcie_gen = 3;
+  s.pcie_width = 16;
+  const std::vector<telemetry_sample> v{s};
+  const auto r = gb::summarize_telemetry(v, 0, t0, t0, std::nullopt, 20.0);
+  EXPECT_EQ(r.status, "ok");
+  EXPECT_EQ(r.pcie_gen_min, 3);
+}
+
+TEST(TelemetrySampler, PcieLinkOfAShortWindowTakesTheNearestReading) {
+  struct link_source final : gb::telemetry_source {
+    telemetry_sample read(int device) override {
+      return link_sample(telemetry_clock::now(), device, 5, 16);
+    }
+  };
+  gb::telemetry_sampler sampler(std::make_unique<link_source>(), {0}, 200ms);
+  const auto begin = telemetry_clock::now();
+  ASSERT_TRUE(wait_until([&] { return sampler.held() >= 1; }));
+  const auto end = telemetry_clock::now();
+  const auto seen = sampler.pcie_link(0, begin - 1s, end);
+  EXPECT_GE(seen.samples, 1);
+  EXPECT_EQ(seen.gen_max, 5);
+  EXPECT_EQ(seen.width_max, 16);
+  // A window after the last sample, within one period of it: the nearest reading.
+  const auto later = sampler.pcie_link(0, end + 1ms, end + 2ms);
+  EXPECT_EQ(later.samples, 1);
+  EXPECT_EQ(later.gen_max, 5);
+  // Far from any sample: nothing.
+  EXPECT_EQ(sampler.pcie_link(0, end + 10s, end + 11s).samples, 0);
+  EXPECT_EQ(sampler.pcie_link(1, begin - 1s, end).samples, 0); // a device it does not sample
+}
+
+TEST(NvmlTelemetrySource, ReadsThePcieLinkOfTheFake) {
+  ::setenv("GPUSPEC_FAKE_NVML_CONFIG",
+           (std::filesystem::path(GPUSPEC_FAKE_NVML_CONFIGS) / "degraded.json").c_str(), 1);
+  std::string why;
+  auto lib = gb::nvml_library::open(why, GPUSPEC_FAKE_NVML_PATH);
+  ASSERT_TRUE(lib) << why;
+  const telemetry_sample s = gb::make_nvml_telemetry_source(*lib)->read(0);
+  EXPECT_EQ(s.pcie_gen, 5); // degraded.json: a Gen5 link trained at x8
+  EXPECT_EQ(s.pcie_width, 8);
+}
+
+#if defined(__x86_64__)
+TEST(TelemetrySample, StaysNinetySixBytes) {
+  // docs/architecture.md: the sampler's 65,536 samples take 6 MiB.
+  EXPECT_EQ(sizeof(telemetry_sample), 96u);
+}
+#endif

@@ -16,6 +16,7 @@
 /// benchmark makes its result failed with the exception's text; samples already taken are kept.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -47,6 +48,8 @@ enum class ceiling_kind {
   compute_peak,
   /// SM count × SM clock × 128 bytes (32 banks × 4 bytes per clock)
   shared_memory_bandwidth,
+  /// the PCIe link as trained, read under load, × the directions moved (set_pcie_ceiling)
+  pcie_link,
 };
 
 class bench_state {
@@ -99,6 +102,19 @@ public:
   /// written once): the compute ceiling is then capped by the memory roofline, so a shape too
   /// small to be compute-bound (small-M inference GEMMs) is judged against what it can reach.
   void set_roofline_bytes(double bytes);
+  /// The ceiling of a host/device transfer (pcie_link.hpp): the PCIe link as trained, from the
+  /// highest generation and width the telemetry sampler read while the work ran (else the
+  /// inventory's reading, and its source says so), per direction × `directions` (2 for both
+  /// directions at once); the datasheet value from the spec row's PCIe generation and width.
+  /// The link readings under load become the parameters pcie_gen_under_load and
+  /// pcie_width_under_load.
+  void set_pcie_ceiling(int directions);
+  /// Whether exec() holds the stream with the hold kernel while a sample is enqueued (true by
+  /// default). False for work whose enqueueing waits for the stream itself, such as
+  /// cudaMemcpyAsync from pageable memory: behind the hold it would wait until the hold timed
+  /// out. The events still time the work; without the hold, the time the host takes to enqueue
+  /// it may fall inside the sample (docs/measurement.md).
+  void set_launch_hold(bool hold) { m_launch_hold = hold; }
 
   // --- timing -------------------------------------------------------------------------------
   /// Warm-up (discarded), then samples until options().stopping says stop: per sample, an L2
@@ -145,6 +161,9 @@ private:
   bool m_fp32_accumulate = true;
   bool m_integer_ops = false;
   std::optional<double> m_items_per_iteration;
+  int m_pcie_directions = 1;
+  bool m_launch_hold = true;
+  std::chrono::steady_clock::time_point m_window_begin{}, m_window_end{}; ///< exec()'s samples
   bool m_exec_done = false;
   int m_timed_runs = 0; ///< warm-up runs and samples, for the progress callback
   bool m_was_interrupted = false;

@@ -27,6 +27,9 @@ void register_gemm_cublas_benchmarks(registry& r);
 /// gemm.custom.{sgemm,hgemm_tc} (families/gemm_custom.cu)
 void register_gemm_custom_benchmarks(registry& r);
 
+/// transfer.{h2d,d2h,bidir} (families/transfer.cpp)
+void register_transfer_benchmarks(registry& r);
+
 /// Calls every family's register function, in the order `gpuspec list` shows them.
 void register_all_families(registry& r);
 

@@ -3,6 +3,7 @@
 /// non-owning `_ref` views (CCCL's cuda::stream / cuda::stream_ref split).
 ///
 ///   device_buffer<T>  cudaMalloc'ed array          pinned_buffer<T>  cudaHostAlloc'ed, mapped
+///   host_registration host memory page-locked by cudaHostRegister, mapped (memory not owned)
 ///   stream            owning, non-blocking         stream_ref        a cudaStream_t, not owned
 ///   event             timing event                 device_scope      sets a device, restores
 ///
@@ -139,6 +140,60 @@ private:
   T* m_host = nullptr;
   T* m_device = nullptr;
   std::size_t m_count = 0;
+};
+
+/// Host memory someone else allocated (an mmap placed on a NUMA node), page-locked and mapped
+/// into every device's address space for this object's lifetime: cudaHostRegister with
+/// cudaHostRegisterPortable | cudaHostRegisterMapped, cudaHostUnregister in the destructor. The
+/// memory must outlive the registration; host() is the pointer given, device() the address
+/// kernels use.
+class host_registration {
+public:
+  host_registration() = default;
+  host_registration(void* host, std::size_t bytes) {
+    if (host == nullptr || bytes == 0)
+      return;
+    GPUSPEC_CUDA_CHECK(
+        cudaHostRegister(host, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped));
+    m_host = host;
+    void* d = nullptr;
+    try {
+      GPUSPEC_CUDA_CHECK(cudaHostGetDevicePointer(&d, host, 0));
+    } catch (...) {
+      reset();
+      throw;
+    }
+    m_device = d;
+  }
+  ~host_registration() { reset(); }
+  host_registration(host_registration&& other) noexcept
+      : m_host(std::exchange(other.m_host, nullptr)),
+        m_device(std::exchange(other.m_device, nullptr)) {}
+  host_registration& operator=(host_registration&& other) noexcept {
+    if (this != &other) {
+      reset();
+      m_host = std::exchange(other.m_host, nullptr);
+      m_device = std::exchange(other.m_device, nullptr);
+    }
+    return *this;
+  }
+  host_registration(const host_registration&) = delete;
+  host_registration& operator=(const host_registration&) = delete;
+
+  [[nodiscard]] void* host() const noexcept { return m_host; }
+  [[nodiscard]] void* device() const noexcept { return m_device; }
+  [[nodiscard]] bool empty() const noexcept { return m_host == nullptr; }
+
+  void reset() noexcept {
+    if (m_host != nullptr)
+      GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaHostUnregister(m_host));
+    m_host = nullptr;
+    m_device = nullptr;
+  }
+
+private:
+  void* m_host = nullptr;
+  void* m_device = nullptr;
 };
 
 /// A stream that someone else owns. Copyable; the default is the legacy default stream.

@@ -24,6 +24,9 @@ using telemetry_clock = std::chrono::steady_clock;
 struct telemetry_sample {
   telemetry_clock::time_point at;
   int device = 0; ///< NVML index
+  /// The PCIe link's current generation and width (lanes). Small types, next to `device`: they
+  /// fill its padding, so a sample stays 96 bytes (x86-64).
+  std::optional<std::uint8_t> pcie_gen, pcie_width;
   std::optional<double> sm_clock_mhz, mem_clock_mhz, temperature_c, power_w;
   std::optional<std::uint64_t> throttle_mask; ///< NVML clocks-event reason bits
   /// The PCIe link as trained at that moment: read while the GPU works, since a link
@@ -56,6 +59,17 @@ summarize_telemetry(std::span<const telemetry_sample> samples, int device,
                     telemetry_clock::time_point begin, telemetry_clock::time_point end,
                     std::optional<double> sm_clock_max_mhz, double period_ms);
 
+/// The PCIe link of `device` over the samples in [begin, end]: the lowest and highest generation
+/// and width reported, and how many samples carried a reading of both.
+struct pcie_link_seen {
+  std::int64_t samples = 0;
+  std::optional<int> gen_min, gen_max, width_min, width_max;
+  friend bool operator==(const pcie_link_seen&, const pcie_link_seen&) = default;
+};
+[[nodiscard]] pcie_link_seen summarize_pcie_link(std::span<const telemetry_sample> samples,
+                                                 int device, telemetry_clock::time_point begin,
+                                                 telemetry_clock::time_point end);
+
 /// Samples a sampler keeps by default: at 20 ms for one GPU, the last 21 minutes; 96 bytes each
 /// (x86-64, GCC 12), 6 MiB in all.
 inline constexpr std::size_t default_telemetry_capacity = std::size_t{1} << 16;
@@ -80,6 +94,11 @@ public:
   [[nodiscard]] reports::telemetry_summary summary(int device, telemetry_clock::time_point begin,
                                                    telemetry_clock::time_point end,
                                                    std::optional<double> sm_clock_max_mhz);
+  /// The PCIe link of one device over a window (summarize_pcie_link). As summary(): when no
+  /// sample inside [begin, end] read the link, the nearest sample within one period of the
+  /// window is used (summary() takes a fresh one just after the window).
+  [[nodiscard]] pcie_link_seen pcie_link(int device, telemetry_clock::time_point begin,
+                                         telemetry_clock::time_point end) const;
   [[nodiscard]] std::chrono::milliseconds period() const { return m_period; }
   /// Samples held now (at most the capacity).
   [[nodiscard]] std::size_t held() const;
