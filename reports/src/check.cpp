@@ -389,7 +389,7 @@ private:
     const result* base = m_baseline ? m_baseline->find(m_report, r) : nullptr;
     if (m_baseline != nullptr && base == nullptr)
       ++m_unpaired;
-    const expectation_rule* rule = m_rules.find(r.bench_id);
+    const expectation_rule* rule = m_rules.find(r.bench_id, r.axes);
     const gpu_spec* spec = dev != nullptr ? m_spec_of.at(dev->index) : nullptr;
     std::string frame_note;
     if (base != nullptr) {
@@ -410,6 +410,10 @@ private:
     } else if (rule == nullptr) {
       v.status = worst(findings, verdict_status::skipped);
       v.message = "no expectation rule matches this benchmark";
+      return v;
+    } else if (rule->informational) {
+      v.status = worst(findings, verdict_status::skipped);
+      v.message = "reported, not judged: " + rule->why;
       return v;
     } else {
       if (m_baseline != nullptr)

@@ -36,16 +36,41 @@ bool pattern_matches(std::string_view pattern, std::string_view id) {
   return p == pattern.size();
 }
 
-const expectation_rule* expectations::find(std::string_view bench_id) const {
+namespace {
+
+/// True when every axis condition of `rule` holds in `axes` (a result's axes object).
+bool axes_match(const expectation_rule& rule, const nlohmann::ordered_json& axes) {
+  for (const auto& [name, allowed] : rule.axes) {
+    if (!axes.is_object())
+      return false;
+    const auto it = axes.find(name);
+    if (it == axes.end() || !it->is_string())
+      return false;
+    if (std::find(allowed.begin(), allowed.end(), it->get<std::string>()) == allowed.end())
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+const expectation_rule* expectations::find(std::string_view bench_id,
+                                           const nlohmann::ordered_json& axes) const {
   const expectation_rule* best = nullptr;
   auto literal = [](const std::string& p) {
     return std::count_if(p.begin(), p.end(), [](char c) { return c != '*'; });
   };
+  const auto more_specific = [&](const expectation_rule& a, const expectation_rule& b) {
+    if (a.layer != b.layer)
+      return a.layer > b.layer;
+    if (a.axes.size() != b.axes.size())
+      return a.axes.size() > b.axes.size();
+    return literal(a.pattern) > literal(b.pattern);
+  };
   for (const auto& rule : rules) {
-    if (!pattern_matches(rule.pattern, bench_id))
+    if (!pattern_matches(rule.pattern, bench_id) || !axes_match(rule, axes))
       continue;
-    if (best == nullptr || rule.layer > best->layer ||
-        (rule.layer == best->layer && literal(rule.pattern) > literal(best->pattern)))
+    if (best == nullptr || more_specific(rule, *best))
       best = &rule;
   }
   return best;
@@ -59,7 +84,8 @@ using detail::object_reader;
 using detail::presence;
 
 constexpr std::array<std::string_view, 3> top_keys{"schema", "settings", "rules"};
-constexpr std::array<std::string_view, 4> rule_keys{"pattern", "pass", "warn", "why"};
+constexpr std::array<std::string_view, 6> rule_keys{"pattern", "axes",          "pass",
+                                                    "warn",    "informational", "why"};
 
 struct setting {
   std::string_view key;
@@ -121,17 +147,47 @@ void read_settings(element e, expectation_settings& s) {
   }
 }
 
+/// The rule's axis conditions: an object of axis names, each a value or an array of values.
+std::vector<std::pair<std::string, std::vector<std::string>>> read_axes(element e,
+                                                                        const std::string& path) {
+  if (!e.is_object())
+    fail(path, fmt::format("expected an object of axis values, got {}", detail::describe(e)));
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const auto field : detail::object_of(e)) {
+    const std::string name(field.key);
+    const std::string at = detail::member_path(path, name);
+    std::vector<std::string> values;
+    if (field.value.is_string())
+      values.push_back(detail::read_string(field.value, at));
+    else if (field.value.is_array())
+      values = detail::read_array(field.value, at, detail::read_string);
+    else
+      fail(at, fmt::format("expected a value or an array of values, got {}",
+                           detail::describe(field.value)));
+    if (values.empty())
+      fail(at, "an axis condition needs at least one value");
+    out.emplace_back(name, std::move(values));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 /// Fills `rule` from `e`; a new rule (`require_all`) needs pattern, pass and warn.
 void read_rule(element e, const std::string& path, bool require_all, expectation_rule& rule) {
   const object_reader o(e, path, rule_keys, presence::optional_keys);
+  if (const auto v = o.find("informational"))
+    rule.informational = detail::read_bool(*v, o.path_of("informational"));
   if (require_all)
     for (const std::string_view key : {"pattern", "pass", "warn"})
-      (void)o.at(key);
+      if (!rule.informational || key == "pattern")
+        (void)o.at(key);
   if (const auto p = o.find("pattern")) {
     rule.pattern = detail::read_string(*p, o.path_of("pattern"));
     if (rule.pattern.empty())
       fail(o.path_of("pattern"), "the pattern is empty");
   }
+  if (const auto a = o.find("axes"))
+    rule.axes = read_axes(*a, o.path_of("axes"));
   if (const auto v = o.find("pass"))
     rule.pass = read_fraction(*v, o.path_of("pass"));
   if (const auto v = o.find("warn"))
@@ -180,9 +236,13 @@ expectations apply(const expectations* base, element root) {
     const std::string path = fmt::format("rules[{}]", i++);
     const object_reader ro(rj, path, rule_keys, presence::optional_keys);
     const std::string pattern = detail::read_string(ro.at("pattern"), ro.path_of("pattern"));
-    // A pattern already in this layer is a duplicate; one in a lower layer is overridden.
-    auto same = std::find_if(out.rules.begin(), out.rules.end(),
-                             [&](const expectation_rule& r) { return r.pattern == pattern; });
+    const auto axes = ro.find("axes") ? read_axes(*ro.find("axes"), ro.path_of("axes"))
+                                      : decltype(expectation_rule::axes){};
+    // A pattern (with the same axis conditions) already in this layer is a duplicate; one in a
+    // lower layer is overridden.
+    auto same = std::find_if(out.rules.begin(), out.rules.end(), [&](const expectation_rule& r) {
+      return r.pattern == pattern && r.axes == axes;
+    });
     if (same != out.rules.end() && same->layer == layer)
       fail(path + ".pattern", "duplicate pattern '" + pattern + "'");
     expectation_rule rule = same != out.rules.end() ? *same : expectation_rule{};

@@ -13,6 +13,7 @@
 #include "gpu_test_support.hpp"
 #include "gpuspec/kernels/transfer_math.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/units.hpp"
 #include "runner_support.hpp"
 
 namespace r = gpuspec::reports;
@@ -34,37 +35,39 @@ int directions_of(const std::string& id) { return id == "transfer.bidir" ? 2 : 1
 
 /// What every measured transfer result must hold.
 void expect_measured_transfer(const r::result& res) {
-  SCOPED_TRACE(res.bench_id + " " + res.parameters.dump());
+  SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
   EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
   EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
   EXPECT_NE(res.check.detail.find("every byte"), std::string::npos) << res.check.detail;
   EXPECT_EQ(res.metric, "bandwidth");
-  EXPECT_EQ(res.unit, "GB/s");
+  EXPECT_EQ(r::to_string(res.unit), "GB/s");
   EXPECT_EQ(res.cache_state, "hot");
   EXPECT_GE(res.stats.n, 3);
 
-  const std::uint64_t bytes = k::parse_size_text(res.parameters.at("size").get<std::string>());
+  const std::uint64_t bytes =
+      k::parse_size_text(r::parameters_of(res).at("size").get<std::string>());
   const std::uint64_t copies = k::transfer_copies_per_sample(bytes);
-  EXPECT_EQ(res.parameters.at("bytes_per_copy").get<std::uint64_t>(), bytes);
-  EXPECT_EQ(res.parameters.at("copies_per_sample").get<std::uint64_t>(), copies);
+  EXPECT_EQ(r::parameters_of(res).at("bytes_per_copy").get<std::uint64_t>(), bytes);
+  EXPECT_EQ(r::parameters_of(res).at("copies_per_sample").get<std::uint64_t>(), copies);
   ASSERT_TRUE(res.bytes_per_iteration.has_value());
   EXPECT_DOUBLE_EQ(*res.bytes_per_iteration, static_cast<double>(bytes) *
                                                  static_cast<double>(copies) *
                                                  directions_of(res.bench_id));
 
   // Where the host memory went, and how.
-  ASSERT_TRUE(res.parameters.contains("numa_node"));
-  ASSERT_TRUE(res.parameters.contains("host_memory_node"));
-  const std::string binding = res.parameters.at("numa_binding").get<std::string>();
+  ASSERT_TRUE(r::parameters_of(res).contains("numa_node"));
+  ASSERT_TRUE(r::parameters_of(res).contains("host_memory_node"));
+  const std::string binding = r::parameters_of(res).at("numa_binding").get<std::string>();
   EXPECT_TRUE(binding == "mbind" || binding.rfind("none: ", 0) == 0 ||
               binding.rfind("h2d source: ", 0) == 0)
       << binding;
-  if (binding == "mbind" && !res.parameters.at("numa_node").is_null() &&
-      !res.parameters.at("host_memory_node").is_null()) {
-    EXPECT_EQ(res.parameters.at("host_memory_node"), res.parameters.at("numa_node"));
+  if (binding == "mbind" && !r::parameters_of(res).at("numa_node").is_null() &&
+      !r::parameters_of(res).at("host_memory_node").is_null()) {
+    EXPECT_EQ(r::parameters_of(res).at("host_memory_node"), r::parameters_of(res).at("numa_node"));
   }
-  EXPECT_FALSE(res.parameters.at("cpu_affinity").get<std::string>().empty());
-  EXPECT_EQ(res.parameters.at("launch_hold").get<bool>(), res.parameters.at("memory") == "pinned");
+  EXPECT_FALSE(r::parameters_of(res).at("cpu_affinity").get<std::string>().empty());
+  EXPECT_EQ(r::parameters_of(res).at("launch_hold").get<bool>(),
+            r::parameters_of(res).at("memory") == "pinned");
 
   // Plausible: any PCIe link streams more than 1 GB/s once copies are large; nothing beats
   // twice the link as trained.
@@ -73,7 +76,7 @@ void expect_measured_transfer(const r::result& res) {
     EXPECT_GT(res.stats.median, 1.0);
   }
   if (res.telemetry.status == "ok") {
-    ASSERT_TRUE(res.parameters.contains("pcie_gen_under_load"));
+    ASSERT_TRUE(r::parameters_of(res).contains("pcie_gen_under_load"));
     ASSERT_TRUE(res.ceiling_value.clock_adjusted.has_value())
         << res.ceiling_value.clock_adjusted_source;
     EXPECT_LT(res.stats.median, 2.0 * *res.ceiling_value.clock_adjusted)
@@ -93,9 +96,9 @@ TEST_F(transfer_test, quick_runs_pinned_copy_engine_at_256_mib) {
   EXPECT_TRUE(report.complete) << report.incomplete_reason;
   ASSERT_EQ(report.results.size(), 3u);
   for (const auto& res : report.results) {
-    EXPECT_EQ(res.parameters.at("memory"), "pinned");
-    EXPECT_EQ(res.parameters.at("engine"), "copy_engine");
-    EXPECT_EQ(res.parameters.at("size"), "256MiB");
+    EXPECT_EQ(r::parameters_of(res).at("memory"), "pinned");
+    EXPECT_EQ(r::parameters_of(res).at("engine"), "copy_engine");
+    EXPECT_EQ(r::parameters_of(res).at("size"), "256MiB");
     expect_measured_transfer(res);
   }
   EXPECT_NO_THROW((void)r::to_json(report));
@@ -109,7 +112,8 @@ TEST_F(transfer_test, every_standard_case_is_verified_and_plausible_or_skipped_w
   ASSERT_EQ(report.results.size(), 3u * 2 * 2 * 10);
   int measured = 0, skipped = 0;
   for (const auto& res : report.results) {
-    if (res.parameters.at("memory") == "pageable" && res.parameters.at("engine") == "sm") {
+    if (r::parameters_of(res).at("memory") == "pageable" &&
+        r::parameters_of(res).at("engine") == "sm") {
       EXPECT_EQ(res.status, r::result_status::skipped) << res.reason;
       EXPECT_NE(res.reason.find("pinned"), std::string::npos) << res.reason;
       ++skipped;

@@ -95,10 +95,7 @@ public:
     if (api.clocks_event_reasons != nullptr &&
         api.clocks_event_reasons(handle, &mask) == NVML_SUCCESS)
       s.throttle_mask = mask;
-    if (api.pcie_gen_current != nullptr && api.pcie_gen_current(handle, &value) == NVML_SUCCESS)
-      s.pcie_gen = static_cast<int>(value);
-    if (api.pcie_width_current != nullptr && api.pcie_width_current(handle, &value) == NVML_SUCCESS)
-      s.pcie_width = static_cast<int>(value);
+
     s.at = telemetry_clock::now(); // stamp when the reads finished
     return s;
   }
@@ -155,10 +152,7 @@ reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample>
 
   std::vector<double> sm, mem, temperature, power;
   std::uint64_t mask_union = 0;
-  const auto lower = [](std::optional<int>& lowest, const std::optional<int>& v) {
-    if (v && *v > 0 && (!lowest || *v < *lowest))
-      lowest = v;
-  };
+
   for (const telemetry_sample& s : samples) {
     if (s.device != device || s.at < begin || s.at > end)
       continue;
@@ -177,8 +171,6 @@ reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample>
       power.push_back(*v);
     if (s.throttle_mask)
       mask_union |= *s.throttle_mask;
-    lower(out.pcie_gen_min, s.pcie_gen);
-    lower(out.pcie_width_min, s.pcie_width);
   }
   if (out.samples == 0) {
     out.status = "no telemetry samples in the window";

@@ -477,6 +477,33 @@ TEST(Check, NoSpecRowJudgesClockAdjustedEfficiency) {
   EXPECT_EQ(o.nodes[0].gpus[0].status, verdict_status::warn); // no spec row
 }
 
+TEST(Check, AnInformationalFigureIsReportedNotJudgedAndAJudgedOneIs) {
+  // Two PCIe transfers at a tenth of the link's rate: the 4 KiB one is latency-bound and
+  // informational; the 256 MiB one is judged and fails.
+  auto r = healthy_report();
+  r.results.resize(2);
+  r.run.devices = {0};
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto& t = r.results[i];
+    t.devices = {0};
+    t.bench_id = "transfer.h2d";
+    t.axes = {
+        {"memory", "pinned"}, {"engine", "copy_engine"}, {"size", i == 0 ? "4KiB" : "256MiB"}};
+    t.observations = nlohmann::ordered_json::object();
+    t.ceiling_value = {};
+    t.ceiling_value.clock_adjusted = 10 * t.stats.median;
+    t.ceiling_value.clock_adjusted_source = "synthetic: a link ten times the median";
+    t.ceiling_value.reference = reference_kind::clock_adjusted;
+    t.efficiency = 0.1;
+  }
+  const auto o = check(r, synthetic_specs(), default_rules());
+  ASSERT_EQ(o.nodes[0].results.size(), 2U);
+  EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::skipped);
+  EXPECT_NE(o.nodes[0].results[0].message.find("reported, not judged"), std::string::npos)
+      << o.nodes[0].results[0].message;
+  EXPECT_EQ(o.nodes[0].results[1].status, verdict_status::fail);
+}
+
 TEST(Check, LowerIsBetterMetricsAreInverted) {
   auto r = healthy_report();
   r.results.resize(1);
@@ -726,6 +753,59 @@ TEST(Expectations, AVersionOneRuleFileSaysHowToChangeIt) {
   EXPECT_EQ(v1.error().field, "schema");
   EXPECT_NE(v1.error().message.find("remove the rules' \"ceiling\" fields"), std::string::npos)
       << v1.error().message;
+}
+
+TEST(Expectations, AxisConditionsPickTheRuleAndTheRestIsReportedNotJudged) {
+  const auto e = default_rules();
+  const auto axes = [](const char* memory, const char* engine, const char* size) {
+    return nlohmann::ordered_json{{"memory", memory}, {"engine", engine}, {"size", size}};
+  };
+  const auto* large = e.find("transfer.h2d", axes("pinned", "copy_engine", "256MiB"));
+  ASSERT_NE(large, nullptr);
+  EXPECT_FALSE(large->informational);
+  EXPECT_DOUBLE_EQ(large->pass, 0.75);
+  const auto* sm = e.find("transfer.bidir", axes("pinned", "sm", "1GiB"));
+  ASSERT_NE(sm, nullptr);
+  EXPECT_DOUBLE_EQ(sm->pass, 0.60);
+  // Latency-bound sizes and pageable copies match the informational rule, never the catch-all.
+  for (const auto& a :
+       {axes("pinned", "copy_engine", "4KiB"), axes("pageable", "copy_engine", "1GiB"),
+        nlohmann::ordered_json::object()}) {
+    const auto* rule = e.find("transfer.d2h", a);
+    ASSERT_NE(rule, nullptr) << a.dump();
+    EXPECT_TRUE(rule->informational) << a.dump();
+    EXPECT_EQ(rule->pattern, "transfer.*");
+  }
+  // Axis conditions count for nothing where the benchmark has no such axis.
+  EXPECT_EQ(e.find("memory.stream.triad", {{"dtype", "fp32"}})->pattern, "memory.stream.*");
+}
+
+TEST(Expectations, AxisConditionsAreReadStrictly) {
+  const auto parse = [](const char* rule) {
+    return parse_expectations(
+        nlohmann::ordered_json::parse(std::string(R"({"schema": "gpuspec.expect.v2", "rules": [)") +
+                                      rule + "]}"),
+        "rules.json");
+  };
+  const auto not_object = parse(R"({"pattern": "x.*", "axes": [1], "pass": 0.8, "warn": 0.7})");
+  ASSERT_FALSE(not_object);
+  EXPECT_EQ(not_object.error().field, "rules[0].axes");
+  const auto empty = parse(R"({"pattern": "x.*", "axes": {"size": []}, "pass": 0.8, "warn": 0.7})");
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().field, "rules[0].axes.size");
+  const auto number = parse(R"({"pattern": "x.*", "axes": {"size": 4}, "pass": 0.8, "warn": 0.7})");
+  ASSERT_FALSE(number);
+  EXPECT_EQ(number.error().field, "rules[0].axes.size");
+  // The same pattern with other axis conditions is another rule, not a duplicate; an
+  // informational rule needs no fractions.
+  const auto two = parse(R"({"pattern": "x.*", "axes": {"size": "1GiB"}, "pass": 0.8, "warn": 0.7},
+                            {"pattern": "x.*", "informational": true, "why": "small"})");
+  ASSERT_TRUE(two) << two.error().to_string();
+  EXPECT_EQ(two.value().rules.size(), 2U);
+  const auto twice = parse(R"({"pattern": "x.*", "informational": true},
+                              {"pattern": "x.*", "informational": true})");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().field, "rules[1].pattern");
 }
 
 TEST(Expectations, PatternMatching) {

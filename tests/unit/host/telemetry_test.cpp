@@ -136,28 +136,6 @@ TEST(SummarizeTelemetry, OddCountMedianIdleOnlyAndNoMaximum) {
   EXPECT_FALSE(r.throttled);
 }
 
-TEST(SummarizeTelemetry, TheLowestPcieLinkSeenInTheWindow) {
-  std::vector<telemetry_sample> samples(4);
-  const auto t0 = telemetry_clock::now();
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    samples[i].at = t0 + std::chrono::milliseconds(10 * i);
-    samples[i].sm_clock_mhz = 1500.0;
-  }
-  samples[0].pcie_gen = 5;
-  samples[0].pcie_width = 16;
-  samples[1].pcie_gen = 3; // trained down for a moment under load
-  samples[1].pcie_width = 16;
-  samples[2].pcie_width = 8;
-  samples[3].pcie_gen = 0; // a failed reading is no reading
-  const auto r = gb::summarize_telemetry(samples, 0, t0, t0 + 1s, std::nullopt, 10.0);
-  EXPECT_EQ(r.pcie_gen_min, 3);
-  EXPECT_EQ(r.pcie_width_min, 8);
-  const auto none =
-      gb::summarize_telemetry(std::span(samples).subspan(3), 0, t0, t0 + 1s, std::nullopt, 10.0);
-  EXPECT_FALSE(none.pcie_gen_min.has_value());
-  EXPECT_FALSE(none.pcie_width_min.has_value());
-}
-
 TEST(SummarizeTelemetry, NoSamples) {
   const auto t0 = telemetry_clock::now();
   const auto r = gb::summarize_telemetry({}, 0, t0, t0 + 1s, 1980.0, 20.0);

@@ -23,10 +23,18 @@ inline constexpr const char* expectations_schema_version = "gpuspec.expect.v2";
 
 struct expectation_rule {
   std::string pattern; ///< bench id, exact or with '*' wildcards: "memory.stream.*"
-  double pass = 0.85;  ///< fraction of the result's reference at or above: pass
-  double warn = 0.75;  ///< at or above (and below pass): warn; below: fail
-  std::string why;     ///< the justification, for people
-  int layer = 0;       ///< 0 for the base file, 1 for a site file: higher layers win
+  /// Axis conditions: the rule matches a result only if each named axis holds one of the
+  /// listed values ("memory": ["pinned"], "size": ["256 MiB", "1 GiB"]). Empty: any result of
+  /// the pattern. A result that no rule matches is not judged (an informational figure).
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  double pass = 0.85; ///< fraction of the result's reference at or above: pass
+  double warn = 0.75; ///< at or above (and below pass): warn; below: fail
+  /// Reported, not judged: the figure is shown with its efficiency, and its verdict is
+  /// `skipped` with `why` (latency-bound sizes, pageable copies). Findings from its telemetry
+  /// and a failed verification still count.
+  bool informational = false;
+  std::string why; ///< the justification, for people
+  int layer = 0;   ///< 0 for the base file, 1 for a site file: higher layers win
 };
 
 struct expectation_settings {
@@ -59,9 +67,11 @@ struct expectations {
   expectation_settings settings;
   std::vector<expectation_rule> rules;
 
-  /// The rule for a bench id: the highest layer first, then the most specific pattern (the
-  /// most literal characters); nullptr when none matches.
-  [[nodiscard]] const expectation_rule* find(std::string_view bench_id) const;
+  /// The rule for a result (its bench id and axes): the highest layer first, then the most axis
+  /// conditions, then the most specific pattern (the most literal characters); nullptr when
+  /// none matches.
+  [[nodiscard]] const expectation_rule* find(std::string_view bench_id,
+                                             const nlohmann::ordered_json& axes = {}) const;
 };
 
 /// True when `bench_id` matches `pattern` ('*' matches any run of characters, dots included).

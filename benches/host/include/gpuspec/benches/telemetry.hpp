@@ -29,9 +29,6 @@ struct telemetry_sample {
   std::optional<std::uint8_t> pcie_gen, pcie_width;
   std::optional<double> sm_clock_mhz, mem_clock_mhz, temperature_c, power_w;
   std::optional<std::uint64_t> throttle_mask; ///< NVML clocks-event reason bits
-  /// The PCIe link as trained at that moment: read while the GPU works, since a link
-  /// downtrains at idle to save power, so only these readings judge its generation.
-  std::optional<int> pcie_gen, pcie_width;
 };
 
 /// Where samples come from: NVML on a real machine, a script in the tests.
