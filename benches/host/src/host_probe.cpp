@@ -19,17 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The whole file, or nullopt when it cannot be read. /proc files report size 0, so this reads
-/// to the end rather than trusting the size.
-std::optional<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad())
-    return std::nullopt;
-  return text;
-}
+std::optional<std::string> read_text(const fs::path& path) { return read_system_file(path); }
 
 /// `absolute` ("/proc/cpuinfo") under `root`.
 fs::path under(const fs::path& root, std::string_view absolute) {
@@ -246,6 +236,16 @@ bool modules_list_has(std::string_view proc_modules, std::string_view module) {
       found = true;
   });
   return found;
+}
+
+std::optional<std::string> read_system_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad())
+    return std::nullopt;
+  return text;
 }
 
 reports::host_info probe_host(const std::filesystem::path& root) {

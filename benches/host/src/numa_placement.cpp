@@ -4,6 +4,8 @@
 
 #include "gpuspec/benches/numa_placement.hpp"
 
+#include "gpuspec/benches/host_probe.hpp"
+
 #include <linux/mempolicy.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -34,15 +36,7 @@ constexpr int max_cpu_id = 65535;
 /// Node ids past this are not bound (MAX_NUMNODES is 1024 on the largest kernels).
 constexpr int max_node_id = 4095;
 
-std::optional<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad())
-    return std::nullopt;
-  return text;
-}
+std::optional<std::string> read_text(const fs::path& path) { return read_system_file(path); }
 
 std::string_view trim(std::string_view s) {
   const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };

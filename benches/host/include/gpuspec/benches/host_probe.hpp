@@ -19,6 +19,10 @@ namespace gpuspec::benches {
 /// implementer and part numbers and the sockets are counted from sysfs physical_package_id.
 [[nodiscard]] reports::host_info probe_host(const std::filesystem::path& root = "/");
 
+/// The whole file, or nullopt when it cannot be read. /proc and /sys files report size 0, so
+/// this reads to the end rather than trusting the size. The one reader of /proc, /sys and /etc.
+[[nodiscard]] std::optional<std::string> read_system_file(const std::filesystem::path& path);
+
 // The parsers, exposed for the tests.
 [[nodiscard]] std::string parse_os_release_pretty_name(std::string_view os_release);
 struct cpu_summary {
