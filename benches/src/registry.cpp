@@ -39,6 +39,13 @@ benchmark_definition::benchmark_definition(std::string id, std::string descripti
     throw std::invalid_argument("benchmark " + m_id + ": no function");
 }
 
+benchmark_definition::benchmark_definition(std::string id, std::string description,
+                                           node_function run)
+    : m_id(std::move(id)), m_description(std::move(description)), m_node_run(std::move(run)) {
+  if (!m_node_run)
+    throw std::invalid_argument("benchmark " + m_id + ": no function");
+}
+
 benchmark_definition& benchmark_definition::in_suites(std::vector<std::string> suites) {
   for (const auto& s : suites)
     if (!is_known_suite(s))
@@ -85,13 +92,23 @@ std::string benchmark_definition::axes_text() const {
   return out;
 }
 
-benchmark_definition& registry::add(std::string id, std::string description,
-                                    benchmark_function run) {
+void registry::check_new_id(const std::string& id) const {
   if (!is_valid_id(id))
     throw std::invalid_argument("benchmark id '" + id +
                                 "' is not dotted lower-case (e.g. memory.stream.triad)");
   if (find(id) != nullptr)
     throw std::invalid_argument("benchmark id '" + id + "' is registered twice");
+}
+
+benchmark_definition& registry::add(std::string id, std::string description,
+                                    benchmark_function run) {
+  check_new_id(id);
+  return m_benchmarks.emplace_back(std::move(id), std::move(description), std::move(run));
+}
+
+benchmark_definition& registry::add_node(std::string id, std::string description,
+                                         node_function run) {
+  check_new_id(id);
   return m_benchmarks.emplace_back(std::move(id), std::move(description), std::move(run));
 }
 

@@ -32,7 +32,13 @@
 namespace gpuspec::benches {
 
 class bench_state;
+class node_state;
 using benchmark_function = std::function<void(bench_state&)>;
+using node_function = std::function<void(node_state&)>;
+
+/// Where a benchmark runs: on each selected GPU in its own worker (bench_state), or once over
+/// the node's selected GPUs together in one worker (node_state: collectives, peer copies).
+enum class bench_scope { device, node };
 
 inline constexpr std::string_view suite_names[] = {"quick", "standard", "burnin", "full"};
 [[nodiscard]] bool is_known_suite(std::string_view suite);
@@ -48,6 +54,7 @@ struct axis {
 class benchmark_definition {
 public:
   benchmark_definition(std::string id, std::string description, benchmark_function run);
+  benchmark_definition(std::string id, std::string description, node_function run);
 
   /// Suites this benchmark belongs to (it always belongs to full). Throws std::invalid_argument
   /// for a name that is not a suite.
@@ -64,7 +71,13 @@ public:
   [[nodiscard]] const std::string& description() const { return m_description; }
   [[nodiscard]] const std::vector<std::string>& suites() const { return m_suites; }
   [[nodiscard]] const std::vector<axis>& axes() const { return m_axes; }
+  /// The one-GPU function (scope device); empty for a node-wide benchmark.
   [[nodiscard]] const benchmark_function& function() const { return m_run; }
+  /// The node-wide function (scope node); empty for a one-GPU benchmark.
+  [[nodiscard]] const node_function& node_run() const { return m_node_run; }
+  [[nodiscard]] bench_scope scope() const {
+    return m_node_run ? bench_scope::node : bench_scope::device;
+  }
   [[nodiscard]] double setup_allowance_s() const { return m_setup_allowance_s; }
   /// True if the benchmark runs in `suite` (full holds every benchmark).
   [[nodiscard]] bool runs_in(std::string_view suite) const;
@@ -75,6 +88,7 @@ private:
   std::string m_id;
   std::string m_description;
   benchmark_function m_run;
+  node_function m_node_run;
   std::vector<std::string> m_suites;
   std::vector<axis> m_axes;
   double m_setup_allowance_s = spine::default_setup_allowance_s;
@@ -86,11 +100,16 @@ public:
   /// reference stays valid: definitions live in a deque). Throws std::invalid_argument for an
   /// id that is not dotted lower-case ("memory.stream.triad") or is already registered.
   benchmark_definition& add(std::string id, std::string description, benchmark_function run);
+  /// Registers a node-wide benchmark (node_state.hpp): one case runs once over every selected
+  /// GPU, in one worker, after the one-GPU cases. Same rules for the id.
+  benchmark_definition& add_node(std::string id, std::string description, node_function run);
 
   [[nodiscard]] const std::deque<benchmark_definition>& benchmarks() const { return m_benchmarks; }
   [[nodiscard]] const benchmark_definition* find(std::string_view id) const;
 
 private:
+  /// Throws std::invalid_argument for an id that is not dotted lower-case or already taken.
+  void check_new_id(const std::string& id) const;
   std::deque<benchmark_definition> m_benchmarks;
 };
 

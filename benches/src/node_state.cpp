@@ -1,0 +1,135 @@
+#include "gpuspec/benches/node_state.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/reference.hpp"
+#include "gpuspec/reports/statistics.hpp"
+
+namespace gpuspec::benches {
+
+void node_cache::erase(const std::string& key) {
+  m_objects.erase(key);
+  std::erase(m_order, key);
+}
+
+node_cache::~node_cache() {
+  // Communicators before the buffers they were built over: the last made goes first.
+  for (auto it = m_order.rbegin(); it != m_order.rend(); ++it)
+    m_objects.erase(*it);
+}
+
+node_state::node_state(const bench_case& c, std::vector<node_device> devices,
+                       const run_options& options, node_cache& cache,
+                       const std::atomic<bool>& interrupted,
+                       std::chrono::steady_clock::time_point deadline)
+    : m_case(c), m_devices(std::move(devices)), m_options(options), m_cache(cache),
+      m_interrupted(interrupted), m_deadline(deadline) {
+  m_result.bench_id = c.id();
+  for (const auto& d : m_devices)
+    m_result.devices.push_back(d.info.index);
+}
+
+double node_state::seconds_left() const {
+  // The coordinator's rule (coordinator.hpp): the deadline moves out by 3 x the longest run
+  // reported so far.
+  const auto now = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(m_deadline - now).count() + 3.0 * m_longest_run_s;
+}
+
+void node_state::ran(int runs, double run_seconds) {
+  m_longest_run_s = std::max(m_longest_run_s, run_seconds);
+  if (m_options.on_run)
+    m_options.on_run(runs, run_seconds);
+}
+
+void node_state::add_parameter(const std::string& key, nlohmann::ordered_json value) {
+  for (const auto& [name, asked] : m_case.values)
+    if (name == key)
+      throw std::logic_error(fmt::format("{}: \"{}\" is an axis of the case ({}); a benchmark "
+                                         "records what it found under another name",
+                                         id(), key, asked));
+  m_result.observations[key] = std::move(value);
+}
+
+void node_state::set_samples(std::vector<double> sample_seconds, std::vector<double> values,
+                             reports::metric_unit unit, std::string metric, bool higher_is_better) {
+  if (sample_seconds.size() != values.size())
+    throw std::logic_error(fmt::format("{}: {} sample times for {} values", id(),
+                                       sample_seconds.size(), values.size()));
+  for (double v : values)
+    if (!std::isfinite(v))
+      throw std::logic_error(fmt::format("{}: a sample value is not finite", id()));
+  m_result.sample_seconds = std::move(sample_seconds);
+  m_result.samples = std::move(values);
+  m_result.unit = unit;
+  m_result.metric = std::move(metric);
+  m_result.higher_is_better = higher_is_better;
+}
+
+void node_state::set_bytes_per_iteration(double bytes) {
+  if (!(bytes > 0.0) || !std::isfinite(bytes))
+    throw std::logic_error(fmt::format("{}: bytes per iteration must be positive", id()));
+  m_result.bytes_per_iteration = bytes;
+}
+
+void node_state::skip(std::string reason) {
+  m_result.status = reports::result_status::skipped;
+  m_result.reason = std::move(reason);
+}
+
+void node_state::not_supported(std::string reason) {
+  m_result.status = reports::result_status::not_supported;
+  m_result.reason = std::move(reason);
+}
+
+void node_state::fail(std::string reason) {
+  m_result.status = reports::result_status::failed;
+  m_result.reason = std::move(reason);
+}
+
+reports::result node_state::take_result() {
+  m_result.axes = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : m_case.values)
+    m_result.axes[name] = value;
+  m_result.ceiling_value.reference = reports::choose_reference(m_result.ceiling_value);
+  m_result.stats = reports::summarize(m_result.samples);
+  if (!m_result.samples.empty() && m_result.stats.median > 0) {
+    const auto& c = m_result.ceiling_value;
+    const std::optional<double> reference =
+        c.reference == reports::reference_kind::clock_adjusted ? c.clock_adjusted : c.datasheet;
+    if (reference && *reference > 0.0)
+      m_result.efficiency = m_result.higher_is_better ? m_result.stats.median / *reference
+                                                      : *reference / m_result.stats.median;
+  }
+
+  const bool disposed = m_result.status != reports::result_status::ok;
+  if (disposed) {
+    if (m_result.reason.empty())
+      m_result.reason = "no reason given";
+  } else if (interrupted()) {
+    m_result.status = reports::result_status::skipped;
+    m_result.reason = fmt::format("interrupted after {} sample(s)", m_result.samples.size());
+    m_result.check = reports::verification{};
+    m_result.check.detail = "not checked: the measurement was interrupted";
+  } else if (m_result.samples.empty()) {
+    m_result.status = reports::result_status::failed;
+    m_result.reason = "no sample was taken";
+  } else if (m_result.check.status == reports::verification_status::failed) {
+    m_result.status = reports::result_status::failed;
+    m_result.reason = "verification failed: " + m_result.check.detail;
+  } else if (m_result.check.status == reports::verification_status::skipped &&
+             m_result.check.detail.empty()) {
+    m_result.check.detail = "the benchmark has no check";
+  }
+  if (m_result.status == reports::result_status::failed)
+    m_result.failure = m_result.check.status == reports::verification_status::failed
+                           ? reports::failure_kind::verification
+                           : reports::failure_kind::benchmark;
+  return std::move(m_result);
+}
+
+} // namespace gpuspec::benches
