@@ -42,17 +42,23 @@ progress_display::progress_display(std::FILE* out, bool in_place, std::string re
 
 void progress_display::on_plan(const spine::session_plan& plan) {
   const bool all_at_once = plan.concurrency >= static_cast<int>(plan.devices.size());
-  fmt::print(m_out,
-             "gpuspec run: {} GPU(s) {}, {} case(s) each ({} backend); expected about {}, at "
-             "most {} if every case ran to its deadline; report {}\n",
-             plan.devices.size(),
-             all_at_once ? "at once" : fmt::format("{} at a time", plan.concurrency),
-             plan.cases_per_gpu, plan.backend, duration_text(plan.expected_s),
-             duration_text(plan.deadline_s), m_report_path);
+  fmt::print(
+      m_out,
+      "gpuspec run: {} GPU(s) {}, {} case(s) each{} ({} backend); expected about {}, at "
+      "most {} if every case ran to its deadline; report {}\n",
+      plan.devices.size(), all_at_once ? "at once" : fmt::format("{} at a time", plan.concurrency),
+      plan.cases_per_gpu,
+      plan.node_cases == 0
+          ? ""
+          : fmt::format(", then {} node-wide case(s) over all of them", plan.node_cases),
+      plan.backend, duration_text(plan.expected_s), duration_text(plan.deadline_s), m_report_path);
   for (int d : plan.devices) {
     m_order.push_back(d);
     m_gpus[d].total = plan.cases_per_gpu;
   }
+  // The node-wide cases are told on the line of the first GPU, whose id their worker takes.
+  if (!plan.devices.empty())
+    m_gpus[plan.devices.front()].total += plan.node_cases;
   redraw(true);
 }
 

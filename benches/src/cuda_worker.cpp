@@ -1,5 +1,6 @@
 // The CUDA worker backend (cuda_worker.hpp): one GPU, its cases through the harness, its own
-// NVML telemetry. A worker is one process per GPU, so nothing here is shared between GPUs.
+// NVML telemetry. A worker is one process per GPU, so nothing here is shared between GPUs; the
+// node-wide cases (collectives) get one worker of their own, given every selected GPU.
 
 #include "gpuspec/benches/cuda_worker.hpp"
 
@@ -8,12 +9,15 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include "device_context.cuh"
 #include "gpuspec/benches/bench_state.cuh"
+#include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/benches/nvml_library.hpp"
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/benches/runner.hpp"
@@ -22,6 +26,7 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/nvtx_range.hpp"
 #include "gpuspec/spine/coordinator.hpp"
+#include "gpuspec/spine/deadlines.hpp"
 
 namespace gpuspec::benches {
 namespace {
@@ -154,6 +159,114 @@ private:
   std::string m_start_error; ///< the GPU cannot be started: its cases fail
 };
 
+/// The node-wide cases (node_state.hpp): one worker given every selected GPU, each case run
+/// once over all of them. The benchmark owns its CUDA and NCCL resources (in the node cache, so
+/// a communicator outlives one case); this executor owns the devices' telemetry.
+class cuda_node_executor final : public spine::case_executor {
+public:
+  cuda_node_executor(const spine::worker_assignment& a, const std::atomic<bool>& interrupted)
+      : m_options(options_of(a)), m_interrupted(interrupted) {
+    std::vector<int> indices;
+    for (const auto& d : a.devices)
+      indices.push_back(d.index);
+    m_options.devices = indices;
+    std::string why;
+    m_nvml = nvml_library::open(why, a.nvml_library);
+    if (m_nvml)
+      m_telemetry = std::make_unique<telemetry_sampler>(make_nvml_telemetry_source(*m_nvml),
+                                                        indices, m_options.telemetry_period);
+    for (auto d : a.devices) {
+      const auto ordinal = cuda_ordinal_of(d);
+      if (!ordinal) {
+        m_unavailable = fmt::format("GPU {} is not visible to the CUDA runtime "
+                                    "(CUDA_VISIBLE_DEVICES, or MIG mode) or its PCI bus id {} did "
+                                    "not match: the node-wide cases need every selected GPU",
+                                    d.index, d.pci_bus_id);
+        return;
+      }
+      d.cuda_index = ordinal;
+      m_devices.push_back(node_device{d, *ordinal});
+    }
+  }
+
+  reports::result run(const spine::planned_case& c,
+                      const spine::progress_callback& progress) override {
+    const int first = m_devices.empty() ? 0 : m_devices.front().info.index;
+    const auto unmeasured = [&](result_status status, failure_kind kind, std::string why) {
+      reports::result r = spine::unmeasured_result(c, first, status, kind, std::move(why));
+      r.devices = m_options.devices;
+      return r;
+    };
+    if (!m_unavailable.empty())
+      return unmeasured(result_status::skipped, failure_kind::none, m_unavailable);
+    const benchmark_definition* def = benchmark_registry().find(c.bench_id);
+    if (def == nullptr || def->scope() != bench_scope::node)
+      return unmeasured(result_status::failed, failure_kind::benchmark,
+                        fmt::format("this worker has no node-wide benchmark {} (a coordinator of "
+                                    "another version?)",
+                                    c.bench_id));
+    const bench_case bc{def, c.axes};
+    m_options.on_run = progress;
+    const auto begin = std::chrono::steady_clock::now();
+    const auto deadline = begin + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(spine::case_deadline_s(
+                                          c.setup_allowance_s, m_options.stopping.max_seconds)));
+    try {
+      const std::string params = bc.parameters_text();
+      const kernels::nvtx_range range(params.empty() ? bc.id() : bc.id() + " " + params);
+      node_state state(bc, m_devices, m_options, m_cache, m_interrupted, deadline);
+      try {
+        def->node_run()(state);
+      } catch (const std::exception& e) {
+        state.fail(e.what());
+      } catch (...) {
+        state.fail("the benchmark threw something that is not a std::exception");
+      }
+      const auto [window_begin, window_end] =
+          state.window().value_or(std::pair{begin, std::chrono::steady_clock::now()});
+      reports::result r = state.take_result();
+      r.telemetry = telemetry_over(window_begin, window_end);
+      return r;
+    } catch (const std::exception& e) {
+      return unmeasured(result_status::failed, failure_kind::benchmark, e.what());
+    }
+  }
+
+private:
+  /// Every GPU's telemetry over the window, merged (the worst GPU for each figure).
+  reports::telemetry_summary telemetry_over(std::chrono::steady_clock::time_point begin,
+                                            std::chrono::steady_clock::time_point end) {
+    reports::telemetry_summary merged;
+    if (m_telemetry) {
+      std::vector<std::pair<int, reports::telemetry_summary>> per_gpu;
+      for (const auto& d : m_devices) {
+        std::optional<double> sm_clock_max;
+        if (d.info.sm_clock_max_mhz)
+          sm_clock_max = *d.info.sm_clock_max_mhz;
+        per_gpu.emplace_back(d.info.index,
+                             m_telemetry->summary(d.info.index, begin, end, sm_clock_max));
+      }
+      merged = merge_gpu_summaries(per_gpu);
+    } else {
+      merged.status = "no telemetry: NVML is not available (see host.gpu_status)";
+    }
+    const auto since_origin = [&](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(t - m_options.clock_origin).count();
+    };
+    merged.window_start_s = since_origin(begin);
+    merged.window_end_s = since_origin(end);
+    return merged;
+  }
+
+  run_options m_options;
+  const std::atomic<bool>& m_interrupted;
+  std::optional<nvml_library> m_nvml;
+  std::unique_ptr<telemetry_sampler> m_telemetry; // after m_nvml: stops before NVML closes
+  std::vector<node_device> m_devices;
+  std::string m_unavailable;
+  node_cache m_cache; // last: communicators go before the sampler and NVML
+};
+
 spine::worker_plan cuda_plan(std::string_view suite, std::string_view filter) {
   spine::worker_plan plan;
   plan.backend = "cuda";
@@ -161,7 +274,8 @@ spine::worker_plan cuda_plan(std::string_view suite, std::string_view filter) {
   // workers create theirs at once.
   plan.startup_allowance_s = 120.0;
   for (const bench_case& c : select_cases(benchmark_registry(), suite, filter))
-    plan.cases.push_back(spine::planned_case{c.id(), c.values, c.definition->setup_allowance_s()});
+    plan.cases.push_back(spine::planned_case{c.id(), c.values, c.definition->setup_allowance_s(),
+                                             c.definition->scope() == bench_scope::node});
   return plan;
 }
 
@@ -171,8 +285,12 @@ spine::worker_backend cuda_worker_backend() {
   spine::worker_backend b;
   b.name = "cuda";
   b.plan = cuda_plan;
-  b.open = [](const spine::worker_assignment& a, const std::atomic<bool>& interrupted) {
-    return std::unique_ptr<spine::case_executor>(std::make_unique<cuda_executor>(a, interrupted));
+  b.open = [](const spine::worker_assignment& a,
+              const std::atomic<bool>& interrupted) -> std::unique_ptr<spine::case_executor> {
+    // The session never mixes the two kinds in one assignment (session.cpp).
+    if (!a.cases.empty() && a.cases.front().node_wide)
+      return std::make_unique<cuda_node_executor>(a, interrupted);
+    return std::make_unique<cuda_executor>(a, interrupted);
   };
   return b;
 }

@@ -18,8 +18,10 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -55,9 +57,9 @@ struct behaviour {
   int at_case = 0; ///< the case it strikes in (or before, for exit1)
 };
 
-behaviour behaviour_of(const json& script, int device) {
+/// The behaviour of GPU `device`'s worker, or of the node-wide worker (key "node").
+behaviour behaviour_of(const json& script, const std::string& key) {
   behaviour b;
-  const std::string key = std::to_string(device);
   if (script.contains("gpus") && script["gpus"].contains(key)) {
     const json& g = script["gpus"][key];
     b.kind = g.value("behaviour", "normal");
@@ -78,6 +80,7 @@ spine::worker_plan plan_of(const json& script) {
     for (const auto& [name, value] : axes.items())
       p.axes.emplace_back(name, value.get<std::string>());
     p.setup_allowance_s = allowance;
+    p.node_wide = c.value("node_wide", false);
     plan.cases.push_back(std::move(p));
   }
   return plan;
@@ -100,10 +103,11 @@ bool sleep_with_progress(double seconds, const spine::progress_callback& progres
 }
 
 /// What a harness result of a case looks like, with made-up samples: never a measurement.
-reports::result synthetic_result(const spine::planned_case& c, int device, double value) {
+reports::result synthetic_result(const spine::planned_case& c, std::vector<int> devices,
+                                 double value) {
   reports::result r;
   r.bench_id = c.bench_id;
-  r.devices = {device};
+  r.devices = std::move(devices);
   for (const auto& [name, v] : c.axes)
     r.axes[name] = v;
   r.metric = "bandwidth";
@@ -120,16 +124,47 @@ reports::result synthetic_result(const spine::planned_case& c, int device, doubl
   return r;
 }
 
+/// The GPUs an assignment's results cover, and the key of its behaviour in the script.
+bool is_node_wide(const spine::worker_assignment& a) {
+  return !a.cases.empty() && a.cases.front().node_wide;
+}
+std::vector<int> devices_of(const spine::worker_assignment& a) {
+  std::vector<int> out;
+  for (const auto& d : a.devices)
+    out.push_back(d.index);
+  if (out.empty() || !is_node_wide(a))
+    out = {a.device.index};
+  return out;
+}
+std::string behaviour_key(const spine::worker_assignment& a) {
+  return is_node_wide(a) ? "node" : std::to_string(a.device.index);
+}
+
+/// The script's entry for a planned case (the assignment holds a subset of the plan).
+const json& script_case(const json& script, const spine::planned_case& c) {
+  for (const json& s : script.at("cases")) {
+    if (s.at("bench_id").get<std::string>() != c.bench_id)
+      continue;
+    const json axes = s.value("axes", json::object());
+    bool same = axes.size() == c.axes.size();
+    for (const auto& [name, value] : c.axes)
+      same = same && axes.contains(name) && axes[name] == value;
+    if (same)
+      return s;
+  }
+  throw std::runtime_error("stand-in worker: the script has no case " + c.label());
+}
+
 class stand_in_executor final : public spine::case_executor {
 public:
   stand_in_executor(json script, const spine::worker_assignment& a, const std::atomic<bool>& stop)
-      : m_script(std::move(script)), m_device(a.device.index), m_stop(stop),
-        m_behaviour(behaviour_of(m_script, m_device)) {}
+      : m_script(std::move(script)), m_devices(devices_of(a)), m_stop(stop),
+        m_behaviour(behaviour_of(m_script, behaviour_key(a))) {}
 
   reports::result run(const spine::planned_case& c,
                       const spine::progress_callback& progress) override {
     const int index = m_next++;
-    const json& spec = m_script.at("cases").at(static_cast<std::size_t>(index));
+    const json& spec = script_case(m_script, c);
     const double seconds = spec.value("seconds", 0.01);
     const double value = spec.value("value", 100.0);
     if (index == m_behaviour.at_case) {
@@ -147,17 +182,17 @@ public:
     }
     const double slow = m_behaviour.kind == "slow" ? m_script.value("slow_s", 2.0) : 0.0;
     if (!sleep_with_progress(seconds + slow, progress, m_stop)) {
-      reports::result r = synthetic_result(c, m_device, value);
+      reports::result r = synthetic_result(c, m_devices, value);
       r.status = reports::result_status::skipped;
       r.reason = "interrupted after 0 sample(s)";
       return r;
     }
-    return synthetic_result(c, m_device, value);
+    return synthetic_result(c, m_devices, value);
   }
 
 private:
   json m_script;
-  int m_device;
+  std::vector<int> m_devices;
   const std::atomic<bool>& m_stop;
   behaviour m_behaviour;
   int m_next = 0;
@@ -189,7 +224,7 @@ int misbehave(const behaviour& b, const json& script, const spine::worker_assign
     result.kind = spine::message_kind::result;
     result.case_index = static_cast<int>(i);
     result.result =
-        synthetic_result(c, a.value().device.index, script.at("cases").at(i).value("value", 100.0));
+        synthetic_result(c, devices_of(*a), script_case(script, c).value("value", 100.0));
     std::string line = spine::message_line(result);
     if (static_cast<int>(i) == b.at_case && b.kind == "truncated") {
       send(line.substr(0, line.size() / 2)); // cut short, then gone
@@ -220,7 +255,7 @@ int main(int argc, char** argv) {
   const std::string text{std::istreambuf_iterator<char>(std::cin),
                          std::istreambuf_iterator<char>()};
   if (auto a = spine::assignment_from_text(text, "stdin")) {
-    const behaviour b = behaviour_of(script, a.value().device.index);
+    const behaviour b = behaviour_of(script, behaviour_key(a.value()));
     if (b.kind == "garbage" || b.kind == "truncated")
       return misbehave(b, script, a.value());
     if (b.kind == "silent") { // never says hello: a GPU whose context creation hangs

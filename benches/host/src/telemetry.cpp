@@ -7,7 +7,12 @@
 #include <array>
 #include <cmath>
 #include <exception>
+#include <string>
 #include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/benches/nvml_library.hpp"
 
@@ -345,6 +350,62 @@ reports::telemetry_summary telemetry_sampler::summary(int device, telemetry_cloc
     return s;
   return summarize_telemetry(std::span(nearest, 1), device, nearest->at, nearest->at,
                              sm_clock_max_mhz, period_ms);
+}
+
+namespace {
+
+template <class T> void keep_min(std::optional<T>& into, const std::optional<T>& v) {
+  if (v && (!into || *v < *into))
+    into = v;
+}
+template <class T> void keep_max(std::optional<T>& into, const std::optional<T>& v) {
+  if (v && (!into || *v > *into))
+    into = v;
+}
+
+} // namespace
+
+reports::telemetry_summary
+merge_gpu_summaries(const std::vector<std::pair<int, reports::telemetry_summary>>& per_gpu) {
+  reports::telemetry_summary out;
+  if (per_gpu.empty()) {
+    out.status = "no telemetry: no GPU";
+    return out;
+  }
+  double power_sum = 0;
+  int power_count = 0;
+  std::vector<std::string> not_ok;
+  for (const auto& [gpu, s] : per_gpu) {
+    out.samples += s.samples;
+    out.period_ms = std::max(out.period_ms, s.period_ms);
+    keep_min(out.sm_clock_mhz_min, s.sm_clock_mhz_min);
+    keep_min(out.sm_clock_mhz_median, s.sm_clock_mhz_median);
+    keep_min(out.sm_clock_mhz_max, s.sm_clock_mhz_max);
+    keep_min(out.mem_clock_mhz_min, s.mem_clock_mhz_min);
+    keep_min(out.mem_clock_mhz_median, s.mem_clock_mhz_median);
+    keep_max(out.temperature_c_max, s.temperature_c_max);
+    keep_max(out.power_w_max, s.power_w_max);
+    keep_max(out.low_clock_fraction, s.low_clock_fraction);
+    keep_min(out.window_start_s, s.window_start_s);
+    keep_max(out.window_end_s, s.window_end_s);
+    keep_min(out.pcie_gen_min, s.pcie_gen_min);
+    keep_min(out.pcie_width_min, s.pcie_width_min);
+    if (s.power_w_mean) {
+      power_sum += *s.power_w_mean;
+      ++power_count;
+    }
+    for (const auto& reason : s.throttle_reasons)
+      if (std::find(out.throttle_reasons.begin(), out.throttle_reasons.end(), reason) ==
+          out.throttle_reasons.end())
+        out.throttle_reasons.push_back(reason);
+    out.throttled = out.throttled || s.throttled;
+    if (s.status != "ok")
+      not_ok.push_back(fmt::format("GPU {}: {}", gpu, s.status));
+  }
+  if (power_count > 0)
+    out.power_w_mean = power_sum / power_count;
+  out.status = not_ok.empty() ? "ok" : fmt::format("{}", fmt::join(not_ok, "; "));
+  return out;
 }
 
 } // namespace gpuspec::benches

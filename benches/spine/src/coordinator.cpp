@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/spine/child_process.hpp"
 
@@ -145,7 +146,7 @@ private:
         emit(w, static_cast<int>(i),
              unmeasured_result(w.job->cases[i], w.job->device, result_status::failed,
                                failure_kind::worker_exit,
-                               fmt::format("GPU {}: {}", w.job->device, why)));
+                               fmt::format("{}: {}", w.job->label(), why)));
       m_observer.on_worker_lost(w.job->device, why, "");
       w.state = phase::ended;
       return;
@@ -414,7 +415,15 @@ private:
   // --------------------------------------------------------------------------- ending
 
   void emit(worker& w, int case_index, reports::result r) {
-    m_observer.on_result(journal_entry{w.job->device, case_index, std::move(r)});
+    journal_entry entry{w.job->device, case_index, std::move(r)};
+    if (w.job->node_wide()) {
+      // One case over several GPUs: every one of them was busy with it, and its result (the
+      // watchdog's too) covers them all.
+      entry.node_wide = true;
+      entry.result.devices = w.job->devices;
+      entry.result.gpus_busy = static_cast<int>(w.job->devices.size());
+    }
+    m_observer.on_result(entry);
   }
 
   void finish(worker& w) {
@@ -476,7 +485,7 @@ private:
       where = fmt::format("before its first case, {} after it started",
                           seconds_text(since(w.started, now)));
     const std::string last_words = last_line_of(w.log_tail);
-    const std::string headline = fmt::format("GPU {}: {} {}{}", device, what, where, killed);
+    const std::string headline = fmt::format("{}: {} {}{}", w.job->label(), what, where, killed);
 
     if (w.current >= 0)
       emit(w, w.current,
@@ -487,8 +496,8 @@ private:
     for (int i = w.next_case; i < static_cast<int>(cases.size()); ++i)
       emit(w, i,
            unmeasured_result(cases[i], device, result_status::failed, kind,
-                             fmt::format("GPU {}: not run: the worker was lost {}: {}{}", device,
-                                         where, what, killed)));
+                             fmt::format("{}: not run: the worker was lost {}: {}{}",
+                                         w.job->label(), where, what, killed)));
     m_observer.on_worker_lost(device, headline, w.log_tail);
     end(w);
   }
@@ -509,6 +518,13 @@ private:
 };
 
 } // namespace
+
+std::string worker_job::label() const {
+  if (!node_wide())
+    return fmt::format("GPU {}", device);
+  return fmt::format("GPU{} {} (node-wide)", devices.size() == 1 ? "" : "s",
+                     fmt::join(devices, ","));
+}
 
 reports::result unmeasured_result(const planned_case& c, int device, result_status status,
                                   failure_kind failure, std::string reason) {

@@ -64,9 +64,12 @@ void journal_writer::write_line(const std::string& line) {
 }
 
 void journal_writer::append(const journal_entry& entry) {
-  write_line(dump_line(json{{"device", entry.device},
-                            {"case", entry.case_index},
-                            {"result", reports::result_to_json(entry.result)}}));
+  json line{{"device", entry.device},
+            {"case", entry.case_index},
+            {"result", reports::result_to_json(entry.result)}};
+  if (entry.node_wide)
+    line["node_wide"] = true;
+  write_line(dump_line(line));
 }
 
 void journal_writer::finish(const reports::report& finished) {
@@ -81,6 +84,8 @@ void sort_into_report_order(std::vector<journal_entry>& entries, const std::vect
   };
   std::stable_sort(entries.begin(), entries.end(),
                    [&](const journal_entry& a, const journal_entry& b) {
+                     if (a.node_wide != b.node_wide)
+                       return b.node_wide; // node-wide results after every one-GPU result
                      const auto pa = position(a.device), pb = position(b.device);
                      return pa != pb ? pa < pb : a.case_index < b.case_index;
                    });
@@ -146,15 +151,18 @@ reports::outcome<journal_contents> read_journal(const std::filesystem::path& fil
       end_report = std::move(finished).value();
       continue;
     }
-    if (!j.is_object() || j.size() != 3 || !j.contains("device") || !j.contains("case") ||
-        !j.contains("result") || !j["device"].is_number_integer() || !j["case"].is_number_integer())
-      return reports::input_error{
-          name, where, "expected {\"device\": <int>, \"case\": <int>, \"result\": {...}}"};
+    const bool node_wide = j.is_object() && j.contains("node_wide");
+    if (!j.is_object() || j.size() != (node_wide ? 4U : 3U) || !j.contains("device") ||
+        !j.contains("case") || !j.contains("result") || !j["device"].is_number_integer() ||
+        !j["case"].is_number_integer() || (node_wide && j["node_wide"] != json(true)))
+      return reports::input_error{name, where,
+                                  "expected {\"device\": <int>, \"case\": <int>, \"result\": "
+                                  "{...}} and, for a node-wide case, \"node_wide\": true"};
     auto r = reports::result_from_json(j["result"], name, where + ": result");
     if (!r)
       return r.error();
-    entries.push_back(
-        journal_entry{j["device"].get<int>(), j["case"].get<int>(), std::move(r).value()});
+    entries.push_back(journal_entry{j["device"].get<int>(), j["case"].get<int>(),
+                                    std::move(r).value(), node_wide});
   }
   if (lines.empty())
     return reports::input_error{name, "line 1", "cut short: not a gpuspec journal"};

@@ -59,6 +59,12 @@ public:
       reject(path(key), fmt::format("expected a string, got {}", v.type_name()));
     return v.get<std::string>();
   }
+  [[nodiscard]] bool boolean(std::string_view key) const {
+    const json& v = at(key);
+    if (!v.is_boolean())
+      reject(path(key), fmt::format("expected true or false, got {}", v.type_name()));
+    return v.get<bool>();
+  }
   [[nodiscard]] double number(std::string_view key) const {
     const json& v = at(key);
     if (!v.is_number() || !std::isfinite(v.get<double>()))
@@ -94,11 +100,14 @@ json case_json(const planned_case& c) {
   json axes = json::object();
   for (const auto& [name, value] : c.axes)
     axes[name] = value;
-  return json{{"bench_id", c.bench_id}, {"axes", axes}, {"setup_allowance_s", c.setup_allowance_s}};
+  return json{{"bench_id", c.bench_id},
+              {"axes", axes},
+              {"setup_allowance_s", c.setup_allowance_s},
+              {"node_wide", c.node_wide}};
 }
 
 planned_case read_case(const json& j, const std::string& path) {
-  const strict_object o(j, path, {"bench_id", "axes", "setup_allowance_s"});
+  const strict_object o(j, path, {"bench_id", "axes", "setup_allowance_s", "node_wide"});
   planned_case c;
   c.bench_id = o.string("bench_id");
   const json& axes = o.at("axes");
@@ -112,6 +121,7 @@ planned_case read_case(const json& j, const std::string& path) {
   c.setup_allowance_s = o.number("setup_allowance_s");
   if (!(c.setup_allowance_s > 0))
     reject(o.path("setup_allowance_s"), "expected a positive number of seconds");
+  c.node_wide = o.boolean("node_wide");
   return c;
 }
 
@@ -222,9 +232,9 @@ reports::outcome<worker_plan> plan_from_text(std::string_view text, std::string_
 }
 
 std::string assignment_to_text(const worker_assignment& a) {
-  // The device travels as a one-device report: the report's own writer and reader, not a copy.
+  // The GPUs travel as a report's devices: the report's own writer and reader, not a copy.
   reports::report carrier;
-  carrier.devices = {a.device};
+  carrier.devices = a.devices.empty() ? std::vector<reports::device_info>{a.device} : a.devices;
   const json j{{"protocol", protocol_version},
                {"device", reports::to_json(carrier)},
                {"cases", cases_json(a.cases)},
@@ -251,9 +261,10 @@ reports::outcome<worker_assignment> assignment_from_text(std::string_view text,
     auto carrier = reports::report_from_json(o.at("device"), source);
     if (!carrier)
       reject(join_path("device", carrier.error().field), carrier.error().message);
-    if (carrier.value().devices.size() != 1)
-      reject("device.devices", "expected exactly one device");
-    a.device = carrier.value().devices.front();
+    if (carrier.value().devices.empty())
+      reject("device.devices", "expected at least one device");
+    a.devices = carrier.value().devices;
+    a.device = a.devices.front();
     a.cases = read_cases(o.array("cases"), "cases");
     a.suite = o.string("suite");
     a.stopping = read_stopping(o.at("stopping"), "stopping");

@@ -244,38 +244,71 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   const int concurrency = o.concurrency > 0 ? std::min(o.concurrency, gpu_count) : gpu_count;
   report.run.concurrency = concurrency;
 
-  std::vector<worker_job> jobs;
-  for (int index : report.run.devices) {
-    const auto d = std::find_if(report.devices.begin(), report.devices.end(),
-                                [&](const reports::device_info& x) { return x.index == index; });
+  // One-GPU cases run on every selected GPU, each in its own worker; node-wide cases (a
+  // collective over every GPU) run once afterwards, in one worker given every selected GPU,
+  // when the GPUs are otherwise idle.
+  std::vector<planned_case> gpu_cases, node_cases;
+  for (const auto& c : plan.cases)
+    (c.node_wide ? node_cases : gpu_cases).push_back(c);
+
+  const auto device_of = [&](int index) -> const reports::device_info& {
+    return *std::find_if(report.devices.begin(), report.devices.end(),
+                         [&](const reports::device_info& x) { return x.index == index; });
+  };
+  const auto assignment_for = [&](std::vector<int> indices, std::vector<planned_case> cases) {
     worker_assignment a;
-    a.device = *d;
-    a.cases = plan.cases;
+    std::vector<std::string> spec_ids;
+    for (int index : indices) {
+      a.devices.push_back(device_of(index));
+      const std::string& id = a.devices.back().spec_id;
+      if (!id.empty() && std::find(spec_ids.begin(), spec_ids.end(), id) == spec_ids.end())
+        spec_ids.push_back(id);
+    }
+    a.device = a.devices.front();
+    a.cases = std::move(cases);
     a.suite = o.suite;
     a.stopping = o.stopping;
     a.telemetry_period_ms = o.telemetry_period_ms;
     a.stream_array_bytes = o.stream_array_bytes;
-    if (specs && !d->spec_id.empty())
-      a.spec_rows = spec_rows_document(*specs, {d->spec_id});
+    if (specs && !spec_ids.empty())
+      a.spec_rows = spec_rows_document(*specs, spec_ids);
     a.clock_origin_ns =
         std::chrono::duration_cast<std::chrono::nanoseconds>(clock_origin.time_since_epoch())
             .count();
     a.nvml_library = nvml_library_path();
-    jobs.push_back(worker_job{index, plan.cases, assignment_to_text(a)});
-  }
+    return assignment_to_text(a);
+  };
+
+  std::vector<worker_job> jobs;
+  if (!gpu_cases.empty())
+    for (int index : report.run.devices)
+      jobs.push_back(worker_job{index, gpu_cases, assignment_for({index}, gpu_cases), {}});
+  std::vector<worker_job> node_jobs;
+  if (!node_cases.empty())
+    node_jobs.push_back(worker_job{report.run.devices.front(), node_cases,
+                                   assignment_for(report.run.devices, node_cases),
+                                   report.run.devices});
 
   session_plan told;
   told.backend = plan.backend;
   told.devices = report.run.devices;
-  told.cases_per_gpu = plan.cases.size();
+  told.cases_per_gpu = gpu_cases.size();
+  told.node_cases = node_cases.size();
   told.concurrency = concurrency;
-  for (const auto& c : plan.cases) {
+  for (const auto& c : gpu_cases) {
     told.expected_s += 1.0 + std::min(o.stopping.max_seconds, o.stopping.min_seconds);
     told.deadline_s += case_deadline_s(c.setup_allowance_s, o.stopping.max_seconds);
   }
-  const double waves = std::ceil(static_cast<double>(gpu_count) / concurrency);
+  const double waves =
+      gpu_cases.empty() ? 0.0 : std::ceil(static_cast<double>(gpu_count) / concurrency);
   told.expected_s *= waves;
   told.deadline_s = told.deadline_s * waves + plan.startup_allowance_s * waves;
+  for (const auto& c : node_cases) {
+    told.expected_s += 1.0 + std::min(o.stopping.max_seconds, o.stopping.min_seconds);
+    told.deadline_s += case_deadline_s(c.setup_allowance_s, o.stopping.max_seconds);
+  }
+  if (!node_cases.empty())
+    told.deadline_s += plan.startup_allowance_s;
   observer.on_plan(told);
 
   // The report exists from the start (a path that cannot be written is found before anything
@@ -294,7 +327,10 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   co.startup_allowance_s = plan.startup_allowance_s;
   co.kill_grace_s = o.kill_grace_s;
   journalling_observer journalled(observer, journal, report, o.output);
-  run_workers(co, jobs, journalled, interrupted);
+  if (!jobs.empty())
+    run_workers(co, jobs, journalled, interrupted);
+  if (!node_jobs.empty() && !interrupted.load())
+    run_workers(co, node_jobs, journalled, interrupted);
 
   if (inv.nvml)
     record_counters_after(*inv.nvml, report.devices);

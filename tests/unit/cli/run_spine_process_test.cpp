@@ -274,3 +274,42 @@ TEST_F(RunSpine, AWorkerThatCannotPlanLeavesTheInventoryReportAndSaysWhy) {
   EXPECT_EQ(rep.devices.size(), 2U);
   EXPECT_TRUE(rep.results.empty());
 }
+
+TEST_F(RunSpine, NodeWideCasesRunOnceOverEveryGpuAfterTheOneGpuCases) {
+  const auto p =
+      run("run -o report.json --max-time 0.2", "two-healthy.json", "two-with-node-wide.json");
+  EXPECT_EQ(p.exit_code, 3) << p.err; // a stand-in run is never passed
+  EXPECT_NE((p.out + p.err).find("2 case(s) each, then 2 node-wide case(s) over all of them"),
+            std::string::npos)
+      << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_TRUE(rep.complete) << rep.incomplete_reason;
+  ASSERT_EQ(rep.results.size(), 6U);
+  // The one-GPU cases, GPU by GPU, then the node-wide ones, which cover both GPUs.
+  EXPECT_EQ(rep.results[0].devices, std::vector<int>{0});
+  EXPECT_EQ(rep.results[2].devices, std::vector<int>{1});
+  for (std::size_t i = 4; i < 6; ++i) {
+    EXPECT_EQ(rep.results[i].bench_id, "stand_in.all_reduce");
+    EXPECT_EQ(rep.results[i].devices, (std::vector<int>{0, 1}));
+    EXPECT_EQ(rep.results[i].gpus_busy, 2);
+    EXPECT_EQ(rep.results[i].status, r::result_status::ok) << rep.results[i].reason;
+  }
+  EXPECT_EQ(rep.results[4].axes.at("size"), "1 MiB");
+  EXPECT_EQ(rep.results[5].axes.at("size"), "64 MiB");
+}
+
+TEST_F(RunSpine, ANodeWideWorkerThatHangsFailsItsCasesNamingEveryGpuAndKeepsTheRest) {
+  const auto p = run("run -o report.json --max-time 0.2 --kill-grace 0.3", "two-healthy.json",
+                     "two-node-wide-hangs.json");
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  ASSERT_EQ(rep.results.size(), 6U);
+  for (std::size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(rep.results[i].status, r::result_status::ok) << i << ": " << rep.results[i].reason;
+  const r::result& hung = rep.results[5];
+  EXPECT_EQ(hung.failure, r::failure_kind::worker_timeout);
+  EXPECT_EQ(hung.devices, (std::vector<int>{0, 1}));
+  EXPECT_EQ(hung.reason.rfind("GPUs 0,1 (node-wide): no answer for ", 0), 0U) << hung.reason;
+  EXPECT_NE(hung.reason.find("in stand_in.all_reduce size=64 MiB"), std::string::npos)
+      << hung.reason;
+}

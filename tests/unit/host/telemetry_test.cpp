@@ -375,3 +375,57 @@ TEST(TelemetrySample, StaysNinetySixBytes) {
   EXPECT_EQ(sizeof(telemetry_sample), 96u);
 }
 #endif
+
+// A node-wide case (a collective over every GPU) is judged by its worst GPU: one hot, slow or
+// power-capped GPU must not be averaged away by seven healthy ones.
+TEST(MergeGpuSummaries, TakesTheWorstGpuForEachFigure) {
+  gpuspec::reports::telemetry_summary cool, hot;
+  cool.samples = 10;
+  cool.period_ms = 20;
+  cool.sm_clock_mhz_min = 1900;
+  cool.sm_clock_mhz_median = 1980;
+  cool.mem_clock_mhz_median = 2619;
+  cool.temperature_c_max = 55;
+  cool.power_w_mean = 500;
+  cool.power_w_max = 600;
+  cool.low_clock_fraction = 0.0;
+  cool.window_start_s = 1.0;
+  cool.window_end_s = 2.0;
+  cool.pcie_gen_min = 5;
+  cool.pcie_width_min = 16;
+  hot = cool;
+  hot.sm_clock_mhz_min = 1100;
+  hot.sm_clock_mhz_median = 1300;
+  hot.temperature_c_max = 91;
+  hot.power_w_mean = 300;
+  hot.low_clock_fraction = 0.4;
+  hot.throttle_reasons = {"hw_thermal"};
+  hot.throttled = true;
+  hot.window_end_s = 2.5;
+  hot.pcie_width_min = 8;
+  const auto merged = gpuspec::benches::merge_gpu_summaries({{0, cool}, {3, hot}});
+  EXPECT_EQ(merged.samples, 20);
+  EXPECT_EQ(merged.sm_clock_mhz_min, 1100);
+  EXPECT_EQ(merged.sm_clock_mhz_median, 1300);
+  EXPECT_EQ(merged.temperature_c_max, 91);
+  EXPECT_EQ(merged.power_w_mean, 400);
+  EXPECT_EQ(merged.power_w_max, 600);
+  EXPECT_EQ(merged.low_clock_fraction, 0.4);
+  EXPECT_EQ(merged.throttle_reasons, std::vector<std::string>{"hw_thermal"});
+  EXPECT_TRUE(merged.throttled);
+  EXPECT_EQ(merged.window_start_s, 1.0);
+  EXPECT_EQ(merged.window_end_s, 2.5);
+  EXPECT_EQ(merged.pcie_gen_min, 5);
+  EXPECT_EQ(merged.pcie_width_min, 8);
+  EXPECT_EQ(merged.status, "ok");
+}
+
+TEST(MergeGpuSummaries, NamesEveryGpuWithoutTelemetry) {
+  gpuspec::reports::telemetry_summary ok, missing;
+  ok.temperature_c_max = 40;
+  missing.status = "no sample in the window";
+  const auto merged = gpuspec::benches::merge_gpu_summaries({{0, ok}, {5, missing}, {6, missing}});
+  EXPECT_EQ(merged.status, "GPU 5: no sample in the window; GPU 6: no sample in the window");
+  EXPECT_EQ(merged.temperature_c_max, 40);
+  EXPECT_EQ(gpuspec::benches::merge_gpu_summaries({}).status, "no telemetry: no GPU");
+}

@@ -97,6 +97,43 @@ TEST_F(Journal, AFinishedJournalHoldsTheReportInReportOrder) {
   EXPECT_TRUE(recovered.value().complete);
 }
 
+TEST_F(Journal, NodeWideResultsComeBackMarkedAndFollowEveryOneGpuResult) {
+  r::report head = r::testing::synthetic_report();
+  head.results.clear();
+  head.run.devices = {0, 1};
+  const fs::path p = m_dir / "report.json.journal";
+  const auto results = r::testing::synthetic_report().results;
+  {
+    spine::journal_writer w(p, head);
+    // The node-wide worker takes the first GPU's id and numbers its cases from 0 again.
+    w.append({0, 0, results[2], true});
+    w.append({1, 0, results[1]});
+    w.append({0, 0, results[0]});
+  }
+  EXPECT_NE(text_of(p).find("\"node_wide\":true"), std::string::npos);
+  const auto c = spine::read_journal(p);
+  ASSERT_TRUE(c) << c.error().to_string();
+  const auto& rep = c.value().report;
+  ASSERT_EQ(rep.results.size(), 3U);
+  EXPECT_EQ(rep.results[0], results[0]);
+  EXPECT_EQ(rep.results[1], results[1]);
+  EXPECT_EQ(rep.results[2], results[2]);
+}
+
+TEST_F(Journal, ANodeWideMarkThatIsNotTrueIsAnError) {
+  r::report head = r::testing::synthetic_report();
+  head.results.clear();
+  const fs::path p = m_dir / "report.json.journal";
+  { spine::journal_writer w(p, head); }
+  std::string text = text_of(p);
+  const auto result = r::result_to_json(r::testing::synthetic_report().results[0]).dump();
+  text += "{\"device\":0,\"case\":0,\"node_wide\":false,\"result\":" + result + "}\n";
+  write_text(p, text);
+  const auto c = spine::read_journal(p);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().field, "line 2") << c.error().to_string();
+}
+
 TEST_F(Journal, WithoutItsEndLineItRecoversAsAnIncompleteReportNamingIt) {
   const auto p = write_sample(false);
   const auto rep = spine::recover_report(p);

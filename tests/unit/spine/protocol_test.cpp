@@ -72,6 +72,34 @@ TEST(Protocol, TheAssignmentRoundTrips) {
   EXPECT_EQ(b.nvml_library, a.nvml_library);
 }
 
+TEST(Protocol, ANodeWideAssignmentCarriesEveryGpuAndItsCasesSayNodeWide) {
+  auto a = sample_assignment();
+  const auto devices = r::testing::synthetic_report().devices;
+  a.devices = devices;
+  a.device = devices.front();
+  for (auto& c : a.cases)
+    c.node_wide = true;
+  const auto back = spine::assignment_from_text(spine::assignment_to_text(a), "stdin");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back.value().devices, devices);
+  EXPECT_EQ(back.value().device, devices.front());
+  EXPECT_TRUE(back.value().cases.front().node_wide);
+  // A one-GPU assignment written without `devices` reads back with its one GPU there.
+  const auto one = spine::assignment_from_text(spine::assignment_to_text(sample_assignment()), "s");
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one.value().devices, std::vector<r::device_info>{sample_assignment().device});
+}
+
+TEST(Protocol, APlannedCaseWithoutAProperNodeWideFlagIsRejectedNamingIt) {
+  auto text = spine::plan_to_text(sample_plan());
+  const auto at = text.find("\"node_wide\":false");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, std::string("\"node_wide\":false").size(), "\"node_wide\":0");
+  const auto back = spine::plan_from_text(text, "plan");
+  ASSERT_FALSE(back);
+  EXPECT_EQ(back.error().field, "cases[0].node_wide") << back.error().to_string();
+}
+
 TEST(Protocol, EveryMessageRoundTripsOnOneLine) {
   std::vector<spine::worker_message> messages(5);
   messages[0].kind = spine::message_kind::hello;

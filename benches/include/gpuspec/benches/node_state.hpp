@@ -20,8 +20,10 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -101,6 +103,17 @@ public:
   void set_ceiling(reports::ceiling c) { m_result.ceiling_value = std::move(c); }
   void set_verification(reports::verification v) { m_result.check = std::move(v); }
   void set_stop_reason(std::string reason) { m_result.stop_reason = std::move(reason); }
+  /// The span of the timed samples (first sample's start to last sample's end): the window the
+  /// telemetry is summarised over. Unset: the whole case, setup included.
+  void set_window(std::chrono::steady_clock::time_point begin,
+                  std::chrono::steady_clock::time_point end) {
+    m_window = {begin, end};
+  }
+  [[nodiscard]] const std::optional<
+      std::pair<std::chrono::steady_clock::time_point, std::chrono::steady_clock::time_point>>&
+  window() const {
+    return m_window;
+  }
   /// Ends the case without a measurement, with its reason (one GPU, NCCL absent at run time).
   void skip(std::string reason);
   void not_supported(std::string reason);
@@ -121,6 +134,9 @@ private:
   const std::atomic<bool>& m_interrupted;
   std::chrono::steady_clock::time_point m_deadline;
   double m_longest_run_s = 0;
+  std::optional<
+      std::pair<std::chrono::steady_clock::time_point, std::chrono::steady_clock::time_point>>
+      m_window;
   reports::result m_result;
 };
 

@@ -56,6 +56,15 @@ summarize_telemetry(std::span<const telemetry_sample> samples, int device,
                     telemetry_clock::time_point begin, telemetry_clock::time_point end,
                     std::optional<double> sm_clock_max_mhz, double period_ms);
 
+/// One summary for a case that ran on several GPUs at once (node-wide: a collective), from each
+/// GPU's summary of the same window (`per_gpu`: NVML index and summary, in run order): for each
+/// figure the worst GPU (lowest clocks, highest temperature and power, the largest low-clock
+/// fraction, the lowest PCIe link), the mean of the GPUs' mean power, the union of throttle
+/// reasons, and the samples of all. Status "ok" only if every GPU's is; else "GPU 3: <its
+/// status>" for each that is not.
+[[nodiscard]] reports::telemetry_summary
+merge_gpu_summaries(const std::vector<std::pair<int, reports::telemetry_summary>>& per_gpu);
+
 /// The PCIe link of `device` over the samples in [begin, end]: the lowest and highest generation
 /// and width reported, and how many samples carried a reading of both.
 struct pcie_link_seen {

@@ -25,11 +25,18 @@
 
 namespace gpuspec::spine {
 
-/// One GPU's share of the run.
+/// One worker's share of the run: one GPU's cases, or the node-wide cases over several GPUs.
 struct worker_job {
-  int device = 0;                  ///< NVML index
+  int device = 0;                  ///< NVML index: the GPU the worker's hello names
   std::vector<planned_case> cases; ///< the assignment's cases, in order
   std::string assignment;          ///< assignment_to_text, written to the worker's stdin
+  /// A node-wide job's GPUs (`device` first), which every one of its results covers; empty for
+  /// a one-GPU job.
+  std::vector<int> devices;
+
+  [[nodiscard]] bool node_wide() const { return !devices.empty(); }
+  /// "GPU 3", or "GPUs 0,1,2,3 (node-wide)": how messages name the job.
+  [[nodiscard]] std::string label() const;
 };
 
 struct coordinator_options {

@@ -32,6 +32,9 @@ struct journal_entry {
   int device = 0;
   int case_index = 0;
   reports::result result;
+  /// From the node-wide job (one case over several GPUs): such results follow every one-GPU
+  /// result in the report.
+  bool node_wide = false;
 };
 
 class journal_writer {
@@ -55,8 +58,9 @@ private:
   int m_fd = -1;
 };
 
-/// Results in report order: by the position of their GPU in `run.devices` (the order the run
-/// was asked for), then by case. Stable for results of one GPU and case.
+/// Results in report order: one-GPU results by the position of their GPU in `run.devices` (the
+/// order the run was asked for), then by case; node-wide results after them, by case. Stable for
+/// results of one GPU and case.
 void sort_into_report_order(std::vector<journal_entry>& entries, const std::vector<int>& devices);
 
 /// What a journal holds.

@@ -39,6 +39,9 @@ struct planned_case {
   std::string bench_id;
   std::vector<std::pair<std::string, std::string>> axes; ///< (axis, value), in axis order
   double setup_allowance_s = default_setup_allowance_s;
+  /// Runs once over every selected GPU in one worker, after the one-GPU cases (a collective, a
+  /// peer copy: registry::add_node), instead of once on each GPU.
+  bool node_wide = false;
 
   /// "dtype=fp32 size=1024" ("" without axes).
   [[nodiscard]] std::string axes_text() const;
@@ -58,9 +61,13 @@ struct worker_plan {
   friend bool operator==(const worker_plan&, const worker_plan&) = default;
 };
 
-/// What a worker is given on its stdin: one GPU and its cases, and how to measure them.
+/// What a worker is given on its stdin: one GPU and its cases, or the node-wide cases and every
+/// selected GPU, and how to measure them.
 struct worker_assignment {
-  reports::device_info device;
+  reports::device_info device; ///< the worker's GPU; for node-wide cases the first of `devices`
+  /// Every GPU of the assignment, `device` first: one for a one-GPU assignment, the selected
+  /// GPUs for the node-wide cases. Filled by the reader; a writer may leave it empty for one GPU.
+  std::vector<reports::device_info> devices;
   std::vector<planned_case> cases;
   std::string suite;
   reports::stopping_rule stopping;

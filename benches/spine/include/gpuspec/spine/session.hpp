@@ -42,6 +42,7 @@ struct session_plan {
   std::string backend;
   std::vector<int> devices; ///< the GPUs measured, in order
   std::size_t cases_per_gpu = 0;
+  std::size_t node_cases = 0; ///< cases run once over every GPU together, after the others
   int concurrency = 0;
   double expected_s = 0; ///< a rough estimate: per case, 1 s of setup plus --min-time
   double deadline_s = 0; ///< the sum of the deadlines: the longest the run can take
