@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "format.hpp"
+#include "gpuspec/collectives/nccl_tests_table.hpp"
 #include "gpuspec/reports/check.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/render.hpp"
@@ -31,8 +32,10 @@ void setup_check(CLI::App& app, check_cli_options& o) {
   cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)");
   cmd->add_option("--expect", o.expect, "Expectation rules (default: specs/expect.json)");
   cmd->add_option("--rules", o.rules, "Site rules merged over the expectation rules");
-  cmd->add_option("--format", o.format, "Output: table, md, json, junit or prom")
-      ->check(CLI::IsMember({"table", "md", "json", "junit", "prom"}))
+  cmd->add_option("--format", o.format,
+                  "Output: table, md, json, junit, prom, or nccl-tests (the collectives' results "
+                  "in nccl-tests' table layout)")
+      ->check(CLI::IsMember({"table", "md", "json", "junit", "prom", "nccl-tests"}))
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print JSON for programs (same as --format json)");
   cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)");
@@ -87,7 +90,10 @@ exit_code to_exit_code(reports::verdict_status s) {
 } // namespace
 
 exit_code run_check(const check_cli_options& o) {
-  const auto format = reports::output_format_from_string(o.json ? "json" : o.format);
+  const bool nccl_tests = !o.json && o.format == "nccl-tests";
+  const auto format = reports::output_format_from_string(nccl_tests ? "table"
+                                                         : o.json   ? "json"
+                                                                    : o.format);
   if (!format) {
     fmt::print(stderr, "gpuspec check: --format {}: unknown format\n", o.format);
     return exit_code::unknown;
@@ -131,7 +137,15 @@ exit_code run_check(const check_cli_options& o) {
   reports::render_options render;
   render.colour = o.output.empty() && *format == reports::output_format::table && colour_stdout();
   render.width = o.output.empty() ? stdout_table_width() : 0;
-  const std::string text = reports::make_renderer(*format, render)->render(outcome);
+  std::string text;
+  if (nccl_tests) {
+    // The collectives' figures beside nccl-tests' own output; the exit code is the verdict's.
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      text += (reports.size() > 1 ? "# " + o.reports[i] + "\n" : std::string()) +
+              collectives::render_nccl_tests_table(reports[i]);
+  } else {
+    text = reports::make_renderer(*format, render)->render(outcome);
+  }
   if (o.output.empty()) {
     std::cout << text << std::flush;
   } else {

@@ -30,6 +30,10 @@ void register_gemm_custom_benchmarks(registry& r);
 /// transfer.{h2d,d2h,bidir} (families/transfer.cpp)
 void register_transfer_benchmarks(registry& r);
 
+/// collective.{all_reduce,all_gather,reduce_scatter,broadcast,reduce,alltoall,sendrecv}, node-wide
+/// (families/collective.cpp)
+void register_collective_benchmarks(registry& r);
+
 /// Calls every family's register function, in the order `gpuspec list` shows them.
 void register_all_families(registry& r);
 

@@ -1,0 +1,98 @@
+#pragma once
+/// Seeded integer inputs and the exact value every output element of every collective must
+/// hold, computed the same on host and device (the comparison kernel calls expected_value for
+/// each element, so no buffer is copied back to the host). CUDA-free.
+///
+/// Why integers: a sum of floating-point values depends on the order NCCL adds them in (ring,
+/// tree, NVLS), so a float check needs a tolerance. Sums of small positive integers are exact
+/// in every order as long as every partial sum is exactly representable: bf16 has an 8-bit
+/// significand, so it holds every integer up to 2^8 = 256 exactly (fp16: 2^11, fp32: 2^24).
+/// Inputs lie in [1, input_value_max(n)] with input_value_max(n) = min(16, 256 / n), so the sum
+/// over n ranks, and every partial sum (all inputs are positive), is at most 256: exact in
+/// bf16, fp16 and fp32 for up to 256 ranks. With 16 ranks or fewer the inputs take 16 values.
+/// The check is then equality, and nccl-tests' #wrong is the count of unequal elements.
+///
+/// Element i of rank r's input is the value before the collective at position i of the data
+/// that rank contributes: its send buffer out of place; in place, the same values at the send
+/// data's place inside the receive buffer (collective_sizes.hpp).
+
+#include <cstdint>
+
+#include "gpuspec/collectives/collective_kind.hpp"
+#include "gpuspec/collectives/collective_sizes.hpp"
+#include "gpuspec/kernels/host_device.hpp"
+#include "gpuspec/kernels/seeded_values.hpp"
+
+namespace gpuspec::collectives {
+
+/// The largest exact integer every element type holds, with all integers below it: 2^8 (bf16).
+inline constexpr std::uint32_t exact_sum_limit = 256;
+/// The inputs' range cap with few ranks: 16 values are enough to catch a misplaced element.
+inline constexpr std::uint32_t input_value_cap = 16;
+
+/// The largest input value for `nranks` ranks: min(16, 256 / nranks), at least 1.
+GPUSPEC_HOST_DEVICE constexpr std::uint32_t input_value_max(int nranks) {
+  const std::uint32_t n = nranks < 1 ? 1u : static_cast<std::uint32_t>(nranks);
+  const std::uint32_t m = exact_sum_limit / n;
+  return m < 1 ? 1 : (m > input_value_cap ? input_value_cap : m);
+}
+
+/// Element `index` of rank `rank`'s input, in [1, input_value_max(nranks)].
+GPUSPEC_HOST_DEVICE constexpr std::uint32_t input_value(std::uint64_t seed, int rank,
+                                                        std::uint64_t index, int nranks) {
+  const std::uint64_t rank_seed = kernels::splitmix64(seed ^ (0x72616e6bull * (rank + 1ull)));
+  return 1u + static_cast<std::uint32_t>(kernels::seeded_bits(rank_seed, index) %
+                                         input_value_max(nranks));
+}
+
+/// The value NCCL's output must hold at element `index` of rank `rank`'s receive buffer (index
+/// in [0, counts.recv_count)), or 0 where the collective defines nothing (reduce's receive
+/// buffer on ranks other than the root: nccl-tests does not check it either). Inputs are at
+/// least 1, so 0 is never a defined value. `counts` are those of counts_for_size for the call.
+GPUSPEC_HOST_DEVICE constexpr std::uint32_t expected_value(collective_kind kind, std::uint64_t seed,
+                                                           int rank, std::uint64_t index,
+                                                           int nranks, int root,
+                                                           const collective_counts& counts) {
+  const std::uint64_t chunk = counts.param_count;
+  switch (kind) {
+  case collective_kind::all_reduce: {
+    std::uint32_t sum = 0;
+    for (int k = 0; k < nranks; ++k)
+      sum += input_value(seed, k, index, nranks);
+    return sum;
+  }
+  case collective_kind::reduce: {
+    if (rank != root)
+      return 0;
+    std::uint32_t sum = 0;
+    for (int k = 0; k < nranks; ++k)
+      sum += input_value(seed, k, index, nranks);
+    return sum;
+  }
+  case collective_kind::reduce_scatter: {
+    // Rank r receives the sum of every rank's chunk r.
+    std::uint32_t sum = 0;
+    for (int k = 0; k < nranks; ++k)
+      sum += input_value(seed, k, static_cast<std::uint64_t>(rank) * chunk + index, nranks);
+    return sum;
+  }
+  case collective_kind::all_gather:
+    // Chunk k of every rank's output is rank k's input.
+    return chunk == 0 ? 0
+                      : input_value(seed, static_cast<int>(index / chunk), index % chunk, nranks);
+  case collective_kind::alltoall:
+    // Chunk k of rank r's output is chunk r of rank k's input.
+    return chunk == 0
+               ? 0
+               : input_value(seed, static_cast<int>(index / chunk),
+                             static_cast<std::uint64_t>(rank) * chunk + index % chunk, nranks);
+  case collective_kind::broadcast:
+    return input_value(seed, root, index, nranks);
+  case collective_kind::sendrecv:
+    // nccl-tests' ring: rank r sends to r+1 and receives from r-1 (sendrecv.cu).
+    return input_value(seed, (rank + nranks - 1) % nranks, index, nranks);
+  }
+  return 0;
+}
+
+} // namespace gpuspec::collectives

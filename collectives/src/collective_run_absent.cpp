@@ -1,0 +1,26 @@
+// Built when CMake did not find NCCL: the collectives are registered and each case says why it
+// cannot run.
+
+#include "gpuspec/collectives/collective_run.hpp"
+
+namespace gpuspec::collectives {
+
+struct node_communicators::impl {};
+
+bool built_with_nccl() { return false; }
+
+std::shared_ptr<node_communicators> node_communicators::create(const std::vector<int>&, double) {
+  throw nccl_unavailable("gpuspec was built without NCCL");
+}
+
+node_communicators::node_communicators(std::unique_ptr<impl> state) : m_impl(std::move(state)) {}
+node_communicators::~node_communicators() = default;
+int node_communicators::nranks() const { return 0; }
+bool node_communicators::aborted() const { return true; }
+void node_communicators::abort() {}
+
+collective_outcome run_collective(node_communicators&, const collective_request&) {
+  throw nccl_unavailable("gpuspec was built without NCCL");
+}
+
+} // namespace gpuspec::collectives
