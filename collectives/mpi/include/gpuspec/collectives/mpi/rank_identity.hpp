@@ -27,6 +27,7 @@ using environment_lookup = std::function<std::optional<std::string>(std::string_
 struct launcher_local_rank {
   int local_rank = 0;
   std::string variable;
+  friend bool operator==(const launcher_local_rank&, const launcher_local_rank&) = default;
 };
 [[nodiscard]] std::optional<launcher_local_rank>
 local_rank_from_environment(const environment_lookup& env);
