@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <fmt/chrono.h>
@@ -138,6 +139,8 @@ public:
       save("run in progress: " + fmt::format("{} of {} cases done", c.index + 1, cases.size()));
     }
     tell_all({{"type", "stop"}});
+    if (m_options.pairwise)
+      name_slow_nodes();
     if (m_backend.name == "none")
       m_incomplete = "nothing measured: " + m_backend.unavailable_reason;
     return finish(m_backend.name != "none");
@@ -343,6 +346,43 @@ private:
       m_world.abandon(); // the job is being ended: finalizing could wait for the dead rank
     }
     return false;
+  }
+
+  /// --pairwise: for each case of the plan, the node its pairs point at (pairing.hpp), named
+  /// in those results' observations and told to the operator.
+  void name_slow_nodes() {
+    const auto hosts = hosts_of(m_ranks);
+    const auto node_of = [&](const std::string& host) {
+      return static_cast<int>(std::find(hosts.begin(), hosts.end(), host) - hosts.begin());
+    };
+    std::map<std::string, std::vector<std::size_t>> by_case;
+    for (std::size_t i = 0; i < m_report.results.size(); ++i)
+      by_case[m_report.results[i].bench_id + m_report.results[i].axes.dump()].push_back(i);
+    for (const auto& [key, indices] : by_case) {
+      std::vector<pair_figure> figures;
+      for (const auto i : indices) {
+        const auto& r = m_report.results[i];
+        const auto pair = r.observations.value("pair", std::string());
+        const auto plus = pair.find('+');
+        if (r.status != reports::result_status::ok || plus == std::string::npos ||
+            !(r.stats.median > 0))
+          continue;
+        figures.push_back({node_of(pair.substr(0, plus)), node_of(pair.substr(plus + 1)),
+                           r.higher_is_better ? r.stats.median : 1.0 / r.stats.median});
+      }
+      // The siblings' threshold of the check's settings: one bound for "slower than its peers".
+      const auto slow = find_slow_node(figures, static_cast<int>(hosts.size()),
+                                       reports::expectation_settings{}.sibling_threshold);
+      if (!slow)
+        continue;
+      const auto& host = hosts[static_cast<std::size_t>(slow->node)];
+      for (const auto i : indices)
+        m_report.results[i].observations["slow_node"] = host;
+      m_outcome.messages.push_back(
+          fmt::format("--pairwise: {} {}: node {} makes its pairs slow ({:.1f}% behind the others)",
+                      m_report.results[indices.front()].bench_id,
+                      m_report.results[indices.front()].axes.dump(), host, 100 * slow->behind));
+    }
   }
 
   /// A control message to every other rank, each send bounded by the bootstrap deadline.
