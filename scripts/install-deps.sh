@@ -4,7 +4,8 @@
 #
 #   Debian packages: cmake, ninja, g++, fmt, nlohmann-json, simdjson (the report loaders'
 #                    parser), CLI11, Google Benchmark, GoogleTest, python3 (+pip), clang and its
-#                    runtime libraries (libFuzzer).
+#                    runtime libraries (libFuzzer), OpenMPI (openmpi-bin, libopenmpi-dev: the
+#                    multi-node launcher gpuspec-mpi and its tests, docs/multi-node.md).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
@@ -29,6 +30,7 @@ packages=(cmake ninja-build g++ make pkg-config libfmt-dev nlohmann-json3-dev li
           libbenchmark-dev libgtest-dev googletest python3 python3-pip
           prometheus) # prometheus: promtool, for the check's Prometheus-output test
 packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)
+packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,70 @@
+#pragma once
+/// Rank 0's side of a case: the replies of every rank of its group made into the case's one
+/// result (a collective is as fast as its slowest rank, nccl-tests' convention), with every
+/// rank's own figure and the slowest rank and node kept as observations; and the failed result
+/// of a case some ranks never answered. Pure: the launcher feeds it what arrived.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpuspec/collectives/mpi/mpi_case.hpp"
+#include "gpuspec/collectives/mpi/rank_identity.hpp"
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::collectives::mpi {
+
+/// One rank's reply to one case.
+struct rank_reply {
+  int rank = 0;
+  reports::result result;
+};
+
+/// Where the slowest rank of a case sits against the others (its ok results only).
+struct rank_spread {
+  int slowest_rank = 0;
+  std::string slowest_host;
+  double slowest_median = 0; ///< the slowest rank's median, in the result's unit
+  double median = 0;         ///< the median over the ranks' medians
+  /// How far the slowest rank is behind the median of the ranks, as a fraction of it: 0.2 is
+  /// 20% slower (lower bandwidth, or a longer time for a metric where lower is better).
+  double behind = 0;
+};
+/// std::nullopt when no reply is ok. Ties go to the lowest rank.
+[[nodiscard]] std::optional<rank_spread> spread_of(std::span<const rank_reply> replies,
+                                                   std::span<const rank_assignment> ranks);
+
+/// The case's result in rank 0's report, from a reply of every rank of `c.group`:
+///  - every rank ok: the slowest rank's result (samples, statistics, ceiling, telemetry);
+///  - else the worst disposition (failed, then not supported, then skipped), its reason naming
+///    the ranks of each reason: "not built with CUDA and NCCL (ranks 0, 1 on vm)".
+/// `devices` are the GPUs of the ranks on `report_host` (the report's inventory is that node's;
+/// the other ranks' GPUs are named in the observations). Observations: the slowest rank's
+/// own, then "ranks" (each rank's rank, host, gpu, pci_bus_id, status and median), "nodes",
+/// and, when any rank is ok, "slowest_rank", "slowest_host", "rank_spread" (its `behind`).
+[[nodiscard]] reports::result merge_case(const mpi_case& c, std::span<const rank_reply> replies,
+                                         std::span<const rank_assignment> ranks,
+                                         const std::string& report_host);
+
+/// A rank that did not answer a case in time.
+struct missing_rank {
+  int rank = 0;
+  bool died = false;  ///< its process is known to be gone (a pid on rank 0's host)
+  std::string detail; ///< "pid 4711 is gone", "" when nothing more is known
+};
+
+/// The failed result of a case whose ranks `missing` never answered: its reason names the
+/// size, each missing rank with its host and what is known of it, and why the wait ended
+/// (`ended_by`: "its 3 s deadline passed", "the launcher stopped the job (SIGTERM)"). Failure
+/// kind: worker_exit when a missing rank is known to have died, else worker_timeout. The
+/// replies that did arrive are kept in the "ranks" observation as merge_case keeps them.
+[[nodiscard]] reports::result
+missing_ranks_result(const mpi_case& c, std::span<const missing_rank> missing,
+                     std::span<const rank_reply> arrived, std::span<const rank_assignment> ranks,
+                     const std::string& report_host, const std::string& ended_by);
+
+/// "rank 1 (node-b)": how every message names a rank.
+[[nodiscard]] std::string rank_name(int rank, std::span<const rank_assignment> ranks);
+
+} // namespace gpuspec::collectives::mpi

@@ -1,0 +1,187 @@
+#include "gpuspec/collectives/mpi/rank_identity.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/report_json.hpp"
+
+namespace gpuspec::collectives::mpi {
+
+environment_lookup process_environment() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr)
+      return std::nullopt;
+    return std::string(v);
+  };
+}
+
+std::optional<launcher_local_rank> local_rank_from_environment(const environment_lookup& env) {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"}) {
+    const auto value = env(name);
+    if (!value || value->empty() || value->size() > 6 ||
+        !std::all_of(value->begin(), value->end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+      continue;
+    return launcher_local_rank{std::stoi(*value), name};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// The node's inventory travels as a report without results: the one JSON mapping of host and
+/// device records (report_json.hpp), not a second one.
+nlohmann::ordered_json inventory_json(const reports::host_info& host,
+                                      const std::vector<reports::device_info>& devices) {
+  reports::report r;
+  r.host = host;
+  r.devices = devices;
+  return reports::to_json(r);
+}
+
+/// NVML writes every bus id of one host the same way ("00000000:3B:00.0"): compared without
+/// case, they order the GPUs as the PCI topology does.
+bool bus_id_less(const reports::device_info& a, const reports::device_info& b) {
+  return std::lexicographical_compare(a.pci_bus_id.begin(), a.pci_bus_id.end(),
+                                      b.pci_bus_id.begin(), b.pci_bus_id.end(), [](char x, char y) {
+                                        return std::tolower(static_cast<unsigned char>(x)) <
+                                               std::tolower(static_cast<unsigned char>(y));
+                                      });
+}
+
+} // namespace
+
+nlohmann::ordered_json to_json(const rank_hello& h) {
+  nlohmann::ordered_json local = nullptr;
+  if (h.local_rank)
+    local = {{"local_rank", h.local_rank->local_rank}, {"variable", h.local_rank->variable}};
+  return {{"rank", h.rank},
+          {"host", h.host},
+          {"pid", h.pid},
+          {"local_rank", local},
+          {"no_gpu_reason", h.no_gpu_reason},
+          {"inventory", inventory_json(h.host_info, h.devices)}};
+}
+
+std::optional<rank_hello> hello_from_json(const nlohmann::ordered_json& j) {
+  try {
+    rank_hello h;
+    h.rank = j.at("rank").get<int>();
+    h.host = j.at("host").get<std::string>();
+    h.pid = j.at("pid").get<long>();
+    if (const auto& l = j.at("local_rank"); !l.is_null())
+      h.local_rank =
+          launcher_local_rank{l.at("local_rank").get<int>(), l.at("variable").get<std::string>()};
+    h.no_gpu_reason = j.at("no_gpu_reason").get<std::string>();
+    auto inventory = reports::report_from_json(j.at("inventory"), "hello");
+    if (!inventory)
+      return std::nullopt;
+    h.host_info = std::move(inventory.value().host);
+    h.devices = std::move(inventory.value().devices);
+    return h;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+nlohmann::ordered_json to_json(const rank_assignment& a) {
+  return {{"rank", a.rank},
+          {"host", a.host},
+          {"local_rank", a.local_rank},
+          {"local_ranks", a.local_ranks},
+          {"no_device_reason", a.no_device_reason},
+          {"inventory", a.device ? inventory_json({}, {*a.device}) : nlohmann::ordered_json()}};
+}
+
+std::optional<rank_assignment> assignment_from_json(const nlohmann::ordered_json& j) {
+  try {
+    rank_assignment a;
+    a.rank = j.at("rank").get<int>();
+    a.host = j.at("host").get<std::string>();
+    a.local_rank = j.at("local_rank").get<int>();
+    a.local_ranks = j.at("local_ranks").get<int>();
+    a.no_device_reason = j.at("no_device_reason").get<std::string>();
+    if (const auto& inv = j.at("inventory"); !inv.is_null()) {
+      auto r = reports::report_from_json(inv, "assignment");
+      if (!r || r.value().devices.size() != 1)
+        return std::nullopt;
+      a.device = r.value().devices.front();
+    }
+    return a;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+assignment_outcome assign_ranks(std::span<const rank_hello> hellos) {
+  std::map<std::string, std::vector<const rank_hello*>> by_host;
+  for (const auto& h : hellos)
+    by_host[h.host].push_back(&h);
+
+  assignment_outcome out;
+  out.ranks.resize(hellos.size());
+  for (auto& [host, ranks] : by_host) {
+    std::sort(ranks.begin(), ranks.end(),
+              [](const rank_hello* a, const rank_hello* b) { return a->rank < b->rank; });
+    // The launcher's numbering, when it numbers this host's ranks 0..n-1 exactly.
+    std::vector<int> launcher;
+    for (const auto* h : ranks)
+      if (h->local_rank)
+        launcher.push_back(h->local_rank->local_rank);
+    std::vector<int> sorted = launcher;
+    std::sort(sorted.begin(), sorted.end());
+    bool use_launcher = sorted.size() == ranks.size();
+    for (std::size_t i = 0; use_launcher && i < sorted.size(); ++i)
+      use_launcher = sorted[i] == static_cast<int>(i);
+
+    // Every rank of a host sees the same GPUs; the first rank's inventory stands for them.
+    const rank_hello& first = *ranks.front();
+    std::vector<reports::device_info> gpus =
+        first.no_gpu_reason.empty() ? first.devices : std::vector<reports::device_info>{};
+    std::sort(gpus.begin(), gpus.end(), bus_id_less);
+    const std::string no_gpu = !first.no_gpu_reason.empty() ? first.no_gpu_reason
+                               : gpus.empty()               ? "no GPU in the inventory"
+                                                            : "";
+    const int n = static_cast<int>(ranks.size());
+    if (!gpus.empty() && n > static_cast<int>(gpus.size())) {
+      out.ranks.clear();
+      out.error = fmt::format(
+          "host {}: {} ranks but {} GPU{}: one rank per GPU (NCCL refuses two ranks on one GPU); "
+          "start at most {} rank{} on it (mpirun --map-by ppr:{}:node, srun "
+          "--ntasks-per-node={})",
+          host, n, gpus.size(), gpus.size() == 1 ? "" : "s", gpus.size(),
+          gpus.size() == 1 ? "" : "s", gpus.size(), gpus.size());
+      return out;
+    }
+    for (int i = 0; i < n; ++i) {
+      const rank_hello& h = *ranks[static_cast<std::size_t>(i)];
+      if (h.rank < 0 || h.rank >= static_cast<int>(hellos.size()))
+        continue; // hellos are indexed by rank; the launcher never sends another
+      rank_assignment& a = out.ranks[static_cast<std::size_t>(h.rank)];
+      a.rank = h.rank;
+      a.host = host;
+      a.local_rank = use_launcher ? h.local_rank->local_rank : i;
+      a.local_ranks = n;
+      if (gpus.empty())
+        a.no_device_reason = no_gpu;
+      else
+        a.device = gpus[static_cast<std::size_t>(a.local_rank)];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> hosts_of(std::span<const rank_assignment> ranks) {
+  std::vector<std::string> out;
+  for (const auto& r : ranks)
+    if (std::find(out.begin(), out.end(), r.host) == out.end())
+      out.push_back(r.host);
+  return out;
+}
+
+} // namespace gpuspec::collectives::mpi
