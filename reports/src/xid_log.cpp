@@ -135,7 +135,8 @@ std::optional<xid_event> parse_xid_line(std::string_view line) {
   std::string_view id = trim(rest.substr(0, close));
   if (id.size() >= 4 && id.substr(0, 4) == "PCI:")
     id.remove_prefix(4);
-  if (id.empty())
+  // An id is printable ASCII (it ends up in labels and file names): anything else is garbage.
+  if (id.empty() || !std::all_of(id.begin(), id.end(), [](char c) { return c > ' ' && c < 0x7f; }))
     return std::nullopt;
   e.pci_bus_id = std::string(id);
   e.address = parse_pci_address(id);
@@ -160,6 +161,10 @@ std::optional<xid_event> parse_xid_line(std::string_view line) {
     return std::nullopt;
   rest = trim(rest.substr(digits + 1));
   e.text = std::string(rest);
+  // Control characters (a garbled log) would break the printers' lines: shown as '?'.
+  for (auto& c : e.text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      c = '?';
 
   if (auto s = kmsg_seconds(prefix))
     e.seconds_since_boot = s;
