@@ -48,7 +48,7 @@ reports::kernel_log_reading read_log(bool skip) {
     out.why = "--no-kernel-log";
     return out;
   }
-  // A saved log the site (or a test) names replaces this boot's:
+  // A saved log the site (or a test) names replaces this boot's.
   // NOLINTNEXTLINE(concurrency-mt-unsafe)
   const char* saved = std::getenv("GPUSPEC_KERNEL_LOG");
   const auto text = benches::read_kernel_log(saved != nullptr ? saved : "");
