@@ -11,6 +11,7 @@
 #include "cmd_check.hpp"
 #include "cmd_compare.hpp"
 #include "cmd_diff.hpp"
+#include "cmd_health.hpp"
 #include "cmd_info.hpp"
 #include "cmd_list.hpp"
 #include "cmd_run.hpp"
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
   gpuspec::cli::compare_cli_options compare;
   gpuspec::cli::setup_diff(app, diff);
   gpuspec::cli::setup_compare(app, compare);
+  gpuspec::cli::health_options health;
+  gpuspec::cli::setup_health(app, health);
   gpuspec::cli::worker_cli_options worker;
   gpuspec::cli::setup_worker(app, worker);
 
@@ -61,6 +64,8 @@ int main(int argc, char** argv) {
       return to_int(gpuspec::cli::run_diff(diff));
     if (app.got_subcommand("compare"))
       return to_int(gpuspec::cli::run_compare(compare));
+    if (app.got_subcommand("health"))
+      return to_int(gpuspec::cli::run_health(health));
     if (app.got_subcommand("__worker"))
       return gpuspec::cli::run_worker(worker);
     return to_int(exit_code::unknown);

@@ -153,6 +153,28 @@ constexpr std::array codes = {
     reason_code{"GPUSPEC-BELOW-BASELINE", remediation::rerun,
                 "below the baseline beyond the tolerance",
                 "rerun; compare driver and firmware versions with the baseline's"},
+    // --- health (gpuspec health: the kernel log, the driver) -------------------------------
+    reason_code{"GPUSPEC-XID-HARDWARE", remediation::reset_gpu,
+                "a hardware-class Xid since boot (NVIDIA's Xid catalog)",
+                "follow the Xid's action: a reset, a reboot or service; RMA if it recurs"},
+    reason_code{"GPUSPEC-XID-DRIVER", remediation::reset_gpu,
+                "a driver- or firmware-class Xid since boot (NVIDIA's Xid catalog)",
+                "reset the GPU; compare the driver version with NVIDIA's known issues"},
+    reason_code{"GPUSPEC-XID-UNKNOWN", remediation::none,
+                "an Xid since boot that gpuspec's copy of the Xid catalog does not hold",
+                "look it up in NVIDIA's current Xid catalog and add it to reports/src/"
+                "xid_catalog.cpp"},
+    reason_code{"GPUSPEC-KERNEL-LOG-UNREAD", remediation::none,
+                "the kernel log could not be read: Xids since boot are not known",
+                "run as root (or allow reading /dev/kmsg: kernel.dmesg_restrict), or pass a saved "
+                "log with GPUSPEC_KERNEL_LOG"},
+    reason_code{"GPUSPEC-DRIVER-MISMATCH", remediation::reboot,
+                "the loaded NVIDIA kernel module is not the installed driver's version",
+                "reboot (or unload and reload the nvidia modules) so the kernel module matches the "
+                "driver libraries"},
+    reason_code{"GPUSPEC-VBIOS-MIXED", remediation::none,
+                "a VBIOS other than the one most identical GPUs of the node run",
+                "update the GPU's firmware to the node's (or the vendor's current) VBIOS"},
 };
 
 } // namespace

@@ -143,6 +143,11 @@ TEST(Check, EveryReasonCodeHasAVariantOrATestOfItsOwn) {
   covered.insert("GPUSPEC-FLEET-OUTLIER");  // Fleet.*
   covered.insert("GPUSPEC-BELOW-BASELINE"); // Baseline.*
   covered.insert("GPUSPEC-NO-RESULTS");     // Check.IncompleteOrEmptyReportIsInconclusive
+  // gpuspec health's own codes: tests/unit/health (HealthJudge.*), judged by judge_health.
+  for (const char* code :
+       {"GPUSPEC-XID-HARDWARE", "GPUSPEC-XID-DRIVER", "GPUSPEC-XID-UNKNOWN",
+        "GPUSPEC-KERNEL-LOG-UNREAD", "GPUSPEC-DRIVER-MISMATCH", "GPUSPEC-VBIOS-MIXED"})
+    covered.insert(code);
   for (const auto& c : reason_codes())
     EXPECT_TRUE(covered.contains(std::string(c.code))) << c.code;
 }

@@ -1,0 +1,92 @@
+#pragma once
+/// `gpuspec health`'s judge (docs/health.md): the check's own inventory and counter rules
+/// (diagnosis.hpp) applied to an inventory taken without a run, plus what only a passive health
+/// check adds: the Xids of this boot classified by NVIDIA's catalog (xid_catalog.hpp), the
+/// kernel log that could or could not be read, the driver's consistency, and the error counters
+/// since the driver loaded. A pure function: no I/O, tested without a GPU.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/verdict.hpp"
+#include "gpuspec/reports/xid_catalog.hpp"
+#include "gpuspec/reports/xid_log.hpp"
+
+namespace gpuspec::reports {
+
+/// What became of the kernel log.
+enum class kernel_log_state {
+  read,     ///< read: its Xid lines are judged
+  not_read, ///< could not be read: the Xid check is inconclusive, never passed
+  skipped,  ///< not asked for (--no-kernel-log): the Xid check is skipped, and says so
+};
+
+[[nodiscard]] std::string_view to_string(kernel_log_state s);
+
+struct kernel_log_reading {
+  kernel_log_state state = kernel_log_state::not_read;
+  std::string source; ///< where it was read from
+  std::string why;    ///< why not read or skipped
+  std::vector<xid_event> events;
+};
+
+struct health_input {
+  /// host and devices as the inventory found them; each device's counters in
+  /// `counters_before` (what `gpuspec info` takes), no results.
+  report inventory;
+  kernel_log_reading kernel_log;
+  /// The loaded kernel module's version (/proc/driver/nvidia/version); "" when unknown.
+  std::string kernel_module_version;
+};
+
+/// One Xid line of this boot with the catalog's word on it and the GPU it names.
+struct classified_xid {
+  xid_event event;
+  xid_entry entry;
+  std::optional<int> device; ///< NVML index of the GPU at its PCI address; none if no GPU is
+};
+
+struct health_outcome {
+  /// One node with its GPUs and their diagnoses, as `gpuspec check` gives them (no results), so
+  /// its printers and its roll-up are the check's.
+  check_outcome check;
+  std::vector<classified_xid> xids;
+  kernel_log_state kernel_log = kernel_log_state::not_read;
+  std::string kernel_log_source, kernel_log_why;
+  /// "gpuspec:<reason-code>:gpu<N>" (":node" for a host finding) naming the first worst finding
+  /// when the node fails, or the first warning when it warns; "" for a pass and for a node that
+  /// could not be judged. One word, so a scheduler can take it as a drain reason.
+  std::string drain_reason;
+};
+
+/// Judges the node. `specs` gives the PCIe rule the card's own link; `settings` the thresholds.
+[[nodiscard]] health_outcome judge_health(const health_input& input, const spec_table& specs,
+                                          const expectation_settings& settings);
+
+/// The drain reason of an outcome (see health_outcome::drain_reason).
+[[nodiscard]] std::string drain_reason_of(const check_outcome& outcome);
+
+} // namespace gpuspec::reports
+
+#include <nlohmann/json.hpp>
+
+#include "gpuspec/reports/render.hpp"
+
+namespace gpuspec::reports {
+
+/// Printers of a health outcome; `elapsed_s` is how long the whole command took.
+/// The terminal's: GPUs, Xids since boot, diagnoses, verdict, drain reason, time taken.
+[[nodiscard]] std::string render_health_text(const health_outcome& h, double elapsed_s,
+                                             const render_options& options = {});
+/// "gpuspec.health.v1": status, exit code, drain reason, kernel log, Xids, and the node's
+/// verdicts as `gpuspec check --json` writes them.
+[[nodiscard]] nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s);
+/// The Prometheus text format for node_exporter's textfile collector, `gpuspec_health_`
+/// metrics with dcgm-exporter's GPU labels (so they never collide with `gpuspec check`'s).
+[[nodiscard]] std::string render_health_prometheus(const health_outcome& h, double elapsed_s);
+
+} // namespace gpuspec::reports

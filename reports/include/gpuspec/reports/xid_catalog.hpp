@@ -1,0 +1,61 @@
+#pragma once
+/// NVIDIA's Xid catalog as a reviewed data table: each Xid the driver writes to the kernel log
+/// ("NVRM: Xid (PCI:0000:3b:00): 79, ...") with NVIDIA's mnemonic, description and resolution
+/// buckets, and gpuspec's reading of them: a class (whose fault: the hardware, the application,
+/// the driver) and a severity for a node's health. `gpuspec health` judges the Xids of this
+/// boot by it, and burn-in will too: one table, every user.
+///
+/// An Xid the table does not hold is `unknown`, never benign.
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "gpuspec/reports/verdict.hpp"
+
+namespace gpuspec::reports {
+
+/// Whose fault an Xid points at, as the catalog's resolution buckets read.
+enum class xid_class {
+  hardware,    ///< the GPU, its memory, its links or its board: the node needs service
+  application, ///< the workload (a fault the job caused): the GPU stays usable
+  driver,      ///< the driver or the GPU's firmware (GSP, PMU, FECS)
+  unknown,     ///< not in the catalog (or "unused" there): judged, never ignored
+};
+
+[[nodiscard]] std::string_view to_string(xid_class c);
+
+struct xid_entry {
+  int xid = 0;
+  std::string_view mnemonic;    ///< NVIDIA's, e.g. "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"
+  std::string_view description; ///< NVIDIA's, e.g. "GPU has fallen off the bus"
+  /// The catalog's resolution buckets: immediate ("RESET_GPU", "RESTART_APP", "RESTART_BM",
+  /// "IGNORE", "WORKFLOW_XID_48", ...) and investigatory ("CONTACT_SUPPORT", ...).
+  std::string_view immediate_action, investigatory_action;
+  xid_class kind = xid_class::unknown;
+  /// What one occurrence since boot does to the GPU's health verdict: fail (drain: the GPU needs
+  /// a reset, a reboot or service before it takes work), warn (look at it), pass (recorded and
+  /// reported, not held against the node: an application's own fault, or an event the catalog
+  /// says to ignore).
+  verdict_status severity = verdict_status::warn;
+  remediation step = remediation::none; ///< the first rung of gpuspec's ladder it calls for
+  std::string_view action;              ///< for the operator, in gpuspec's words
+};
+
+/// Where the table comes from, recorded next to it (xid_catalog.cpp says how it was read).
+inline constexpr std::string_view xid_catalog_source =
+    "NVIDIA, \"Analyzing Xid Errors with the Xid Catalog\", Table 1 (Xid Catalog Reference), "
+    "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, catalog as published "
+    "on 2025-10-29";
+
+/// Every entry, by ascending Xid.
+[[nodiscard]] std::span<const xid_entry> xid_catalog();
+
+/// The entry of `xid`; nullopt when the catalog does not hold it.
+[[nodiscard]] const xid_entry* find_xid(int xid);
+
+/// The entry of `xid`, or one of class unknown, severity warn, that says the Xid is not in the
+/// catalog (so it is looked up, not ignored).
+[[nodiscard]] xid_entry classify_xid(int xid);
+
+} // namespace gpuspec::reports

@@ -1,0 +1,211 @@
+// Printers of `gpuspec health` (health.hpp): text, JSON and Prometheus. The node's verdicts and
+// diagnoses are the check's structures, so their JSON is the check's own.
+
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/health.hpp"
+#include "gpuspec/reports/text_table.hpp"
+#include "prometheus_text.hpp"
+#include "render_detail.hpp"
+
+namespace gpuspec::reports {
+
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'a' && c <= 'z')
+      c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
+
+std::string gpu_text(const std::optional<int>& device) {
+  return device ? std::to_string(*device) : "-";
+}
+
+/// Xids counted per GPU, number: (count, entry, last event).
+struct xid_group {
+  std::size_t count = 0;
+  const classified_xid* last = nullptr;
+};
+std::map<std::tuple<int, int>, xid_group> group_xids(const health_outcome& h) {
+  std::map<std::tuple<int, int>, xid_group> out;
+  for (const auto& x : h.xids) {
+    auto& g = out[{x.device.value_or(-1), x.event.xid}];
+    ++g.count;
+    g.last = &x;
+  }
+  return out;
+}
+
+std::string kernel_log_line(const health_outcome& h) {
+  switch (h.kernel_log) {
+  case kernel_log_state::read:
+    return fmt::format("read from {} ({} Xid line{})", h.kernel_log_source, h.xids.size(),
+                       h.xids.size() == 1 ? "" : "s");
+  case kernel_log_state::skipped:
+    return fmt::format("not read ({}): Xids since boot not checked", h.kernel_log_why);
+  case kernel_log_state::not_read:
+    break;
+  }
+  return fmt::format("NOT READ: {} -- Xids since boot are not known", h.kernel_log_why);
+}
+
+} // namespace
+
+std::string render_health_text(const health_outcome& h, double elapsed_s,
+                               const render_options& options) {
+  std::string out;
+  const auto& node = h.check.nodes.front();
+  out += fmt::format("gpuspec health: {}, driver {}, CUDA {}, {} GPU{}\n",
+                     node.hostname.empty() ? "unknown host" : node.hostname,
+                     node.driver_version.empty() ? "unknown" : node.driver_version,
+                     node.cuda_driver_version.empty() ? "unknown" : node.cuda_driver_version,
+                     node.gpus.size(), node.gpus.size() == 1 ? "" : "s");
+  out += fmt::format("kernel log: {}\n", kernel_log_line(h));
+  if (!node.message.empty())
+    out += fmt::format("GPUs: {}\n", node.message);
+
+  if (!node.gpus.empty()) {
+    text_table gpus({"gpu", "name", "pci bus id", "status", "findings"});
+    gpus.set_shrinkable({4, 1});
+    for (const auto& g : node.gpus) {
+      std::string codes;
+      for (const auto& d : g.diagnoses) {
+        if (!codes.empty())
+          codes += ' ';
+        codes += d.code;
+      }
+      gpus.add_row(
+          {std::to_string(g.index), g.name, g.pci_bus_id, std::string(to_string(g.status)), codes});
+    }
+    out += '\n';
+    out += gpus.render(options.width);
+  }
+
+  if (!h.xids.empty()) {
+    text_table xids({"gpu", "xid", "class", "counts as", "times", "name", "last message"});
+    xids.set_shrinkable({6, 5});
+    for (const auto& [key, g] : group_xids(h)) {
+      const auto& e = g.last->entry;
+      xids.add_row({gpu_text(g.last->device), std::to_string(e.xid), std::string(to_string(e.kind)),
+                    std::string(to_string(e.severity)), std::to_string(g.count),
+                    std::string(e.description), g.last->event.text});
+    }
+    out += "\nXids since boot\n";
+    out += xids.render(options.width);
+  }
+
+  const auto diagnoses = detail::unique_diagnoses(node);
+  if (!diagnoses.empty()) {
+    out += "\nDiagnosis\n";
+    for (const auto* d : diagnoses) {
+      out += fmt::format("  {} {}{}: {}\n", upper(to_string(d->severity)), d->code,
+                         d->device ? fmt::format(" gpu {}", *d->device) : "", d->cause);
+      out += fmt::format("      action: {} (remediation: {})\n", d->action, to_string(d->step));
+    }
+  }
+  for (const auto& note : h.check.notes)
+    out += fmt::format("\nnote: {}\n", note);
+  out += fmt::format("\nVerdict: {} (exit code {})\n", upper(to_string(h.check.status)),
+                     exit_code_of(h.check.status));
+  if (!h.drain_reason.empty())
+    out += fmt::format("drain reason: {}\n", h.drain_reason);
+  out += fmt::format("took {:.3f} s\n", elapsed_s);
+  return out;
+}
+
+nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s) {
+  nlohmann::ordered_json j;
+  j["schema"] = "gpuspec.health.v1";
+  j["status"] = to_string(h.check.status);
+  j["exit_code"] = exit_code_of(h.check.status);
+  j["drain_reason"] = h.drain_reason.empty() ? nlohmann::ordered_json(nullptr)
+                                             : nlohmann::ordered_json(h.drain_reason);
+  j["elapsed_s"] = elapsed_s;
+  j["kernel_log"] = {{"state", to_string(h.kernel_log)},
+                     {"source", h.kernel_log_source},
+                     {"why", h.kernel_log_why},
+                     {"xid_lines", h.xids.size()}};
+  j["xid_catalog_source"] = xid_catalog_source;
+  auto xids = nlohmann::ordered_json::array();
+  for (const auto& x : h.xids) {
+    nlohmann::ordered_json e;
+    e["gpu"] = x.device ? nlohmann::ordered_json(*x.device) : nlohmann::ordered_json(nullptr);
+    e["pci_bus_id"] = x.event.pci_bus_id;
+    e["xid"] = x.event.xid;
+    e["mnemonic"] = x.entry.mnemonic;
+    e["description"] = x.entry.description;
+    e["class"] = to_string(x.entry.kind);
+    e["counts_as"] = to_string(x.entry.severity);
+    e["nvidia_immediate_action"] = x.entry.immediate_action;
+    e["text"] = x.event.text;
+    e["seconds_since_boot"] = x.event.seconds_since_boot
+                                  ? nlohmann::ordered_json(*x.event.seconds_since_boot)
+                                  : nlohmann::ordered_json(nullptr);
+    if (!x.event.time_text.empty())
+      e["time"] = x.event.time_text;
+    xids.push_back(std::move(e));
+  }
+  j["xids"] = std::move(xids);
+  j["check"] = to_json(h.check);
+  return j;
+}
+
+std::string render_health_prometheus(const health_outcome& h, double elapsed_s) {
+  using labels = std::vector<std::pair<std::string, std::string>>;
+  detail::families f;
+  f.declare("gpuspec_health_status",
+            "gpuspec health verdict of the node (0 pass, 1 warn, 2 fail, 3 unknown)");
+  f.declare("gpuspec_health_gpu_status",
+            "gpuspec health verdict of one GPU (0 pass, 1 warn, 2 fail, 3 unknown)");
+  f.declare("gpuspec_health_diagnosis",
+            "A health finding by reason code (1 warn, 2 fail, 3 inconclusive); remediation names "
+            "the ladder step");
+  f.declare("gpuspec_health_xid_events",
+            "Xid lines in the kernel log since boot, by GPU and Xid, with the catalog's class");
+  f.declare("gpuspec_health_kernel_log_read",
+            "1 when the kernel log was read, 0 when it could not be (Xids unknown) or was skipped");
+  f.declare("gpuspec_health_duration_seconds", "How long gpuspec health took");
+
+  const auto& node = h.check.nodes.front();
+  const labels host = {{"Hostname", node.hostname}};
+  f.add("gpuspec_health_status", host, exit_code_of(h.check.status));
+  std::map<int, labels> gpu_labels;
+  for (const auto& g : node.gpus) {
+    labels l = {{"gpu", std::to_string(g.index)},
+                {"UUID", g.uuid},
+                {"pci_bus_id", g.pci_bus_id},
+                {"modelName", g.name},
+                {"Hostname", node.hostname}};
+    gpu_labels[g.index] = l;
+    f.add("gpuspec_health_gpu_status", l, exit_code_of(g.status));
+  }
+  for (const auto* d : detail::unique_diagnoses(node)) {
+    labels l = d->device && gpu_labels.contains(*d->device) ? gpu_labels[*d->device] : host;
+    l.emplace_back("code", d->code);
+    l.emplace_back("remediation", std::string(to_string(d->step)));
+    f.add("gpuspec_health_diagnosis", l, exit_code_of(d->severity));
+  }
+  for (const auto& [key, g] : group_xids(h)) {
+    labels l = g.last->device && gpu_labels.contains(*g.last->device)
+                   ? gpu_labels[*g.last->device]
+                   : labels{{"gpu", ""},
+                            {"UUID", ""},
+                            {"pci_bus_id", g.last->event.pci_bus_id},
+                            {"modelName", ""},
+                            {"Hostname", node.hostname}};
+    l.emplace_back("xid", std::to_string(g.last->event.xid));
+    l.emplace_back("class", std::string(to_string(g.last->entry.kind)));
+    f.add("gpuspec_health_xid_events", l, static_cast<double>(g.count));
+  }
+  f.add("gpuspec_health_kernel_log_read", host, h.kernel_log == kernel_log_state::read ? 1 : 0);
+  f.add("gpuspec_health_duration_seconds", host, elapsed_s);
+  return f.text();
+}
+
+} // namespace gpuspec::reports

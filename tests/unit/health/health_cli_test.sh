@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# `gpuspec health` end to end, as a scheduler runs it, against the fake NVML (tests/fakes) with
+# fixture hosts and fixture kernel logs (tests/fixtures/kernel-log).
+# Usage: health_cli_test.sh MODE GPUSPEC FAKE_NVML FIXTURES SCRIPTS OUTDIR
+#   MODE cli       exit codes, drain reasons, JSON, the unread kernel log, and the time taken
+#                  at 8 GPUs (printed; fails above 5 s)
+#   MODE promtool  every scenario's --format prom through `promtool check metrics` (77 without it)
+#   MODE scripts   scripts/slurm and scripts/node-exporter: bash -n, shellcheck where installed,
+#                  and run against the fake NVML with a fake scontrol that records its arguments
+set -u
+mode=$1 bin=$2 fake=$3 fx=$4 scripts=$5 out=$6
+rm -rf "$out"
+mkdir -p "$out"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# health NVML_CONFIG KERNEL_LOG HOST [ARGS...]: runs gpuspec health, stdout in $out/last.out.
+health() {
+  local nvml=$1 log=$2 host=$3
+  shift 3
+  env GPUSPEC_NVML_LIBRARY="$fake" GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/$nvml" \
+    GPUSPEC_KERNEL_LOG="$log" "$bin" health --root "$fx/hosts/$host" "$@" >"$out/last.out" 2>"$out/last.err"
+}
+clean=$fx/kernel-log/clean-boot.log
+xid79=$fx/kernel-log/xid79-gpu3.log
+
+# expect NAME CODE REASON NVML LOG HOST: exit code and drain reason (text and --format reason).
+expect() {
+  local name=$1 code=$2 reason=$3
+  shift 3
+  health "$@"
+  local rc=$?
+  [ "$rc" -eq "$code" ] || fail "$name: exit code $rc, expected $code: $(cat "$out/last.out" "$out/last.err")"
+  local got
+  got=$(sed -n 's/^drain reason: //p' "$out/last.out")
+  [ "$got" = "$reason" ] || fail "$name: drain reason '$got', expected '$reason'"
+  cp "$out/last.out" "$out/$name.txt"
+  health "$@" --format reason
+  got=$(cat "$out/last.out")
+  [ "$got" = "$reason" ] || fail "$name: --format reason printed '$got', expected '$reason'"
+}
+
+case "$mode" in
+cli)
+  expect healthy 0 "" eight-healthy.json "$clean" x86-gpu-node
+  expect row-remap-pending 1 "gpuspec:GPUSPEC-ROW-REMAP-PENDING:gpu3" eight-row-remap-pending.json "$clean" x86-gpu-node
+  expect xid79 2 "gpuspec:GPUSPEC-XID-HARDWARE:gpu3" eight-healthy.json "$xid79" x86-gpu-node
+  expect application-xids 0 "" eight-healthy.json "$fx/kernel-log/xid13-application.log" x86-gpu-node
+  expect driver-library-mismatch 2 "gpuspec:GPUSPEC-DRIVER-MISMATCH:node" driver-library-mismatch.json "$clean" x86-gpu-node
+  expect kernel-module-mismatch 2 "gpuspec:GPUSPEC-DRIVER-MISMATCH:node" eight-healthy.json "$clean" x86-gpu-node-old-module
+  expect kernel-log-unread 3 "" eight-healthy.json /nonexistent/kernel.log x86-gpu-node
+  grep -q "^kernel log: NOT READ: /nonexistent/kernel.log: cannot be read" "$out/kernel-log-unread.txt" ||
+    fail "kernel-log-unread: the text does not say the log was not read"
+  grep -q "GPUSPEC-KERNEL-LOG-UNREAD" "$out/kernel-log-unread.txt" || fail "kernel-log-unread: no reason code"
+  expect no-driver 3 "" driver-not-loaded.json "$clean" x86-gpu-node
+  health eight-healthy.json "$clean" x86-gpu-node --no-kernel-log
+  [ $? -eq 0 ] || fail "--no-kernel-log: not a pass"
+  grep -q "Xids since boot not checked" "$out/last.out" || fail "--no-kernel-log: not stated"
+
+  # JSON for programs.
+  health eight-healthy.json "$xid79" x86-gpu-node --json
+  python3 - "$out/last.out" <<'PY' || fail "json: $(cat "$out/last.out" | head -5)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["schema"] == "gpuspec.health.v1", j["schema"]
+assert j["exit_code"] == 2 and j["status"] == "fail"
+assert j["drain_reason"] == "gpuspec:GPUSPEC-XID-HARDWARE:gpu3"
+assert j["kernel_log"]["state"] == "read" and j["kernel_log"]["xid_lines"] == 3
+assert [x["xid"] for x in j["xids"]] == [13, 79, 79]
+assert j["xids"][1]["gpu"] == 3 and j["xids"][1]["class"] == "hardware"
+PY
+  # -o writes the file atomically and nothing to stdout.
+  health eight-healthy.json "$clean" x86-gpu-node --json -o "$out/health.json"
+  [ -s "$out/health.json" ] && [ ! -s "$out/last.out" ] || fail "-o: file not written or stdout not empty"
+  for left in "$out"/.health.json.tmp.*; do
+    [ -e "$left" ] && fail "-o: a temporary file was left: $left"
+  done
+  # Bad usage and bad input: unknown, the option or file named.
+  health eight-healthy.json "$clean" x86-gpu-node --format yaml
+  [ $? -eq 3 ] || fail "--format yaml: not exit code 3"
+  health eight-healthy.json "$clean" x86-gpu-node --specs /nonexistent/gpus.json
+  [ $? -eq 3 ] && grep -q "/nonexistent/gpus.json" "$out/last.err" || fail "--specs missing: not exit 3 with the file named"
+
+  # Time at 8 GPUs (fake NVML on this machine): best and worst of 10, from start to exit.
+  worst=0
+  best=999999
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    t0=$(date +%s%N)
+    health eight-healthy.json "$clean" x86-gpu-node
+    t1=$(date +%s%N)
+    ms=$(((t1 - t0) / 1000000))
+    [ "$ms" -gt "$worst" ] && worst=$ms
+    [ "$ms" -lt "$best" ] && best=$ms
+  done
+  echo "gpuspec health, 8 GPUs (fake NVML), wall time of 10 runs: best ${best} ms, worst ${worst} ms"
+  [ "$worst" -lt 5000 ] || fail "8 GPUs took ${worst} ms (limit 5000 ms)"
+  ;;
+promtool)
+  command -v promtool >/dev/null || { echo "promtool not installed: skipped"; exit 77; }
+  for s in "healthy eight-healthy.json $clean x86-gpu-node" \
+    "remap eight-row-remap-pending.json $clean x86-gpu-node" \
+    "xid79 eight-healthy.json $xid79 x86-gpu-node" \
+    "mismatch driver-library-mismatch.json $clean x86-gpu-node" \
+    "unread eight-healthy.json /nonexistent x86-gpu-node"; do
+    set -- $s
+    name=$1
+    health "$2" "$3" "$4" --format prom
+    cp "$out/last.out" "$out/$name.prom"
+    grep -q '^gpuspec_health_status{' "$out/$name.prom" || fail "$name: no gpuspec_health_status"
+    promtool check metrics <"$out/$name.prom" >"$out/$name.lint" 2>&1
+    if [ $? -ne 0 ] && grep -v "label names should be written in 'snake_case' not 'camelCase'" "$out/$name.lint" | grep -q .; then
+      fail "$name: promtool: $(head -5 "$out/$name.lint")"
+    fi
+  done
+  ;;
+scripts)
+  slurm=$scripts/slurm/gpuspec-healthcheck.sh
+  textfile=$scripts/node-exporter/gpuspec-textfile.sh
+  for s in "$slurm" "$textfile"; do
+    bash -n "$s" || fail "bash -n $s"
+    if command -v shellcheck >/dev/null; then
+      shellcheck "$s" || fail "shellcheck $s"
+    else
+      echo "shellcheck not installed: lint skipped (scripts/install-deps.sh installs it)"
+    fi
+  done
+  # A fake scontrol that records its arguments, and gpuspec wrapped to read the fixture host.
+  mkdir -p "$out/bin"
+  printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s/scontrol.calls"\n' "$out" >"$out/bin/scontrol"
+  printf '#!/bin/sh\nexec "%s" "$@" --root "%s/hosts/x86-gpu-node"\n' "$bin" "$fx" >"$out/bin/gpuspec"
+  chmod +x "$out/bin/scontrol" "$out/bin/gpuspec"
+  # run_slurm NVML LOG: the script as slurmd runs it.
+  run_slurm() {
+    rm -f "$out/scontrol.calls"
+    env PATH="$out/bin:$PATH" SLURMD_NODENAME=gpu-node-01 GPUSPEC_NVML_LIBRARY="$fake" \
+      GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/$1" GPUSPEC_KERNEL_LOG="$2" bash "$slurm" 2>"$out/slurm.err"
+  }
+  run_slurm eight-healthy.json "$clean"
+  [ $? -eq 0 ] || fail "slurm healthy: script exit code not 0"
+  [ -e "$out/scontrol.calls" ] && fail "slurm healthy: scontrol was called: $(cat "$out/scontrol.calls")"
+  run_slurm eight-healthy.json "$xid79"
+  [ $? -eq 1 ] || fail "slurm xid79: script exit code not 1"
+  [ "$(cat "$out/scontrol.calls" 2>/dev/null)" = "update nodename=gpu-node-01 state=drain reason=gpuspec:GPUSPEC-XID-HARDWARE:gpu3" ] ||
+    fail "slurm xid79: scontrol called with '$(cat "$out/scontrol.calls" 2>/dev/null)'"
+  run_slurm eight-row-remap-pending.json "$clean"
+  [ -e "$out/scontrol.calls" ] && fail "slurm warn: drained on a warning"
+  grep -q "warn on gpu-node-01 (gpuspec:GPUSPEC-ROW-REMAP-PENDING:gpu3): not drained" "$out/slurm.err" ||
+    fail "slurm warn: not logged: $(cat "$out/slurm.err")"
+  run_slurm eight-healthy.json /nonexistent/kernel.log
+  [ $? -eq 0 ] || fail "slurm unknown: script exit code not 0"
+  [ -e "$out/scontrol.calls" ] && fail "slurm unknown: drained on exit 3"
+  grep -q "NOT drained" "$out/slurm.err" || fail "slurm unknown: does not say it did not drain: $(cat "$out/slurm.err")"
+  grep -q "kernel log: NOT READ" "$out/slurm.err" || fail "slurm unknown: does not say why"
+
+  # node_exporter's textfile: written atomically, valid, nothing left behind.
+  mkdir -p "$out/textfile"
+  env PATH="$out/bin:$PATH" GPUSPEC_NVML_LIBRARY="$fake" GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/eight-healthy.json" \
+    GPUSPEC_KERNEL_LOG="$xid79" bash "$textfile" "$out/textfile"
+  [ $? -eq 0 ] || fail "textfile: script exit code not 0"
+  [ "$(ls -A "$out/textfile")" = "gpuspec-health.prom" ] || fail "textfile: directory holds '$(ls -A "$out/textfile")'"
+  grep -q '^gpuspec_health_status{Hostname="gpu-node-01"} 2$' "$out/textfile/gpuspec-health.prom" ||
+    fail "textfile: no failing status gauge"
+  if command -v promtool >/dev/null; then
+    if ! promtool check metrics <"$out/textfile/gpuspec-health.prom" >"$out/textfile.lint" 2>&1 &&
+      grep -v "label names should be written in 'snake_case' not 'camelCase'" "$out/textfile.lint" | grep -q .; then
+      fail "textfile: promtool: $(cat "$out/textfile.lint")"
+    fi
+  fi
+  bash "$textfile" "$out/does-not-exist" 2>/dev/null && fail "textfile: a missing directory is not an error"
+  ;;
+*)
+  echo "unknown mode $mode"
+  exit 2
+  ;;
+esac
+[ "$failures" -eq 0 ] || exit 1
+echo "health $mode: all checks passed"
