@@ -47,6 +47,9 @@ void setup_run(CLI::App& app, run_cli_options& o) {
                   "Write the report a journal holds (a run whose coordinator was killed), to -o "
                   "or beside the journal; measure nothing");
   cmd->add_flag("--json", o.json, "Print the report JSON on stdout instead of the summary table");
+  cmd->add_flag("--allow-busy", o.allow_busy,
+                "Measure GPUs that other processes use (refused otherwise: their figures would be "
+                "a shared GPU's, and the run would disturb those processes)");
   cmd->add_option("--telemetry-period-ms", o.telemetry_period_ms, "Telemetry sampling period")
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--cv-target", o.cv_target, "Stop sampling when the CV is under this")
@@ -208,6 +211,7 @@ exit_code run_run(const run_cli_options& o) {
   s.stream_array_bytes = static_cast<std::int64_t>(o.stream_array_mib * 1024.0 * 1024.0);
   s.worker_command = worker_command();
   s.kill_grace_s = o.kill_grace_s;
+  s.allow_busy = o.allow_busy;
   s.root = o.root;
   s.tool_version = GPUSPEC_VERSION;
   s.command_line = o.command_line;

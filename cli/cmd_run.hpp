@@ -11,12 +11,13 @@ namespace gpuspec::cli {
 struct run_cli_options {
   std::string suite = "quick";
   std::string filter;
-  std::string devices; ///< "0,2"; empty = all
-  int concurrency = 0; ///< GPUs measured at once; 0 = all
-  std::string output;  ///< report path; default gpuspec-<host>-<UTC>.json
-  std::string specs;   ///< spec table; "" = default_spec_table_path
-  std::string recover; ///< a journal to turn into a report, instead of measuring
-  bool json = false;   ///< print the report instead of the summary table
+  std::string devices;     ///< "0,2"; empty = all
+  int concurrency = 0;     ///< GPUs measured at once; 0 = all
+  std::string output;      ///< report path; default gpuspec-<host>-<UTC>.json
+  std::string specs;       ///< spec table; "" = default_spec_table_path
+  std::string recover;     ///< a journal to turn into a report, instead of measuring
+  bool json = false;       ///< print the report instead of the summary table
+  bool allow_busy = false; ///< measure GPUs that other processes use
   int telemetry_period_ms = 20;
   double cv_target = 0.01;
   double min_seconds = 0.5;

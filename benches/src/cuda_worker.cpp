@@ -17,6 +17,7 @@
 
 #include "device_context.cuh"
 #include "gpuspec/benches/bench_state.cuh"
+#include "gpuspec/benches/gpu_activity.hpp"
 #include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/benches/nvml_library.hpp"
 #include "gpuspec/benches/registry.hpp"
@@ -133,6 +134,13 @@ public:
       const std::string params = bc.parameters_text();
       const kernels::nvtx_range range(params.empty() ? bc.id() : bc.id() + " " + params);
       bench_state state(bc, m_device, *m_context, m_options, m_telemetry.get(), m_interrupted);
+      if (m_nvml) {
+        const idle_snapshot before = read_idle_snapshot(*m_nvml, m_device.index);
+        if (before.utilization_pct)
+          state.add_parameter("utilization_before_pct", *before.utilization_pct);
+        if (before.temperature_c)
+          state.add_parameter("temperature_before_c", *before.temperature_c);
+      }
       try {
         def->function()(state);
       } catch (const std::exception& e) {
@@ -215,6 +223,21 @@ public:
       const std::string params = bc.parameters_text();
       const kernels::nvtx_range range(params.empty() ? bc.id() : bc.id() + " " + params);
       node_state state(bc, m_devices, m_options, m_cache, m_interrupted, deadline);
+      if (m_nvml) {
+        // Per GPU, in the order of `devices`.
+        nlohmann::ordered_json utilization = nlohmann::ordered_json::array();
+        nlohmann::ordered_json temperature = nlohmann::ordered_json::array();
+        for (const auto& d : m_devices) {
+          const idle_snapshot before = read_idle_snapshot(*m_nvml, d.info.index);
+          utilization.push_back(before.utilization_pct
+                                    ? nlohmann::ordered_json(*before.utilization_pct)
+                                    : nlohmann::ordered_json());
+          temperature.push_back(before.temperature_c ? nlohmann::ordered_json(*before.temperature_c)
+                                                     : nlohmann::ordered_json());
+        }
+        state.add_parameter("utilization_before_pct", std::move(utilization));
+        state.add_parameter("temperature_before_c", std::move(temperature));
+      }
       try {
         def->node_run()(state);
       } catch (const std::exception& e) {

@@ -689,11 +689,19 @@ void roll_up(const report& r, node_verdict& node) {
     }
     if (!evidence[g.index]) {
       const device_info* dev = device_of(r, g.index);
-      auto d = make_diagnosis("GPUSPEC-GPU-NOT-MEASURED", verdict_status::inconclusive,
-                              fmt::format("GPU {} was to be measured but has no judged result "
-                                          "(no result, or only skipped and not-supported ones)",
-                                          g.index),
-                              dev, r.host);
+      // Refused by the idle precondition: say so, naming who used it, rather than "not
+      // measured" alone.
+      const bool busy = dev != nullptr && dev->activity && !dev->activity->processes.empty();
+      auto d = busy ? make_diagnosis("GPUSPEC-GPU-BUSY", verdict_status::inconclusive,
+                                     fmt::format("GPU {} was refused: in use by {}", g.index,
+                                                 processes_text(dev->activity->processes)),
+                                     dev, r.host)
+                    : make_diagnosis("GPUSPEC-GPU-NOT-MEASURED", verdict_status::inconclusive,
+                                     fmt::format("GPU {} was to be measured but has no judged "
+                                                 "result (no result, or only skipped and "
+                                                 "not-supported ones)",
+                                                 g.index),
+                                     dev, r.host);
       g.diagnoses.push_back(std::move(d));
       g.status = worst(g.status, verdict_status::inconclusive);
       g.message = "no result of this GPU was judged";

@@ -2,6 +2,7 @@
 // rules are host_rules.hpp's, the ones the run recorded; here they become diagnoses.
 
 #include "gpuspec/reports/diagnosis.hpp"
+#include "gpuspec/reports/text_format.hpp"
 
 #include <algorithm>
 #include <array>
@@ -63,6 +64,25 @@ void rule_pcie_link(const gpu_facts& g, std::vector<diagnosis>& out) {
 
 void rule_power_limit(const gpu_facts& g, std::vector<diagnosis>& out) {
   add_check(out, power_limit_check(g.device), "GPUSPEC-POWER-LIMIT-LOW", &g.device, g.r.host);
+}
+
+/// Measured although other processes used it (--allow-busy): every figure is a shared GPU's.
+/// A GPU refused for it has no result, and the roll-up says so (GPUSPEC-GPU-BUSY).
+void rule_shared(const gpu_facts& g, std::vector<diagnosis>& out) {
+  if (!g.device.activity || g.device.activity->processes.empty())
+    return;
+  const bool measured = std::any_of(g.r.results.begin(), g.r.results.end(), [&](const result& r) {
+    return r.status != result_status::skipped &&
+           std::find(r.devices.begin(), r.devices.end(), g.device.index) != r.devices.end();
+  });
+  if (!measured)
+    return;
+  out.push_back(make_diagnosis(
+      "GPUSPEC-GPU-SHARED", verdict_status::warn,
+      fmt::format("GPU {} was measured while in use by {} (--allow-busy): its figures are a "
+                  "shared GPU's",
+                  g.device.index, processes_text(g.device.activity->processes)),
+      &g.device, g.r.host));
 }
 
 void rule_persistence(const gpu_facts& g, std::vector<diagnosis>& out) {
@@ -237,8 +257,9 @@ void rule_counter_contradictions(const gpu_facts& g, std::vector<diagnosis>& out
   }
 }
 
-constexpr std::array<device_rule, 13> device_rules = {
+constexpr std::array<device_rule, 14> device_rules = {
     rule_lost,
+    rule_shared,
     rule_pcie_link,
     rule_pcie_replays,
     rule_power_limit,

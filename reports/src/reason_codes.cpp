@@ -19,6 +19,14 @@ constexpr std::array codes = {
                 "a GPU the run was asked to measure has no measured result",
                 "rerun the suite on this GPU (or name the GPUs to measure with --devices); a GPU "
                 "is never passed without evidence"},
+    reason_code{"GPUSPEC-GPU-BUSY", remediation::rerun,
+                "the run refused a GPU that other processes were using (the idle precondition)",
+                "wait for the processes named to end, or drain the node, and rerun; --allow-busy "
+                "measures a shared GPU anyway, with its results warned"},
+    reason_code{"GPUSPEC-GPU-SHARED", remediation::rerun,
+                "the GPU was measured while other processes used it (--allow-busy)",
+                "rerun on an idle GPU before judging its figures: a shared GPU's are low, and the "
+                "run disturbed those processes"},
     reason_code{"GPUSPEC-RUN-INCOMPLETE", remediation::rerun, "the run did not finish",
                 "read incomplete_reason; rerun"},
     reason_code{"GPUSPEC-NO-RESULTS", remediation::rerun, "the report has no results",

@@ -597,6 +597,56 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int l
   return NVML_SUCCESS;
 }
 
+/// The fixture's "processes" of one kind ("compute" unless said), NVML's two-call contract: a
+/// buffer too small (or none) gets the count and INSUFFICIENT_SIZE.
+nvmlReturn_t running_processes(nvmlDevice_t device, const char* query, const char* kind,
+                               unsigned int* infoCount, nvmlProcessInfo_t* infos) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, query, dev); g != NVML_SUCCESS)
+    return g;
+  if (infoCount == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  std::vector<const json*> mine;
+  if (const json* list = find(*dev, {"processes"}); list != nullptr)
+    for (const json& p : *list)
+      if (p.value("kind", "compute") == kind)
+        mine.push_back(&p);
+  const bool fits = *infoCount >= mine.size();
+  if (fits && infos != nullptr)
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      infos[i].pid = mine[i]->value("pid", 0U);
+      infos[i].usedGpuMemory = mine[i]->value("used_memory_mib", 0ULL) << 20;
+      infos[i].gpuInstanceId = 0xFFFFFFFFU;
+      infos[i].computeInstanceId = 0xFFFFFFFFU;
+    }
+  *infoCount = static_cast<unsigned int>(mine.size());
+  return fits ? NVML_SUCCESS : NVML_ERROR_INSUFFICIENT_SIZE;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos) {
+  return running_processes(device, "nvmlDeviceGetComputeRunningProcesses_v3", "compute", infoCount,
+                           infos);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
+                                                      nvmlProcessInfo_t* infos) {
+  return running_processes(device, "nvmlDeviceGetGraphicsRunningProcesses_v3", "graphics",
+                           infoCount, infos);
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* utilization) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetUtilizationRates", dev); g != NVML_SUCCESS)
+    return g;
+  if (utilization == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const json* u = find(*dev, {"utilization"});
+  utilization->gpu = u == nullptr ? 0U : u->value("gpu", 0U);
+  utilization->memory = u == nullptr ? 0U : u->value("memory", 0U);
+  return NVML_SUCCESS;
+}
+
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
                                                        unsigned long long* clocksThrottleReasons) {
   return number(device, "nvmlDeviceGetCurrentClocksThrottleReasons", clocksThrottleReasons,

@@ -94,6 +94,9 @@ std::optional<nvml_library> nvml_library::open(std::string& why, const std::stri
   resolve(handle, api.pcie_replay_counter, "nvmlDeviceGetPcieReplayCounter");
   resolve(handle, api.nvlink_state, "nvmlDeviceGetNvLinkState");
   resolve(handle, api.nvlink_error_counter, "nvmlDeviceGetNvLinkErrorCounter");
+  resolve(handle, api.compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+  resolve(handle, api.graphics_processes, "nvmlDeviceGetGraphicsRunningProcesses_v3");
+  resolve(handle, api.utilization, "nvmlDeviceGetUtilizationRates");
   resolve(handle, api.clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (api.clocks_event_reasons == nullptr)
     resolve(handle, api.clocks_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");

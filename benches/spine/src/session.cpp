@@ -14,10 +14,13 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/benches/device_probe.hpp"
+#include "gpuspec/benches/gpu_activity.hpp"
 #include "gpuspec/benches/host_checks.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/text_format.hpp"
 #include "gpuspec/spine/child_process.hpp"
 #include "gpuspec/spine/journal.hpp"
 
@@ -193,6 +196,9 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   report.run.command_line = o.command_line;
 
   inventory inv = take_inventory(o.root, enrich);
+  if (inv.nvml)
+    for (auto& d : inv.devices)
+      d.activity = benches::read_gpu_activity(*inv.nvml, d.index, o.root);
   std::optional<loaded_specs> specs;
   if (auto loaded = load_specs(o.specs_file)) {
     specs = std::move(loaded).value();
@@ -240,7 +246,31 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
         fmt::format("no benchmark of suite '{}' matches the filter '{}'", o.suite, o.filter));
 
   report.run.backend = plan.backend;
-  const int gpu_count = static_cast<int>(report.run.devices.size());
+
+  // The idle precondition: a GPU another process uses would give figures of a shared GPU, and
+  // the run would disturb that process. Refused unless --allow-busy; the check says why.
+  std::vector<int> measured;
+  session_plan told;
+  for (int index : report.run.devices) {
+    const reports::device_info& d =
+        *std::find_if(report.devices.begin(), report.devices.end(),
+                      [&](const reports::device_info& x) { return x.index == index; });
+    if (!o.allow_busy && d.activity && !d.activity->processes.empty()) {
+      told.refused.emplace_back(
+          index, fmt::format("GPU {} refused: in use by {}; not measured (--allow-busy measures "
+                             "it anyway)",
+                             index, reports::processes_text(d.activity->processes)));
+      continue;
+    }
+    measured.push_back(index);
+  }
+  for (const auto& [index, why] : told.refused)
+    observer.on_note(why);
+  if (measured.empty())
+    return write_without_run("every selected GPU is in use by another process (--allow-busy "
+                             "measures them anyway)");
+
+  const int gpu_count = static_cast<int>(measured.size());
   const int concurrency = o.concurrency > 0 ? std::min(o.concurrency, gpu_count) : gpu_count;
   report.run.concurrency = concurrency;
 
@@ -281,17 +311,15 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
 
   std::vector<worker_job> jobs;
   if (!gpu_cases.empty())
-    for (int index : report.run.devices)
+    for (int index : measured)
       jobs.push_back(worker_job{index, gpu_cases, assignment_for({index}, gpu_cases), {}});
   std::vector<worker_job> node_jobs;
   if (!node_cases.empty())
-    node_jobs.push_back(worker_job{report.run.devices.front(), node_cases,
-                                   assignment_for(report.run.devices, node_cases),
-                                   report.run.devices});
+    node_jobs.push_back(
+        worker_job{measured.front(), node_cases, assignment_for(measured, node_cases), measured});
 
-  session_plan told;
   told.backend = plan.backend;
-  told.devices = report.run.devices;
+  told.devices = measured;
   told.cases_per_gpu = gpu_cases.size();
   told.node_cases = node_cases.size();
   told.concurrency = concurrency;

@@ -79,6 +79,24 @@ struct pcie_link {
   friend bool operator==(const pcie_link&, const pcie_link&) = default;
 };
 
+/// A process NVML lists on a GPU: a compute or graphics context that is not the run's own.
+struct gpu_process {
+  std::int64_t pid = 0;
+  std::string name; ///< /proc/<pid>/comm; "" when it cannot be read (another PID namespace)
+  std::optional<std::int64_t> used_memory_bytes;
+  std::string kind; ///< "compute" | "graphics"
+  friend bool operator==(const gpu_process&, const gpu_process&) = default;
+};
+
+/// What was running on a GPU when the inventory was taken: the idle precondition of a run
+/// (DESIGN.md: foreign processes make the run refuse the GPU unless --allow-busy).
+struct gpu_activity {
+  std::optional<int> utilization_pct; ///< NVML's GPU utilisation, percent of the last period
+  std::vector<gpu_process> processes;
+  std::string status = "ok"; ///< or why the process list could not be read
+  friend bool operator==(const gpu_activity&, const gpu_activity&) = default;
+};
+
 struct device_info {
   int index = 0;                 ///< NVML index (the nvidia-smi numbering)
   std::optional<int> cuda_index; ///< the CUDA runtime's ordinal, joined by PCI bus id
@@ -104,6 +122,9 @@ struct device_info {
   std::string spec_id;                    ///< matched spec-table row; "" when none
   counter_set counters_before, counters_after, counters_delta;
   std::vector<std::string> problems; ///< queries that failed, with the library's words
+  /// The processes on the GPU and its utilisation when the inventory was read. v1.1, an
+  /// optional key: absent when not read (older reports, `gpuspec info`).
+  std::optional<gpu_activity> activity;
   friend bool operator==(const device_info&, const device_info&) = default;
 };
 

@@ -54,6 +54,9 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetPcieReplayCounter) pcie_replay_counter = nullptr;
   decltype(&::nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
   decltype(&::nvmlDeviceGetNvLinkErrorCounter) nvlink_error_counter = nullptr;
+  decltype(&::nvmlDeviceGetComputeRunningProcesses_v3) compute_processes = nullptr;
+  decltype(&::nvmlDeviceGetGraphicsRunningProcesses_v3) graphics_processes = nullptr;
+  decltype(&::nvmlDeviceGetUtilizationRates) utilization = nullptr;
   /// nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older):
   /// same signature, whichever the driver exports. Spelled out: the older name is deprecated
   /// and the newer one absent from CUDA 12.0/12.1's nvml.h.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpuspec/reports/report.hpp"
@@ -32,6 +33,9 @@ struct session_options {
   /// A worker's argv; the plan is asked with "--plan --suite S --filter F" appended.
   std::vector<std::string> worker_command;
   double kill_grace_s = 5.0;
+  /// Measure a GPU even when other processes use it (the idle precondition: such a GPU is
+  /// refused otherwise, and the check says why).
+  bool allow_busy = false;
   std::filesystem::path root = "/"; ///< read /proc, /sys, /etc under this (tests)
   std::string tool_version;
   std::vector<std::string> command_line;
@@ -41,6 +45,8 @@ struct session_options {
 struct session_plan {
   std::string backend;
   std::vector<int> devices; ///< the GPUs measured, in order
+  /// Selected GPUs refused by the idle precondition (other processes on them), with why.
+  std::vector<std::pair<int, std::string>> refused;
   std::size_t cases_per_gpu = 0;
   std::size_t node_cases = 0; ///< cases run once over every GPU together, after the others
   int concurrency = 0;
