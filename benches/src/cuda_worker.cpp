@@ -51,6 +51,7 @@ run_options options_of(const spine::worker_assignment& a) {
   o.telemetry_period = std::chrono::milliseconds(a.telemetry_period_ms);
   o.stopping = a.stopping;
   o.stream_array_bytes = a.stream_array_bytes;
+  o.duration_s = a.duration_s;
   o.clock_origin = std::chrono::steady_clock::time_point(
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
           std::chrono::nanoseconds(a.clock_origin_ns)));
@@ -161,7 +162,8 @@ spine::worker_plan cuda_plan(std::string_view suite, std::string_view filter) {
   // workers create theirs at once.
   plan.startup_allowance_s = 120.0;
   for (const bench_case& c : select_cases(benchmark_registry(), suite, filter))
-    plan.cases.push_back(spine::planned_case{c.id(), c.values, c.definition->setup_allowance_s()});
+    plan.cases.push_back(spine::planned_case{c.id(), c.values, c.definition->setup_allowance_s(),
+                                             c.definition->runs_for_duration()});
   return plan;
 }
 

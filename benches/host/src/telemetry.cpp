@@ -347,4 +347,15 @@ reports::telemetry_summary telemetry_sampler::summary(int device, telemetry_cloc
                              sm_clock_max_mhz, period_ms);
 }
 
+std::vector<telemetry_sample> telemetry_sampler::samples(int device,
+                                                        telemetry_clock::time_point begin,
+                                                        telemetry_clock::time_point end) const {
+  std::vector<telemetry_sample> out;
+  const std::lock_guard lock(m_mutex);
+  for (const auto& s : m_samples)
+    if (s.device == device && s.at >= begin && s.at <= end)
+      out.push_back(s);
+  return out;
+}
+
 } // namespace gpuspec::benches

@@ -255,6 +255,7 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
     a.stopping = o.stopping;
     a.telemetry_period_ms = o.telemetry_period_ms;
     a.stream_array_bytes = o.stream_array_bytes;
+    a.duration_s = o.duration_s;
     if (specs && !d->spec_id.empty())
       a.spec_rows = spec_rows_document(*specs, {d->spec_id});
     a.clock_origin_ns =
@@ -270,8 +271,11 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   told.cases_per_gpu = plan.cases.size();
   told.concurrency = concurrency;
   for (const auto& c : plan.cases) {
-    told.expected_s += 1.0 + std::min(o.stopping.max_seconds, o.stopping.min_seconds);
-    told.deadline_s += case_deadline_s(c.setup_allowance_s, o.stopping.max_seconds);
+    told.expected_s += 1.0 + (c.runs_for_duration && o.duration_s
+                                  ? *o.duration_s
+                                  : std::min(o.stopping.max_seconds, o.stopping.min_seconds));
+    told.deadline_s += case_deadline_s(c.setup_allowance_s, o.stopping.max_seconds,
+                                       c.runs_for_duration ? o.duration_s.value_or(0) : 0.0);
   }
   const double waves = std::ceil(static_cast<double>(gpu_count) / concurrency);
   told.expected_s *= waves;
@@ -291,6 +295,7 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   co.backend = plan.backend;
   co.concurrency = concurrency;
   co.max_time_s = o.stopping.max_seconds;
+  co.duration_s = o.duration_s.value_or(0);
   co.startup_allowance_s = plan.startup_allowance_s;
   co.kill_grace_s = o.kill_grace_s;
   journalling_observer journalled(observer, journal, report, o.output);

@@ -30,6 +30,8 @@ void register_gemm_custom_benchmarks(registry& r);
 /// transfer.{h2d,d2h,bidir} (families/transfer.cpp)
 void register_transfer_benchmarks(registry& r);
 
+/// burnin.gemm, memory.test (families/burnin.cu)
+void register_burnin_benchmarks(registry& r);
 /// Calls every family's register function, in the order `gpuspec list` shows them.
 void register_all_families(registry& r);
 
