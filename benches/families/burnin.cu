@@ -98,8 +98,8 @@ public:
         m_layout.get(), preference.get(), 1, &result, &returned);
     if (status != CUBLAS_STATUS_SUCCESS || returned < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
       m_unsupported = cat("cuBLASLt has no algorithm without a split-K reduction for this GEMM "
-                          "(status ", kernels::describe_cublas_status(status), ", ", returned,
-                          " result(s))");
+                          "(status ",
+                          kernels::describe_cublas_status(status), ", ", returned, " result(s))");
       return;
     }
     m_algo = result.algo;
@@ -125,17 +125,15 @@ public:
     return m_split_k <= 1 && m_reduction == CUBLASLT_REDUCTION_SCHEME_NONE;
   }
   [[nodiscard]] std::string reduction() const {
-    return m_reduction == CUBLASLT_REDUCTION_SCHEME_NONE ? "none"
-                                                         : cat("scheme ", m_reduction);
+    return m_reduction == CUBLASLT_REDUCTION_SCHEME_NONE ? "none" : cat("scheme ", m_reduction);
   }
 
   void enqueue(const void* a, const void* b, void* d, void* workspace,
                kernels::stream_ref s) const {
     const float alpha = 1.0f, beta = 0.0f;
     GPUSPEC_CUBLAS_CHECK(cublasLtMatmul(m_handle.get(), m_desc.get(), &alpha, a, m_layout.get(), b,
-                                        m_layout.get(), &beta, d, m_layout.get(), d,
-                                        m_layout.get(), &m_algo, workspace,
-                                        gemm_cublas_workspace_bytes, s.get()));
+                                        m_layout.get(), &beta, d, m_layout.get(), d, m_layout.get(),
+                                        &m_algo, workspace, gemm_cublas_workspace_bytes, s.get()));
   }
 
 private:
@@ -188,8 +186,7 @@ std::int64_t memtest_pass(bench_state& state, kernels::device_buffer<std::uint64
   m.patterns.emplace_back(kernels::name_of(p));
   m.words_checked += reads * static_cast<std::int64_t>(n);
   m.bad_words += static_cast<std::int64_t>(found.bad_words);
-  for (std::uint32_t i = 0; i < found.recorded && m.bad.size() < reports::burnin_max_bad_words;
-       ++i)
+  for (std::uint32_t i = 0; i < found.recorded && m.bad.size() < reports::burnin_max_bad_words; ++i)
     m.bad.push_back({hex_word(found.first[i].address), std::string(kernels::name_of(p)),
                      hex_word(found.first[i].expected), hex_word(found.first[i].actual)});
   return static_cast<std::int64_t>(found.bad_words);
@@ -295,7 +292,8 @@ void burnin_gemm(bench_state& state) {
     if (phase == burnin_phase::done || state.interrupted())
       break;
     if (phase == burnin_phase::memtest) {
-      const auto p = kernels::memtest_patterns[next_pattern++ % std::size(kernels::memtest_patterns)];
+      const auto p =
+          kernels::memtest_patterns[next_pattern++ % std::size(kernels::memtest_patterns)];
       const std::int64_t bad =
           memtest_pass(state, words, p, burnin_seed + next_pattern, outcome, m, record.busy_s);
       const double end_s = state.run_clock_s();

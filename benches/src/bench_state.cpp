@@ -347,7 +347,8 @@ void bench_state::finish_sustained(std::vector<double> samples, std::vector<doub
   // the whole run's peak temperature and throttle reasons come from them.
   for (const auto& in : record.intervals) {
     auto& t = m_result.telemetry;
-    if (in.temperature_c_max && (!t.temperature_c_max || *in.temperature_c_max > *t.temperature_c_max))
+    if (in.temperature_c_max &&
+        (!t.temperature_c_max || *in.temperature_c_max > *t.temperature_c_max))
       t.temperature_c_max = in.temperature_c_max;
     if (in.power_w_max && (!t.power_w_max || *in.power_w_max > *t.power_w_max))
       t.power_w_max = in.power_w_max;

@@ -72,8 +72,8 @@ void memtest_fill(std::uint64_t* words, std::size_t count, memtest_pattern p, st
                   bool inverted, stream_handle stream) {
   if (count == 0)
     return;
-  memtest_fill_kernel<<<memtest_blocks(count), memtest_block_threads, 0, stream>>>(
-      words, count, p, seed, inverted);
+  memtest_fill_kernel<<<memtest_blocks(count), memtest_block_threads, 0, stream>>>(words, count, p,
+                                                                                   seed, inverted);
   GPUSPEC_CUDA_CHECK_LAUNCH();
 }
 

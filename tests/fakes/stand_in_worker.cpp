@@ -4,8 +4,8 @@
 // normally, hang, die on SIGSEGV, exit 1 half-way, write a line cut short, write garbage, or be
 // slow but within its deadline. A case with "burnin": true runs for the assignment's --duration
 // as the burn-in does (burnin_timeline.hpp), with a checksum that changes from iteration
-// "checksum_changes_at" on where the script says so. Its hello and plan say backend "stand-in", so every report it
-// produces says so, and `gpuspec check` never passes it.
+// "checksum_changes_at" on where the script says so. Its hello and plan say backend "stand-in", so
+// every report it produces says so, and `gpuspec check` never passes it.
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -55,7 +55,7 @@ json load_script() {
 struct behaviour {
   /// normal, hang, segv, exit1, truncated, garbage, slow, silent (README.md here)
   std::string kind = "normal";
-  int at_case = 0; ///< the case it strikes in (or before, for exit1)
+  int at_case = 0;              ///< the case it strikes in (or before, for exit1)
   int checksum_changes_at = -1; ///< burn-in: the first iteration whose checksum differs
 };
 

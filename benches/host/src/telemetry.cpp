@@ -348,8 +348,8 @@ reports::telemetry_summary telemetry_sampler::summary(int device, telemetry_cloc
 }
 
 std::vector<telemetry_sample> telemetry_sampler::samples(int device,
-                                                        telemetry_clock::time_point begin,
-                                                        telemetry_clock::time_point end) const {
+                                                         telemetry_clock::time_point begin,
+                                                         telemetry_clock::time_point end) const {
   std::vector<telemetry_sample> out;
   const std::lock_guard lock(m_mutex);
   for (const auto& s : m_samples)

@@ -240,14 +240,14 @@ std::string assignment_to_text(const worker_assignment& a) {
   carrier.devices = {a.device};
   json j{{"protocol", protocol_version},
          {"device", reports::to_json(carrier)},
-               {"cases", cases_json(a.cases)},
-               {"suite", a.suite},
-               {"stopping", stopping_json(a.stopping)},
-               {"telemetry_period_ms", a.telemetry_period_ms},
-               {"stream_array_bytes", a.stream_array_bytes},
-               {"spec_rows", a.spec_rows},
-               {"clock_origin_ns", a.clock_origin_ns},
-               {"nvml_library", a.nvml_library}};
+         {"cases", cases_json(a.cases)},
+         {"suite", a.suite},
+         {"stopping", stopping_json(a.stopping)},
+         {"telemetry_period_ms", a.telemetry_period_ms},
+         {"stream_array_bytes", a.stream_array_bytes},
+         {"spec_rows", a.spec_rows},
+         {"clock_origin_ns", a.clock_origin_ns},
+         {"nvml_library", a.nvml_library}};
   if (a.duration_s) // optional: only a burn-in has one
     j["duration_s"] = *a.duration_s;
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";

@@ -51,8 +51,8 @@ TEST(MemtestPatterns, EveryPatternHasAName) {
   std::set<std::string_view> names;
   for (const auto p : memtest_patterns)
     names.insert(name_of(p));
-  EXPECT_EQ(names, (std::set<std::string_view>{"walking_ones", "walking_zeros",
-                                               "moving_inversions", "address", "random"}));
+  EXPECT_EQ(names, (std::set<std::string_view>{"walking_ones", "walking_zeros", "moving_inversions",
+                                               "address", "random"}));
 }
 
 /// What a fill pass writes, on the host.

@@ -187,7 +187,7 @@ private:
   std::chrono::steady_clock::time_point m_window_begin{}, m_window_end{}; ///< exec()'s samples
   bool m_exec_done = false;
   bool m_sustained = false; ///< finish_sustained() ended it
-  int m_timed_runs = 0; ///< warm-up runs and samples, for the progress callback
+  int m_timed_runs = 0;     ///< warm-up runs and samples, for the progress callback
   bool m_was_interrupted = false;
   std::optional<reports::result_status> m_disposition; ///< skip / not_supported / failed
   std::string m_disposition_reason;

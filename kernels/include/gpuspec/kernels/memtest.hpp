@@ -1,8 +1,8 @@
 #pragma once
 /// The memory test's kernels (kernels/src/memtest.cu; docs/burnin.md): fill a buffer of 64-bit
 /// words with a pattern (memtest_patterns.hpp), then read every word back, count the ones that
-/// differ and record the first few. CUDA-free header; the buffers are device memory from cudaMalloc (never managed memory: a page that
-/// migrates to the host would be tested there).
+/// differ and record the first few. CUDA-free header; the buffers are device memory from cudaMalloc
+/// (never managed memory: a page that migrates to the host would be tested there).
 
 #include <cstddef>
 #include <cstdint>

@@ -9,14 +9,13 @@
 #include <cstdint>
 
 #include "gpuspec/kernels/host_device.hpp"
-#include "gpuspec/kernels/stream_handle.hpp"
 #include "gpuspec/kernels/seeded_values.hpp"
+#include "gpuspec/kernels/stream_handle.hpp"
 
 namespace gpuspec::kernels {
 
 /// The term of element `index` whose raw bits are `bits` (a bf16 or fp16 value).
-GPUSPEC_HOST_DEVICE constexpr std::uint64_t checksum_term(std::uint16_t bits,
-                                                          std::uint64_t index) {
+GPUSPEC_HOST_DEVICE constexpr std::uint64_t checksum_term(std::uint16_t bits, std::uint64_t index) {
   return splitmix64((index << 16) | bits);
 }
 
