@@ -119,6 +119,20 @@ void rule_work(const burnin_record& b, const result& res, const report& r,
   }
 }
 
+/// The power brake (a signal the system asserts: PSUs, the BMC) during a burn-in is a finding
+/// whatever the throughput: the load is meant to run at the power limit, not under a brake.
+/// HW slowdown and thermal throttling are result_findings' (diagnosis.hpp).
+void rule_power_brake(const result& res, const report& r, const device_info* device,
+                      std::vector<diagnosis>& out) {
+  const auto& reasons = res.telemetry.throttle_reasons;
+  if (std::find(reasons.begin(), reasons.end(), "hw_power_brake") == reasons.end())
+    return;
+  out.push_back(make_diagnosis("GPUSPEC-POWER-THROTTLE", verdict_status::warn,
+                               "the system asserted the power brake during the burn-in "
+                               "(hw_power_brake): the GPU was slowed below its power limit",
+                               device, r.host));
+}
+
 /// What must be equal for two GPUs' GEMM outputs to be equal.
 using comparison_key = std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t,
                                   std::int64_t, std::int64_t, std::string>;
@@ -159,6 +173,7 @@ std::vector<diagnosis> burnin_findings(const report& r, const result& res,
   rule_bad_words(b, r, device, out);
   rule_drift(b, res, r, device, settings, out);
   rule_work(b, res, r, device, settings, out);
+  rule_power_brake(res, r, device, out);
   for (auto& d : out)
     d.evidence["bench_id"] = res.bench_id;
   return out;

@@ -189,7 +189,8 @@ TEST(BurnIn, HotOrThrottledDuringTheBurnInWarnsWithTheExistingCodes) {
   const auto o = check(r, synthetic_specs(), default_rules());
   EXPECT_EQ(o.status, verdict_status::warn);
   const auto all = burnin_diagnoses(o);
-  for (const char* code : {"GPUSPEC-GPU-TEMPERATURE-HIGH", "GPUSPEC-HW-SLOWDOWN"})
+  for (const char* code :
+       {"GPUSPEC-GPU-TEMPERATURE-HIGH", "GPUSPEC-HW-SLOWDOWN", "GPUSPEC-POWER-THROTTLE"})
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const diagnosis* d) {
       return d->code == code && d->device == 7;
     })) << code;

@@ -28,7 +28,8 @@ struct throughput_drift {
 /// One burn-in or memory-test result's own findings: checksum mismatches within the GPU (fail:
 /// the first iteration, its time and both checksums), bad memory words (fail: the first
 /// address, its pattern, the count), throughput drift (warn or fail), too little work for the
-/// duration or power that never left idle (inconclusive). Empty when the record is clean.
+/// duration or power that never left idle (inconclusive), the power brake asserted (warn).
+/// Empty when the record is clean.
 [[nodiscard]] std::vector<diagnosis> burnin_findings(const report& r, const result& res,
                                                      const device_info* device,
                                                      const expectation_settings& settings);
