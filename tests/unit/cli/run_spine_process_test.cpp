@@ -281,8 +281,10 @@ TEST_F(RunSpine, AWorkerThatCannotPlanLeavesTheInventoryReportAndSaysWhy) {
 
 TEST_F(RunSpine, ABurnInRunsForItsDurationAndTheGpuWhoseChecksumChangesFailsWithTheIteration) {
   const auto begin = std::chrono::steady_clock::now();
-  const auto p = run("run --suite burnin --duration 3s -o report.json", "eight-healthy.json",
-                     "eight-burnin.json");
+  // --max-time 0.2 and a 1 s setup allowance: without the duration in its deadline
+  // (A + 2 T + D), the watchdog would kill the 3 s case after about 1.6 s.
+  const auto p = run("run --suite burnin --duration 3s --max-time 0.2 -o report.json",
+                     "eight-healthy.json", "eight-burnin.json");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   EXPECT_EQ(p.exit_code, 2) << p.err; // GPU 5 fails
