@@ -18,6 +18,7 @@
 #include "backend.hpp"
 #include "cmd_check.hpp"
 #include "cmd_info.hpp"
+#include "duration.hpp"
 #include "format.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
@@ -37,6 +38,9 @@ void setup_run(CLI::App& app, run_cli_options& o) {
   cmd->add_option("--suite", o.suite, "quick (default), standard, burnin or full")
       ->check(CLI::IsMember({"quick", "standard", "burnin", "full"}));
   cmd->add_option("--filter", o.filter, "Only benchmarks whose id matches this regex");
+  cmd->add_option("--duration", o.duration,
+                  "How long the burn-in loads every GPU (--suite burnin only): 30m, 90s, 2h, "
+                  "1h30m; Ctrl-C keeps what was done");
   cmd->add_option("--devices", o.devices, "GPUs to measure, by nvidia-smi index, e.g. 0,2");
   cmd->add_option("--concurrency", o.concurrency,
                   "GPUs measured at once (default: all; 1: one after another)")
@@ -194,6 +198,24 @@ exit_code run_run(const run_cli_options& o) {
   }
 
   spine::session_options s;
+  // The burn-in runs for --duration, which means nothing to the other suites.
+  if (!o.duration.empty() && o.suite != "burnin") {
+    fmt::print(stderr, "gpuspec run: --duration is for --suite burnin only (the suite is {})\n",
+               o.suite);
+    return exit_code::unknown;
+  }
+  if (o.suite == "burnin") {
+    if (o.duration.empty()) {
+      fmt::print(stderr, "gpuspec run: --suite burnin needs --duration (e.g. 30m, 2h)\n");
+      return exit_code::unknown;
+    }
+    std::string why;
+    s.duration_s = parse_duration(o.duration, why);
+    if (!s.duration_s) {
+      fmt::print(stderr, "gpuspec run: --duration: {}\n", why);
+      return exit_code::unknown;
+    }
+  }
   s.suite = o.suite;
   s.filter = o.filter;
   if (!o.devices.empty())

@@ -24,6 +24,7 @@ struct run_cli_options {
   double max_seconds = 15.0;
   int min_samples = 10;
   double stream_array_mib = 1024;
+  std::string duration;      ///< the burn-in's --duration ("30m"); "" = not given
   double kill_grace_s = 5.0; ///< hidden: SIGTERM to SIGKILL for a worker the watchdog stops
   std::string root = "/";    ///< hidden, tests
   std::vector<std::string> command_line;

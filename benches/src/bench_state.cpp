@@ -1,5 +1,6 @@
 #include "gpuspec/benches/bench_state.cuh"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -267,6 +268,99 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
   attach_ceiling();
 }
 
+double bench_state::time_run(const std::function<void(kernels::stream_ref)>& work) {
+  if (m_exec_done)
+    throw std::logic_error(id() + ": time_run() after exec()");
+  const kernels::stream_ref s = stream();
+  m_context.start().record(s);
+  work(s);
+  m_context.stop().record(s);
+  m_context.stop().synchronize();
+  const double seconds = kernels::event::elapsed_seconds(m_context.start(), m_context.stop());
+  ++m_timed_runs;
+  if (m_options.on_run)
+    m_options.on_run(m_timed_runs, seconds);
+  return seconds;
+}
+
+double bench_state::run_clock_s() const {
+  return std::chrono::duration<double>(telemetry_clock::now() - m_options.clock_origin).count();
+}
+
+namespace {
+
+telemetry_clock::time_point at_run_clock(const run_options& o, double seconds) {
+  return o.clock_origin + std::chrono::duration_cast<telemetry_clock::duration>(
+                              std::chrono::duration<double>(seconds));
+}
+
+} // namespace
+
+reports::telemetry_summary bench_state::telemetry_between(double begin_s, double end_s) const {
+  if (m_telemetry == nullptr) {
+    reports::telemetry_summary t;
+    t.status = "no telemetry: NVML is not available (see host.gpu_status)";
+    return t;
+  }
+  std::optional<double> sm_clock_max;
+  if (m_device.sm_clock_max_mhz)
+    sm_clock_max = *m_device.sm_clock_max_mhz;
+  auto t = m_telemetry->summary(m_device.index, at_run_clock(m_options, begin_s),
+                                at_run_clock(m_options, end_s), sm_clock_max);
+  t.window_start_s = begin_s;
+  t.window_end_s = end_s;
+  return t;
+}
+
+std::vector<reports::burnin_sample> bench_state::samples_between(double begin_s,
+                                                                 double end_s) const {
+  std::vector<reports::burnin_sample> out;
+  if (m_telemetry == nullptr)
+    return out;
+  for (const auto& s : m_telemetry->samples(m_device.index, at_run_clock(m_options, begin_s),
+                                            at_run_clock(m_options, end_s))) {
+    reports::burnin_sample b;
+    b.time_s = std::chrono::duration<double>(s.at - m_options.clock_origin).count();
+    b.sm_clock_mhz = s.sm_clock_mhz;
+    b.mem_clock_mhz = s.mem_clock_mhz;
+    b.temperature_c = s.temperature_c;
+    b.power_w = s.power_w;
+    if (s.throttle_mask)
+      b.throttle_reasons = throttle_reason_names(*s.throttle_mask);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+void bench_state::finish_sustained(std::vector<double> samples, std::vector<double> sample_seconds,
+                                   reports::burnin_record record, double begin_s, double end_s) {
+  if (m_exec_done)
+    throw std::logic_error(id() + ": finish_sustained() called twice, or after exec()");
+  m_exec_done = true;
+  m_sustained = true;
+  m_result.cache_state = "hot";
+  m_result.samples = std::move(samples);
+  m_result.sample_seconds = std::move(sample_seconds);
+  m_result.stop_reason = "time_cap";
+  m_result.telemetry = telemetry_between(begin_s, end_s);
+  // The sampler keeps its latest 21 minutes; the intervals were summarised as the run went, so
+  // the whole run's peak temperature and throttle reasons come from them.
+  for (const auto& in : record.intervals) {
+    auto& t = m_result.telemetry;
+    if (in.temperature_c_max &&
+        (!t.temperature_c_max || *in.temperature_c_max > *t.temperature_c_max))
+      t.temperature_c_max = in.temperature_c_max;
+    if (in.power_w_max && (!t.power_w_max || *in.power_w_max > *t.power_w_max))
+      t.power_w_max = in.power_w_max;
+    for (const auto& r : in.throttle_reasons)
+      if (std::find(t.throttle_reasons.begin(), t.throttle_reasons.end(), r) ==
+          t.throttle_reasons.end())
+        t.throttle_reasons.push_back(r);
+  }
+  m_result.burnin = std::move(record);
+  attach_ceiling();
+}
+
 reports::ceiling bench_state::memory_ceiling(const reports::gpu_spec* spec) const {
   std::optional<double> clock;
   std::string origin;
@@ -386,7 +480,7 @@ reports::result bench_state::take_result() {
   if (m_disposition) {
     m_result.status = *m_disposition;
     m_result.reason = m_disposition_reason.empty() ? "no reason given" : m_disposition_reason;
-  } else if (m_was_interrupted) {
+  } else if (m_was_interrupted && !m_sustained) {
     m_result.status = reports::result_status::skipped;
     m_result.reason = fmt::format("interrupted after {} sample(s)", m_result.samples.size());
     // The work may never have run (interrupted in the warm-up), so a check of its output

@@ -57,6 +57,7 @@ run_options options_of(const spine::worker_assignment& a) {
   o.telemetry_period = std::chrono::milliseconds(a.telemetry_period_ms);
   o.stopping = a.stopping;
   o.stream_array_bytes = a.stream_array_bytes;
+  o.duration_s = a.duration_s;
   o.clock_origin = std::chrono::steady_clock::time_point(
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
           std::chrono::nanoseconds(a.clock_origin_ns)));
@@ -298,7 +299,8 @@ spine::worker_plan cuda_plan(std::string_view suite, std::string_view filter) {
   plan.startup_allowance_s = 120.0;
   for (const bench_case& c : select_cases(benchmark_registry(), suite, filter))
     plan.cases.push_back(spine::planned_case{c.id(), c.values, c.definition->setup_allowance_s(),
-                                             c.definition->scope() == bench_scope::node});
+                                             c.definition->scope() == bench_scope::node,
+                                             c.definition->runs_for_duration()});
   return plan;
 }
 

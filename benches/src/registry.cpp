@@ -76,6 +76,11 @@ benchmark_definition& benchmark_definition::with_setup_allowance(double seconds)
   return *this;
 }
 
+benchmark_definition& benchmark_definition::runs_for_the_duration() {
+  m_runs_for_duration = true;
+  return *this;
+}
+
 bool benchmark_definition::runs_in(std::string_view suite) const {
   return suite == "full" || std::find(m_suites.begin(), m_suites.end(), suite) != m_suites.end();
 }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/burnin_rules.hpp"
 #include "gpuspec/reports/diagnosis.hpp"
 #include "gpuspec/reports/identity.hpp"
 #include "gpuspec/reports/reference.hpp"
@@ -232,6 +233,11 @@ public:
       node.gpus.push_back(std::move(g));
     }
 
+    auto checksums = compare_burnin_checksums(m_report);
+    for (auto& [index, d] : checksums.findings)
+      m_cross_gpu[index].push_back(std::move(d));
+    m_notes = std::move(checksums.notes);
+
     std::unordered_map<std::string, int> names;
     node.results.reserve(m_report.results.size());
     for (std::size_t i = 0; i < m_report.results.size(); ++i) {
@@ -245,6 +251,7 @@ public:
   }
 
   [[nodiscard]] std::size_t unpaired() const { return m_unpaired; }
+  [[nodiscard]] const std::vector<std::string>& notes() const { return m_notes; }
   [[nodiscard]] std::size_t replaced_ceilings() const { return m_replaced; }
 
 private:
@@ -349,6 +356,9 @@ private:
     // stand-in wrote is synthetic.
     if (r.status == result_status::failed && is_spine_failure(r.failure))
       return conclude(verdict_status::fail, failure_code(r.failure), "failed: " + r.reason);
+    // A burn-in is judged by its record's rules, not against a ceiling (docs/burnin.md).
+    if (r.burnin && (r.status == result_status::ok || r.failure == failure_kind::verification))
+      return judge_burnin(i, r, dev, std::move(v));
     if (m_report.run.backend == "stand-in" && r.status != result_status::skipped &&
         r.status != result_status::not_supported)
       return conclude(verdict_status::inconclusive, "GPUSPEC-STAND-IN",
@@ -456,6 +466,44 @@ private:
     return v;
   }
 
+  /// A burn-in or memory-test result: its record's findings, the cross-GPU comparison, and its
+  /// telemetry's findings (temperature over the site limit, thermal or HW slowdown). A stand-in's
+  /// record is judged too, since the stand-in writes it the way the harness does, but its
+  /// verdict is never better than inconclusive. Pass when nothing was found.
+  result_verdict judge_burnin(std::size_t i, const result& r, const device_info* dev,
+                              result_verdict v) {
+    v.measured = r.stats.n > 0 ? std::optional(r.stats.median) : std::nullopt;
+    v.status = verdict_status::pass;
+    for (auto& d : burnin_findings(m_report, r, dev, m_rules.settings))
+      add_finding(v, std::move(d));
+    if (const auto it = m_cross_gpu.find(i); it != m_cross_gpu.end())
+      for (const auto& d : it->second)
+        add_finding(v, d);
+    if (m_report.run.backend == "stand-in") {
+      add_finding(v, make_diagnosis("GPUSPEC-STAND-IN", verdict_status::inconclusive,
+                                    "synthetic result from a stand-in worker: nothing was measured",
+                                    dev, m_report.host));
+    } else {
+      for (auto& d : result_findings(m_report, r, dev, m_rules.settings))
+        add_finding(v, std::move(d));
+    }
+    const burnin_record& b = *r.burnin;
+    std::string summary;
+    if (b.gemm)
+      summary = fmt::format("{} GEMM iteration(s), {} checksum mismatch(es)", b.gemm->iterations,
+                            b.gemm->checksum_mismatches);
+    if (b.memtest)
+      summary += fmt::format("{}{} word(s) checked, {} bad", summary.empty() ? "" : "; ",
+                             b.memtest->words_checked, b.memtest->bad_words);
+    if (const auto drift = drift_of(b.intervals))
+      summary += fmt::format("; throughput {:+.1f}% from the first intervals to the last",
+                             -100 * drift->drop);
+    v.message = v.diagnoses.empty()
+                    ? "burn-in: " + summary
+                    : fmt::format("burn-in: {} ({})", summary, v.diagnoses.front().cause);
+    return v;
+  }
+
   /// "impossible: ..." when the result beats the hardware by more than its own noise.
   [[nodiscard]] std::string impossible(const result& r) const {
     const auto& c = r.ceiling_value;
@@ -509,6 +557,8 @@ private:
   std::unordered_map<int, std::size_t> m_gpu_pos;
   std::size_t m_unpaired = 0;
   std::size_t m_replaced = 0;
+  std::unordered_map<std::size_t, std::vector<diagnosis>> m_cross_gpu; ///< by result index
+  std::vector<std::string> m_notes;
 };
 
 /// Groups of comparable results: same case, same model, judged with a value.
@@ -729,6 +779,9 @@ check_outcome check(std::span<const report> reports, const spec_table& specs,
     node_checker checker(r, specs, rules, baseline ? &*baseline : nullptr, tolerance);
     out.nodes.push_back(checker.run());
     replaced += checker.replaced_ceilings();
+    for (const auto& note : checker.notes())
+      out.notes.push_back(
+          fmt::format("{}: {}", r.host.hostname.empty() ? "?" : r.host.hostname, note));
     if (checker.unpaired() > 0)
       out.notes.push_back(fmt::format(
           "{}: {} result(s) found no partner in the baseline (same bench id and axes on the same "

@@ -95,7 +95,7 @@ struct setting {
   int expectation_settings::*whole;
 };
 
-constexpr std::array<setting, 13> settings_table{{
+constexpr std::array<setting, 17> settings_table{{
     {"sibling_threshold", 0, 1, false, &expectation_settings::sibling_threshold, nullptr},
     {"outlier_z", -100, 0, false, &expectation_settings::outlier_z, nullptr},
     {"fleet_min_reports", 3, 1e9, true, nullptr, &expectation_settings::fleet_min_reports},
@@ -110,6 +110,12 @@ constexpr std::array<setting, 13> settings_table{{
     {"power_draw_fraction", 0, 1, false, &expectation_settings::power_draw_fraction, nullptr},
     {"ecc_corrected_storm", 1, 1e9, true, nullptr, &expectation_settings::ecc_corrected_storm},
     {"datasheet_tolerance", 0, 1, false, &expectation_settings::datasheet_tolerance, nullptr},
+    {"burnin_drift_warn", 0, 1, false, &expectation_settings::burnin_drift_warn, nullptr},
+    {"burnin_drift_fail", 0, 1, false, &expectation_settings::burnin_drift_fail, nullptr},
+    {"burnin_min_busy_fraction", 0, 1, false, &expectation_settings::burnin_min_busy_fraction,
+     nullptr},
+    {"burnin_idle_power_margin", 0, 10, false, &expectation_settings::burnin_idle_power_margin,
+     nullptr},
 }};
 
 constexpr auto setting_keys = [] {

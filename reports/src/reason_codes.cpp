@@ -75,6 +75,26 @@ constexpr std::array codes = {
                 "drain the node, reset the GPU and rerun; RMA if wrong results recur"},
     reason_code{"GPUSPEC-RESULT-FAILED", remediation::rerun, "the benchmark failed",
                 "read the result's reason; rerun"},
+    // --- burn-in (docs/burnin.md) ---------------------------------------------------------
+    reason_code{"GPUSPEC-BURNIN-CHECKSUM-MISMATCH", remediation::reset_gpu,
+                "a burn-in GEMM iteration's output differs from the first iteration's on the "
+                "same GPU: silent data corruption",
+                "reset, rerun; RMA if it recurs"},
+    reason_code{"GPUSPEC-BURNIN-CHECKSUM-DIFFERS", remediation::reset_gpu,
+                "the burn-in GEMM's output differs from the other GPUs' (same inputs, shape, "
+                "algorithm and model): silent data corruption",
+                "reset, rerun; RMA if it recurs"},
+    reason_code{"GPUSPEC-MEMORY-BAD-WORDS", remediation::reset_gpu,
+                "the memory test read back words it did not write",
+                "reset (so failing rows are remapped), rerun; RMA if it recurs"},
+    reason_code{"GPUSPEC-BURNIN-DRIFT", remediation::reseat_or_service,
+                "the burn-in's throughput fell over the run",
+                "compare the intervals' clocks, temperatures and throttle reasons; check airflow "
+                "and power delivery, rerun"},
+    reason_code{"GPUSPEC-BURNIN-TOO-LITTLE-WORK", remediation::rerun,
+                "the burn-in did less work than its duration implies",
+                "rerun for the whole duration on an idle GPU; a burn-in that did not load the "
+                "GPU proves nothing"},
     // --- inventory ------------------------------------------------------------------------
     reason_code{"GPUSPEC-PCIE-LINK-DEGRADED", remediation::reseat_or_service,
                 "PCIe link below what the card supports (width or generation)",

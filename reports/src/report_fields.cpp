@@ -120,7 +120,48 @@ constexpr std::array result_keys{f{"bench_id"},
                                  f{"status"},
                                  f{"reason"},
                                  f{"failure", 1},
-                                 f{"gpus_busy", 1}};
+                                 f{"gpus_busy", 1},
+                                 f{"burnin", 1, true}};
+// The burn-in record (burnin_record.hpp), inside a result's optional "burnin".
+constexpr std::array burnin_keys{f{"duration_s", 1}, f{"elapsed_s", 1},    f{"busy_s", 1},
+                                 f{"interval_s", 1}, f{"idle_power_w", 1}, f{"gemm", 1},
+                                 f{"memtest", 1},    f{"intervals", 1},    f{"event_samples", 1}};
+constexpr std::array burnin_gemm_keys{f{"dtype", 1},
+                                      f{"m", 1},
+                                      f{"n", 1},
+                                      f{"k", 1},
+                                      f{"seed", 1},
+                                      f{"algorithm", 1},
+                                      f{"reduction", 1},
+                                      f{"deterministic", 1},
+                                      f{"determinism_note", 1},
+                                      f{"iterations", 1},
+                                      f{"reference_checksum", 1},
+                                      f{"checksum_mismatches", 1},
+                                      f{"mismatches", 1}};
+constexpr std::array burnin_memtest_keys{f{"bytes", 1},         f{"passes", 1},    f{"patterns", 1},
+                                         f{"words_checked", 1}, f{"bad_words", 1}, f{"bad", 1}};
+constexpr std::array burnin_interval_keys{f{"start_s", 1},
+                                          f{"end_s", 1},
+                                          f{"gemm_iterations", 1},
+                                          f{"throughput", 1},
+                                          f{"telemetry_samples", 1},
+                                          f{"sm_clock_mhz_median", 1},
+                                          f{"mem_clock_mhz_median", 1},
+                                          f{"temperature_c_max", 1},
+                                          f{"power_w_mean", 1},
+                                          f{"power_w_max", 1},
+                                          f{"throttle_reasons", 1},
+                                          f{"checksum_mismatches", 1},
+                                          f{"memtest_words", 1},
+                                          f{"memtest_bad_words", 1}};
+constexpr std::array burnin_mismatch_keys{f{"iteration", 1}, f{"time_s", 1}, f{"expected", 1},
+                                          f{"actual", 1}};
+constexpr std::array burnin_bad_word_keys{f{"address", 1}, f{"pattern", 1}, f{"expected", 1},
+                                          f{"actual", 1}};
+constexpr std::array burnin_sample_keys{f{"time_s", 1},        f{"sm_clock_mhz", 1},
+                                        f{"mem_clock_mhz", 1}, f{"temperature_c", 1},
+                                        f{"power_w", 1},       f{"throttle_reasons", 1}};
 
 constexpr std::array objects{
     report_object{"report", report_keys},
@@ -134,6 +175,13 @@ constexpr std::array objects{
     report_object{"ceiling", ceiling_keys},
     report_object{"verification", verification_keys},
     report_object{"telemetry_summary", telemetry_keys},
+    report_object{"burnin_record", burnin_keys},
+    report_object{"burnin_gemm", burnin_gemm_keys},
+    report_object{"burnin_memtest", burnin_memtest_keys},
+    report_object{"burnin_interval", burnin_interval_keys},
+    report_object{"burnin_mismatch", burnin_mismatch_keys},
+    report_object{"burnin_bad_word", burnin_bad_word_keys},
+    report_object{"burnin_sample", burnin_sample_keys},
 };
 
 /// The keys of each object at each minor version, built once from the lists above.

@@ -19,6 +19,13 @@ bool is_reading_status(std::string_view s) {
   return s.find_first_of("\r\n") == std::string_view::npos;
 }
 
+bool is_hex_word(std::string_view s) {
+  if (s.size() != 18 || !s.starts_with("0x")) {
+    return false;
+  }
+  return s.find_first_not_of("0123456789abcdef", 2) == std::string_view::npos;
+}
+
 template <class E, std::size_t N> std::string_view name_of(const name_table<E, N>& table, E value) {
   for (const auto& [e, name] : table) {
     if (e == value) {

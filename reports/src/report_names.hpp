@@ -55,6 +55,10 @@ inline constexpr std::string_view unavailable_prefix = "unavailable: ";
 /// pattern ^(not supported|unavailable: [^\r\n]+)$).
 [[nodiscard]] bool is_reading_status(std::string_view s);
 
+/// "0x" and 16 lower-case hex digits: a burn-in checksum or memory word (the schema's pattern
+/// ^0x[0-9a-f]{16}$).
+[[nodiscard]] bool is_hex_word(std::string_view s);
+
 /// The name of `value` in `table`; throws std::invalid_argument for a value it lacks (a bug).
 template <class E, std::size_t N> std::string_view name_of(const name_table<E, N>& table, E value);
 

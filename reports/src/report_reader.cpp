@@ -279,6 +279,134 @@ nlohmann::ordered_json read_object_value(element e, const path_ref& path) {
   return detail::to_json_value(e, path);
 }
 
+// --- the burn-in record (burnin_record.hpp): every key of v1.1 -------------------------------
+
+std::string read_word(element e, const path_ref& path, bool may_be_empty = false) {
+  std::string s = read_string(e, path);
+  if (!(may_be_empty && s.empty()) && !detail::is_hex_word(s)) {
+    fail(path.str(), fmt::format("expected \"0x\" and 16 lower-case hex digits, got {}", quote(s)));
+  }
+  return s;
+}
+
+burnin_interval read_burnin_interval(element e, const path_ref& path) {
+  const auto o = reader(e, path, "burnin_interval", 1);
+  burnin_interval b;
+  b.start_s = o.number("start_s");
+  b.end_s = o.number("end_s");
+  b.gemm_iterations = o.count("gemm_iterations");
+  b.throughput = o.nullable_number("throughput");
+  b.telemetry_samples = o.count("telemetry_samples");
+  b.sm_clock_mhz_median = o.nullable_number("sm_clock_mhz_median");
+  b.mem_clock_mhz_median = o.nullable_number("mem_clock_mhz_median");
+  b.temperature_c_max = o.nullable_number("temperature_c_max");
+  b.power_w_mean = o.nullable_number("power_w_mean");
+  b.power_w_max = o.nullable_number("power_w_max");
+  b.throttle_reasons = o.strings("throttle_reasons");
+  b.checksum_mismatches = o.count("checksum_mismatches");
+  b.memtest_words = o.count("memtest_words");
+  b.memtest_bad_words = o.count("memtest_bad_words");
+  return b;
+}
+
+burnin_mismatch read_burnin_mismatch(element e, const path_ref& path) {
+  const auto o = reader(e, path, "burnin_mismatch", 1);
+  burnin_mismatch m;
+  m.iteration = o.count("iteration");
+  m.time_s = o.number("time_s");
+  m.expected = read_word(o.at("expected"), o.field("expected"));
+  m.actual = read_word(o.at("actual"), o.field("actual"));
+  return m;
+}
+
+burnin_bad_word read_burnin_bad_word(element e, const path_ref& path) {
+  const auto o = reader(e, path, "burnin_bad_word", 1);
+  burnin_bad_word w;
+  w.address = o.string("address");
+  w.pattern = o.string("pattern");
+  w.expected = read_word(o.at("expected"), o.field("expected"));
+  w.actual = read_word(o.at("actual"), o.field("actual"));
+  return w;
+}
+
+burnin_sample read_burnin_sample(element e, const path_ref& path) {
+  const auto o = reader(e, path, "burnin_sample", 1);
+  burnin_sample s;
+  s.time_s = o.number("time_s");
+  s.sm_clock_mhz = o.nullable_number("sm_clock_mhz");
+  s.mem_clock_mhz = o.nullable_number("mem_clock_mhz");
+  s.temperature_c = o.nullable_number("temperature_c");
+  s.power_w = o.nullable_number("power_w");
+  s.throttle_reasons = o.strings("throttle_reasons");
+  return s;
+}
+
+burnin_gemm read_burnin_gemm(element e, const path_ref& path) {
+  const auto o = reader(e, path, "burnin_gemm", 1);
+  burnin_gemm g;
+  g.dtype = o.string("dtype");
+  g.m = o.count("m");
+  g.n = o.count("n");
+  g.k = o.count("k");
+  g.seed = o.integer<std::int64_t>("seed");
+  g.algorithm = o.string("algorithm");
+  g.reduction = o.string("reduction");
+  g.deterministic = o.boolean("deterministic");
+  g.determinism_note = o.string("determinism_note");
+  g.iterations = o.count("iterations");
+  g.reference_checksum = read_word(o.at("reference_checksum"), o.field("reference_checksum"), true);
+  g.checksum_mismatches = o.count("checksum_mismatches");
+  g.mismatches = read_array(o.at("mismatches"), o.field("mismatches"), read_burnin_mismatch);
+  if (static_cast<std::int64_t>(g.mismatches.size()) > g.checksum_mismatches) {
+    fail(o.path_of("mismatches"),
+         fmt::format("lists {} mismatches, more than checksum_mismatches ({})", g.mismatches.size(),
+                     g.checksum_mismatches));
+  }
+  return g;
+}
+
+burnin_memtest read_burnin_memtest(element e, const path_ref& path) {
+  const auto o = reader(e, path, "burnin_memtest", 1);
+  burnin_memtest m;
+  m.bytes = o.count("bytes");
+  m.passes = o.count("passes");
+  m.patterns = o.strings("patterns");
+  m.words_checked = o.count("words_checked");
+  m.bad_words = o.count("bad_words");
+  m.bad = read_array(o.at("bad"), o.field("bad"), read_burnin_bad_word);
+  if (static_cast<std::int64_t>(m.bad.size()) > m.bad_words) {
+    fail(o.path_of("bad"),
+         fmt::format("lists {} bad words, more than bad_words ({})", m.bad.size(), m.bad_words));
+  }
+  return m;
+}
+
+burnin_record read_burnin(element e, const path_ref& path) {
+  const auto o = reader(e, path, "burnin_record", 1);
+  burnin_record b;
+  b.duration_s = o.nullable_number("duration_s");
+  b.elapsed_s = o.number("elapsed_s");
+  b.busy_s = o.number("busy_s");
+  b.interval_s = o.number("interval_s");
+  if (!(b.interval_s > 0)) {
+    fail(o.path_of("interval_s"), fmt::format("expected more than 0, got {}", b.interval_s));
+  }
+  b.idle_power_w = o.nullable_number("idle_power_w");
+  if (const element g = o.at("gemm"); !g.is_null()) {
+    b.gemm = read_burnin_gemm(g, o.field("gemm"));
+  }
+  if (const element m = o.at("memtest"); !m.is_null()) {
+    b.memtest = read_burnin_memtest(m, o.field("memtest"));
+  }
+  b.intervals = read_array(o.at("intervals"), o.field("intervals"), read_burnin_interval);
+  if (b.intervals.size() > burnin_max_intervals) {
+    fail(o.path_of("intervals"), fmt::format("{} intervals, more than the cap of {}",
+                                             b.intervals.size(), burnin_max_intervals));
+  }
+  b.event_samples = read_array(o.at("event_samples"), o.field("event_samples"), read_burnin_sample);
+  return b;
+}
+
 result read_result(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "result", minor);
   result r;
@@ -319,6 +447,10 @@ result read_result(element e, const path_ref& path, int minor) {
     if (r.gpus_busy && *r.gpus_busy < 1) {
       fail(o.path_of("gpus_busy"),
            fmt::format("expected 1 or more (the result's own GPU), got {}", *r.gpus_busy));
+    }
+    // The one optional key of a report: only burn-in and memory-test results carry it.
+    if (const auto burnin = o.find("burnin")) {
+      r.burnin = read_burnin(*burnin, o.field("burnin"));
     }
   } else {
     detail::derive_version_1(r, parameters);

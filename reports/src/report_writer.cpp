@@ -269,6 +269,143 @@ json telemetry_json(const telemetry_summary& t, const std::string& path) {
   return j;
 }
 
+// --- the burn-in record (burnin_record.hpp) -------------------------------------------------
+
+json count_json(std::int64_t v, const std::string& path) {
+  if (v < 0) {
+    unwritable(path, fmt::format("a count is 0 or more, got {}", v));
+  }
+  return v;
+}
+
+json strings_json(const std::vector<std::string>& values) {
+  json array = json::array();
+  for (const auto& v : values) {
+    array.push_back(v);
+  }
+  return array;
+}
+
+/// A 64-bit word or checksum: "0x" and 16 lower-case hex digits ("" where the field allows none).
+json word_json(const std::string& v, const std::string& path, bool may_be_empty = false) {
+  if (!(may_be_empty && v.empty()) && !detail::is_hex_word(v)) {
+    unwritable(path, fmt::format("{} is not \"0x\" and 16 hex digits", quote(v)));
+  }
+  return v;
+}
+
+json burnin_interval_json(const burnin_interval& b, const std::string& path) {
+  const auto at = [&](std::string_view key) { return member_path(path, key); };
+  json j = json::object();
+  j["start_s"] = number(b.start_s, at("start_s"));
+  j["end_s"] = number(b.end_s, at("end_s"));
+  j["gemm_iterations"] = count_json(b.gemm_iterations, at("gemm_iterations"));
+  j["throughput"] = number(b.throughput, at("throughput"));
+  j["telemetry_samples"] = count_json(b.telemetry_samples, at("telemetry_samples"));
+  j["sm_clock_mhz_median"] = number(b.sm_clock_mhz_median, at("sm_clock_mhz_median"));
+  j["mem_clock_mhz_median"] = number(b.mem_clock_mhz_median, at("mem_clock_mhz_median"));
+  j["temperature_c_max"] = number(b.temperature_c_max, at("temperature_c_max"));
+  j["power_w_mean"] = number(b.power_w_mean, at("power_w_mean"));
+  j["power_w_max"] = number(b.power_w_max, at("power_w_max"));
+  j["throttle_reasons"] = strings_json(b.throttle_reasons);
+  j["checksum_mismatches"] = count_json(b.checksum_mismatches, at("checksum_mismatches"));
+  j["memtest_words"] = count_json(b.memtest_words, at("memtest_words"));
+  j["memtest_bad_words"] = count_json(b.memtest_bad_words, at("memtest_bad_words"));
+  return j;
+}
+
+json burnin_gemm_json(const burnin_gemm& g, const std::string& path) {
+  const auto at = [&](std::string_view key) { return member_path(path, key); };
+  json j = json::object();
+  j["dtype"] = g.dtype;
+  j["m"] = count_json(g.m, at("m"));
+  j["n"] = count_json(g.n, at("n"));
+  j["k"] = count_json(g.k, at("k"));
+  j["seed"] = g.seed;
+  j["algorithm"] = g.algorithm;
+  j["reduction"] = g.reduction;
+  j["deterministic"] = g.deterministic;
+  j["determinism_note"] = g.determinism_note;
+  j["iterations"] = count_json(g.iterations, at("iterations"));
+  j["reference_checksum"] = word_json(g.reference_checksum, at("reference_checksum"), true);
+  j["checksum_mismatches"] = count_json(g.checksum_mismatches, at("checksum_mismatches"));
+  json mismatches = json::array();
+  for (std::size_t i = 0; i < g.mismatches.size(); ++i) {
+    const auto& m = g.mismatches[i];
+    const auto where = index_path(at("mismatches"), i);
+    json x = json::object();
+    x["iteration"] = count_json(m.iteration, member_path(where, "iteration"));
+    x["time_s"] = number(m.time_s, member_path(where, "time_s"));
+    x["expected"] = word_json(m.expected, member_path(where, "expected"));
+    x["actual"] = word_json(m.actual, member_path(where, "actual"));
+    mismatches.push_back(std::move(x));
+  }
+  j["mismatches"] = std::move(mismatches);
+  return j;
+}
+
+json burnin_memtest_json(const burnin_memtest& m, const std::string& path) {
+  const auto at = [&](std::string_view key) { return member_path(path, key); };
+  json j = json::object();
+  j["bytes"] = count_json(m.bytes, at("bytes"));
+  j["passes"] = count_json(m.passes, at("passes"));
+  j["patterns"] = strings_json(m.patterns);
+  j["words_checked"] = count_json(m.words_checked, at("words_checked"));
+  j["bad_words"] = count_json(m.bad_words, at("bad_words"));
+  json bad = json::array();
+  for (std::size_t i = 0; i < m.bad.size(); ++i) {
+    const auto& w = m.bad[i];
+    const auto where = index_path(at("bad"), i);
+    json x = json::object();
+    x["address"] = w.address;
+    x["pattern"] = w.pattern;
+    x["expected"] = word_json(w.expected, member_path(where, "expected"));
+    x["actual"] = word_json(w.actual, member_path(where, "actual"));
+    bad.push_back(std::move(x));
+  }
+  j["bad"] = std::move(bad);
+  return j;
+}
+
+json burnin_json(const burnin_record& b, const std::string& path) {
+  const auto at = [&](std::string_view key) { return member_path(path, key); };
+  if (b.intervals.size() > burnin_max_intervals) {
+    unwritable(at("intervals"), fmt::format("{} intervals, more than the cap of {}",
+                                            b.intervals.size(), burnin_max_intervals));
+  }
+  if (!(b.interval_s > 0)) {
+    unwritable(at("interval_s"), "must be more than 0");
+  }
+  json j = json::object();
+  j["duration_s"] = number(b.duration_s, at("duration_s"));
+  j["elapsed_s"] = number(b.elapsed_s, at("elapsed_s"));
+  j["busy_s"] = number(b.busy_s, at("busy_s"));
+  j["interval_s"] = number(b.interval_s, at("interval_s"));
+  j["idle_power_w"] = number(b.idle_power_w, at("idle_power_w"));
+  j["gemm"] = b.gemm ? burnin_gemm_json(*b.gemm, at("gemm")) : json(nullptr);
+  j["memtest"] = b.memtest ? burnin_memtest_json(*b.memtest, at("memtest")) : json(nullptr);
+  json intervals = json::array();
+  for (std::size_t i = 0; i < b.intervals.size(); ++i) {
+    intervals.push_back(burnin_interval_json(b.intervals[i], index_path(at("intervals"), i)));
+  }
+  j["intervals"] = std::move(intervals);
+  json samples = json::array();
+  for (std::size_t i = 0; i < b.event_samples.size(); ++i) {
+    const auto& s = b.event_samples[i];
+    const auto where = index_path(at("event_samples"), i);
+    json x = json::object();
+    x["time_s"] = number(s.time_s, member_path(where, "time_s"));
+    x["sm_clock_mhz"] = number(s.sm_clock_mhz, member_path(where, "sm_clock_mhz"));
+    x["mem_clock_mhz"] = number(s.mem_clock_mhz, member_path(where, "mem_clock_mhz"));
+    x["temperature_c"] = number(s.temperature_c, member_path(where, "temperature_c"));
+    x["power_w"] = number(s.power_w, member_path(where, "power_w"));
+    x["throttle_reasons"] = strings_json(s.throttle_reasons);
+    samples.push_back(std::move(x));
+  }
+  j["event_samples"] = std::move(samples);
+  return j;
+}
+
 json result_json(const result& r, const std::string& path) {
   const auto at = [&](std::string_view key) { return member_path(path, key); };
   for (const auto* part : {&r.axes, &r.observations}) {
@@ -323,6 +460,9 @@ json result_json(const result& r, const std::string& path) {
   j["reason"] = r.reason;
   j["failure"] = to_string(r.failure);
   j["gpus_busy"] = nullable(r.gpus_busy);
+  if (r.burnin) {
+    j["burnin"] = burnin_json(*r.burnin, at("burnin"));
+  }
   return j;
 }
 

@@ -2,8 +2,10 @@
 // starts it instead of itself when $GPUSPEC_WORKER names it. It follows a script
 // ($GPUSPEC_STAND_IN_SCRIPT, format in README.md here) that gives each GPU a behaviour: answer
 // normally, hang, die on SIGSEGV, exit 1 half-way, write a line cut short, write garbage, or be
-// slow but within its deadline. Its hello and plan say backend "stand-in", so every report it
-// produces says so, and `gpuspec check` never passes it.
+// slow but within its deadline. A case with "burnin": true runs for the assignment's --duration
+// as the burn-in does (burnin_timeline.hpp), with a checksum that changes from iteration
+// "checksum_changes_at" on where the script says so. Its hello and plan say backend "stand-in", so
+// every report it produces says so, and `gpuspec check` never passes it.
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -26,6 +28,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/benches/burnin_timeline.hpp"
 #include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "gpuspec/spine/worker.hpp"
@@ -54,7 +57,8 @@ json load_script() {
 struct behaviour {
   /// normal, hang, segv, exit1, truncated, garbage, slow, silent (README.md here)
   std::string kind = "normal";
-  int at_case = 0; ///< the case it strikes in (or before, for exit1)
+  int at_case = 0;              ///< the case it strikes in (or before, for exit1)
+  int checksum_changes_at = -1; ///< burn-in: the first iteration whose checksum differs
 };
 
 /// The behaviour of GPU `device`'s worker, or of the node-wide worker (key "node").
@@ -64,6 +68,7 @@ behaviour behaviour_of(const json& script, const std::string& key) {
     const json& g = script["gpus"][key];
     b.kind = g.value("behaviour", "normal");
     b.at_case = g.value("at_case", 0);
+    b.checksum_changes_at = g.value("checksum_changes_at", -1);
   }
   return b;
 }
@@ -81,6 +86,7 @@ spine::worker_plan plan_of(const json& script) {
       p.axes.emplace_back(name, value.get<std::string>());
     p.setup_allowance_s = allowance;
     p.node_wide = c.value("node_wide", false);
+    p.runs_for_duration = c.value("burnin", false);
     plan.cases.push_back(std::move(p));
   }
   return plan;
@@ -155,11 +161,88 @@ const json& script_case(const json& script, const spine::planned_case& c) {
   throw std::runtime_error("stand-in worker: the script has no case " + c.label());
 }
 
+/// A burn-in as benches/families/burnin.cu runs it, with made-up work: a GEMM "iteration" every
+/// `iteration_s` for `duration_s` (or until stopped), each with a checksum that equals the
+/// first unless the script makes it change, summarised per `interval_s` by the real timeline.
+reports::result stand_in_burnin(const spine::planned_case& c, int device, const json& spec,
+                                double duration_s, int changes_at,
+                                const spine::progress_callback& progress,
+                                const std::atomic<bool>& stop, double clock_origin_s) {
+  using clock = std::chrono::steady_clock;
+  const double iteration_s = spec.value("iteration_s", 0.05);
+  const double tflops = spec.value("value", 100.0);
+  const auto now_s = [&] {
+    return std::chrono::duration<double>(clock::now().time_since_epoch()).count() - clock_origin_s;
+  };
+  const double start = now_s();
+  gpuspec::benches::burnin_timeline timeline(start, spec.value("interval_s", 60.0));
+  reports::burnin_gemm g;
+  g.dtype = "bf16";
+  g.m = g.n = g.k = 8192;
+  g.seed = 20261201;
+  g.algorithm = "stand-in: no algorithm";
+  g.reduction = "none";
+  g.determinism_note = "stand-in: a made-up checksum";
+  const std::uint64_t reference = 0x5e5e00000000c0deull;
+  g.reference_checksum = gpuspec::benches::hex_word(reference);
+  bool stopped = false;
+  while (now_s() - start < duration_s) {
+    if (stop.load()) {
+      stopped = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(iteration_s));
+    const bool mismatch = changes_at >= 0 && g.iterations >= changes_at;
+    if (mismatch) {
+      if (g.mismatches.size() < reports::burnin_max_mismatches)
+        g.mismatches.push_back({g.iterations, now_s(), g.reference_checksum,
+                                gpuspec::benches::hex_word(reference ^ 0x10000)});
+      ++g.checksum_mismatches;
+    }
+    const double flops = tflops * 1e12 * iteration_s;
+    timeline.add_gemm(now_s(), iteration_s, flops, mismatch);
+    ++g.iterations;
+    if (progress)
+      progress(static_cast<int>(g.iterations), iteration_s);
+  }
+  reports::result r = synthetic_result(c, {device}, tflops);
+  r.metric = "throughput";
+  r.unit = reports::metric_unit::teraflop_per_second;
+  r.cache_state = "hot";
+  r.bytes_per_iteration.reset();
+  r.flops_per_iteration = tflops * 1e12 * iteration_s;
+  reports::burnin_record b;
+  b.duration_s = duration_s;
+  b.elapsed_s = now_s() - start;
+  b.busy_s = static_cast<double>(g.iterations) * iteration_s;
+  b.interval_s = timeline.interval_s();
+  b.gemm = g;
+  b.intervals = timeline.intervals();
+  r.samples.clear();
+  for (const auto& in : b.intervals)
+    if (in.throughput)
+      r.samples.push_back(*in.throughput);
+  r.sample_seconds.assign(r.samples.size(), b.interval_s);
+  r.stats = reports::summarize(r.samples);
+  r.stop_reason = "time_cap";
+  r.burnin = std::move(b);
+  if (g.checksum_mismatches > 0) {
+    r.status = reports::result_status::failed;
+    r.failure = reports::failure_kind::verification;
+    r.reason = "a GEMM checksum differs from iteration 0's";
+    r.check.status = reports::verification_status::failed;
+  }
+  (void)stopped; // an interrupted burn-in keeps what it did: its record says how much
+  return r;
+}
+
 class stand_in_executor final : public spine::case_executor {
 public:
   stand_in_executor(json script, const spine::worker_assignment& a, const std::atomic<bool>& stop)
       : m_script(std::move(script)), m_devices(devices_of(a)), m_stop(stop),
-        m_behaviour(behaviour_of(m_script, behaviour_key(a))) {}
+        m_behaviour(behaviour_of(m_script, behaviour_key(a))),
+        m_duration_s(a.duration_s.value_or(0)),
+        m_clock_origin_s(static_cast<double>(a.clock_origin_ns) * 1e-9) {}
 
   reports::result run(const spine::planned_case& c,
                       const spine::progress_callback& progress) override {
@@ -180,6 +263,9 @@ public:
       if (m_behaviour.kind == "exit1")
         std::_Exit(1);
     }
+    if (spec.value("burnin", false))
+      return stand_in_burnin(c, m_devices.front(), spec, m_duration_s,
+                             m_behaviour.checksum_changes_at, progress, m_stop, m_clock_origin_s);
     const double slow = m_behaviour.kind == "slow" ? m_script.value("slow_s", 2.0) : 0.0;
     if (!sleep_with_progress(seconds + slow, progress, m_stop)) {
       reports::result r = synthetic_result(c, m_devices, value);
@@ -195,6 +281,8 @@ private:
   std::vector<int> m_devices;
   const std::atomic<bool>& m_stop;
   behaviour m_behaviour;
+  double m_duration_s;
+  double m_clock_origin_s;
   int m_next = 0;
 };
 

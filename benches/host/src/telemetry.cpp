@@ -408,4 +408,15 @@ merge_gpu_summaries(const std::vector<std::pair<int, reports::telemetry_summary>
   return out;
 }
 
+std::vector<telemetry_sample> telemetry_sampler::samples(int device,
+                                                         telemetry_clock::time_point begin,
+                                                         telemetry_clock::time_point end) const {
+  std::vector<telemetry_sample> out;
+  const std::lock_guard lock(m_mutex);
+  for (const auto& s : m_samples)
+    if (s.device == device && s.at >= begin && s.at <= end)
+      out.push_back(s);
+  return out;
+}
+
 } // namespace gpuspec::benches

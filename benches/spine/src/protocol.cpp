@@ -46,6 +46,10 @@ public:
   }
 
   [[nodiscard]] std::string path(std::string_view key) const { return join_path(m_path, key); }
+  /// An optional key (the burn-in's): present or not; strict about its type when present.
+  [[nodiscard]] bool has(std::string_view key) const {
+    return m_json.find(std::string(key)) != m_json.end();
+  }
 
   [[nodiscard]] const json& at(std::string_view key) const {
     const auto it = m_json.find(std::string(key));
@@ -100,14 +104,18 @@ json case_json(const planned_case& c) {
   json axes = json::object();
   for (const auto& [name, value] : c.axes)
     axes[name] = value;
-  return json{{"bench_id", c.bench_id},
-              {"axes", axes},
-              {"setup_allowance_s", c.setup_allowance_s},
-              {"node_wide", c.node_wide}};
+  json j{{"bench_id", c.bench_id},
+         {"axes", axes},
+         {"setup_allowance_s", c.setup_allowance_s},
+         {"node_wide", c.node_wide}};
+  if (c.runs_for_duration) // optional: written only for the burn-in's cases
+    j["runs_for_duration"] = true;
+  return j;
 }
 
 planned_case read_case(const json& j, const std::string& path) {
-  const strict_object o(j, path, {"bench_id", "axes", "setup_allowance_s", "node_wide"});
+  const strict_object o(
+      j, path, {"bench_id", "axes", "setup_allowance_s", "node_wide", "runs_for_duration"});
   planned_case c;
   c.bench_id = o.string("bench_id");
   const json& axes = o.at("axes");
@@ -122,6 +130,12 @@ planned_case read_case(const json& j, const std::string& path) {
   if (!(c.setup_allowance_s > 0))
     reject(o.path("setup_allowance_s"), "expected a positive number of seconds");
   c.node_wide = o.boolean("node_wide");
+  if (o.has("runs_for_duration")) {
+    const json& v = o.at("runs_for_duration");
+    if (!v.is_boolean())
+      reject(o.path("runs_for_duration"), fmt::format("expected a boolean, got {}", v.type_name()));
+    c.runs_for_duration = v.get<bool>();
+  }
   return c;
 }
 
@@ -235,16 +249,18 @@ std::string assignment_to_text(const worker_assignment& a) {
   // The GPUs travel as a report's devices: the report's own writer and reader, not a copy.
   reports::report carrier;
   carrier.devices = a.devices.empty() ? std::vector<reports::device_info>{a.device} : a.devices;
-  const json j{{"protocol", protocol_version},
-               {"device", reports::to_json(carrier)},
-               {"cases", cases_json(a.cases)},
-               {"suite", a.suite},
-               {"stopping", stopping_json(a.stopping)},
-               {"telemetry_period_ms", a.telemetry_period_ms},
-               {"stream_array_bytes", a.stream_array_bytes},
-               {"spec_rows", a.spec_rows},
-               {"clock_origin_ns", a.clock_origin_ns},
-               {"nvml_library", a.nvml_library}};
+  json j{{"protocol", protocol_version},
+         {"device", reports::to_json(carrier)},
+         {"cases", cases_json(a.cases)},
+         {"suite", a.suite},
+         {"stopping", stopping_json(a.stopping)},
+         {"telemetry_period_ms", a.telemetry_period_ms},
+         {"stream_array_bytes", a.stream_array_bytes},
+         {"spec_rows", a.spec_rows},
+         {"clock_origin_ns", a.clock_origin_ns},
+         {"nvml_library", a.nvml_library}};
+  if (a.duration_s) // optional: only a burn-in has one
+    j["duration_s"] = *a.duration_s;
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -255,7 +271,7 @@ reports::outcome<worker_assignment> assignment_from_text(std::string_view text,
     const strict_object o(j, "",
                           {"protocol", "device", "cases", "suite", "stopping",
                            "telemetry_period_ms", "stream_array_bytes", "spec_rows",
-                           "clock_origin_ns", "nvml_library"});
+                           "clock_origin_ns", "nvml_library", "duration_s"});
     require_protocol(o);
     worker_assignment a;
     auto carrier = reports::report_from_json(o.at("device"), source);
@@ -275,6 +291,11 @@ reports::outcome<worker_assignment> assignment_from_text(std::string_view text,
     a.clock_origin_ns = o.integer("clock_origin_ns", std::numeric_limits<std::int64_t>::min(),
                                   std::numeric_limits<std::int64_t>::max());
     a.nvml_library = o.string("nvml_library");
+    if (o.has("duration_s")) {
+      a.duration_s = o.number("duration_s");
+      if (!(*a.duration_s > 0))
+        reject(o.path("duration_s"), "expected a positive number of seconds");
+    }
     return a;
   });
 }

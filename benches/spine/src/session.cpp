@@ -300,6 +300,7 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
     a.stopping = o.stopping;
     a.telemetry_period_ms = o.telemetry_period_ms;
     a.stream_array_bytes = o.stream_array_bytes;
+    a.duration_s = o.duration_s;
     if (specs && !spec_ids.empty())
       a.spec_rows = spec_rows_document(*specs, spec_ids);
     a.clock_origin_ns =
@@ -323,17 +324,26 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   told.cases_per_gpu = gpu_cases.size();
   told.node_cases = node_cases.size();
   told.concurrency = concurrency;
+  const auto expected_s = [&](const planned_case& c) {
+    return 1.0 + (c.runs_for_duration && o.duration_s
+                      ? *o.duration_s
+                      : std::min(o.stopping.max_seconds, o.stopping.min_seconds));
+  };
+  const auto deadline_s = [&](const planned_case& c) {
+    return case_deadline_s(c.setup_allowance_s, o.stopping.max_seconds,
+                           c.runs_for_duration ? o.duration_s.value_or(0) : 0.0);
+  };
   for (const auto& c : gpu_cases) {
-    told.expected_s += 1.0 + std::min(o.stopping.max_seconds, o.stopping.min_seconds);
-    told.deadline_s += case_deadline_s(c.setup_allowance_s, o.stopping.max_seconds);
+    told.expected_s += expected_s(c);
+    told.deadline_s += deadline_s(c);
   }
   const double waves =
       gpu_cases.empty() ? 0.0 : std::ceil(static_cast<double>(gpu_count) / concurrency);
   told.expected_s *= waves;
   told.deadline_s = told.deadline_s * waves + plan.startup_allowance_s * waves;
   for (const auto& c : node_cases) {
-    told.expected_s += 1.0 + std::min(o.stopping.max_seconds, o.stopping.min_seconds);
-    told.deadline_s += case_deadline_s(c.setup_allowance_s, o.stopping.max_seconds);
+    told.expected_s += expected_s(c);
+    told.deadline_s += deadline_s(c);
   }
   if (!node_cases.empty())
     told.deadline_s += plan.startup_allowance_s;
@@ -352,6 +362,7 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   co.backend = plan.backend;
   co.concurrency = concurrency;
   co.max_time_s = o.stopping.max_seconds;
+  co.duration_s = o.duration_s.value_or(0);
   co.startup_allowance_s = plan.startup_allowance_s;
   co.kill_grace_s = o.kill_grace_s;
   journalling_observer journalled(observer, journal, report, o.output);

@@ -225,6 +225,91 @@ void throttle(report& r, int dev, std::vector<std::string> reasons, double facto
   }
 }
 
+/// The burn-in (benches/families/burnin.cu, docs/burnin.md) as its harness writes it: a 12-minute
+/// run of bf16 8192^3 GEMMs with cuBLASLt's first heuristic algorithm pinned, alternating with
+/// the memory test, one interval a minute at `tflops` (synthetic: 71% of the datasheet's bf16
+/// figure, as gemm_result), every checksum equal to the first, every word read back right.
+result burnin_result(int dev, double tflops) {
+  constexpr int minutes = 12;
+  constexpr double m = 8192;
+  const double ops = 2 * m * m * m;
+  result r;
+  r.bench_id = "burnin.gemm";
+  r.devices = {dev};
+  r.axes = {{"dtype", "bf16"}};
+  r.observations = {{"m", 8192}, {"n", 8192}, {"k", 8192}, {"algo_id", 21}};
+  r.metric = "throughput";
+  r.unit = metric_unit::teraflop_per_second;
+  r.cache_state = "hot";
+  r.flops_per_iteration = ops;
+  r.stop_reason = "time_cap";
+  r.check = {verification_status::passed, std::nullopt, std::nullopt,
+             "every iteration's checksum equal to iteration 0's"};
+  burnin_record b;
+  b.duration_s = 60.0 * minutes;
+  b.elapsed_s = b.duration_s.value() + 0.5;
+  b.busy_s = b.duration_s.value() - 30;
+  b.interval_s = 60;
+  b.idle_power_w = 120;
+  burnin_gemm g;
+  g.dtype = "bf16";
+  g.m = g.n = g.k = 8192;
+  g.seed = 20261201;
+  g.algorithm = "id=21 tile=15 stages=10 split_k=1 swizzle=0 custom=0";
+  g.reduction = "none";
+  g.deterministic = true;
+  g.determinism_note = "split-K 1, no reduction scheme: each output element summed in one order";
+  g.reference_checksum = "0x5e5e00000000c0de";
+  burnin_memtest mt;
+  mt.bytes = 128 * gib;
+  mt.patterns = {"walking_ones", "walking_zeros", "moving_inversions", "address", "random"};
+  const std::int64_t words = mt.bytes / 8;
+  for (int i = 0; i < minutes; ++i) {
+    burnin_interval in;
+    in.start_s = 2.0 + 60.0 * i;
+    in.end_s = in.start_s + 60;
+    // 45 s of GEMMs at `tflops`, then 15 s of memory test (one pattern pass).
+    in.gemm_iterations = static_cast<std::int64_t>(45 * tflops * 1e12 / ops);
+    in.throughput = tflops;
+    in.telemetry_samples = 60;
+    in.sm_clock_mhz_median = 1755;
+    in.mem_clock_mhz_median = h200_mem_clock_mhz;
+    in.temperature_c_max = 71;
+    in.power_w_mean = 680;
+    in.power_w_max = 699;
+    in.throttle_reasons = {"sw_power_cap"};
+    in.memtest_words = words;
+    g.iterations += in.gemm_iterations;
+    mt.words_checked += words;
+    ++mt.passes;
+    r.samples.push_back(tflops);
+    r.sample_seconds.push_back(60);
+    b.intervals.push_back(in);
+  }
+  b.gemm = g;
+  b.memtest = mt;
+  r.burnin = b;
+  r.stats = summarize(r.samples);
+  r.telemetry = window(1755, 71, 699, {"sw_power_cap"});
+  r.telemetry.window_start_s = 2.0;
+  r.telemetry.window_end_s = 2.0 + 60.0 * minutes;
+  r.gpus_busy = gpus;
+  return r;
+}
+
+/// Sets the burn-in's interval throughputs of GPU `dev` from `from` on to `factor` times.
+void slow_burnin_from(report& r, int dev, std::size_t from, double factor) {
+  auto& res = *results_of(r, dev).back();
+  auto& in = res.burnin->intervals;
+  for (std::size_t i = from; i < in.size(); ++i) {
+    in[i].throughput = *in[i].throughput * factor;
+    res.samples[i] = *in[i].throughput;
+  }
+  res.stats = summarize(res.samples);
+}
+
+burnin_record& burnin_of(report& r, int dev) { return *results_of(r, dev).back()->burnin; }
+
 } // namespace
 
 spec_table synthetic_specs() {
@@ -280,6 +365,18 @@ void scale_device_results(report& r, int dev, double factor) {
     res->stats = summarize(res->samples);
     res->efficiency = res->stats.median / *res->ceiling_value.clock_adjusted;
   }
+}
+
+void add_burnin(report& r) {
+  r.run.suite = "burnin";
+  for (int i = 0; i < gpus; ++i)
+    r.results.push_back(burnin_result(i, 700));
+}
+
+report healthy_burnin_report() {
+  report r = healthy_report();
+  add_burnin(r);
+  return r;
 }
 
 report build(const std::function<void(report&)>& degrade) {
@@ -509,6 +606,38 @@ const std::vector<degraded_variant>& degraded_variants() {
              value = reading::unavailable("GPU is lost");
          std::erase_if(r.results, [](const result& x) { return x.devices.front() == 2; });
        }},
+      // Burn-in (docs/burnin.md): a healthy burn-in on every GPU, then one GPU degraded.
+      {"burnin-checksum-mismatch", "GPUSPEC-BURNIN-CHECKSUM-MISMATCH", 3, vs::fail,
+       [](report& r) {
+         add_burnin(r);
+         auto& g = *burnin_of(r, 3).gemm;
+         g.checksum_mismatches = 1;
+         g.mismatches = {{17, 4.75, g.reference_checksum, "0x5e5e00000000c0df"}};
+         burnin_of(r, 3).intervals[0].checksum_mismatches = 1;
+       }},
+      {"burnin-checksum-differs", "GPUSPEC-BURNIN-CHECKSUM-DIFFERS", 5, vs::fail,
+       [](report& r) {
+         add_burnin(r);
+         burnin_of(r, 5).gemm->reference_checksum = "0x5e5e00000000c0df";
+       }},
+      {"memory-bad-words", "GPUSPEC-MEMORY-BAD-WORDS", 4, vs::fail,
+       [](report& r) {
+         add_burnin(r);
+         auto& m = *burnin_of(r, 4).memtest;
+         m.bad_words = 3;
+         m.bad = {{"0x00007f3a40000008", "moving_inversions", "0xffffffffffffffff",
+                   "0xfffffffffffbffff"}};
+       }},
+      {"burnin-drift", "GPUSPEC-BURNIN-DRIFT", 6, vs::fail,
+       [](report& r) {
+         add_burnin(r);
+         slow_burnin_from(r, 6, 8, 0.80); // the last 4 minutes 20% slower
+       }},
+      {"burnin-drift--within-the-fail-threshold", "GPUSPEC-BURNIN-DRIFT", 6, vs::warn,
+       [](report& r) {
+         add_burnin(r);
+         slow_burnin_from(r, 6, 8, 0.92);
+       }},
   };
   return variants;
 }
@@ -594,6 +723,17 @@ const std::vector<inconclusive_variant>& inconclusive_variants() {
        [](report& r) {
          r.complete = false;
          r.incomplete_reason = "interrupted";
+       }},
+      {"burnin-too-little-work", "GPUSPEC-BURNIN-TOO-LITTLE-WORK", 1,
+       [](report& r) {
+         add_burnin(r);
+         burnin_of(r, 1).busy_s = 120; // 2 of the 12 minutes asked
+       }},
+      {"burnin-too-little-work--power-at-idle", "GPUSPEC-BURNIN-TOO-LITTLE-WORK", 1,
+       [](report& r) {
+         add_burnin(r);
+         for (auto& in : burnin_of(r, 1).intervals)
+           in.power_w_max = 125; // idle 120 W: the GEMMs never loaded the GPU
        }},
   };
   return variants;

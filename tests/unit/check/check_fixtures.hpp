@@ -27,6 +27,12 @@ namespace gpuspec::reports::testing {
 [[nodiscard]] report healthy_report(const std::string& hostname = "dgx-h200-synthetic",
                                     double scale = 1.0);
 
+/// healthy_report() after a 12-minute burn-in on every GPU (burnin.gemm results with clean
+/// records: equal checksums, no bad word, flat throughput).
+[[nodiscard]] report healthy_burnin_report();
+/// Appends that burn-in's results to `r` (suite "burnin").
+void add_burnin(report& r);
+
 /// Multiplies the measured values of one GPU's results (samples, stats, efficiency).
 void scale_device_results(report& r, int device, double factor);
 

@@ -2,6 +2,7 @@
 
 #include "cmd_info.hpp"
 #include "cmd_run.hpp"
+#include "duration.hpp"
 #include "exit_code.hpp"
 #include "format.hpp"
 #include "text_table.hpp"
@@ -27,6 +28,35 @@ TEST(HostCheckVerdict, FailOutranksWarnAndSkippedIsNeutral) {
   EXPECT_EQ(host_check_verdict(checks), exit_code::warn);
   checks.push_back({"d", check_status::fail, "", 1});
   EXPECT_EQ(host_check_verdict(checks), exit_code::fail);
+}
+
+TEST(Duration, ReadsUnitsFromDaysToSeconds) {
+  std::string why;
+  EXPECT_EQ(parse_duration("30m", why), 1800.0);
+  EXPECT_EQ(parse_duration("90s", why), 90.0);
+  EXPECT_EQ(parse_duration("2h", why), 7200.0);
+  EXPECT_EQ(parse_duration("1h30m", why), 5400.0);
+  EXPECT_EQ(parse_duration("1d2h3m4s", why), 86400.0 + 7200 + 180 + 4);
+  EXPECT_EQ(parse_duration("1.5h", why), 5400.0);
+  EXPECT_EQ(parse_duration("45", why), 45.0) << "a bare number is seconds";
+  EXPECT_EQ(parse_duration("3S", why), 3.0);
+}
+
+TEST(Duration, RejectsWhatIsNotADurationAndSaysWhy) {
+  for (const auto& [text, says] :
+       std::vector<std::pair<std::string, std::string>>{{"", "empty"},
+                                                        {"30x", "'x' is not a unit"},
+                                                        {"m", "expected a number"},
+                                                        {"30m10", "no unit"},
+                                                        {"10s5m", "from days to seconds"},
+                                                        {"5m5m", "from days to seconds"},
+                                                        {"0s", "positive"},
+                                                        {"-5m", "expected a number"},
+                                                        {"31d", "more than 30 days"}}) {
+    std::string why;
+    EXPECT_FALSE(parse_duration(text, why)) << text;
+    EXPECT_NE(why.find(says), std::string::npos) << text << ": " << why;
+  }
 }
 
 TEST(DeviceList, ParsesCommaSeparatedIndices) {

@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "run_process.hpp"
@@ -312,4 +314,114 @@ TEST_F(RunSpine, ANodeWideWorkerThatHangsFailsItsCasesNamingEveryGpuAndKeepsTheR
   EXPECT_EQ(hung.reason.rfind("GPUs 0,1 (node-wide): no answer for ", 0), 0U) << hung.reason;
   EXPECT_NE(hung.reason.find("in stand_in.all_reduce size=64 MiB"), std::string::npos)
       << hung.reason;
+}
+
+// ---- the burn-in (docs/burnin.md) --------------------------------------------------------
+
+TEST_F(RunSpine, ABurnInRunsForItsDurationAndTheGpuWhoseChecksumChangesFailsWithTheIteration) {
+  const auto begin = std::chrono::steady_clock::now();
+  // --max-time 0.2 and a 1 s setup allowance: without the duration in its deadline
+  // (A + 2 T + D), the watchdog would kill the 3 s case after about 1.6 s.
+  const auto p = run("run --suite burnin --duration 3s --max-time 0.2 -o report.json",
+                     "eight-healthy.json", "eight-burnin.json");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_EQ(p.exit_code, 2) << p.err; // GPU 5 fails
+  EXPECT_GE(seconds, 3.0) << "every GPU loaded for the whole duration";
+  EXPECT_LT(seconds, 20.0);
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_TRUE(rep.complete) << rep.incomplete_reason;
+  EXPECT_EQ(rep.run.suite, "burnin");
+  ASSERT_EQ(rep.results.size(), 8U);
+  for (const auto& res : rep.results) {
+    const int gpu = res.devices.at(0);
+    ASSERT_TRUE(res.burnin) << gpu;
+    const auto& b = *res.burnin;
+    EXPECT_EQ(b.duration_s, 3.0);
+    EXPECT_GE(b.elapsed_s, 3.0) << gpu;
+    ASSERT_TRUE(b.gemm);
+    EXPECT_GT(b.gemm->iterations, 20) << gpu;
+    EXPECT_EQ(b.gemm->reference_checksum, "0x5e5e00000000c0de");
+    // Per-interval series: 0.5 s intervals over 3 s.
+    EXPECT_GE(b.intervals.size(), 6U) << gpu;
+    EXPECT_LE(b.intervals.size(), 8U) << gpu;
+    EXPECT_EQ(res.gpus_busy, 8) << "every GPU loaded at once";
+    if (gpu == 5) {
+      ASSERT_FALSE(b.gemm->mismatches.empty());
+      EXPECT_EQ(b.gemm->mismatches.front().iteration, 17);
+      EXPECT_EQ(b.gemm->checksum_mismatches, b.gemm->iterations - 17);
+      EXPECT_EQ(res.failure, r::failure_kind::verification);
+    } else {
+      EXPECT_EQ(b.gemm->checksum_mismatches, 0) << gpu;
+      EXPECT_EQ(res.status, r::result_status::ok) << gpu;
+    }
+  }
+  // The check names GPU 5, the iteration and the checksums.
+  const auto check = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' check report.json --format json > check.json");
+  EXPECT_EQ(check.exit_code, 2) << check.err;
+  const auto j = nlohmann::json::parse(std::ifstream(m_dir / "check.json"));
+  bool named = false;
+  for (const auto& res : j.at("nodes").at(0).at("results"))
+    for (const auto& d : res.at("diagnoses"))
+      if (d.at("code") == "GPUSPEC-BURNIN-CHECKSUM-MISMATCH") {
+        EXPECT_EQ(d.at("device"), 5);
+        EXPECT_NE(d.at("cause").get<std::string>().find("iteration 17"), std::string::npos)
+            << d.at("cause");
+        EXPECT_NE(d.at("cause").get<std::string>().find("0x5e5e00000000c0de"), std::string::npos);
+        named = true;
+      }
+  EXPECT_TRUE(named) << check.out;
+  for (const auto& g : j.at("nodes").at(0).at("gpus")) {
+    if (g.at("index") != 5) {
+      EXPECT_EQ(g.at("status"), "inconclusive") << "a stand-in's burn-in never passes";
+    }
+  }
+}
+
+TEST_F(RunSpine, DurationGoesWithTheBurnInSuiteOnlyAndIsParsedStrictly) {
+  auto p = run("run --duration 30m -o report.json", "two-healthy.json", "two-healthy.json");
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_NE(p.err.find("--duration is for --suite burnin only"), std::string::npos) << p.err;
+  p = run("run --suite burnin -o report.json", "two-healthy.json", "two-healthy.json");
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_NE(p.err.find("needs --duration"), std::string::npos) << p.err;
+  p = run("run --suite burnin --duration 30x -o report.json", "two-healthy.json",
+          "two-healthy.json");
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_NE(p.err.find("'x' is not a unit"), std::string::npos) << p.err;
+  EXPECT_FALSE(fs::exists(m_dir / "report.json")) << "nothing runs on bad usage";
+}
+
+TEST_F(RunSpine, ABurnInInterruptedWithCtrlCKeepsWhatWasDone) {
+  // A 60 s burn-in, interrupted (SIGINT, as Ctrl-C sends) once it has run about 2 s.
+  std::ostringstream command;
+  command << "(" << env("eight-healthy.json", "eight-burnin.json") << " '" << GPUSPEC_BINARY
+          << "' run --suite burnin --duration 60s -o report.json >out 2>err & echo $! > pid); "
+          << "sleep 2.5; kill -INT $(cat pid); "
+          << "for i in $(seq 200); do kill -0 $(cat pid) 2>/dev/null || break; sleep 0.05; done; "
+          << "echo stopped";
+  const auto begin = std::chrono::steady_clock::now();
+  const auto stopped = gpuspec::testing::run_in(m_dir, command.str());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  ASSERT_NE(stopped.out.find("stopped"), std::string::npos) << stopped.err;
+  EXPECT_LT(seconds, 20.0) << "stopped long before the 60 s";
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_FALSE(rep.complete);
+  EXPECT_EQ(rep.incomplete_reason, "interrupted");
+  ASSERT_EQ(rep.results.size(), 8U);
+  for (const auto& res : rep.results) {
+    ASSERT_TRUE(res.burnin) << res.reason;
+    EXPECT_GT(res.burnin->gemm->iterations, 10) << "what was done is kept";
+    EXPECT_LT(res.burnin->elapsed_s, 30.0);
+    EXPECT_FALSE(res.burnin->intervals.empty());
+  }
+  const auto check = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' check report.json --format json > check.json");
+  EXPECT_NE(check.exit_code, 0) << "an interrupted burn-in never passes";
+  std::ifstream in(m_dir / "check.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("GPUSPEC-BURNIN-TOO-LITTLE-WORK"), std::string::npos);
 }

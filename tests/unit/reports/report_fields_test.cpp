@@ -36,6 +36,16 @@ constexpr object_path paths[] = {
     {"verification", "/results/0/verification"},
     {"telemetry_summary", "/results/0/telemetry"},
 };
+/// The burn-in objects, in testing::burnin_report() (its result 0 has every one of them).
+constexpr object_path burnin_paths[] = {
+    {"burnin_record", "/results/0/burnin"},
+    {"burnin_gemm", "/results/0/burnin/gemm"},
+    {"burnin_memtest", "/results/0/burnin/memtest"},
+    {"burnin_interval", "/results/0/burnin/intervals/0"},
+    {"burnin_mismatch", "/results/0/burnin/gemm/mismatches/0"},
+    {"burnin_bad_word", "/results/1/burnin/memtest/bad/0"},
+    {"burnin_sample", "/results/0/burnin/event_samples/0"},
+};
 
 std::vector<std::string> keys(const json& j) {
   std::vector<std::string> out;
@@ -44,10 +54,14 @@ std::vector<std::string> keys(const json& j) {
   return out;
 }
 
-std::vector<std::string> listed(std::string_view object, int up_to_minor, int only_minor = -1) {
+/// The listed keys of `object` up to a minor version; the optional ones (written only when they
+/// have a value: a result's `burnin`) only with `with_optional`.
+std::vector<std::string> listed(std::string_view object, int up_to_minor, int only_minor = -1,
+                                bool with_optional = false) {
   std::vector<std::string> out;
   for (const auto& f : report_fields_of(object))
-    if (f.since_minor <= up_to_minor && (only_minor < 0 || f.since_minor == only_minor))
+    if (f.since_minor <= up_to_minor && (only_minor < 0 || f.since_minor == only_minor) &&
+        (with_optional || !f.optional))
       out.emplace_back(f.key);
   return out;
 }
@@ -64,6 +78,8 @@ TEST(ReportFields, EveryObjectIsListedWithItsPath) {
   std::set<std::string_view> with_path;
   for (const auto& p : paths)
     with_path.insert(p.object);
+  for (const auto& p : burnin_paths)
+    with_path.insert(p.object);
   EXPECT_EQ(named, with_path);
 }
 
@@ -72,6 +88,53 @@ TEST(ReportFields, TheWriterWritesTheListInItsOrder) {
   for (const auto& p : paths) {
     SCOPED_TRACE(std::string(p.object));
     EXPECT_EQ(keys(j.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
+  }
+}
+
+TEST(ReportFields, TheWriterWritesTheBurnInObjectsInTheirOrder) {
+  const json j = to_json(testing::burnin_report());
+  EXPECT_EQ(keys(j.at("/results/0"_json_pointer)), listed("result", 1, -1, true));
+  for (const auto& p : burnin_paths) {
+    SCOPED_TRACE(std::string(p.object));
+    EXPECT_EQ(keys(j.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
+  }
+}
+
+TEST(ReportFields, TheReaderNeedsEveryBurnInKeyAndNoOther) {
+  const json good = to_json(testing::burnin_report());
+  ASSERT_TRUE(report_from_json(good, "good.json"));
+  for (const auto& p : burnin_paths) {
+    for (const auto& key : listed(p.object, 1)) {
+      SCOPED_TRACE(std::string(p.object) + "." + key);
+      json j = good;
+      j.at(json::json_pointer(std::string(p.pointer))).erase(key);
+      const auto loaded = report_from_json(j, "missing.json");
+      ASSERT_FALSE(loaded);
+      EXPECT_TRUE(loaded.error().field.ends_with(key)) << loaded.error().field;
+    }
+    json j = good;
+    j.at(json::json_pointer(std::string(p.pointer)))["not_a_field"] = 1;
+    const auto loaded = report_from_json(j, "extra.json");
+    ASSERT_FALSE(loaded) << p.object;
+    EXPECT_TRUE(loaded.error().field.ends_with("not_a_field")) << loaded.error().field;
+  }
+  // A result without it is a result that is not a burn-in's.
+  json j = good;
+  j.at("/results/0"_json_pointer).erase("burnin");
+  const auto loaded = report_from_json(j, "no-burnin.json");
+  ASSERT_TRUE(loaded) << loaded.error().to_string();
+  EXPECT_FALSE(loaded.value().results[0].burnin);
+}
+
+TEST(ReportFields, TheSchemaListsTheBurnInObjects) {
+  const json s = schema();
+  EXPECT_EQ(keys(s.at("$defs").at("result").at("properties")), listed("result", 1, -1, true));
+  for (const auto& p : burnin_paths) {
+    SCOPED_TRACE(std::string(p.object));
+    const json& def = s.at("$defs").at(std::string(p.object));
+    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
+    EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, 1));
+    EXPECT_FALSE(def.at("additionalProperties").get<bool>());
   }
 }
 
@@ -103,7 +166,7 @@ TEST(ReportFields, AVersionOneDocumentHoldsNoneOfTheKeysVersionOnePointOneAdded)
                                       "v1" / "synthetic-two-gpus.json"));
   ASSERT_TRUE(report_from_json(v1, "v1.json"));
   for (const auto& p : paths) {
-    for (const auto& key : listed(p.object, 1, 1)) {
+    for (const auto& key : listed(p.object, 1, 1, true)) {
       SCOPED_TRACE(std::string(p.object) + "." + key);
       json j = v1;
       j.at(json::json_pointer(std::string(p.pointer)))[key] = nullptr;
@@ -119,7 +182,7 @@ TEST(ReportFields, TheSchemaListsThePropertiesAndTheirVersions) {
   for (const auto& p : paths) {
     SCOPED_TRACE(std::string(p.object));
     const json& def = p.object == "report" ? s : s.at("$defs").at(std::string(p.object));
-    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
+    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1, -1, true));
     std::vector<std::string> required = def.at("required");
     EXPECT_EQ(required, listed(p.object, 0)) << "the keys of version 1 are required always";
     EXPECT_FALSE(def.at("additionalProperties").get<bool>());
@@ -175,7 +238,7 @@ TEST(ReportFields, TheSchemaRequiresTheAddedKeysInVersionOnePointOneAndForbidsTh
   collect_required(branch.at("else").at("properties").at("results"), forbidden);
   std::set<std::string> added;
   for (const std::string_view object : {"result", "telemetry_summary", "ceiling"})
-    for (const auto& k : listed(object, 1, 1))
+    for (const auto& k : listed(object, 1, 1, true))
       added.insert(k);
   EXPECT_EQ(forbidden, added);
   // No other object gained a key in version 1.1.

@@ -25,6 +25,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
+using testing::burnin_report;
 using testing::interrupted_report;
 using testing::no_gpu_report;
 using testing::random_report;
@@ -625,7 +626,8 @@ TEST(Fixtures, AreTheSampleReportsByteForByte) {
   const std::vector<std::pair<std::string, report>> samples{
       {"no-gpu.json", no_gpu_report()},
       {"synthetic-two-gpus.json", synthetic_report()},
-      {"synthetic-interrupted.json", interrupted_report()}};
+      {"synthetic-interrupted.json", interrupted_report()},
+      {"synthetic-burnin.json", burnin_report()}};
   // With GPUSPEC_WRITE_REPORT_FIXTURES set, this test rewrites the files instead (after a
   // change to the model, a version that adds fields).
   const bool write = std::getenv("GPUSPEC_WRITE_REPORT_FIXTURES") != nullptr;
@@ -795,7 +797,8 @@ TEST(WrittenReports, SaveForSchemaValidation) {
   std::vector<std::pair<std::string, report>> reports{
       {"no-gpu.json", no_gpu_report()},
       {"synthetic-two-gpus.json", synthetic_report()},
-      {"synthetic-interrupted.json", interrupted_report()}};
+      {"synthetic-interrupted.json", interrupted_report()},
+      {"synthetic-burnin.json", burnin_report()}};
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     reports.emplace_back("random-" + std::to_string(seed) + ".json", random_report(seed));
   }
@@ -805,7 +808,7 @@ TEST(WrittenReports, SaveForSchemaValidation) {
     ASSERT_TRUE(loaded) << loaded.error().to_string();
     EXPECT_EQ(loaded.value(), r) << name;
   }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 43);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 44);
   if (keep == nullptr || *keep == '\0') {
     fs::remove_all(dir);
   }

@@ -233,6 +233,93 @@ report synthetic_report() {
   return r;
 }
 
+report burnin_report() {
+  report r = interrupted_report();
+  r.run.suite = "burnin";
+  r.complete = true;
+  r.incomplete_reason = "";
+  r.results.clear();
+  // The burn-in GEMM: one mismatch at iteration 17, three intervals, two event samples.
+  result gemm = constant_result("burnin.gemm", 0, 100.0, 3);
+  gemm.axes = {{"dtype", "bf16"}};
+  gemm.metric = "throughput";
+  gemm.unit = metric_unit::teraflop_per_second;
+  gemm.cache_state = "hot";
+  gemm.flops_per_iteration = 2.0 * 8192 * 8192 * 8192;
+  gemm.stop_reason = "time_cap";
+  gemm.check = {verification_status::failed, std::nullopt, std::nullopt,
+                "checksum of iteration 17 differs from iteration 0's"};
+  gemm.status = result_status::failed;
+  gemm.reason = "checksum mismatch";
+  gemm.failure = failure_kind::verification;
+  burnin_record b;
+  b.duration_s = 180;
+  b.elapsed_s = 180.5;
+  b.busy_s = 170.25;
+  b.interval_s = 60;
+  b.idle_power_w = 75.5;
+  burnin_gemm g;
+  g.dtype = "bf16";
+  g.m = g.n = g.k = 8192;
+  g.seed = 20261201;
+  g.algorithm = "id=23 tile=256x128 stages=4 split_k=1";
+  g.reduction = "none";
+  g.deterministic = true;
+  g.iterations = 40;
+  g.reference_checksum = "0x0123456789abcdef";
+  g.checksum_mismatches = 1;
+  g.mismatches = {{17, 75.25, "0x0123456789abcdef", "0x0123456789abcdee"}};
+  b.gemm = g;
+  burnin_memtest m;
+  m.bytes = std::int64_t{1} << 30;
+  m.passes = 2;
+  m.patterns = {"walking_ones", "random"};
+  m.words_checked = std::int64_t{1} << 28;
+  m.bad_words = 0;
+  b.memtest = m;
+  for (int i = 0; i < 3; ++i) {
+    burnin_interval in;
+    in.start_s = 60.0 * i;
+    in.end_s = 60.0 * (i + 1);
+    in.gemm_iterations = 13 + i;
+    in.throughput = 100.0 - i;
+    in.telemetry_samples = 60;
+    in.sm_clock_mhz_median = 1980;
+    in.mem_clock_mhz_median = 2619;
+    in.temperature_c_max = 70.0 + i;
+    in.power_w_mean = 690;
+    in.power_w_max = 700;
+    in.throttle_reasons =
+        i == 2 ? std::vector<std::string>{"sw_power_cap"} : std::vector<std::string>{};
+    in.checksum_mismatches = i == 1 ? 1 : 0;
+    in.memtest_words = m.words_checked / 2;
+    b.intervals.push_back(in);
+  }
+  b.event_samples = {{75.0, 1980.0, 2619.0, 71.0, 695.0, {}},
+                     {75.5, std::nullopt, 2619.0, 71.0, 695.0, {"sw_power_cap"}}};
+  gemm.burnin = b;
+  r.results.push_back(gemm);
+  // The stand-alone memory test: a memtest part and no GEMM.
+  result memory = constant_result("memory.test", 0, 1000.0, 3);
+  memory.metric = "bandwidth";
+  memory.unit = metric_unit::gigabytes_per_second;
+  memory.cache_state = "cold";
+  memory.stop_reason = "sample_cap";
+  memory.check = {verification_status::passed, std::nullopt, std::nullopt, "every word read back"};
+  burnin_record t;
+  t.elapsed_s = 12;
+  t.busy_s = 11.5;
+  t.interval_s = 60;
+  m.passes = 5;
+  m.patterns = {"walking_ones", "walking_zeros", "moving_inversions", "address", "random"};
+  m.bad_words = 2;
+  m.bad = {{"0x00007f0000001000", "address", "0x00007f0000001000", "0x00007f0000001004"}};
+  t.memtest = m;
+  memory.burnin = t;
+  r.results.push_back(memory);
+  return r;
+}
+
 report interrupted_report() {
   report r;
   r.run = synthetic_run();

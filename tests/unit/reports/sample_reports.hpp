@@ -19,6 +19,10 @@ namespace gpuspec::reports::testing {
 /// One device, one result ended by the time cap, then interrupted: complete = false.
 [[nodiscard]] report interrupted_report();
 
+/// One device, a burn-in GEMM result (a checksum mismatch at iteration 17, three intervals,
+/// event samples) and a memory-test result (two bad words): every burn-in object.
+[[nodiscard]] report burnin_report();
+
 /// `r` as a version 1 document holds it: the fields version 1.1 added at their defaults
 /// (`failure` stays: version 1 readers derive it from the status and the verification).
 [[nodiscard]] report without_version_1_1_fields(report r);

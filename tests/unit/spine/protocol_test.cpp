@@ -4,6 +4,7 @@
 
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -98,6 +99,35 @@ TEST(Protocol, APlannedCaseWithoutAProperNodeWideFlagIsRejectedNamingIt) {
   const auto back = spine::plan_from_text(text, "plan");
   ASSERT_FALSE(back);
   EXPECT_EQ(back.error().field, "cases[0].node_wide") << back.error().to_string();
+}
+
+TEST(Protocol, TheBurnInsDurationAndItsCasesTravelAsOptionalKeys) {
+  // Absent unless a burn-in: the plan and the assignment of other suites are unchanged.
+  auto a = sample_assignment();
+  const std::string plain = spine::assignment_to_text(a);
+  EXPECT_EQ(plain.find("duration_s"), std::string::npos);
+  EXPECT_EQ(plain.find("runs_for_duration"), std::string::npos);
+  EXPECT_FALSE(spine::assignment_from_text(plain, "stdin").value().duration_s);
+  a.duration_s = 1800;
+  a.cases.front().runs_for_duration = true;
+  const auto back = spine::assignment_from_text(spine::assignment_to_text(a), "stdin");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back.value().duration_s, 1800.0);
+  EXPECT_EQ(back.value().cases, a.cases);
+  // Strict when present.
+  for (const auto& [from, to, field] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"\"duration_s\":1800.0", "\"duration_s\":0", "duration_s"},
+           {"\"duration_s\":1800.0", "\"duration_s\":\"30m\"", "duration_s"},
+           {"\"runs_for_duration\":true", "\"runs_for_duration\":1", "runs_for_duration"}}) {
+    std::string text = spine::assignment_to_text(a);
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    const auto bad = spine::assignment_from_text(text, "stdin");
+    ASSERT_FALSE(bad) << to;
+    EXPECT_NE(bad.error().to_string().find(field), std::string::npos) << bad.error().to_string();
+  }
 }
 
 TEST(Protocol, EveryMessageRoundTripsOnOneLine) {

@@ -123,6 +123,27 @@ public:
   /// (release to synchronised) per sample. Once per benchmark.
   void exec(const std::function<void(kernels::stream_ref)>& work);
 
+  // --- sustained load (the burn-in, docs/burnin.md) -----------------------------------------
+  /// Instead of exec(), for a benchmark that runs for the burn-in's --duration rather than to a
+  /// stopping rule: times one run of `work` with the state's events (no hold kernel: a run is
+  /// long enough for launch latency not to matter), synchronises, tells the progress callback
+  /// (the watchdog's heartbeat) and returns the run's device seconds.
+  double time_run(const std::function<void(kernels::stream_ref)>& work);
+  /// Now, in seconds since the run started (the clock every process of the run shares).
+  [[nodiscard]] double run_clock_s() const;
+  /// The telemetry of [begin_s, end_s] (seconds since the run started); status says why when
+  /// there is none.
+  [[nodiscard]] reports::telemetry_summary telemetry_between(double begin_s, double end_s) const;
+  /// The raw telemetry samples of [begin_s, end_s], for the record's event samples.
+  [[nodiscard]] std::vector<reports::burnin_sample> samples_between(double begin_s,
+                                                                    double end_s) const;
+  /// Ends a sustained benchmark: `samples` (one throughput per interval, in the metric's unit,
+  /// over `sample_seconds` of device time each) become the result's samples, `record` its
+  /// burn-in record, and [begin_s, end_s] its telemetry window. An interrupted run keeps what
+  /// it did (status ok): its record says how much, and the check judges that.
+  void finish_sustained(std::vector<double> samples, std::vector<double> sample_seconds,
+                        reports::burnin_record record, double begin_s, double end_s);
+
   // --- result -------------------------------------------------------------------------------
   void set_verification(reports::verification v) { m_result.check = std::move(v); }
   /// Ends the benchmark with status skipped / not_supported and a reason (e.g. a dtype the GPU
@@ -165,7 +186,8 @@ private:
   bool m_launch_hold = true;
   std::chrono::steady_clock::time_point m_window_begin{}, m_window_end{}; ///< exec()'s samples
   bool m_exec_done = false;
-  int m_timed_runs = 0; ///< warm-up runs and samples, for the progress callback
+  bool m_sustained = false; ///< finish_sustained() ended it
+  int m_timed_runs = 0;     ///< warm-up runs and samples, for the progress callback
   bool m_was_interrupted = false;
   std::optional<reports::result_status> m_disposition; ///< skip / not_supported / failed
   std::string m_disposition_reason;

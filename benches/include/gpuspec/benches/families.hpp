@@ -34,6 +34,8 @@ void register_transfer_benchmarks(registry& r);
 /// (families/collective.cpp)
 void register_collective_benchmarks(registry& r);
 
+/// burnin.gemm, memory.test (families/burnin.cu)
+void register_burnin_benchmarks(registry& r);
 /// Calls every family's register function, in the order `gpuspec list` shows them.
 void register_all_families(registry& r);
 

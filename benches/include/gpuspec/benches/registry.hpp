@@ -66,6 +66,9 @@ public:
   /// initialisation, host-side verification): the watchdog's allowance (docs/architecture.md,
   /// "Deadlines"). Throws std::invalid_argument for a value that is not positive.
   benchmark_definition& with_setup_allowance(double seconds);
+  /// The benchmark runs for the burn-in's --duration (run_options::duration_s) whatever the
+  /// stopping rule; the watchdog adds the duration to its cases' deadline (deadlines.hpp).
+  benchmark_definition& runs_for_the_duration();
 
   [[nodiscard]] const std::string& id() const { return m_id; }
   [[nodiscard]] const std::string& description() const { return m_description; }
@@ -79,6 +82,7 @@ public:
     return m_node_run ? bench_scope::node : bench_scope::device;
   }
   [[nodiscard]] double setup_allowance_s() const { return m_setup_allowance_s; }
+  [[nodiscard]] bool runs_for_duration() const { return m_runs_for_duration; }
   /// True if the benchmark runs in `suite` (full holds every benchmark).
   [[nodiscard]] bool runs_in(std::string_view suite) const;
   /// "dtype=fp32|fp64 size=..." for `gpuspec list`.
@@ -92,6 +96,7 @@ private:
   std::vector<std::string> m_suites;
   std::vector<axis> m_axes;
   double m_setup_allowance_s = spine::default_setup_allowance_s;
+  bool m_runs_for_duration = false;
 };
 
 class registry {

@@ -60,6 +60,17 @@ struct expectation_settings {
   /// A carried datasheet ceiling further than this (relative) from the spec table's is stale
   /// or edited: the spec table's judges.
   double datasheet_tolerance = default_datasheet_tolerance;
+  /// Burn-in (docs/burnin.md; an initial policy, like the fractions): throughput of the last
+  /// intervals below the first ones' by more than `burnin_drift_warn` warns, by more than
+  /// `burnin_drift_fail` fails.
+  double burnin_drift_warn = 0.05;
+  double burnin_drift_fail = 0.15;
+  /// A burn-in busy for less than this fraction of its --duration did too little work:
+  /// inconclusive.
+  double burnin_min_busy_fraction = 0.5;
+  /// A burn-in whose power never rose above its idle power by this fraction did not load the
+  /// GPU: inconclusive.
+  double burnin_idle_power_margin = 0.10;
   friend bool operator==(const expectation_settings&, const expectation_settings&) = default;
 };
 

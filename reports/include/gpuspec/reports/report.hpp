@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/reports/burnin_record.hpp"
+
 namespace gpuspec::reports {
 
 /// The version this build writes. Readers accept every version of the same major listed in
@@ -265,6 +267,9 @@ struct result {
   /// How many GPUs of the run were busy with a case at some moment while this one ran (itself
   /// included): 1 when GPUs were measured one at a time. v1.1; null when not known.
   std::optional<int> gpus_busy;
+  /// The burn-in's checksums, memory test and time series (burnin_record.hpp): set for
+  /// `burnin.*` and `memory.test` results only, and written only then (an optional key of v1.1).
+  std::optional<burnin_record> burnin;
   friend bool operator==(const result&, const result&) = default;
 };
 

@@ -12,6 +12,9 @@ namespace gpuspec::reports {
 struct report_field {
   std::string_view key;
   int since_minor = 0; ///< 0: in gpuspec.report.v1; 1: added by v1.1
+  /// Written only when it has a value (a result's `burnin`): the one exception to "every key
+  /// is always present", so that reports without burn-in results are unchanged.
+  bool optional = false;
 };
 
 /// One object of the report and its fields. `name` is the schema's $defs name ("result",

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct run_options {
   reports::stopping_rule stopping;
   /// Bytes per array for the STREAM family (1 GiB by default, shrunk to fit free memory).
   std::int64_t stream_array_bytes = std::int64_t{1} << 30;
+  /// The burn-in's --duration in seconds (suite burnin); absent otherwise.
+  std::optional<double> duration_s;
   /// The spec-table rows the devices matched, by spec id (device_info::spec_id): the datasheet
   /// ceilings the benchmarks attach. Empty: results carry clock-adjusted ceilings only.
   std::map<std::string, reports::gpu_spec> spec_rows;

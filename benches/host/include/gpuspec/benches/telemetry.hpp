@@ -105,6 +105,9 @@ public:
   /// window is used (summary() takes a fresh one just after the window).
   [[nodiscard]] pcie_link_seen pcie_link(int device, telemetry_clock::time_point begin,
                                          telemetry_clock::time_point end) const;
+  /// The raw samples of one device in [begin, end] (a burn-in keeps them around an event).
+  [[nodiscard]] std::vector<telemetry_sample> samples(int device, telemetry_clock::time_point begin,
+                                                      telemetry_clock::time_point end) const;
   [[nodiscard]] std::chrono::milliseconds period() const { return m_period; }
   /// Samples held now (at most the capacity).
   [[nodiscard]] std::size_t held() const;

@@ -44,6 +44,7 @@ struct coordinator_options {
   std::string backend;                     ///< the plan's backend: every hello must say it
   int concurrency = 0;                     ///< GPUs measured at once; 0: all
   double max_time_s = 15.0;                ///< the stopping rule's cap (T above)
+  double duration_s = 0; ///< the burn-in's --duration: added to its cases' deadline (D)
   double startup_allowance_s = 120.0;
   double kill_grace_s = 5.0; ///< SIGTERM to SIGKILL
   /// After an interrupt, how long a worker has to return its case (stopped between samples).

@@ -42,6 +42,10 @@ struct planned_case {
   /// Runs once over every selected GPU in one worker, after the one-GPU cases (a collective, a
   /// peer copy: registry::add_node), instead of once on each GPU.
   bool node_wide = false;
+  /// The case runs for the burn-in's --duration whatever the stopping rule (its benchmark says
+  /// so at registration): its deadline grows by the duration (deadlines.hpp). Optional on the
+  /// wire, written only when true.
+  bool runs_for_duration = false;
 
   /// "dtype=fp32 size=1024" ("" without axes).
   [[nodiscard]] std::string axes_text() const;
@@ -81,6 +85,9 @@ struct worker_assignment {
   /// relative to it line up across GPUs.
   std::int64_t clock_origin_ns = 0;
   std::string nvml_library; ///< the NVML the worker opens for its own telemetry
+  /// The burn-in's --duration in seconds (`gpuspec run --suite burnin --duration 30m`); absent
+  /// otherwise, and then not written (an optional key).
+  std::optional<double> duration_s;
 };
 
 enum class message_kind { hello, start, progress, result, done };

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -30,6 +31,8 @@ struct session_options {
   reports::stopping_rule stopping;
   int telemetry_period_ms = 20;
   std::int64_t stream_array_bytes = std::int64_t{1} << 30;
+  /// The burn-in's --duration in seconds (suite burnin only); travels in the assignment.
+  std::optional<double> duration_s;
   /// A worker's argv; the plan is asked with "--plan --suite S --filter F" appended.
   std::vector<std::string> worker_command;
   double kill_grace_s = 5.0;

@@ -1,0 +1,416 @@
+// burnin.gemm and memory.test: the burn-in (docs/burnin.md).
+//
+// burnin.gemm loads its GPU for the run's --duration (every GPU of the run at once: the spine
+// starts one worker per GPU), alternating a GEMM phase (45 s) with a memory-test phase (15 s):
+// - GEMM: cuBLASLt D = A·B, 8192^3, bf16 (or fp16) inputs and output, FP32 accumulation. A
+//   Tensor Core GEMM of that size keeps every SM's Tensor Cores busy, which is what draws a
+//   Hopper card to its power limit (FP32 FMA work alone does not). The algorithm is the
+//   heuristic's first result, restricted to no split-K reduction scheme (the reduction mask is
+//   CUBLASLT_REDUCTION_SCHEME_NONE), pinned for the whole run and recorded with its id, tile,
+//   stages and split-K. Inputs come from one seed on every GPU (gemm_fill.hpp), so every
+//   iteration's output must be bit for bit the first iteration's, on this GPU and on every
+//   other GPU of the same model with the same algorithm: each iteration's output is reduced on
+//   the device to a 64-bit checksum (output_checksum.hpp) and compared on the host.
+// - Memory test (memtest.hpp): most of the free device memory, from cudaMalloc (never managed
+//   memory), leaving headroom for the context, cuBLASLt and the GEMM's buffers; each pass one
+//   pattern (walking ones, walking zeros, moving inversions, address in address, random), every
+//   word written and read back; a bad word is recorded with its address.
+// Per interval (a minute) the time series holds the GEMM's throughput, clocks, temperature,
+// power, throttle reasons, mismatches and memory words checked (burnin_timeline.hpp); raw
+// telemetry samples are kept around events. Progress goes to the watchdog after every batch and
+// every memory pass (a few per second at most a second apart); Ctrl-C ends the run at the next
+// batch or pass and keeps what was done. Hardware: bf16 needs sm_80; fp16 runs everywhere.
+//
+// memory.test runs one pass of each pattern over the same memory, on its own (standard and
+// burnin suites), and reports the bandwidth of each pass.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include "../src/cublaslt_handles.cuh"
+
+#include "gpuspec/benches/bench_state.cuh"
+#include "gpuspec/benches/burnin_timeline.hpp"
+#include "gpuspec/benches/families.hpp"
+#include "gpuspec/benches/gemm_cublas.hpp"
+#include "gpuspec/kernels/cublas_check.cuh"
+#include "gpuspec/kernels/cuda_check.cuh"
+#include "gpuspec/kernels/cuda_handles.cuh"
+#include "gpuspec/kernels/gemm_fill.hpp"
+#include "gpuspec/kernels/memtest.hpp"
+#include "gpuspec/kernels/output_checksum.hpp"
+
+namespace gpuspec::benches {
+
+namespace {
+
+constexpr std::int64_t burnin_dim = 8192;
+constexpr std::uint64_t burnin_seed = 20261201; ///< the same on every GPU, in every run
+constexpr std::uint64_t seed_a = burnin_seed * 2 + 1;
+constexpr std::uint64_t seed_b = burnin_seed * 2 + 2;
+constexpr double gemm_phase_s = 45;
+constexpr double memtest_phase_s = 15;
+/// A batch of GEMM iterations lasts about this long: long enough to keep the GPU busy between
+/// two host synchronisations, short enough for the watchdog's heartbeat.
+constexpr double target_batch_s = 0.25;
+constexpr int max_batch = 256;
+/// Left free beside the memory test's buffer: the context, cuBLASLt, the driver (at least
+/// 1 GiB, or 5% of the GPU's memory).
+constexpr std::size_t min_headroom_bytes = std::size_t{1} << 30;
+constexpr std::size_t min_memtest_bytes = std::size_t{64} << 20;
+/// Raw samples kept before and after an event.
+constexpr double event_before_s = 5, event_after_s = 1;
+
+template <class... Args> std::string cat(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+
+/// The pinned cuBLASLt GEMM: column-major D[m,n] = A[m,k] · B[k,n], all of one 16-bit type.
+class pinned_gemm {
+public:
+  pinned_gemm(cudaDataType_t type, std::int64_t dim)
+      : m_dim(dim), m_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F),
+        m_layout(type, static_cast<std::uint64_t>(dim), static_cast<std::uint64_t>(dim), dim) {
+    const cublasOperation_t n = CUBLAS_OP_N;
+    m_desc.set(CUBLASLT_MATMUL_DESC_TRANSA, n);
+    m_desc.set(CUBLASLT_MATMUL_DESC_TRANSB, n);
+    lt_preference preference;
+    preference.set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, gemm_cublas_workspace_bytes);
+    // No split-K reduction: each output element is summed in one sequence.
+    preference.set(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                   static_cast<std::uint32_t>(CUBLASLT_REDUCTION_SCHEME_NONE));
+    cublasLtMatmulHeuristicResult_t result{};
+    int returned = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+        m_handle.get(), m_desc.get(), m_layout.get(), m_layout.get(), m_layout.get(),
+        m_layout.get(), preference.get(), 1, &result, &returned);
+    if (status != CUBLAS_STATUS_SUCCESS || returned < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
+      m_unsupported = cat("cuBLASLt has no algorithm without a split-K reduction for this GEMM "
+                          "(status ",
+                          kernels::describe_cublas_status(status), ", ", returned, " result(s))");
+      return;
+    }
+    m_algo = result.algo;
+    const auto attribute = [&](cublasLtMatmulAlgoConfigAttributes_t a) {
+      std::uint32_t v = 0;
+      std::size_t written = 0;
+      (void)cublasLtMatmulAlgoConfigGetAttribute(&m_algo, a, &v, sizeof v, &written);
+      return v;
+    };
+    const std::uint32_t id = attribute(CUBLASLT_ALGO_CONFIG_ID);
+    const std::uint32_t tile = attribute(CUBLASLT_ALGO_CONFIG_TILE_ID);
+    const std::uint32_t stages = attribute(CUBLASLT_ALGO_CONFIG_STAGES_ID);
+    m_split_k = attribute(CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
+    m_reduction = attribute(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+    m_description = cat("id=", id, " tile=", tile, " stages=", stages, " split_k=", m_split_k,
+                        " reduction_scheme=", m_reduction);
+  }
+
+  [[nodiscard]] const std::string& unsupported() const { return m_unsupported; }
+  [[nodiscard]] const std::string& description() const { return m_description; }
+  /// Split-K 1 (or none) and no reduction scheme: one summation order, the same every run.
+  [[nodiscard]] bool deterministic() const {
+    return m_split_k <= 1 && m_reduction == CUBLASLT_REDUCTION_SCHEME_NONE;
+  }
+  [[nodiscard]] std::string reduction() const {
+    return m_reduction == CUBLASLT_REDUCTION_SCHEME_NONE ? "none" : cat("scheme ", m_reduction);
+  }
+
+  void enqueue(const void* a, const void* b, void* d, void* workspace,
+               kernels::stream_ref s) const {
+    const float alpha = 1.0f, beta = 0.0f;
+    GPUSPEC_CUBLAS_CHECK(cublasLtMatmul(m_handle.get(), m_desc.get(), &alpha, a, m_layout.get(), b,
+                                        m_layout.get(), &beta, d, m_layout.get(), d, m_layout.get(),
+                                        &m_algo, workspace, gemm_cublas_workspace_bytes, s.get()));
+  }
+
+private:
+  std::int64_t m_dim;
+  lt_handle m_handle;
+  lt_matmul_desc m_desc;
+  lt_matrix_layout m_layout;
+  cublasLtMatmulAlgo_t m_algo{};
+  std::uint32_t m_split_k = 1, m_reduction = 0;
+  std::string m_unsupported, m_description;
+};
+
+/// The memory test's buffer: most of what is free once everything else is allocated.
+kernels::device_buffer<std::uint64_t> memtest_buffer() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GPUSPEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t headroom = std::max(min_headroom_bytes, total_bytes / 20);
+  if (free_bytes < headroom + min_memtest_bytes)
+    return {};
+  return kernels::device_buffer<std::uint64_t>((free_bytes - headroom) / 8);
+}
+
+/// One memory pass of one pattern over `words`; adds what it found to `m`. Returns the words
+/// found bad.
+std::int64_t memtest_pass(bench_state& state, kernels::device_buffer<std::uint64_t>& words,
+                          kernels::memtest_pattern p, std::uint64_t seed,
+                          kernels::device_buffer<kernels::memtest_outcome>& outcome,
+                          reports::burnin_memtest& m, double& busy_s) {
+  const kernels::memtest_outcome zero{};
+  GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(outcome.data(), &zero, sizeof zero, cudaMemcpyHostToDevice,
+                                     state.stream().get()));
+  const std::size_t n = words.size();
+  busy_s += state.time_run([&](kernels::stream_ref s) {
+    kernels::memtest_fill(words.data(), n, p, seed, false, s.handle());
+    if (kernels::memtest_has_inverse(p)) {
+      // Moving inversions: read and invert ascending, read and restore descending, read.
+      kernels::memtest_check(words.data(), n, p, seed, false, true, false, outcome.data(),
+                             s.handle());
+      kernels::memtest_check(words.data(), n, p, seed, true, true, true, outcome.data(),
+                             s.handle());
+    }
+    kernels::memtest_check(words.data(), n, p, seed, false, false, false, outcome.data(),
+                           s.handle());
+  });
+  kernels::memtest_outcome found{};
+  GPUSPEC_CUDA_CHECK(cudaMemcpy(&found, outcome.data(), sizeof found, cudaMemcpyDeviceToHost));
+  const auto reads = static_cast<std::int64_t>(kernels::memtest_has_inverse(p) ? 3 : 1);
+  m.bytes = static_cast<std::int64_t>(words.bytes());
+  ++m.passes;
+  m.patterns.emplace_back(kernels::name_of(p));
+  m.words_checked += reads * static_cast<std::int64_t>(n);
+  m.bad_words += static_cast<std::int64_t>(found.bad_words);
+  for (std::uint32_t i = 0; i < found.recorded && m.bad.size() < reports::burnin_max_bad_words; ++i)
+    m.bad.push_back({hex_word(found.first[i].address), std::string(kernels::name_of(p)),
+                     hex_word(found.first[i].expected), hex_word(found.first[i].actual)});
+  return static_cast<std::int64_t>(found.bad_words);
+}
+
+reports::verification memtest_verification(const reports::burnin_memtest& m) {
+  reports::verification v;
+  v.status = m.bad_words == 0 ? reports::verification_status::passed
+                              : reports::verification_status::failed;
+  v.detail = m.bad_words == 0
+                 ? cat("every word read back as written (", m.words_checked, " words checked)")
+                 : cat(m.bad_words, " bad word(s) of ", m.words_checked, " checked");
+  return v;
+}
+
+void burnin_gemm(bench_state& state) {
+  const bool bf16 = state.axis("dtype") == "bf16";
+  int major = 0;
+  GPUSPEC_CUDA_CHECK(
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, state.cuda_device()));
+  if (bf16 && major < 8)
+    return state.not_supported("bf16 Tensor Core GEMMs need compute capability 8.0 or newer");
+  const double duration_s =
+      state.options().duration_s.value_or(state.options().stopping.max_seconds);
+  const double setup_begin_s = state.run_clock_s();
+
+  // Size, allocate, initialise: the same seeded inputs on every GPU.
+  const auto dim = static_cast<std::size_t>(burnin_dim);
+  const pinned_gemm gemm(bf16 ? CUDA_R_16BF : CUDA_R_16F, burnin_dim);
+  if (!gemm.unsupported().empty())
+    return state.not_supported(gemm.unsupported());
+  kernels::device_buffer<std::uint16_t> a(dim * dim), b(dim * dim), d(dim * dim);
+  kernels::device_buffer<std::byte> workspace(gemm_cublas_workspace_bytes);
+  kernels::device_buffer<std::uint64_t> sums(max_batch);
+  const auto fill = bf16 ? kernels::gemm_fill_type::bf16 : kernels::gemm_fill_type::fp16;
+  kernels::launch_gemm_fill(a.data(), fill, dim * dim, seed_a, state.stream().handle());
+  kernels::launch_gemm_fill(b.data(), fill, dim * dim, seed_b, state.stream().handle());
+  kernels::device_buffer<kernels::memtest_outcome> outcome(1);
+  auto words = memtest_buffer();
+  state.stream().synchronize();
+  const double flops = 2.0 * static_cast<double>(dim * dim * dim);
+  state.set_flops_per_iteration(flops);
+  state.set_compute_ceiling(bf16 ? "bf16_tc" : "fp16_tc");
+  state.set_cache_mode(cache_mode::hot);
+  state.add_parameter("m", burnin_dim);
+  state.add_parameter("n", burnin_dim);
+  state.add_parameter("k", burnin_dim);
+  state.add_parameter("algorithm", gemm.description());
+
+  reports::burnin_record record;
+  record.duration_s = duration_s;
+  const double load_begin_s = state.run_clock_s();
+  record.idle_power_w = state.telemetry_between(setup_begin_s, load_begin_s).power_w_mean;
+  reports::burnin_gemm g;
+  g.dtype = bf16 ? "bf16" : "fp16";
+  g.m = g.n = g.k = burnin_dim;
+  g.seed = static_cast<std::int64_t>(burnin_seed);
+  g.algorithm = gemm.description();
+  g.reduction = gemm.reduction();
+  g.deterministic = gemm.deterministic();
+  g.determinism_note = g.deterministic
+                           ? "split-K 1 and no reduction scheme: one summation order per element"
+                           : "the pinned algorithm splits K: its reduction order may vary";
+  reports::burnin_memtest m;
+  burnin_timeline timeline(load_begin_s);
+  const burnin_schedule schedule{duration_s, gemm_phase_s, words.size() > 0 ? memtest_phase_s : 0};
+  std::uint64_t reference = 0;
+  int batch = 1;
+  std::size_t next_pattern = 0;
+  double telemetry_until_s = load_begin_s; // telemetry summarised up to here
+  bool event_seen = false;
+  std::vector<std::string> reasons_seen;
+
+  const auto close_intervals = [&](double now_s) {
+    // Every interval that has ended gets its telemetry, summarised now, while the sampler
+    // still holds it.
+    for (;;) {
+      const double end = timeline.window_of(telemetry_until_s).second;
+      if (end > now_s)
+        break;
+      const auto t = state.telemetry_between(telemetry_until_s, end);
+      timeline.set_telemetry(telemetry_until_s, t);
+      // A throttle reason seen for the first time is an event: its samples are kept.
+      for (const auto& r : t.throttle_reasons)
+        if (std::find(reasons_seen.begin(), reasons_seen.end(), r) == reasons_seen.end()) {
+          reasons_seen.push_back(r);
+          timeline.add_event_samples(
+              state.samples_between(end - event_before_s - event_after_s, end));
+        }
+      telemetry_until_s = end;
+    }
+  };
+  const auto mark_event = [&](double at_s) {
+    if (event_seen)
+      return;
+    event_seen = true;
+    timeline.add_event_samples(state.samples_between(at_s - event_before_s, at_s + event_after_s));
+  };
+
+  for (;;) {
+    const double now_s = state.run_clock_s();
+    const burnin_phase phase = phase_at(schedule, now_s - load_begin_s);
+    if (phase == burnin_phase::done || state.interrupted())
+      break;
+    if (phase == burnin_phase::memtest) {
+      const auto p =
+          kernels::memtest_patterns[next_pattern++ % std::size(kernels::memtest_patterns)];
+      const std::int64_t bad =
+          memtest_pass(state, words, p, burnin_seed + next_pattern, outcome, m, record.busy_s);
+      const double end_s = state.run_clock_s();
+      const auto reads = kernels::memtest_has_inverse(p) ? 3 : 1;
+      timeline.add_memtest(end_s, reads * static_cast<std::int64_t>(words.size()), bad);
+      if (bad > 0)
+        mark_event(end_s);
+      close_intervals(end_s);
+      continue;
+    }
+    // A batch of iterations, each a GEMM and the checksum of its output.
+    const double seconds = state.time_run([&](kernels::stream_ref s) {
+      for (int i = 0; i < batch; ++i) {
+        gemm.enqueue(a.data(), b.data(), d.data(), workspace.data(), s);
+        kernels::launch_output_checksum(d.data(), dim * dim, sums.data() + i, s.handle());
+      }
+    });
+    record.busy_s += seconds;
+    std::array<std::uint64_t, max_batch> host{};
+    GPUSPEC_CUDA_CHECK(cudaMemcpy(host.data(), sums.data(), sizeof(std::uint64_t) * batch,
+                                  cudaMemcpyDeviceToHost));
+    const double end_s = state.run_clock_s();
+    for (int i = 0; i < batch; ++i) {
+      if (g.iterations == 0) {
+        reference = host[0];
+        g.reference_checksum = hex_word(reference);
+      }
+      const bool mismatch = host[i] != reference;
+      if (mismatch) {
+        if (g.mismatches.size() < reports::burnin_max_mismatches)
+          g.mismatches.push_back({g.iterations, end_s, g.reference_checksum, hex_word(host[i])});
+        ++g.checksum_mismatches;
+        mark_event(end_s);
+      }
+      timeline.add_gemm(end_s, seconds / batch, flops, mismatch);
+      ++g.iterations;
+    }
+    // The next batch lasts about target_batch_s.
+    batch = std::clamp(static_cast<int>(target_batch_s * batch / std::max(seconds, 1e-6)), 1,
+                       max_batch);
+    close_intervals(end_s);
+  }
+  const double load_end_s = state.run_clock_s();
+  close_intervals(load_end_s + timeline.interval_s()); // the last, partial interval too
+  record.elapsed_s = load_end_s - load_begin_s;
+  record.interval_s = timeline.interval_s();
+  record.gemm = g;
+  if (m.passes > 0)
+    record.memtest = m;
+  record.intervals = timeline.intervals();
+  record.event_samples = timeline.event_samples();
+
+  std::vector<double> samples, sample_seconds;
+  for (const auto& in : record.intervals)
+    if (in.throughput) {
+      samples.push_back(*in.throughput);
+      sample_seconds.push_back(flops * static_cast<double>(in.gemm_iterations) /
+                               (*in.throughput * 1e12));
+    }
+  reports::verification v;
+  v.status = g.checksum_mismatches == 0 && m.bad_words == 0 ? reports::verification_status::passed
+                                                            : reports::verification_status::failed;
+  v.detail = cat(g.iterations, " iteration(s), ", g.checksum_mismatches,
+                 " checksum mismatch(es) against iteration 0's ", g.reference_checksum, "; ",
+                 memtest_verification(m).detail);
+  state.set_verification(v);
+  state.finish_sustained(std::move(samples), std::move(sample_seconds), std::move(record),
+                         load_begin_s, load_end_s);
+}
+
+void memory_test(bench_state& state) {
+  kernels::device_buffer<kernels::memtest_outcome> outcome(1);
+  auto words = memtest_buffer();
+  if (words.size() == 0)
+    return state.skip("too little free device memory for the memory test");
+  state.add_parameter("bytes", static_cast<std::int64_t>(words.bytes()));
+  reports::burnin_record record;
+  reports::burnin_memtest m;
+  std::vector<double> samples, sample_seconds;
+  const double begin_s = state.run_clock_s();
+  for (const auto p : kernels::memtest_patterns) {
+    if (state.interrupted())
+      break;
+    double seconds = 0;
+    memtest_pass(state, words, p, burnin_seed, outcome, m, seconds);
+    const double writes = kernels::memtest_has_inverse(p) ? 3 : 1;
+    const double reads = writes;
+    samples.push_back((reads + writes) * static_cast<double>(words.bytes()) / seconds / 1e9);
+    sample_seconds.push_back(seconds);
+    record.busy_s += seconds;
+  }
+  const double end_s = state.run_clock_s();
+  record.elapsed_s = end_s - begin_s;
+  record.memtest = m;
+  state.set_bytes_per_iteration(static_cast<double>(words.bytes()));
+  state.set_verification(memtest_verification(m));
+  state.finish_sustained(std::move(samples), std::move(sample_seconds), std::move(record), begin_s,
+                         end_s);
+}
+
+} // namespace
+
+void register_burnin_benchmarks(registry& r) {
+  r.add("burnin.gemm",
+        "sustained Tensor Core GEMM with per-iteration checksums, alternating with a memory "
+        "test, for --duration",
+        burnin_gemm)
+      .in_suites({"burnin"})
+      .with_axis("dtype", {"bf16", "fp16"})
+      .with_setup_allowance(120)
+      .runs_for_the_duration();
+  r.add("memory.test",
+        "walking ones and zeros, moving inversions, address in address and random patterns over "
+        "most of the free device memory, every word checked",
+        memory_test)
+      .in_suites({"standard", "burnin"})
+      .with_setup_allowance(180);
+}
+
+} // namespace gpuspec::benches

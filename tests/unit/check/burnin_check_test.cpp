@@ -1,0 +1,200 @@
+// The burn-in's judge rules (reports/burnin_rules.hpp, docs/burnin.md), over reports built the
+// way the harness writes them (check_fixtures.hpp); each rule's degraded and inconclusive
+// variants are in check_fixtures.cpp and run with the others in check_test.cpp.
+
+#include <algorithm>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "check_fixtures.hpp"
+#include "gpuspec/reports/burnin_rules.hpp"
+#include "gpuspec/reports/check.hpp"
+
+namespace gpuspec::reports {
+namespace {
+
+using testing::healthy_burnin_report;
+using testing::synthetic_specs;
+
+expectations default_rules() {
+  auto e = load_expectations(std::filesystem::path(GPUSPEC_SPECS_DIR) / "expect.json");
+  if (!e)
+    throw std::runtime_error(e.error().to_string());
+  return e.value();
+}
+
+std::vector<const diagnosis*> burnin_diagnoses(const check_outcome& o) {
+  std::vector<const diagnosis*> out;
+  for (const auto& r : o.nodes.at(0).results)
+    if (r.bench_id == "burnin.gemm")
+      for (const auto& d : r.diagnoses)
+        out.push_back(&d);
+  return out;
+}
+
+result& burnin_on(report& r, int dev) {
+  for (auto& res : r.results)
+    if (res.bench_id == "burnin.gemm" && res.devices.front() == dev)
+      return res;
+  throw std::out_of_range("no burn-in on that GPU");
+}
+
+TEST(BurnIn, AHealthyTwelveMinuteBurnInPasses) {
+  const auto o = check(healthy_burnin_report(), synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::pass);
+  EXPECT_TRUE(o.notes.empty());
+  int judged = 0;
+  for (const auto& r : o.nodes[0].results) {
+    if (r.bench_id != "burnin.gemm")
+      continue;
+    ++judged;
+    EXPECT_EQ(r.status, verdict_status::pass) << r.message;
+    EXPECT_TRUE(r.diagnoses.empty()) << r.diagnoses.front().code;
+    EXPECT_NE(r.message.find("checksum mismatch"), std::string::npos) << r.message;
+  }
+  EXPECT_EQ(judged, 8);
+}
+
+TEST(BurnIn, AMismatchNamesTheIterationTheTimeAndBothChecksums) {
+  report r = healthy_burnin_report();
+  auto& g = *burnin_on(r, 3).burnin->gemm;
+  g.checksum_mismatches = 2;
+  g.mismatches = {{17, 4.75, g.reference_checksum, "0x5e5e00000000c0df"},
+                  {18, 4.80, g.reference_checksum, "0x5e5e00000000c0df"}};
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::fail);
+  const auto all = burnin_diagnoses(o);
+  const auto it = std::find_if(all.begin(), all.end(), [](const diagnosis* d) {
+    return d->code == "GPUSPEC-BURNIN-CHECKSUM-MISMATCH";
+  });
+  ASSERT_NE(it, all.end());
+  const diagnosis& d = **it;
+  EXPECT_EQ(d.device, 3);
+  EXPECT_EQ(d.action, "reset, rerun; RMA if it recurs");
+  EXPECT_NE(d.cause.find("iteration 17"), std::string::npos) << d.cause;
+  EXPECT_NE(d.cause.find("4.8 s"), std::string::npos) << d.cause;
+  EXPECT_NE(d.cause.find("0x5e5e00000000c0df"), std::string::npos) << d.cause;
+  EXPECT_NE(d.cause.find("0x5e5e00000000c0de"), std::string::npos) << d.cause;
+  EXPECT_EQ(d.evidence.at("first_mismatch_iteration"), "17");
+  // The other GPUs are not touched.
+  for (const auto& gv : o.nodes[0].gpus) {
+    if (gv.index != 3) {
+      EXPECT_EQ(gv.status, verdict_status::pass) << gv.index;
+    }
+  }
+}
+
+TEST(BurnIn, TheMinorityChecksumAcrossGpusFailsAndTwoThatDisagreeBothFail) {
+  report r = healthy_burnin_report();
+  burnin_on(r, 5).burnin->gemm->reference_checksum = "0x0000000000000001";
+  auto c = compare_burnin_checksums(r);
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].second.device, 5);
+  EXPECT_NE(c.findings[0].second.cause.find("0x0000000000000001"), std::string::npos);
+
+  // Two GPUs only, and they disagree: neither can be trusted.
+  report two = healthy_burnin_report();
+  two.results.erase(std::remove_if(two.results.begin(), two.results.end(),
+                                   [](const result& x) {
+                                     return x.bench_id == "burnin.gemm" && x.devices.front() > 1;
+                                   }),
+                    two.results.end());
+  burnin_on(two, 1).burnin->gemm->reference_checksum = "0x0000000000000001";
+  c = compare_burnin_checksums(two);
+  ASSERT_EQ(c.findings.size(), 2u);
+  EXPECT_NE(c.findings[0].second.cause.find("no checksum has a majority"), std::string::npos);
+}
+
+TEST(BurnIn, DifferentAlgorithmsOrSeedsAreNotComparedAndTheCheckSaysWhy) {
+  report r = healthy_burnin_report();
+  auto& g = *burnin_on(r, 2).burnin->gemm;
+  g.algorithm = "id=6 tile=20 stages=8 split_k=1";
+  g.reference_checksum = "0x0000000000000001";
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::pass) << "a different algorithm gives different bits";
+  ASSERT_EQ(o.notes.size(), 1u);
+  EXPECT_NE(o.notes[0].find("compared only among equals"), std::string::npos) << o.notes[0];
+
+  report nd = healthy_burnin_report();
+  for (auto& res : nd.results)
+    if (res.burnin) {
+      res.burnin->gemm->deterministic = false;
+      res.burnin->gemm->determinism_note = "split-K with an atomic reduction";
+    }
+  burnin_on(nd, 2).burnin->gemm->reference_checksum = "0x0000000000000001";
+  const auto c = compare_burnin_checksums(nd);
+  EXPECT_TRUE(c.findings.empty());
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("split-K with an atomic reduction"), std::string::npos);
+}
+
+TEST(BurnIn, DriftComparesTheFirstAndLastQuarterCappedAtFiveIntervals) {
+  std::vector<burnin_interval> in(2);
+  in[0].throughput = 100;
+  in[1].throughput = 50;
+  EXPECT_FALSE(drift_of(in)) << "two intervals: nothing to compare";
+  in.resize(30);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i].throughput = i < 25 ? 100.0 : 80.0;
+  const auto d = drift_of(in);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->intervals, 5u);
+  EXPECT_DOUBLE_EQ(d->first, 100);
+  EXPECT_DOUBLE_EQ(d->last, 80);
+  EXPECT_NEAR(d->drop, 0.2, 1e-12);
+  // Memory-test intervals (no throughput) are left out; a rise is a negative drop.
+  in.assign(4, {});
+  in[0].throughput = 100;
+  in[2].throughput = 105;
+  in[3].throughput = 110;
+  ASSERT_TRUE(drift_of(in));
+  EXPECT_LT(drift_of(in)->drop, 0);
+}
+
+TEST(BurnIn, DriftAtTheThresholdPassesAndJustAboveWarns) {
+  const auto rules = default_rules();
+  for (const auto& [factor, expected] : {std::pair{0.96, verdict_status::pass},
+                                         {0.94, verdict_status::warn},
+                                         {0.84, verdict_status::fail}}) {
+    report r = healthy_burnin_report();
+    auto& res = burnin_on(r, 6);
+    for (std::size_t i = 8; i < res.burnin->intervals.size(); ++i)
+      res.burnin->intervals[i].throughput = 700 * factor;
+    EXPECT_EQ(check(r, synthetic_specs(), rules).status, expected) << factor;
+  }
+}
+
+TEST(BurnIn, AnInterruptedBurnInIsInconclusiveNeverAPass) {
+  report r = healthy_burnin_report();
+  r.complete = false;
+  r.incomplete_reason = "interrupted";
+  auto& b = *burnin_on(r, 0).burnin;
+  b.intervals.resize(3);
+  b.busy_s = 170;
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  const auto all = burnin_diagnoses(o);
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](const diagnosis* d) {
+    return d->code == "GPUSPEC-BURNIN-TOO-LITTLE-WORK" && d->device == 0;
+  }));
+}
+
+TEST(BurnIn, HotOrThrottledDuringTheBurnInWarnsWithTheExistingCodes) {
+  report r = healthy_burnin_report();
+  auto& res = burnin_on(r, 7);
+  res.telemetry.temperature_c_max = 88;
+  res.telemetry.throttle_reasons = {"sw_power_cap", "hw_power_brake", "hw_slowdown"};
+  res.telemetry.throttled = true;
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::warn);
+  const auto all = burnin_diagnoses(o);
+  for (const char* code :
+       {"GPUSPEC-GPU-TEMPERATURE-HIGH", "GPUSPEC-HW-SLOWDOWN", "GPUSPEC-POWER-THROTTLE"})
+    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const diagnosis* d) {
+      return d->code == code && d->device == 7;
+    })) << code;
+}
+
+} // namespace
+} // namespace gpuspec::reports
