@@ -285,7 +285,7 @@ result collective_result(const report& rep, const collective_case& cc) {
 
   benches::collective_ceiling_inputs in;
   for (int i = 0; i < nranks; ++i)
-    in.gpus.push_back({&rep.devices[static_cast<std::size_t>(i)], &h200_row()});
+    in.gpus.push_back({&rep.devices[static_cast<std::size_t>(i)], cc.row ? cc.row : &h200_row()});
   in.in_switch_factor = *kind == co::collective_kind::all_reduce ? std::max(1.0, factor) : 1.0;
   const auto choice = benches::collective_link_ceiling(in);
   o["ceiling_link"] = std::string(benches::to_string(choice.link));

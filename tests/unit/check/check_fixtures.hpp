@@ -45,6 +45,8 @@ struct collective_case {
   std::vector<std::int64_t> wrong_per_rank; ///< empty: none wrong
   /// Set: the collective timed out with these ranks not arrived (no samples).
   std::optional<std::vector<int>> timed_out_ranks;
+  /// The GPUs' spec row for the ceiling; nullptr: the H200 row of healthy_report().
+  const gpu_spec* row = nullptr;
 };
 [[nodiscard]] result collective_result(const report& r, const collective_case& c);
 
