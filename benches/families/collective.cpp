@@ -37,6 +37,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "gpuspec/benches/collective_ceiling.hpp"
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/collectives/bandwidth.hpp"
@@ -167,6 +168,26 @@ void record_nccl_facts(node_state& state, nccl_log& log, collective_kind kind,
   }
 }
 
+/// The link that bounds busbw (collective_ceiling.hpp): NVLink per direction from the spec rows
+/// when the inventory has the GPUs' links up, else the PCIe link; none for one rank.
+void attach_link_ceiling(node_state& state, collective_kind kind) {
+  collective_ceiling_inputs in;
+  for (const auto& d : state.devices()) {
+    const auto row = state.options().spec_rows.find(d.info.spec_id);
+    in.gpus.push_back({&d.info, row == state.options().spec_rows.end() ? nullptr : &row->second});
+  }
+  // Only an all-reduce gains from the switch's reduction (NVLink SHARP); its busbw may then
+  // reach 2(n-1)/n x the link, which is what nccl-tests' factor multiplies.
+  const int nranks = static_cast<int>(in.gpus.size());
+  in.in_switch_factor = kind == collective_kind::all_reduce
+                            ? std::max(1.0, collectives::bus_factor(kind, nranks))
+                            : 1.0;
+  const auto choice = collective_link_ceiling(in);
+  state.add_parameter("ceiling_link", std::string(to_string(choice.link)));
+  state.add_parameter("ceiling_why", choice.why);
+  state.set_ceiling(choice.ceiling);
+}
+
 void collective_case(node_state& state, collective_kind kind) {
   if (!collectives::built_with_nccl()) {
     state.not_supported("gpuspec was built without NCCL");
@@ -276,6 +297,7 @@ void collective_case(node_state& state, collective_kind kind) {
   state.set_samples(o.seconds_per_iteration, busbw, reports::metric_unit::gigabytes_per_second,
                     "busbw");
   state.set_bytes_per_iteration(collectives::algbw_bytes(kind, c.param_count, eb, nranks));
+  attach_link_ceiling(state, kind);
 
   std::int64_t wrong = 0;
   for (auto w : o.wrong_per_rank)

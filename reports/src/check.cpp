@@ -372,6 +372,13 @@ private:
                                 : std::string());
       return conclude(verdict_status::fail, "GPUSPEC-VERIFICATION-FAILED", std::move(why));
     }
+    if (auto timeout = collective_timeout(m_report, r)) {
+      // Named on the first GPU that had not arrived; the verdict still covers every GPU.
+      v.status = verdict_status::fail;
+      v.message = timeout->cause;
+      v.diagnoses.push_back(std::move(*timeout));
+      return v;
+    }
     if (r.status == result_status::failed)
       return conclude(verdict_status::fail, failure_code(r.failure), "failed: " + r.reason);
     if (r.status != result_status::ok) {
@@ -385,6 +392,11 @@ private:
       v.diagnoses.push_back(inconsistent(c->field, c->why, dev));
       return v;
     }
+    if (auto why = collective_not_judged(r); !why.empty()) {
+      v.status = verdict_status::skipped;
+      v.message = why;
+      return v;
+    }
     if (auto why = inconclusive_reason(r, m_rules.settings))
       return conclude(verdict_status::inconclusive, why->code, why->why);
     if (auto why = impossible(r); !why.empty())
@@ -392,6 +404,8 @@ private:
 
     v.measured = r.stats.median;
     for (auto& d : result_findings(m_report, r, dev, m_rules.settings))
+      add_finding(v, std::move(d));
+    for (auto& d : collective_findings(m_report, r, verdict_status::warn))
       add_finding(v, std::move(d));
     const verdict_status findings = v.status;
 
@@ -528,11 +542,15 @@ private:
   /// inventory diagnoses, else the generic code of the frame.
   void explain(result_verdict& v, verdict_status judged, const result& r, const device_info* dev,
                const node_verdict& node, const std::string& code) {
-    auto causes = explain_result(m_report, r, dev, m_rules.settings, judged);
-    if (causes.empty() && dev != nullptr)
-      for (const auto& d : node.gpus[m_gpu_pos.at(dev->index)].diagnoses)
-        if (d.code != "GPUSPEC-NO-SPEC-ROW" && d.severity != verdict_status::inconclusive)
-          causes.push_back(d);
+    auto causes = collective_findings(m_report, r, judged);
+    for (auto& d : explain_result(m_report, r, dev, m_rules.settings, judged))
+      causes.push_back(std::move(d));
+    // Else the diagnoses of its GPUs: every GPU of a collective, not only the first.
+    if (causes.empty())
+      for (int index : r.devices)
+        for (const auto& d : node.gpus[m_gpu_pos.at(index)].diagnoses)
+          if (d.code != "GPUSPEC-NO-SPEC-ROW" && d.severity != verdict_status::inconclusive)
+            causes.push_back(d);
     if (causes.empty()) {
       auto d = make_diagnosis(code, judged,
                               fmt::format("{} {} is {:.1f}% of {} {}", v.measured.value_or(0),

@@ -95,6 +95,12 @@ constexpr std::array codes = {
                 "the burn-in did less work than its duration implies",
                 "rerun for the whole duration on an idle GPU; a burn-in that did not load the "
                 "GPU proves nothing"},
+    reason_code{"GPUSPEC-COLLECTIVE-TIMEOUT", remediation::reset_gpu,
+                "a collective did not finish within its deadline: some ranks never arrived",
+                "read the kernel log for Xid errors on the GPUs named, check NVLink "
+                "(nvidia-smi nvlink -s) and the fabric manager, and NCCL's WARN lines "
+                "(NCCL_DEBUG=INFO); reset the GPUs and rerun; service a GPU that keeps not "
+                "arriving"},
     // --- inventory ------------------------------------------------------------------------
     reason_code{"GPUSPEC-PCIE-LINK-DEGRADED", remediation::reseat_or_service,
                 "PCIe link below what the card supports (width or generation)",
@@ -144,6 +150,14 @@ constexpr std::array codes = {
     reason_code{"GPUSPEC-NVLINK-ERRORS", remediation::reseat_or_service,
                 "NVLink CRC, replay or recovery errors during the run",
                 "reset and rerun; service the baseboard or bridge if errors keep counting"},
+    reason_code{"GPUSPEC-NCCL-TRANSPORT-FALLBACK", remediation::none,
+                "NCCL moved data through host memory or the network between GPUs whose NVLink "
+                "is up: a slower transport than the topology offers",
+                "check NVLink state (nvidia-smi nvlink -s); unset NCCL_P2P_DISABLE, "
+                "NCCL_SHM_DISABLE or NCCL_P2P_LEVEL left in the environment; do not hide peers "
+                "with CUDA_VISIBLE_DEVICES (NCCL then stages through host memory); on PCIe "
+                "switches disable ACS and set the IOMMU to passthrough; rerun with "
+                "NCCL_DEBUG=INFO and read the channel lines"},
     // --- telemetry ------------------------------------------------------------------------
     reason_code{"GPUSPEC-THERMAL-THROTTLE", remediation::reseat_or_service,
                 "thermal slowdown during the measurement",

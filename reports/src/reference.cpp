@@ -44,7 +44,10 @@ std::optional<double> spec_figure_value(const gpu_spec& row, std::string_view fi
     if (row.memory_bandwidth_gbs > 0)
       value = row.memory_bandwidth_gbs;
   } else if (figure == "nvlink_gbs") {
-    value = row.nvlink_gbs;
+    // Per direction, as pcie_gbs: the row states both directions together, and busbw (the
+    // only result held to NVLink) is one direction's rate (collective_ceiling.hpp).
+    if (row.nvlink_gbs)
+      value = *row.nvlink_gbs / 2.0;
   } else if (figure == "pcie_gbs") {
     value = pcie_bandwidth_gbs(row.pcie_gen, row.pcie_width);
   } else if (figure.starts_with("peaks.")) {

@@ -1,10 +1,15 @@
 #include "check_fixtures.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
 #include "gpuspec/benches/ceilings.hpp"
+#include "gpuspec/benches/collective_ceiling.hpp"
+#include "gpuspec/collectives/bandwidth.hpp"
+#include "gpuspec/collectives/collective_sizes.hpp"
+#include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
 #include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
@@ -202,6 +207,124 @@ result gemm_result(int dev, double tflops) {
   settle(r);
   return r;
 }
+
+} // namespace
+
+result collective_result(const report& rep, const collective_case& cc) {
+  namespace co = collectives;
+  const auto kind = co::parse_collective(cc.kind);
+  if (!kind)
+    throw std::invalid_argument("no collective " + cc.kind);
+  const int eb = co::element_size(co::element_type::fp32);
+  const int nranks = cc.ranks;
+  const auto counts = co::counts_for_size(*kind, kernels::parse_size_text(cc.size), eb, nranks);
+  const int iterations = static_cast<int>(std::clamp<std::uint64_t>(
+      (std::uint64_t{1} << 30) / std::max<std::uint64_t>(kernels::parse_size_text(cc.size), 1), 20,
+      200));
+  result r;
+  r.bench_id = "collective." + cc.kind;
+  for (int i = 0; i < nranks; ++i)
+    r.devices.push_back(i);
+  r.axes = {{"dtype", "fp32"}, {"size", cc.size}, {"placement", "out_of_place"}};
+  // The observations in the order collective.cpp adds them.
+  auto& o = r.observations;
+  o["nranks"] = nranks;
+  o["size_bytes"] = counts.table_bytes;
+  o["count"] = counts.param_count;
+  o["nccl_tests_type"] = "float";
+  o["redop"] = co::has_reduction(*kind) ? "sum" : "none";
+  o["root"] = co::has_root(*kind) ? 0 : -1;
+  o["iterations_per_sample"] = iterations;
+  o["nccl_version"] = "2.21.5";
+  o["nccl_transports"] = cc.transports;
+  if (nranks > 1)
+    o["nccl_nvls_channels"] = 16;
+  o["nccl_algorithm"] = nranks > 1 ? "NVLS" : "RING";
+  o["nccl_protocol"] = "SIMPLE";
+  if (cc.timed_out_ranks) {
+    // What collective.cpp writes when the deadline passes: no samples, the ranks named.
+    std::vector<std::string> who;
+    for (int k : *cc.timed_out_ranks)
+      who.push_back("rank " + std::to_string(k) + " (GPU " + std::to_string(k) + ")");
+    std::string names;
+    for (const auto& w : who)
+      names += (names.empty() ? "" : ", ") + w;
+    o["ranks_not_finished"] = *cc.timed_out_ranks;
+    r.status = result_status::failed;
+    r.failure = failure_kind::benchmark;
+    r.reason = "collective timed out: " + cc.kind + " of " + cc.size +
+               " did not finish within 40.0 s (sample 3); not arrived: " + names +
+               "; communicators aborted";
+    r.check.detail = "the benchmark has no check";
+    r.telemetry = window(h200_sm_clock_max_mhz, 48, 180, {});
+    r.gpus_busy = nranks;
+    return r;
+  }
+
+  // The busbw the case asks for, as the time per call that gives it.
+  const double factor = co::bus_factor(*kind, nranks);
+  const double bytes = co::algbw_bytes(*kind, counts.param_count, eb, nranks);
+  const double seconds = factor > 0 ? bytes * factor / (cc.busbw_gbs * 1e9) : 1e-5;
+  for (int k = 0; k < 10; ++k) {
+    const double s_k = seconds * (1.0 + 0.001 * (k - 5));
+    r.sample_seconds.push_back(s_k);
+    r.samples.push_back(co::bandwidth(*kind, counts.param_count, eb, nranks, s_k).busbw_gbs);
+  }
+  r.stats = summarize(r.samples);
+  std::vector<double> sorted = r.sample_seconds;
+  std::sort(sorted.begin(), sorted.end());
+  const auto median = co::bandwidth(*kind, counts.param_count, eb, nranks, sorted[5]);
+  o["time_us"] = sorted[5] * 1e6;
+  o["algbw_gbs"] = median.algbw_gbs;
+  o["bus_factor"] = factor;
+  if (nranks == 1)
+    o["one_rank"] = "one rank: nothing crosses a bus (busbw factor 0); reported, not judged";
+  r.metric = "busbw";
+  r.unit = metric_unit::gigabytes_per_second;
+  r.bytes_per_iteration = bytes;
+
+  benches::collective_ceiling_inputs in;
+  for (int i = 0; i < nranks; ++i)
+    in.gpus.push_back({&rep.devices[static_cast<std::size_t>(i)], cc.row ? cc.row : &h200_row()});
+  in.in_switch_factor = *kind == co::collective_kind::all_reduce ? std::max(1.0, factor) : 1.0;
+  const auto choice = benches::collective_link_ceiling(in);
+  o["ceiling_link"] = std::string(benches::to_string(choice.link));
+  o["ceiling_why"] = choice.why;
+  r.ceiling_value = choice.ceiling;
+
+  std::vector<std::int64_t> wrong = cc.wrong_per_rank;
+  wrong.resize(static_cast<std::size_t>(nranks), 0);
+  std::int64_t total = 0;
+  std::string per_rank;
+  for (auto w : wrong) {
+    total += w;
+    per_rank += (per_rank.empty() ? "" : ", ") + std::to_string(w);
+  }
+  o["wrong_per_rank"] = wrong;
+  o["wrong"] = total;
+  r.check.status = total == 0 ? verification_status::passed : verification_status::failed;
+  r.check.detail = "every output element against its exact value (seeded integers); #wrong " +
+                   std::to_string(total) + " (per rank: " + per_rank + ")";
+  if (total == 0)
+    r.check.max_rel_error = 0.0;
+  // Telemetry merged by worst GPU, as the spine writes node-wide results.
+  r.telemetry = window(h200_sm_clock_max_mhz, 55, 260, {});
+  // What node_state::take_result settles.
+  r.ceiling_value.reference = choose_reference(r.ceiling_value);
+  if (r.ceiling_value.clock_adjusted)
+    r.efficiency = r.stats.median / *r.ceiling_value.clock_adjusted;
+  else if (r.ceiling_value.datasheet)
+    r.efficiency = r.stats.median / *r.ceiling_value.datasheet;
+  if (total > 0) {
+    r.status = result_status::failed;
+    r.failure = failure_kind::verification;
+    r.reason = "verification failed: " + r.check.detail;
+  }
+  r.gpus_busy = nranks;
+  return r;
+}
+
+namespace {
 
 std::vector<result*> results_of(report& r, int dev) {
   std::vector<result*> out;
@@ -595,6 +718,44 @@ const std::vector<degraded_variant>& degraded_variants() {
          for (auto* res : results_of(r, 2))
            fail_result(*res, failure_kind::worker_protocol,
                        "GPU 2: the worker wrote a line that is not a result message");
+       }},
+      // NCCL staged an all-reduce through host memory between GPUs whose NVLink is up (a
+      // stale NCCL_P2P_DISABLE=1): far below the link, and the finding names the transport.
+      {"nccl-transport-fallback", "GPUSPEC-NCCL-TRANSPORT-FALLBACK", 0, vs::fail,
+       [](report& r) {
+         collective_case c;
+         c.transports = {"SHM"};
+         c.busbw_gbs = 0.1 * 450;
+         r.results.push_back(collective_result(r, c));
+       }},
+      // The same fallback at 1 MiB, reported and not judged: the finding still warns.
+      {"nccl-transport-fallback--below-the-plateau", "GPUSPEC-NCCL-TRANSPORT-FALLBACK", 0, vs::warn,
+       [](report& r) {
+         collective_case c;
+         c.size = "1MiB";
+         c.transports = {"P2P", "NET/Socket"};
+         c.busbw_gbs = 20;
+         r.results.push_back(collective_result(r, c));
+       }},
+      {"collective-timeout", "GPUSPEC-COLLECTIVE-TIMEOUT", 5, vs::fail,
+       [](report& r) {
+         collective_case c;
+         c.timed_out_ranks = std::vector<int>{5, 6};
+         r.results.push_back(collective_result(r, c));
+       }},
+      // #wrong > 0 on one rank: a wrong answer, as any other.
+      {"verification-failed--nccl-wrong-elements", "GPUSPEC-VERIFICATION-FAILED", 0, vs::fail,
+       [](report& r) {
+         collective_case c;
+         c.wrong_per_rank = {0, 0, 0, 12};
+         r.results.push_back(collective_result(r, c));
+       }},
+      // An all-reduce at 30% of the NVLink bar with nothing in the inventory to explain it.
+      {"below-spec--collective-slow", "GPUSPEC-BELOW-SPEC", 0, vs::fail,
+       [](report& r) {
+         collective_case c;
+         c.busbw_gbs = 0.3 * 450;
+         r.results.push_back(collective_result(r, c));
        }},
       // Fell off the bus: every query answers "GPU is lost", and no result came back.
       {"gpu-lost", "GPUSPEC-GPU-LOST", 2, vs::fail,

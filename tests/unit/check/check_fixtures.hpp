@@ -6,7 +6,9 @@
 /// fractions of the datasheet, no GPU was run): none is a measurement. tests/fixtures/check
 /// holds these reports as save_report writes them, and a test keeps the two identical.
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,6 +37,24 @@ void add_burnin(report& r);
 
 /// Multiplies the measured values of one GPU's results (samples, stats, efficiency).
 void scale_device_results(report& r, int device, double factor);
+
+/// One NCCL collective over GPUs 0..ranks-1 of a healthy_report(), as
+/// benches/families/collective.cpp writes it (fp32, out of place; its observations, the link
+/// ceiling of benches/host/collective_ceiling.hpp, #wrong, telemetry merged by worst GPU).
+struct collective_case {
+  std::string kind = "all_reduce";
+  std::string size = "1GiB";
+  int ranks = 8;
+  /// The busbw to write: 360 GB/s is 80% of the H200's 450 GB/s per direction (synthetic).
+  double busbw_gbs = 360;
+  std::vector<std::string> transports = {"P2P", "NVLS"};
+  std::vector<std::int64_t> wrong_per_rank; ///< empty: none wrong
+  /// Set: the collective timed out with these ranks not arrived (no samples).
+  std::optional<std::vector<int>> timed_out_ranks;
+  /// The GPUs' spec row for the ceiling; nullptr: the H200 row of healthy_report().
+  const gpu_spec* row = nullptr;
+};
+[[nodiscard]] result collective_result(const report& r, const collective_case& c);
 
 struct degraded_variant {
   /// fixture name: "degraded-<name>.json"; the name is the reason code's tail, in lower case,

@@ -73,4 +73,20 @@ struct gpu_facts {
                                                      const device_info* device,
                                                      const expectation_settings& settings);
 
+/// NCCL collectives (collective.*, docs/collectives.md), read from the observations the
+/// benchmark writes: why one is reported and not judged ("" when it is judged): one rank, where
+/// nothing crosses a bus and nccl-tests' factor makes the busbw of four of them 0.
+[[nodiscard]] std::string collective_not_judged(const result& res);
+
+/// A collective that timed out (failed, with `ranks_not_finished`): GPUSPEC-COLLECTIVE-TIMEOUT
+/// on the first GPU that had not arrived, the result's reason (size, deadline, ranks) as the
+/// cause; nullopt for any other result.
+[[nodiscard]] std::optional<diagnosis> collective_timeout(const report& r, const result& res);
+
+/// What a collective's NCCL log says whatever its throughput: NCCL connected GPUs whose NVLink
+/// links are all up through host memory or the network (`nccl_transports` SHM, NET/...):
+/// GPUSPEC-NCCL-TRANSPORT-FALLBACK with `severity`. Empty for anything else.
+[[nodiscard]] std::vector<diagnosis> collective_findings(const report& r, const result& res,
+                                                         verdict_status severity);
+
 } // namespace gpuspec::reports

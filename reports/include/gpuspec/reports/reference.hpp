@@ -19,7 +19,8 @@ inline constexpr double default_datasheet_tolerance = 0.01;
 
 /// The figures of a spec-table row a datasheet ceiling can stand for, in their own units:
 /// "memory_bandwidth_gbs", "pcie_gbs" (per direction, from the row's PCIe generation and
-/// width), "nvlink_gbs" (GB/s), "peaks.<key>" (TFLOP/s; TOPS for int8_tc).
+/// width), "nvlink_gbs" (per direction: half the row's nvlink_gbs, which states both directions
+/// together), "peaks.<key>" (TFLOP/s; TOPS for int8_tc).
 [[nodiscard]] bool is_spec_figure(std::string_view figure);
 /// "peaks.fp16_tc" for a peak key the spec table has ("fp16_tc"); "" for one it has not
 /// ("int32").

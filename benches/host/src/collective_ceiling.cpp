@@ -1,0 +1,194 @@
+// The link ceiling of a collective's busbw (collective_ceiling.hpp).
+
+#include "gpuspec/benches/collective_ceiling.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gpuspec/benches/pcie_link.hpp"
+
+namespace gpuspec::benches {
+namespace {
+
+/// The datasheet the row's figures come from: the rows carry no source of their own for the
+/// NVLink and PCIe figures, which sit in the same datasheet as the peaks.
+std::string row_source(const reports::gpu_spec& spec) {
+  for (const char* group : {"nvlink", "pcie", "peaks", "memory"})
+    if (const auto it = spec.sources.find(group); it != spec.sources.end())
+      return it->second;
+  return "no source recorded";
+}
+
+std::optional<std::int64_t> links_active(const reports::device_info& d) {
+  const auto it = d.counters_before.find("nvlink.links_active");
+  if (it == d.counters_before.end())
+    return std::nullopt;
+  return it->second.value;
+}
+
+std::string gpu_list(const std::vector<int>& indices) {
+  return fmt::format("{}", fmt::join(indices, ", "));
+}
+
+/// The GPU of the collective whose row states the lowest figure `value_of` gives.
+template <class F>
+const collective_gpu* slowest(const std::vector<collective_gpu>& gpus, F value_of) {
+  const collective_gpu* low = nullptr;
+  for (const auto& g : gpus)
+    if (!low || value_of(g) < value_of(*low))
+      low = &g;
+  return low;
+}
+
+collective_ceiling_choice nvlink_ceiling(const collective_ceiling_inputs& in,
+                                         const std::vector<int>& down) {
+  const auto per_direction = [](const collective_gpu& g) { return *g.spec->nvlink_gbs / 2.0; };
+  const collective_gpu& low = *slowest(in.gpus, per_direction);
+  const double gbs = per_direction(low);
+  collective_ceiling_choice out;
+  out.link = collective_link::nvlink;
+  auto& c = out.ceiling;
+  c.spec_figure = "nvlink_gbs";
+  c.datasheet = gbs;
+  c.datasheet_source = fmt::format(
+      "spec row {}: NVLink {:g} GB/s per GPU, both directions together, / 2 = {:g} GB/s per "
+      "direction, which busbw is held to (nccl-tests doc/PERFORMANCE.md: each rank's bandwidth "
+      "to the outside world) (row source: {})",
+      low.spec->id, *low.spec->nvlink_gbs, gbs, row_source(*low.spec));
+  const double factor = std::max(1.0, in.in_switch_factor);
+  c.clock_adjusted = gbs * factor;
+  c.clock_adjusted_source =
+      factor > 1.0
+          ? fmt::format("the most busbw can show over these links: {:g} GB/s per direction x "
+                        "{:.4g}, since NVLink SHARP reduces in the NVSwitch and each GPU then "
+                        "sends and receives the data once (nccl-tests' all-reduce factor "
+                        "2(n-1)/n assumes point-to-point transfers)",
+                        gbs, factor)
+          : fmt::format("the links as the datasheet states them, {:g} GB/s per direction: NVML "
+                        "reports no NVLink rate that depends on the run",
+                        gbs);
+  out.why = fmt::format("NVLink: links active on {} of {} GPUs", in.gpus.size() - down.size(),
+                        in.gpus.size());
+  if (!down.empty())
+    out.why += fmt::format("; no link active on GPU {} (GPUSPEC-NVLINK-DOWN): the collective "
+                           "is held to what the node offers when its links are up",
+                           gpu_list(down));
+  return out;
+}
+
+collective_ceiling_choice pcie_ceiling(const collective_ceiling_inputs& in) {
+  collective_ceiling_choice out;
+  out.link = collective_link::pcie;
+  auto& c = out.ceiling;
+
+  // The judge: the slowest card's own link as its datasheet states it.
+  const bool rows = std::all_of(in.gpus.begin(), in.gpus.end(), [](const collective_gpu& g) {
+    return g.spec != nullptr && pcie_link_gbs(g.spec->pcie_gen, g.spec->pcie_width);
+  });
+  if (rows) {
+    const auto card = [](const collective_gpu& g) {
+      return *pcie_link_gbs(g.spec->pcie_gen, g.spec->pcie_width);
+    };
+    const collective_gpu& low = *slowest(in.gpus, card);
+    c.spec_figure = "pcie_gbs";
+    c.datasheet = card(low);
+    c.datasheet_source =
+        fmt::format("spec row {}: the card's own link, {} (row source: {}); busbw is held to one "
+                    "direction of the slowest GPU's link (nccl-tests doc/PERFORMANCE.md)",
+                    low.spec->id, pcie_link_formula(low.spec->pcie_gen, low.spec->pcie_width, 1),
+                    row_source(*low.spec));
+  } else {
+    c.datasheet_source = "a GPU of the collective has no spec-table row stating its PCIe link";
+  }
+
+  // Beside it: the links as the inventory read them. The generation at NVML's maximum for the
+  // device and the system (an idle link downtrains its generation for power saving), the width
+  // as trained.
+  std::optional<double> trained;
+  std::string trained_text;
+  for (const auto& g : in.gpus) {
+    const auto& p = g.device->pcie;
+    const auto gen = p.gen_max ? p.gen_max : p.gen_current;
+    const auto width = p.width_current ? p.width_current : p.width_max;
+    const auto gbs = gen && width ? pcie_link_gbs(*gen, *width) : std::nullopt;
+    if (!gbs) {
+      trained.reset();
+      trained_text =
+          fmt::format("GPU {}: NVML reported no PCIe generation and width", g.device->index);
+      break;
+    }
+    if (!trained || *gbs < *trained) {
+      trained = gbs;
+      trained_text = fmt::format("GPU {}: {}", g.device->index, pcie_link_formula(*gen, *width, 1));
+    }
+  }
+  if (trained) {
+    c.clock_adjusted = trained;
+    c.clock_adjusted_source = fmt::format(
+        "the slowest GPU's link as the inventory read it before the run, at NVML's maximum "
+        "generation for the device and the system and the width as trained: {}",
+        trained_text);
+  } else {
+    c.clock_adjusted_source = "no link ceiling: " + trained_text;
+  }
+  out.why = "PCIe: no GPU of the collective has an NVLink link active";
+  return out;
+}
+
+} // namespace
+
+std::string_view to_string(collective_link link) {
+  switch (link) {
+  case collective_link::nvlink:
+    return "NVLink";
+  case collective_link::pcie:
+    return "PCIe";
+  case collective_link::none:
+    break;
+  }
+  return "none";
+}
+
+collective_ceiling_choice collective_link_ceiling(const collective_ceiling_inputs& in) {
+  collective_ceiling_choice out;
+  if (in.gpus.size() < 2) {
+    const std::string why = "one rank: nothing crosses a bus, so no link ceiling (reported, not "
+                            "judged)";
+    out.ceiling.datasheet_source = why;
+    out.ceiling.clock_adjusted_source = why;
+    out.why = why;
+    return out;
+  }
+  for (const auto& g : in.gpus)
+    if (g.device == nullptr)
+      throw std::invalid_argument("collective_link_ceiling: a GPU without its inventory record");
+
+  std::vector<int> up, down;
+  for (const auto& g : in.gpus) {
+    const auto links = links_active(*g.device);
+    (links && *links > 0 ? up : down).push_back(g.device->index);
+  }
+  if (up.empty())
+    return pcie_ceiling(in);
+
+  const bool figures = std::all_of(in.gpus.begin(), in.gpus.end(), [](const collective_gpu& g) {
+    return g.spec != nullptr && g.spec->nvlink_gbs && *g.spec->nvlink_gbs > 0;
+  });
+  if (figures)
+    return nvlink_ceiling(in, down);
+
+  const std::string why = fmt::format(
+      "NVLink links are active on GPU {}, but a GPU of the collective has no spec-table row "
+      "stating its NVLink bandwidth: no ceiling (the PCIe link would be far below what NVLink "
+      "carries)",
+      gpu_list(up));
+  out.ceiling.datasheet_source = why;
+  out.ceiling.clock_adjusted_source = why;
+  out.why = why;
+  return out;
+}
+
+} // namespace gpuspec::benches

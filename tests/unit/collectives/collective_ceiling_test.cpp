@@ -1,0 +1,215 @@
+// The link ceiling of a collective (benches/host collective_ceiling.hpp) on the nodes an
+// operator meets: 8 x H100 SXM with NVLink up, the same node with one GPU's links down, a
+// PCIe-only L40S node, one rank. The rows are the shipped spec table's; the check's own
+// recomputation of the figure (reports::resolve_reference) must agree with what is carried.
+
+#include "gpuspec/benches/collective_ceiling.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpuspec/benches/pcie_link.hpp"
+#include "gpuspec/reports/reference.hpp"
+
+namespace gb = gpuspec::benches;
+namespace r = gpuspec::reports;
+
+namespace {
+
+const r::spec_table& shipped() {
+  static const r::spec_table table = [] {
+    auto t = r::load_spec_table(std::filesystem::path(GPUSPEC_SPECS_DIR) / "gpus.json");
+    if (!t)
+      throw std::runtime_error(t.error().to_string());
+    return std::move(t).value();
+  }();
+  return table;
+}
+
+/// A GPU as the inventory records it: PCIe Gen5 x16 read at idle (Gen1), `links` NVLink links.
+r::device_info gpu(int index, std::int64_t links, int gen_max = 5) {
+  r::device_info d;
+  d.index = index;
+  d.pcie = {1, gen_max, 16, 16};
+  d.counters_before["nvlink.links_active"] = r::reading::of(links);
+  return d;
+}
+
+struct node {
+  std::vector<r::device_info> devices;
+  const r::gpu_spec* row = nullptr;
+
+  gb::collective_ceiling_inputs inputs(double factor = 1.0) const {
+    gb::collective_ceiling_inputs in;
+    for (const auto& d : devices)
+      in.gpus.push_back({&d, row});
+    in.in_switch_factor = factor;
+    return in;
+  }
+};
+
+node h100_node(int gpus = 8) {
+  node n;
+  n.row = shipped().find("h100-sxm5-80gb");
+  for (int i = 0; i < gpus; ++i)
+    n.devices.push_back(gpu(i, 18));
+  return n;
+}
+
+node l40s_node() {
+  node n;
+  n.row = shipped().find("l40s");
+  for (int i = 0; i < 4; ++i) {
+    n.devices.push_back(gpu(i, 0, 4));
+    // An L40S has no NVLink: NVML answers "not supported", never 0.
+    n.devices.back().counters_before["nvlink.links_active"] = r::reading::not_supported();
+  }
+  return n;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The result the ceiling would judge, as the check sees it.
+r::judged_reference judged(const r::ceiling& c, const r::gpu_spec* row) {
+  r::result res;
+  res.unit = r::metric_unit::gigabytes_per_second;
+  res.ceiling_value = c;
+  res.ceiling_value.reference = r::choose_reference(c);
+  return r::resolve_reference(res, row, r::default_datasheet_tolerance);
+}
+
+} // namespace
+
+TEST(CollectiveCeiling, EightH100SxmWithNvlinkUpAreHeldToOneDirectionOfNvlink) {
+  ASSERT_NE(h100_node().row, nullptr);
+  const auto n = h100_node();
+  const auto out = gb::collective_link_ceiling(n.inputs());
+  EXPECT_EQ(out.link, gb::collective_link::nvlink);
+  // 900 GB/s both directions together (the row), 450 per direction.
+  ASSERT_TRUE(out.ceiling.datasheet);
+  EXPECT_DOUBLE_EQ(*out.ceiling.datasheet, 450.0);
+  EXPECT_EQ(out.ceiling.spec_figure, "nvlink_gbs");
+  EXPECT_TRUE(contains(out.ceiling.datasheet_source, "h100-sxm5-80gb"));
+  EXPECT_TRUE(contains(out.ceiling.datasheet_source, "900 GB/s"));
+  EXPECT_TRUE(contains(out.ceiling.datasheet_source, "per direction"));
+  EXPECT_TRUE(contains(out.ceiling.datasheet_source, "datasheet")); // the row's source
+  ASSERT_TRUE(out.ceiling.clock_adjusted);
+  EXPECT_DOUBLE_EQ(*out.ceiling.clock_adjusted, 450.0);
+  EXPECT_EQ(out.why, "NVLink: links active on 8 of 8 GPUs");
+
+  // The datasheet judges, and the check's own table gives the same figure: not replaced.
+  EXPECT_EQ(r::choose_reference(out.ceiling), r::reference_kind::datasheet);
+  const auto j = judged(out.ceiling, n.row);
+  EXPECT_EQ(j.kind, r::reference_kind::datasheet);
+  EXPECT_FALSE(j.replaced) << j.note;
+  ASSERT_TRUE(j.value);
+  EXPECT_DOUBLE_EQ(*j.value, 450.0);
+}
+
+TEST(CollectiveCeiling, AllReduceThroughTheSwitchMayShowMoreThanTheLinkButIsJudgedByIt) {
+  const auto n = h100_node();
+  const double factor = 2.0 * 7 / 8; // nccl-tests' all-reduce factor at 8 ranks
+  const auto out = gb::collective_link_ceiling(n.inputs(factor));
+  EXPECT_DOUBLE_EQ(*out.ceiling.datasheet, 450.0);
+  EXPECT_DOUBLE_EQ(*out.ceiling.clock_adjusted, 450.0 * factor);
+  EXPECT_TRUE(contains(out.ceiling.clock_adjusted_source, "NVLink SHARP"));
+  EXPECT_EQ(r::choose_reference(out.ceiling), r::reference_kind::datasheet);
+}
+
+TEST(CollectiveCeiling, OneGpuWithItsLinksDownKeepsTheNvlinkBarAndNamesTheGpu) {
+  auto n = h100_node();
+  n.devices[3].counters_before["nvlink.links_active"] = r::reading::of(0);
+  const auto out = gb::collective_link_ceiling(n.inputs());
+  EXPECT_EQ(out.link, gb::collective_link::nvlink);
+  EXPECT_DOUBLE_EQ(*out.ceiling.datasheet, 450.0);
+  EXPECT_TRUE(contains(out.why, "7 of 8 GPUs")) << out.why;
+  EXPECT_TRUE(contains(out.why, "GPU 3")) << out.why;
+  EXPECT_TRUE(contains(out.why, "GPUSPEC-NVLINK-DOWN")) << out.why;
+}
+
+TEST(CollectiveCeiling, EveryLinkDownFallsToPcie) {
+  auto n = h100_node(2);
+  for (auto& d : n.devices)
+    d.counters_before["nvlink.links_active"] = r::reading::of(0);
+  const auto out = gb::collective_link_ceiling(n.inputs());
+  EXPECT_EQ(out.link, gb::collective_link::pcie);
+  EXPECT_NEAR(*out.ceiling.datasheet, *gb::pcie_link_gbs(5, 16), 1e-9);
+}
+
+TEST(CollectiveCeiling, PcieOnlyL40sNodeIsHeldToTheCardsLinkAndShowsTheTrainedOne) {
+  auto n = l40s_node();
+  ASSERT_NE(n.row, nullptr);
+  // One GPU in a slot whose system allows Gen3 only: the trained figure is the slowest link.
+  n.devices[2].pcie.gen_max = 3;
+  const auto out = gb::collective_link_ceiling(n.inputs(2.0 * 3 / 4));
+  EXPECT_EQ(out.link, gb::collective_link::pcie);
+  EXPECT_EQ(out.ceiling.spec_figure, "pcie_gbs");
+  // The card's own Gen4 x16 judges (31.5 GB/s per direction) ...
+  ASSERT_TRUE(out.ceiling.datasheet);
+  EXPECT_NEAR(*out.ceiling.datasheet, *gb::pcie_link_gbs(4, 16), 1e-9);
+  EXPECT_TRUE(contains(out.ceiling.datasheet_source, "l40s"));
+  EXPECT_TRUE(contains(out.ceiling.datasheet_source, "Gen4 x16"));
+  // ... beside the slowest link as trained, at NVML's maximum generation, not the idle Gen1;
+  // no in-switch factor on PCIe.
+  ASSERT_TRUE(out.ceiling.clock_adjusted);
+  EXPECT_NEAR(*out.ceiling.clock_adjusted, *gb::pcie_link_gbs(3, 16), 1e-9);
+  EXPECT_TRUE(contains(out.ceiling.clock_adjusted_source, "GPU 2"));
+  EXPECT_EQ(r::choose_reference(out.ceiling), r::reference_kind::datasheet);
+  const auto j = judged(out.ceiling, n.row);
+  EXPECT_FALSE(j.replaced) << j.note;
+}
+
+TEST(CollectiveCeiling, OneRankHasNoCeilingAndSaysWhy) {
+  const auto n = h100_node(1);
+  const auto out = gb::collective_link_ceiling(n.inputs());
+  EXPECT_EQ(out.link, gb::collective_link::none);
+  EXPECT_FALSE(out.ceiling.datasheet);
+  EXPECT_FALSE(out.ceiling.clock_adjusted);
+  EXPECT_EQ(r::choose_reference(out.ceiling), r::reference_kind::none);
+  EXPECT_TRUE(contains(out.ceiling.datasheet_source, "one rank"));
+}
+
+TEST(CollectiveCeiling, NvlinkUpWithoutAnNvlinkFigureHasNoCeilingRatherThanAPcieOne) {
+  auto n = h100_node(2);
+  n.row = shipped().find("l40s"); // a row with no NVLink figure
+  const auto out = gb::collective_link_ceiling(n.inputs());
+  EXPECT_EQ(out.link, gb::collective_link::none);
+  EXPECT_FALSE(out.ceiling.datasheet);
+  EXPECT_FALSE(out.ceiling.clock_adjusted);
+  EXPECT_TRUE(contains(out.why, "no spec-table row stating its NVLink bandwidth")) << out.why;
+
+  n.row = nullptr; // no row at all: the same
+  EXPECT_EQ(gb::collective_link_ceiling(n.inputs()).link, gb::collective_link::none);
+}
+
+TEST(CollectiveCeiling, PcieWithoutASpecRowIsJudgedByTheTrainedLink) {
+  auto n = l40s_node();
+  n.row = nullptr;
+  const auto out = gb::collective_link_ceiling(n.inputs());
+  EXPECT_EQ(out.link, gb::collective_link::pcie);
+  EXPECT_FALSE(out.ceiling.datasheet);
+  ASSERT_TRUE(out.ceiling.clock_adjusted);
+  EXPECT_NEAR(*out.ceiling.clock_adjusted, *gb::pcie_link_gbs(4, 16), 1e-9);
+  EXPECT_EQ(r::choose_reference(out.ceiling), r::reference_kind::clock_adjusted);
+}
+
+TEST(CollectiveCeiling, TheSlowestRowSetsTheNvlinkFigure) {
+  // An H100 SXM beside an A100 SXM (600 GB/s both ways): 300 per direction.
+  auto n = h100_node(2);
+  gb::collective_ceiling_inputs in = n.inputs();
+  in.gpus[1].spec = shipped().find("a100-sxm4-80gb");
+  const auto out = gb::collective_link_ceiling(in);
+  EXPECT_DOUBLE_EQ(*out.ceiling.datasheet, 300.0);
+  EXPECT_TRUE(contains(out.ceiling.datasheet_source, "a100-sxm4-80gb"));
+}
+
+TEST(CollectiveCeiling, NamesTheLinks) {
+  EXPECT_EQ(gb::to_string(gb::collective_link::nvlink), "NVLink");
+  EXPECT_EQ(gb::to_string(gb::collective_link::pcie), "PCIe");
+  EXPECT_EQ(gb::to_string(gb::collective_link::none), "none");
+}
