@@ -172,6 +172,12 @@ void collective_case(node_state& state, collective_kind kind) {
     state.not_supported("gpuspec was built without NCCL");
     return;
   }
+  // NCCL is opened at run time (collectives/nccl_library.hpp): absent or unusable, the case is
+  // skipped with the loader's words, before anything of NCCL's is touched.
+  if (const auto why = collectives::nccl_unusable_reason(); !why.empty()) {
+    state.skip(why);
+    return;
+  }
   const auto type = collectives::parse_element_type(state.axis("dtype"));
   if (!type)
     throw std::invalid_argument("dtype " + state.axis("dtype") + " is not fp32, fp16 or bf16");
