@@ -41,6 +41,7 @@
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/collectives/bandwidth.hpp"
+#include "gpuspec/collectives/collective_figures.hpp"
 #include "gpuspec/collectives/collective_run.hpp"
 #include "gpuspec/collectives/nccl_debug_log.hpp"
 #include "gpuspec/collectives/nccl_debug_setup.hpp"
@@ -193,6 +194,12 @@ void collective_case(node_state& state, collective_kind kind) {
     state.not_supported("gpuspec was built without NCCL");
     return;
   }
+  // NCCL is opened at run time (collectives/nccl_library.hpp): absent or unusable, the case is
+  // skipped with the loader's words, before anything of NCCL's is touched.
+  if (const auto why = collectives::nccl_unusable_reason(); !why.empty()) {
+    state.skip(why);
+    return;
+  }
   const auto type = collectives::parse_element_type(state.axis("dtype"));
   if (!type)
     throw std::invalid_argument("dtype " + state.axis("dtype") + " is not fp32, fp16 or bf16");
@@ -277,31 +284,21 @@ void collective_case(node_state& state, collective_kind kind) {
     return;
   }
 
-  std::vector<double> busbw, algbw;
-  for (double s : o.seconds_per_iteration) {
-    const auto f = collectives::bandwidth(kind, c.param_count, eb, nranks, s);
-    busbw.push_back(f.busbw_gbs);
-    algbw.push_back(f.algbw_gbs);
-  }
-  std::vector<double> sorted = o.seconds_per_iteration;
-  std::sort(sorted.begin(), sorted.end());
-  const double median_s = sorted[sorted.size() / 2];
-  const auto median = collectives::bandwidth(kind, c.param_count, eb, nranks, median_s);
-  state.add_parameter("time_us", median_s * 1e6);
-  state.add_parameter("algbw_gbs", median.algbw_gbs);
-  state.add_parameter("bus_factor", collectives::bus_factor(kind, nranks));
+  auto f = collectives::figures_of(kind, c.param_count, eb, nranks, o.seconds_per_iteration,
+                                   o.wrong_per_rank);
+  state.add_parameter("time_us", f.median_seconds * 1e6);
+  state.add_parameter("algbw_gbs", f.median.algbw_gbs);
+  state.add_parameter("bus_factor", f.bus_factor);
   if (nranks == 1)
     state.add_parameter("one_rank", "one rank: nothing crosses a bus (busbw factor " +
                                         fmt::format("{:g}", collectives::bus_factor(kind, 1)) +
                                         "); reported, not judged");
-  state.set_samples(o.seconds_per_iteration, busbw, reports::metric_unit::gigabytes_per_second,
-                    "busbw");
-  state.set_bytes_per_iteration(collectives::algbw_bytes(kind, c.param_count, eb, nranks));
+  state.set_samples(o.seconds_per_iteration, std::move(f.busbw_gbs),
+                    reports::metric_unit::gigabytes_per_second, "busbw");
+  state.set_bytes_per_iteration(f.algbw_bytes);
   attach_link_ceiling(state, kind);
 
-  std::int64_t wrong = 0;
-  for (auto w : o.wrong_per_rank)
-    wrong += w;
+  const std::int64_t wrong = f.wrong;
   state.add_parameter("wrong_per_rank", o.wrong_per_rank);
   state.add_parameter("wrong", wrong);
   reports::verification v;

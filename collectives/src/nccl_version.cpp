@@ -1,21 +1,25 @@
-// Built when CMake found NCCL: asks the linked library.
+// Built with NCCL's header: asks the NCCL opened at run time (nccl_library.hpp).
 
 #include <string>
 
-#include <nccl.h>
-
+#include "gpuspec/collectives/nccl_library.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
 
 namespace gpuspec::collectives {
 
 std::string nccl_version() {
+  const auto& nccl = process_nccl();
+  if (!nccl.library)
+    return nccl.problem;
   int code = 0;
-  const ncclResult_t result = ncclGetVersion(&code);
-  if (result != ncclSuccess) {
-    const char* text = ncclGetErrorString(result);
-    return std::string("ncclGetVersion failed: ") + (text != nullptr ? text : "no description");
-  }
+  if (const ncclResult_t result = nccl.library->api().get_version(&code); result != ncclSuccess)
+    return "ncclGetVersion failed: " + nccl.library->error_text(result);
   return decode_nccl_version(code);
+}
+
+std::string nccl_unusable_reason() {
+  const auto& nccl = process_nccl();
+  return nccl.library ? std::string() : "NCCL: " + nccl.problem;
 }
 
 } // namespace gpuspec::collectives

@@ -1,4 +1,4 @@
-// Built when CMake did not find NCCL.
+// Built when CMake did not find NCCL's header.
 
 #include <string>
 
@@ -7,5 +7,7 @@
 namespace gpuspec::collectives {
 
 std::string nccl_version() { return "not built with NCCL"; }
+
+std::string nccl_unusable_reason() { return "gpuspec was built without NCCL"; }
 
 } // namespace gpuspec::collectives

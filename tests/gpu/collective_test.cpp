@@ -1,11 +1,13 @@
 // NCCL collectives on a real GPU (skipped without one, or in a build without NCCL): a one-rank
 // collective of every kind gives #wrong 0 in every element type, and a deadline of ~0 s ends in
-// an aborted communicator and a timed-out outcome naming the rank, never a hang.
+// an aborted communicator and a timed-out outcome naming the rank, never a hang. The rank of a
+// many-process communicator (join(), gpuspec-mpi's) is checked as a group of one.
 
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.hpp"
 #include "gpuspec/collectives/collective_run.hpp"
+#include "gpuspec/collectives/nccl_version.hpp"
 
 namespace gpuspec::collectives {
 namespace {
@@ -18,6 +20,8 @@ protected:
       return;
     if (!built_with_nccl())
       GTEST_SKIP() << "gpuspec was built without NCCL";
+    if (const auto why = nccl_unusable_reason(); !why.empty())
+      GTEST_SKIP() << why; // NCCL is opened at run time: absent here
   }
 };
 
@@ -59,6 +63,23 @@ TEST_F(collective_gpu_test, APastDeadlineAbortsAndNamesTheRank) {
   EXPECT_EQ(o.ranks_not_finished, std::vector<int>{0});
   EXPECT_TRUE(comms->aborted());
   EXPECT_THROW((void)run_collective(*comms, q), nccl_error);
+}
+
+TEST_F(collective_gpu_test, AJoinedRankFromAUniqueIdRunsAndChecks) {
+  // gpuspec-mpi's path with one process: rank 0 of 1 from an id this process made.
+  const auto comms = node_communicators::join(0, make_unique_id(), 1, 0, 60.0);
+  ASSERT_EQ(comms->nranks(), 1);
+  EXPECT_EQ(comms->group_size(), 1);
+  collective_request q;
+  q.kind = collective_kind::all_reduce;
+  q.size_bytes = std::uint64_t{1} << 20;
+  q.samples = 2;
+  q.iterations = 2;
+  const auto o = run_collective(*comms, q);
+  ASSERT_FALSE(o.timed_out);
+  EXPECT_EQ(o.nranks, 1);
+  EXPECT_EQ(o.wrong_per_rank, std::vector<std::int64_t>{0});
+  EXPECT_THROW((void)node_communicators::join(0, make_unique_id(), 2, 2, 1.0), nccl_unavailable);
 }
 
 } // namespace

@@ -141,9 +141,17 @@ public:
     tell_all({{"type", "stop"}});
     if (m_options.pairwise)
       name_slow_nodes();
-    if (m_backend.name == "none")
+    if (m_backend.name == "none") {
       m_incomplete = "nothing measured: " + m_backend.unavailable_reason;
-    return finish(m_backend.name != "none");
+      return finish(false);
+    }
+    // A build that can measure, on ranks that could not (no GPU, NCCL refused): no pass
+    // without evidence, as `gpuspec run` without a GPU.
+    if (const auto* why = nothing_measured()) {
+      m_incomplete = "nothing measured: " + *why;
+      return finish(false);
+    }
+    return finish(true);
   }
 
 private:
@@ -394,6 +402,14 @@ private:
         m_outcome.messages.push_back(fmt::format("rank {}: {}", r, *why));
         m_outcome.abort_others = true;
       }
+  }
+
+  /// The first result's reason when no result was measured (none ok or failed); else null.
+  [[nodiscard]] const std::string* nothing_measured() const {
+    for (const auto& r : m_report.results)
+      if (r.status == reports::result_status::ok || r.status == reports::result_status::failed)
+        return nullptr;
+    return m_report.results.empty() ? nullptr : &m_report.results.front().reason;
   }
 
   void save(const std::string& incomplete_reason) {

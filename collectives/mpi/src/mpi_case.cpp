@@ -1,8 +1,11 @@
 #include "gpuspec/collectives/mpi/mpi_case.hpp"
 
 #include <cctype>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
+
+#include "gpuspec/kernels/pointer_chase.hpp" // size_text
 
 namespace gpuspec::collectives::mpi {
 
@@ -42,8 +45,12 @@ std::vector<mpi_case> plan_cases(const plan_options& options, std::vector<int> g
       mpi_case c;
       c.index = first_index + static_cast<int>(out.size());
       c.bench_id = "collective." + collective;
-      // nccl-tests' defaults: float, sum (the op only matters to the reductions).
-      c.axes = {{"bytes", bytes}, {"dtype", "float32"}, {"op", "sum"}};
+      // The one-node family's axes and spelling (benches/families/collective.cpp), so that
+      // check, diff and compare pair an MPI result with a one-node one: nccl-tests' default
+      // type (float; the reductions sum), out of place.
+      c.axes = {{"dtype", "fp32"},
+                {"size", kernels::size_text(static_cast<std::uint64_t>(bytes))},
+                {"placement", "out_of_place"}};
       c.group = group;
       c.pair = pair;
       c.deadline_s = options.case_timeout_s;

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
@@ -103,8 +105,14 @@ std::string ranks_text(const std::vector<int>& list, std::span<const rank_assign
 }
 
 std::string size_text(const mpi_case& c) {
-  const auto it = c.axes.find("bytes");
-  return it == c.axes.end() ? std::string("?") : fmt::format("{} bytes", it->dump());
+  const auto it = c.axes.find("size");
+  if (it == c.axes.end() || !it->is_string())
+    return "?";
+  try {
+    return fmt::format("{} bytes", kernels::parse_size_text(it->get<std::string>()));
+  } catch (const std::invalid_argument&) {
+    return it->get<std::string>();
+  }
 }
 
 } // namespace

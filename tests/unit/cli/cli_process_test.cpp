@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr bool cuda_build = GPUSPEC_TEST_CUDA_BUILD != 0;
+/// A CUDA build with NCCL's header: NCCL is opened at run time, and the fake libnccl is built.
+constexpr bool nccl_loader_build = GPUSPEC_TEST_FAKE_NCCL != 0;
 
 using gpuspec::testing::process_result;
 
@@ -209,6 +211,67 @@ TEST_F(GpuspecProcess, ListNamesTheStreamFamilyOrSaysThereIsNone) {
   } else {
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_NE(r.err.find("no benchmarks in this build"), std::string::npos) << r.err;
+  }
+}
+
+// --- NCCL opened at run time (collectives/nccl_library.hpp) ----------------------------------
+
+TEST_F(GpuspecProcess, InfoSaysNcclIsNotFoundWithDlopensWords) {
+  const auto r = gpuspec("info", no_driver() + " GPUSPEC_NCCL_LIBRARY=/nonexistent/libnccl.so.2");
+  EXPECT_EQ(r.exit_code, 3); // no driver: no verdict, but no crash either
+  if (!nccl_loader_build) {
+    EXPECT_EQ(r.out.find("not found (/nonexistent"), std::string::npos) << r.out;
+    GTEST_SKIP() << "this build has no NCCL loader (no CUDA or no nccl.h)";
+  }
+  EXPECT_NE(r.out.find("not found (/nonexistent/libnccl.so.2: cannot open shared object file"),
+            std::string::npos)
+      << r.out;
+  const auto j = gpuspec("info --json", fake("two-healthy.json") +
+                                            " GPUSPEC_NCCL_LIBRARY=/nonexistent/libnccl.so.2");
+  const auto host = nlohmann::json::parse(j.out).at("host");
+  EXPECT_EQ(host.at("nccl_version").get<std::string>().rfind("not found (/nonexistent/libnccl", 0),
+            0U)
+      << host.dump();
+}
+
+TEST_F(GpuspecProcess, InfoNamesTheEntryPointTheLibraryLacks) {
+  if (!nccl_loader_build)
+    GTEST_SKIP() << "this build has no NCCL loader (no CUDA or no nccl.h)";
+  const auto r = gpuspec("info --json", no_driver() + " GPUSPEC_NCCL_LIBRARY='" +
+                                            GPUSPEC_FAKE_NCCL_NO_ABORT_PATH + "'");
+  const auto version = nlohmann::json::parse(r.out).at("host").at("nccl_version");
+  EXPECT_EQ(version.get<std::string>(), std::string(GPUSPEC_FAKE_NCCL_NO_ABORT_PATH) +
+                                            " does not export ncclCommAbort (gpuspec needs NCCL "
+                                            "2.14 or later, or the file is not NCCL)");
+}
+
+TEST_F(GpuspecProcess, InfoAsksTheLoadedLibraryForItsVersion) {
+  if (!nccl_loader_build)
+    GTEST_SKIP() << "this build has no NCCL loader (no CUDA or no nccl.h)";
+  const auto r = gpuspec("info --json",
+                         no_driver() + " GPUSPEC_NCCL_LIBRARY='" + GPUSPEC_FAKE_NCCL_PATH + "'");
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("host").at("nccl_version"), "2.99.1"); // the fake's
+}
+
+// The collective cases themselves need a GPU to be reached (the coordinator starts no worker
+// when CUDA finds none): on a GPU machine every case is skipped with the loader's words and the
+// other families are untouched; here the test is skipped.
+TEST_F(GpuspecProcess, CollectiveRunWithoutNcclSkipsEveryCaseWithTheReason) {
+  if (!nccl_loader_build)
+    GTEST_SKIP() << "this build has no NCCL loader (no CUDA or no nccl.h)";
+  const auto r = gpuspec("run --filter '^collective\\.all_reduce$' -o report.json",
+                         "GPUSPEC_NCCL_LIBRARY=/nonexistent/libnccl.so.2");
+  const auto rep = load_valid(m_dir / "report.json");
+  if (rep.incomplete_reason.rfind("no GPU", 0) == 0)
+    GTEST_SKIP() << "needs a GPU: " << rep.incomplete_reason;
+  EXPECT_NE(r.exit_code, 2) << r.err; // skipped is not a failure
+  EXPECT_EQ(rep.host.nccl_version.rfind("not found (/nonexistent/libnccl.so.2: ", 0), 0U);
+  ASSERT_FALSE(rep.results.empty()) << r.err;
+  for (const auto& res : rep.results) {
+    EXPECT_EQ(res.bench_id, "collective.all_reduce");
+    EXPECT_EQ(res.status, gpuspec::reports::result_status::skipped) << res.reason;
+    EXPECT_EQ(res.reason.rfind("NCCL: not found (/nonexistent/libnccl.so.2: ", 0), 0U)
+        << res.reason;
   }
 }
 

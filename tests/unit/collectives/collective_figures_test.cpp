@@ -11,10 +11,12 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "gpuspec/collectives/bandwidth.hpp"
+#include "gpuspec/collectives/collective_figures.hpp"
 #include "gpuspec/collectives/collective_kind.hpp"
 #include "gpuspec/collectives/collective_sizes.hpp"
 
@@ -163,6 +165,40 @@ TEST(Bandwidth, AlgbwCountsTheCallsDataAndBusbwScalesIt) {
 TEST(Bandwidth, ATimeThatIsNotPositiveThrows) {
   EXPECT_THROW((void)bandwidth(k::all_reduce, 1, 4, 2, 0.0), std::invalid_argument);
   EXPECT_THROW((void)bandwidth(k::all_reduce, 1, 4, 2, -1.0), std::invalid_argument);
+}
+
+} // namespace
+} // namespace gpuspec::collectives
+
+namespace gpuspec::collectives {
+namespace {
+
+TEST(CollectiveFigures, PerSampleBandwidthTheMiddleSampleAndWrongSummed) {
+  // 2 ranks, all-reduce of 1 MiB fp32: algbw = 1 MiB / t, busbw = algbw x 2(n-1)/n = algbw.
+  const std::uint64_t count = (std::uint64_t{1} << 20) / 4;
+  const std::vector<double> seconds{4e-3, 1e-3, 2e-3};
+  const std::vector<std::int64_t> wrong{0, 3};
+  const auto f = figures_of(collective_kind::all_reduce, count, 4, 2, seconds, wrong);
+  ASSERT_EQ(f.busbw_gbs.size(), 3U);
+  EXPECT_DOUBLE_EQ(f.algbw_gbs[1], 1048576.0 / 1e-3 / 1e9);
+  EXPECT_DOUBLE_EQ(f.busbw_gbs[1], f.algbw_gbs[1]);
+  EXPECT_DOUBLE_EQ(f.median_seconds, 2e-3);
+  EXPECT_DOUBLE_EQ(f.median.algbw_gbs, 1048576.0 / 2e-3 / 1e9);
+  EXPECT_DOUBLE_EQ(f.bus_factor, 1.0);
+  EXPECT_DOUBLE_EQ(f.algbw_bytes, 1048576.0);
+  EXPECT_EQ(f.wrong, 3);
+  // An even count takes the upper middle sample.
+  const std::vector<double> four{1e-3, 2e-3, 3e-3, 4e-3};
+  EXPECT_DOUBLE_EQ(figures_of(collective_kind::all_reduce, count, 4, 2, four, {}).median_seconds,
+                   3e-3);
+}
+
+TEST(CollectiveFigures, NoSampleOrABadTimeThrows) {
+  EXPECT_THROW((void)figures_of(collective_kind::all_reduce, 1, 4, 2, {}, {}),
+               std::invalid_argument);
+  const std::vector<double> zero{0.0};
+  EXPECT_THROW((void)figures_of(collective_kind::all_reduce, 1, 4, 2, zero, {}),
+               std::invalid_argument);
 }
 
 } // namespace

@@ -55,7 +55,14 @@ plain)
   report_ok "$out/r.json"
   [ "$check_rc" -eq 3 ] || fail "gpuspec check exit $check_rc, expected 3"
   has "$out/r.json" '"status": "skipped"'
-  has "$out/r.json" 'not built with CUDA and NCCL'
+  has "$out/r.json" '"nothing measured: '
+  # Without CUDA or nccl.h the backend measures nothing; a CUDA build's ranks find no GPU here.
+  if [ "$(json r 'r["run"]["backend"]' "$out/r.json")" = "none" ]; then
+    grep -qE 'not built with CUDA and NCCL|NCCL: ' "$out/r.json" ||
+      fail "the report does not say why nothing can be measured"
+  else
+    has "$out/r.json" 'no NVIDIA driver'
+  fi
   has "$out/r.json" '(ranks 0, 1 on '
   [ "$(json r '"%d %s" % (len(r["results"]), r["complete"])' "$out/r.json")" = "2 False" ] ||
     fail "expected 2 results and complete false"
@@ -91,6 +98,13 @@ stall)
   ;;
 gpus)
   # The fake NVML with two GPUs: one rank each, by PCI bus id order; still skipped (no CUDA).
+  # A CUDA build asks the CUDA runtime too, which sees none of the fake's GPUs here: the
+  # assignment cannot be exercised that way.
+  if GPUSPEC_NVML_LIBRARY="$fake_nvml" GPUSPEC_FAKE_NVML_CONFIG="$nvml_configs/two-healthy.json" \
+    "$gpuspec" info 2>&1 | grep -q 'The GPUs cannot be used'; then
+    echo "SKIP: a CUDA build without a GPU cannot use the fake NVML's GPUs"
+    exit 77
+  fi
   GPUSPEC_NVML_LIBRARY="$fake_nvml" GPUSPEC_FAKE_NVML_CONFIG="$nvml_configs/two-healthy.json" \
     launch 40 -o "$out/r.json" --case-timeout 5 --sizes 4K
   [ "$rc" -eq 3 ] || fail "exit $rc, expected 3"

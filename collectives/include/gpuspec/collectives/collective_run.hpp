@@ -1,12 +1,17 @@
 #pragma once
-/// One node's NCCL collectives: communicators over every selected GPU in this one process (as
-/// nccl-tests `-g N`: one rank per GPU, launched through ncclGroupStart/End from one thread),
-/// and one timed, checked collective over them. CUDA-free header: the benchmark's host side
-/// (benches/families/collective.cpp) builds with the host compiler.
+/// NCCL collectives: communicators over every selected GPU in this one process (as nccl-tests
+/// `-g N`: one rank per GPU, launched through ncclGroupStart/End from one thread), or this
+/// process's one rank of a communicator over many processes (gpuspec-mpi: one rank per GPU per
+/// process), and one timed, checked collective over them. CUDA-free header: the benchmark's
+/// host side (benches/families/collective.cpp) and gpuspec-mpi's build with the host compiler.
 ///
-/// Built with NCCL: collective_run.cu. Without: collective_run_absent.cpp, whose functions
-/// throw nccl_unavailable("gpuspec was built without NCCL"). CMake picks one; no #if.
+/// Built with NCCL's header: collective_run.cu, over the NCCL opened at run time
+/// (nccl_library.hpp; absent at run time: nccl_unavailable with the loader's words). Without
+/// the header: collective_run_absent.cpp, whose functions throw
+/// nccl_unavailable("gpuspec was built without NCCL"). CMake picks one; no #if.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -35,6 +40,15 @@ public:
 /// True when this build has NCCL (collective_run.cu); false for collective_run_absent.cpp.
 [[nodiscard]] bool built_with_nccl();
 
+/// ncclUniqueId's size (NCCL_UNIQUE_ID_BYTES in nccl.h; collective_run.cu checks it), so that
+/// this header needs no NCCL.
+inline constexpr std::size_t unique_id_bytes = 128;
+using unique_id = std::array<char, unique_id_bytes>;
+
+/// ncclGetUniqueId: the bootstrap of a communicator over several processes, made by one of
+/// them (rank 0) and sent to the others. Throws nccl_unavailable (no NCCL, or NCCL refuses).
+[[nodiscard]] unique_id make_unique_id();
+
 /// One communicator per GPU, made together, non-blocking (so that a stuck one can be aborted),
 /// with a stream and device buffers per GPU. Move-only; the destructor finalises and destroys
 /// the communicators, or aborts them if they were aborted or do not finalise in time.
@@ -45,11 +59,19 @@ public:
   /// `deadline_s` (then the communicators are aborted).
   static std::shared_ptr<node_communicators> create(const std::vector<int>& cuda_devices,
                                                     double deadline_s);
+  /// This process's one rank, `rank` of `nranks` processes, on `cuda_device`, from the id
+  /// rank 0 made (make_unique_id): ncclCommInitRankConfig, non-blocking, as create(). Every
+  /// process of the group must call it. Throws nccl_unavailable as create() does.
+  static std::shared_ptr<node_communicators> join(int cuda_device, const unique_id& id, int nranks,
+                                                  int rank, double deadline_s);
   ~node_communicators();
   node_communicators(const node_communicators&) = delete;
   node_communicators& operator=(const node_communicators&) = delete;
 
+  /// The ranks this process holds (one per GPU given to create(); 1 after join()).
   [[nodiscard]] int nranks() const;
+  /// The ranks of the whole communicator, every process's (nranks() for create()).
+  [[nodiscard]] int group_size() const;
   /// True once abort() ran: the communicators must not be used again.
   [[nodiscard]] bool aborted() const;
   /// ncclCommAbort on every communicator.
@@ -82,13 +104,14 @@ struct collective_request {
 struct collective_outcome {
   bool timed_out = false;
   /// The ranks whose GPU had not finished when the deadline passed (empty unless timed_out).
+  /// Ranks are the communicator's (join()'s `rank` for a process's one rank).
   std::vector<int> ranks_not_finished;
   /// What was running when it timed out: "warm-up", "sample 3", "check".
   std::string phase;
   std::vector<double> seconds_per_iteration; ///< per sample: the slowest GPU's, as nccl-tests
-  std::vector<std::int64_t> wrong_per_rank;  ///< nccl-tests' #wrong, one count per rank
+  std::vector<std::int64_t> wrong_per_rank;  ///< nccl-tests' #wrong, per rank this process holds
   collective_counts counts;
-  int nranks = 0;
+  int nranks = 0; ///< the communicator's (group_size())
 };
 
 /// Runs `request` over `comms`: warm-up, timed samples (CUDA events on every GPU's stream,

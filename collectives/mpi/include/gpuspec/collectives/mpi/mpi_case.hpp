@@ -15,9 +15,11 @@ namespace gpuspec::collectives::mpi {
 /// One case: a collective at one size over a group of ranks (every rank, or one pair of
 /// nodes in --pairwise), with the deadline every rank's reply must meet.
 struct mpi_case {
-  int index = 0;                  ///< its place in the plan, from 0
-  std::string bench_id;           ///< "collective.all_reduce"
-  nlohmann::ordered_json axes;    ///< what was asked: {"bytes": N, "dtype": ..., "op": ...}
+  int index = 0;        ///< its place in the plan, from 0
+  std::string bench_id; ///< "collective.all_reduce"
+  /// What was asked, as the one-node family names it: {"dtype": "fp32", "size": "1MiB",
+  /// "placement": "out_of_place"}.
+  nlohmann::ordered_json axes;
   std::vector<int> group;         ///< the world ranks taking part, ascending
   std::string pair;               ///< --pairwise: "hostA+hostB"; "" otherwise
   double deadline_s = 60;         ///< from the case's start, for every rank's reply
