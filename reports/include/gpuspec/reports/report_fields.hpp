@@ -12,6 +12,9 @@ namespace gpuspec::reports {
 struct report_field {
   std::string_view key;
   int since_minor = 0; ///< 0: in gpuspec.report.v1; 1: added by v1.1
+  /// The writer leaves the key out when it has nothing to say, and the reader accepts its
+  /// absence: a field added to v1.1 after v1.1 documents were already written (host.topology).
+  bool may_be_absent = false;
 };
 
 /// One object of the report and its fields. `name` is the schema's $defs name ("result",
