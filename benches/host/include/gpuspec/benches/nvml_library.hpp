@@ -54,6 +54,12 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetPcieReplayCounter) pcie_replay_counter = nullptr;
   decltype(&::nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
   decltype(&::nvmlDeviceGetNvLinkErrorCounter) nvlink_error_counter = nullptr;
+  // Topology (benches/host topology.hpp).
+  decltype(&::nvmlDeviceGetNvLinkVersion) nvlink_version = nullptr;
+  decltype(&::nvmlDeviceGetNvLinkRemotePciInfo_v2) nvlink_remote_pci = nullptr;
+  decltype(&::nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
+  decltype(&::nvmlDeviceGetTopologyCommonAncestor) topology_common_ancestor = nullptr;
+  decltype(&::nvmlDeviceGetP2PStatus) p2p_status = nullptr;
   /// nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older):
   /// same signature, whichever the driver exports. Spelled out: the older name is deprecated
   /// and the newer one absent from CUDA 12.0/12.1's nvml.h.
