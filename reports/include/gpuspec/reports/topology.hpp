@@ -76,4 +76,9 @@ struct topology_info {
 /// nvidia-smi topo -m's legend for a pair: "NV18", "PIX", "PXB", "PHB", "NODE", "SYS", "?".
 [[nodiscard]] std::string topology_matrix_cell(const gpu_pair& p);
 
+/// The matrix `gpuspec info` prints, like `nvidia-smi topo -m` but from our own data: one row
+/// per GPU, a column per GPU ("X" on the diagonal), then its NUMA node, its local CPUs and its
+/// NVLink generation with the per-link rate; then the legend.
+[[nodiscard]] std::string topology_matrix_text(const topology_info& t);
+
 } // namespace gpuspec::reports
