@@ -123,6 +123,8 @@ exit_code run_info(const info_options& options) {
   print_host(inv.host);
   for (const auto& d : inv.devices)
     print_device(d);
+  if (inv.host.topology && !inv.host.topology->gpus.empty())
+    fmt::print("\nTopology\n{}", reports::topology_matrix_text(*inv.host.topology));
   fmt::print("\nChecks\n{}", check_table(inv.host.checks));
   if (!gpus)
     fmt::print("\n{}: {}\n", inv.devices.empty() ? "No GPU part" : "The GPUs cannot be used",

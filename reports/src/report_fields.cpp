@@ -37,7 +37,16 @@ constexpr std::array host_keys{f{"hostname"},
                                f{"cublas_version"},
                                f{"nccl_version"},
                                f{"gpu_status"},
-                               f{"checks"}};
+                               f{"checks"},
+                               f{"topology", 1, true}};
+constexpr std::array topology_keys{f{"gpus"}, f{"pairs"}, f{"problems"}};
+constexpr std::array gpu_topology_keys{
+    f{"device"},          f{"numa_node"},          f{"cpu_list"}, f{"nvlink_version"},
+    f{"nvlink_link_gbs"}, f{"nvlink_link_source"}, f{"nvlinks"}};
+constexpr std::array nvlink_port_keys{f{"link"}, f{"active"}, f{"remote_type"},
+                                      f{"remote_pci_bus_id"}};
+constexpr std::array gpu_pair_keys{f{"src"},       f{"dst"},      f{"pcie_path"}, f{"nvlink_links"},
+                                   f{"transport"}, f{"p2p_read"}, f{"p2p_write"}, f{"p2p_nvlink"}};
 constexpr std::array pcie_keys{f{"gen_current"}, f{"gen_max"}, f{"width_current"}, f{"width_max"}};
 constexpr std::array device_keys{f{"index"},
                                  f{"cuda_index"},
@@ -168,6 +177,10 @@ constexpr std::array objects{
     report_object{"run_info", run_keys},
     report_object{"host_info", host_keys},
     report_object{"host_check", check_keys},
+    report_object{"topology_info", topology_keys},
+    report_object{"gpu_topology", gpu_topology_keys},
+    report_object{"nvlink_port", nvlink_port_keys},
+    report_object{"gpu_pair", gpu_pair_keys},
     report_object{"device_info", device_keys},
     report_object{"pcie_link", pcie_keys},
     report_object{"result", result_keys},

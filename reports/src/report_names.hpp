@@ -48,6 +48,12 @@ inline constexpr std::array<std::string_view, 3> cache_states{"cold", "hot", ""}
 inline constexpr std::array<std::string_view, 5> stop_reasons{"cv_target", "stalled", "time_cap",
                                                               "sample_cap", ""};
 
+inline constexpr std::array<std::string_view, 7> pcie_paths{
+    "internal", "single_switch", "multiple_switches", "host_bridge", "numa_node", "system", ""};
+inline constexpr std::array<std::string_view, 3> transports{"nvlink", "pcie", ""};
+inline constexpr std::array<std::string_view, 5> nvlink_remote_types{"gpu", "switch", "ibmnpu",
+                                                                     "unknown", ""};
+
 inline constexpr std::string_view not_supported_text = "not supported";
 inline constexpr std::string_view unavailable_prefix = "unavailable: ";
 

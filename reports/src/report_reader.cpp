@@ -92,8 +92,55 @@ host_check read_check(element e, const path_ref& path) {
   return check;
 }
 
-host_info read_host(element e, const path_ref& path) {
-  const auto o = reader(e, path, "host_info", 0);
+nvlink_port read_nvlink_port(element e, const path_ref& path) {
+  const auto o = reader(e, path, "nvlink_port", 0);
+  nvlink_port l;
+  l.link = o.integer<int>("link");
+  l.active = o.boolean("active");
+  l.remote_type =
+      read_one_of(o.at("remote_type"), o.field("remote_type"), detail::nvlink_remote_types);
+  l.remote_pci_bus_id = o.string("remote_pci_bus_id");
+  return l;
+}
+
+gpu_topology read_gpu_topology(element e, const path_ref& path) {
+  const auto o = reader(e, path, "gpu_topology", 0);
+  gpu_topology g;
+  g.device = o.integer<int>("device");
+  g.numa_node = o.nullable_integer<int>("numa_node");
+  g.cpu_list = o.string("cpu_list");
+  g.nvlink_version = o.string("nvlink_version");
+  g.nvlink_link_gbs = o.nullable_number("nvlink_link_gbs");
+  g.nvlink_link_source = o.string("nvlink_link_source");
+  g.nvlinks = read_array(o.at("nvlinks"), o.field("nvlinks"), read_nvlink_port);
+  return g;
+}
+
+gpu_pair read_gpu_pair(element e, const path_ref& path) {
+  const auto o = reader(e, path, "gpu_pair", 0);
+  gpu_pair p;
+  p.src = o.integer<int>("src");
+  p.dst = o.integer<int>("dst");
+  p.pcie_path = read_one_of(o.at("pcie_path"), o.field("pcie_path"), detail::pcie_paths);
+  p.nvlink_links = static_cast<int>(o.count("nvlink_links"));
+  p.transport = read_one_of(o.at("transport"), o.field("transport"), detail::transports);
+  p.p2p_read = o.string("p2p_read");
+  p.p2p_write = o.string("p2p_write");
+  p.p2p_nvlink = o.string("p2p_nvlink");
+  return p;
+}
+
+topology_info read_topology(element e, const path_ref& path) {
+  const auto o = reader(e, path, "topology_info", 0);
+  topology_info t;
+  t.gpus = read_array(o.at("gpus"), o.field("gpus"), read_gpu_topology);
+  t.pairs = read_array(o.at("pairs"), o.field("pairs"), read_gpu_pair);
+  t.problems = o.strings("problems");
+  return t;
+}
+
+host_info read_host(element e, const path_ref& path, int minor) {
+  const auto o = reader(e, path, "host_info", minor);
   host_info host;
   host.hostname = o.string("hostname");
   host.os = o.string("os");
@@ -111,6 +158,12 @@ host_info read_host(element e, const path_ref& path) {
   host.nccl_version = o.string("nccl_version");
   host.gpu_status = o.string("gpu_status");
   host.checks = read_array(o.at("checks"), o.path_of("checks"), read_check);
+  // May be absent (report_fields.hpp: optional), never null.
+  if (minor >= 1) {
+    if (const auto topology = o.find("topology")) {
+      host.topology = read_topology(*topology, o.field("topology"));
+    }
+  }
   return host;
 }
 
@@ -485,7 +538,7 @@ report read_report(element e) {
   report r;
   r.schema = o.string("schema");
   r.run = read_run(o.at("run"), o.path_of("run"), minor);
-  r.host = read_host(o.at("host"), o.path_of("host"));
+  r.host = read_host(o.at("host"), o.path_of("host"), minor);
   r.devices =
       read_array(o.at("devices"), o.path_of("devices"), [minor](element item, const path_ref& at) {
         return read_device(item, at, minor);

@@ -124,6 +124,57 @@ json check_json(const host_check& check) {
   return j;
 }
 
+json topology_json(const topology_info& t, const std::string& path) {
+  json gpus = json::array();
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    const gpu_topology& g = t.gpus[i];
+    const std::string at = index_path(member_path(path, "gpus"), i);
+    json links = json::array();
+    for (std::size_t k = 0; k < g.nvlinks.size(); ++k) {
+      const nvlink_port& l = g.nvlinks[k];
+      require_one_of(l.remote_type, detail::nvlink_remote_types,
+                     member_path(index_path(member_path(at, "nvlinks"), k), "remote_type"));
+      json lj = json::object();
+      lj["link"] = l.link;
+      lj["active"] = l.active;
+      lj["remote_type"] = l.remote_type;
+      lj["remote_pci_bus_id"] = l.remote_pci_bus_id;
+      links.push_back(std::move(lj));
+    }
+    json gj = json::object();
+    gj["device"] = g.device;
+    gj["numa_node"] = nullable(g.numa_node);
+    gj["cpu_list"] = g.cpu_list;
+    gj["nvlink_version"] = g.nvlink_version;
+    gj["nvlink_link_gbs"] = number(g.nvlink_link_gbs, member_path(at, "nvlink_link_gbs"));
+    gj["nvlink_link_source"] = g.nvlink_link_source;
+    gj["nvlinks"] = std::move(links);
+    gpus.push_back(std::move(gj));
+  }
+  json pairs = json::array();
+  for (std::size_t i = 0; i < t.pairs.size(); ++i) {
+    const gpu_pair& p = t.pairs[i];
+    const std::string at = index_path(member_path(path, "pairs"), i);
+    require_one_of(p.pcie_path, detail::pcie_paths, member_path(at, "pcie_path"));
+    require_one_of(p.transport, detail::transports, member_path(at, "transport"));
+    json pj = json::object();
+    pj["src"] = p.src;
+    pj["dst"] = p.dst;
+    pj["pcie_path"] = p.pcie_path;
+    pj["nvlink_links"] = p.nvlink_links;
+    pj["transport"] = p.transport;
+    pj["p2p_read"] = p.p2p_read;
+    pj["p2p_write"] = p.p2p_write;
+    pj["p2p_nvlink"] = p.p2p_nvlink;
+    pairs.push_back(std::move(pj));
+  }
+  json j = json::object();
+  j["gpus"] = std::move(gpus);
+  j["pairs"] = std::move(pairs);
+  j["problems"] = t.problems;
+  return j;
+}
+
 json host_json(const host_info& host) {
   json j = json::object();
   j["hostname"] = host.hostname;
@@ -146,6 +197,9 @@ json host_json(const host_info& host) {
     checks.push_back(check_json(check));
   }
   j["checks"] = std::move(checks);
+  if (host.topology) {
+    j["topology"] = topology_json(*host.topology, "host.topology");
+  }
   return j;
 }
 

@@ -177,6 +177,33 @@ nvmlReturn_t mode_pair(nvmlDevice_t device, const char* query, const char* key, 
   return NVML_SUCCESS;
 }
 
+/// The active link `link` of a device's "nvlink" list, after the gate; NOT_SUPPORTED without
+/// NVLink, INVALID_ARGUMENT past the last link.
+nvmlReturn_t nvlink_entry(nvmlDevice_t device, const char* query, unsigned link,
+                          const json*& entry) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, query, dev); g != NVML_SUCCESS)
+    return g;
+  const json* links = find(*dev, {"nvlink"});
+  if (links == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (link >= links->size() || link >= NVML_NVLINK_MAX_LINKS)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  entry = &(*links)[link];
+  return NVML_SUCCESS;
+}
+
+/// The cell (a, b) of a top-level matrix of names, or a name that holds for every pair; null
+/// when the configuration has neither (the fake then answers NOT_SUPPORTED).
+const json* pair_cell(std::initializer_list<const char*> path, unsigned a, unsigned b) {
+  const json* v = find(state().config, path);
+  if (v == nullptr || v->is_string())
+    return v;
+  if (!v->is_array() || a >= v->size() || !(*v)[a].is_array() || b >= (*v)[a].size())
+    return nullptr;
+  return &(*v)[a][b];
+}
+
 } // namespace
 
 extern "C" {
@@ -644,6 +671,113 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_
   const json* u = find(*dev, {"utilization"});
   utilization->gpu = u == nullptr ? 0U : u->value("gpu", 0U);
   utilization->memory = u == nullptr ? 0U : u->value("memory", 0U);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link,
+                                        unsigned int* version) {
+  const json* entry = nullptr;
+  if (const nvmlReturn_t r = nvlink_entry(device, "nvmlDeviceGetNvLinkVersion", link, entry);
+      r != NVML_SUCCESS)
+    return r;
+  const json* v = find(*entry, {"version"});
+  if (v == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (version == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  *version = v->get<unsigned>();
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
+                                                 nvmlPciInfo_t* pci) {
+  const json* entry = nullptr;
+  if (const nvmlReturn_t r =
+          nvlink_entry(device, "nvmlDeviceGetNvLinkRemotePciInfo_v2", link, entry);
+      r != NVML_SUCCESS)
+    return r;
+  const json* v = find(*entry, {"remote_bus_id"});
+  if (v == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (pci == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  *pci = nvmlPciInfo_t{};
+  std::snprintf(pci->busId, sizeof(pci->busId), "%s", v->get<std::string>().c_str());
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
+                                                 nvmlIntNvLinkDeviceType_t* type) {
+  const json* entry = nullptr;
+  if (const nvmlReturn_t r =
+          nvlink_entry(device, "nvmlDeviceGetNvLinkRemoteDeviceType", link, entry);
+      r != NVML_SUCCESS)
+    return r;
+  const json* v = find(*entry, {"remote_type"});
+  if (v == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (type == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const std::string name = v->get<std::string>();
+  *type = name == "gpu"      ? NVML_NVLINK_DEVICE_TYPE_GPU
+          : name == "switch" ? NVML_NVLINK_DEVICE_TYPE_SWITCH
+          : name == "ibmnpu" ? NVML_NVLINK_DEVICE_TYPE_IBMNPU
+                             : NVML_NVLINK_DEVICE_TYPE_UNKNOWN;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
+                                                 nvmlGpuTopologyLevel_t* pathInfo) {
+  const json* dev = nullptr;
+  for (nvmlDevice_t d : {device1, device2})
+    if (const nvmlReturn_t g = gate(d, "nvmlDeviceGetTopologyCommonAncestor", dev);
+        g != NVML_SUCCESS)
+      return g;
+  if (pathInfo == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const json* cell = pair_cell({"common_ancestor"}, device1->index, device2->index);
+  if (cell == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  // nvidia-smi topo -m's abbreviations.
+  static const std::map<std::string, nvmlGpuTopologyLevel_t> levels = {
+      {"X", NVML_TOPOLOGY_INTERNAL},     {"INT", NVML_TOPOLOGY_INTERNAL},
+      {"PIX", NVML_TOPOLOGY_SINGLE},     {"PXB", NVML_TOPOLOGY_MULTIPLE},
+      {"PHB", NVML_TOPOLOGY_HOSTBRIDGE}, {"NODE", NVML_TOPOLOGY_NODE},
+      {"SYS", NVML_TOPOLOGY_SYSTEM}};
+  const auto it = levels.find(cell->get<std::string>());
+  if (it == levels.end())
+    return NVML_ERROR_UNKNOWN;
+  *pathInfo = it->second;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
+                                    nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t* p2pStatus) {
+  const json* dev = nullptr;
+  for (nvmlDevice_t d : {device1, device2})
+    if (const nvmlReturn_t g = gate(d, "nvmlDeviceGetP2PStatus", dev); g != NVML_SUCCESS)
+      return g;
+  if (p2pStatus == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const char* key = p2pIndex == NVML_P2P_CAPS_INDEX_READ     ? "read"
+                    : p2pIndex == NVML_P2P_CAPS_INDEX_WRITE  ? "write"
+                    : p2pIndex == NVML_P2P_CAPS_INDEX_NVLINK ? "nvlink"
+                                                             : nullptr;
+  if (key == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  const json* cell = pair_cell({"p2p_status", key}, device1->index, device2->index);
+  if (cell == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  static const std::map<std::string, nvmlGpuP2PStatus_t> statuses = {
+      {"OK", NVML_P2P_STATUS_OK},
+      {"CHIPSET_NOT_SUPPORTED", NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED},
+      {"GPU_NOT_SUPPORTED", NVML_P2P_STATUS_GPU_NOT_SUPPORTED},
+      {"TOPOLOGY_NOT_SUPPORTED", NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED},
+      {"DISABLED_BY_REGKEY", NVML_P2P_STATUS_DISABLED_BY_REGKEY},
+      {"NOT_SUPPORTED", NVML_P2P_STATUS_NOT_SUPPORTED},
+      {"UNKNOWN", NVML_P2P_STATUS_UNKNOWN}};
+  const auto it = statuses.find(cell->get<std::string>());
+  *p2pStatus = it == statuses.end() ? NVML_P2P_STATUS_UNKNOWN : it->second;
   return NVML_SUCCESS;
 }
 

@@ -97,6 +97,11 @@ std::optional<nvml_library> nvml_library::open(std::string& why, const std::stri
   resolve(handle, api.compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
   resolve(handle, api.graphics_processes, "nvmlDeviceGetGraphicsRunningProcesses_v3");
   resolve(handle, api.utilization, "nvmlDeviceGetUtilizationRates");
+  resolve(handle, api.nvlink_version, "nvmlDeviceGetNvLinkVersion");
+  resolve(handle, api.nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  resolve(handle, api.nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+  resolve(handle, api.topology_common_ancestor, "nvmlDeviceGetTopologyCommonAncestor");
+  resolve(handle, api.p2p_status, "nvmlDeviceGetP2PStatus");
   resolve(handle, api.clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (api.clocks_event_reasons == nullptr)
     resolve(handle, api.clocks_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");

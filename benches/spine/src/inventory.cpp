@@ -9,6 +9,7 @@
 
 #include "gpuspec/benches/device_probe.hpp"
 #include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/benches/topology.hpp"
 
 namespace gpuspec::spine {
 
@@ -30,6 +31,8 @@ inventory take_inventory(const std::filesystem::path& root, const runtime_enrich
     inv.devices = benches::probe_devices(*inv.nvml);
     if (inv.devices.empty())
       inv.host.gpu_status = "the NVIDIA driver is loaded but reports no GPU";
+    else
+      inv.host.topology = benches::probe_topology(*inv.nvml, inv.devices, root);
   }
   // The runtime also records its own and the libraries' versions when there is no GPU. NVML's
   // reason for a missing GPU part is the clearer one, so it is kept over the runtime's.

@@ -28,6 +28,10 @@ constexpr object_path paths[] = {
     {"run_info", "/run"},
     {"host_info", "/host"},
     {"host_check", "/host/checks/0"},
+    {"topology_info", "/host/topology"},
+    {"gpu_topology", "/host/topology/gpus/0"},
+    {"nvlink_port", "/host/topology/gpus/0/nvlinks/0"},
+    {"gpu_pair", "/host/topology/pairs/0"},
     {"device_info", "/devices/0"},
     {"pcie_link", "/devices/0/pcie"},
     {"result", "/results/0"},
@@ -66,6 +70,22 @@ std::vector<std::string> listed(std::string_view object, int up_to_minor, int on
   return out;
 }
 
+/// The keys version 1.1 added that a v1.1 document must hold (the others may be absent).
+std::vector<std::string> required_added(std::string_view object) {
+  std::vector<std::string> out;
+  for (const auto& f : report_fields_of(object))
+    if (f.since_minor == 1 && !f.optional)
+      out.emplace_back(f.key);
+  return out;
+}
+
+bool may_be_absent(std::string_view object, std::string_view key) {
+  for (const auto& f : report_fields_of(object))
+    if (f.key == key)
+      return f.optional;
+  return false;
+}
+
 json schema() {
   std::ifstream in(GPUSPEC_REPORT_SCHEMA_PATH);
   return json::parse(in);
@@ -83,11 +103,22 @@ TEST(ReportFields, EveryObjectIsListedWithItsPath) {
   EXPECT_EQ(named, with_path);
 }
 
+/// The listed keys of `object` the writer writes into `written`: every key, and an optional one
+/// (report_fields.hpp) only where it has a value.
+std::vector<std::string> listed_as_written(std::string_view object, const json& written) {
+  std::vector<std::string> out;
+  for (const auto& f : report_fields_of(object))
+    if (!f.optional || written.contains(std::string(f.key)))
+      out.emplace_back(f.key);
+  return out;
+}
+
 TEST(ReportFields, TheWriterWritesTheListInItsOrder) {
   const json j = to_json(testing::synthetic_report());
   for (const auto& p : paths) {
     SCOPED_TRACE(std::string(p.object));
-    EXPECT_EQ(keys(j.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
+    const json& written = j.at(json::json_pointer(std::string(p.pointer)));
+    EXPECT_EQ(keys(written), listed_as_written(p.object, written));
   }
 }
 
@@ -147,6 +178,16 @@ TEST(ReportFields, TheReaderNeedsEveryListedKeyAndNoOther) {
       json j = good;
       j.at(json::json_pointer(std::string(p.pointer))).erase(key);
       const auto loaded = report_from_json(j, "missing.json");
+      if (may_be_absent(p.object, key)) {
+        // Absent is allowed; null is not (absent is how a writer says "not probed").
+        EXPECT_TRUE(loaded) << loaded.error().to_string();
+        json n = good;
+        n.at(json::json_pointer(std::string(p.pointer)))[key] = nullptr;
+        const auto with_null = report_from_json(n, "null.json");
+        ASSERT_FALSE(with_null);
+        EXPECT_TRUE(with_null.error().field.ends_with(key)) << with_null.error().field;
+        continue;
+      }
       ASSERT_FALSE(loaded);
       EXPECT_NE(loaded.error().message.find("missing"), std::string::npos)
           << loaded.error().to_string();
@@ -166,6 +207,8 @@ TEST(ReportFields, AVersionOneDocumentHoldsNoneOfTheKeysVersionOnePointOneAdded)
                                       "v1" / "synthetic-two-gpus.json"));
   ASSERT_TRUE(report_from_json(v1, "v1.json"));
   for (const auto& p : paths) {
+    if (!v1.contains(json::json_pointer(std::string(p.pointer))))
+      continue; // an object version 1 did not have (host.topology's)
     for (const auto& key : listed(p.object, 1, 1, true)) {
       SCOPED_TRACE(std::string(p.object) + "." + key);
       json j = v1;
@@ -214,14 +257,17 @@ TEST(ReportFields, TheSchemaRequiresTheAddedKeysInVersionOnePointOneAndForbidsTh
   const std::pair<std::string_view, json::json_pointer> places[] = {
       {"run_info", json::json_pointer("/properties/run")},
       {"device_info", json::json_pointer("/properties/devices/items")},
+      {"host_info", json::json_pointer("/properties/host")},
   };
   for (const auto& [object, where] : places) {
     SCOPED_TRACE(std::string(object));
-    const std::vector<std::string> required = branch.at("then").at(where).at("required");
-    EXPECT_EQ(required, listed(object, 1, 1));
+    const json& then_object = branch.at("then").at(where);
+    const std::vector<std::string> required =
+        then_object.contains("required") ? then_object.at("required") : json::array();
+    EXPECT_EQ(required, required_added(object));
     std::set<std::string> forbidden;
     collect_required(branch.at("else").at(where), forbidden);
-    const auto added = listed(object, 1, 1);
+    const auto added = listed(object, 1, 1, true);
     EXPECT_EQ(forbidden, std::set<std::string>(added.begin(), added.end()));
   }
   // A result's own added keys, and those of the objects inside it.
@@ -243,7 +289,8 @@ TEST(ReportFields, TheSchemaRequiresTheAddedKeysInVersionOnePointOneAndForbidsTh
   EXPECT_EQ(forbidden, added);
   // No other object gained a key in version 1.1.
   for (const std::string_view object :
-       {"report", "host_info", "host_check", "pcie_link", "sample_stats", "verification"})
+       {"report", "host_check", "pcie_link", "sample_stats", "verification", "topology_info",
+        "gpu_topology", "nvlink_port", "gpu_pair"})
     EXPECT_TRUE(listed(object, 1, 1).empty()) << object;
 }
 

@@ -70,6 +70,27 @@ device_info synthetic_device(int index) {
   return d;
 }
 
+/// Two GPUs joined by two NVLinks, one GPU per NUMA node; every value synthetic.
+topology_info synthetic_topology() {
+  topology_info t;
+  for (int i = 0; i < 2; ++i) {
+    gpu_topology g;
+    g.device = i;
+    g.numa_node = i;
+    g.cpu_list = i == 0 ? "0-3" : "4-7";
+    g.nvlink_version = "1.0";
+    g.nvlink_link_gbs = 10.0;
+    g.nvlink_link_source = "synthetic";
+    const std::string peer = "00000000:0" + std::to_string(2 - i) + ":00.0";
+    g.nvlinks = {{0, true, "gpu", peer}, {1, true, "gpu", peer}, {2, false, "", ""}};
+    t.gpus.push_back(g);
+  }
+  t.pairs = {{0, 1, "system", 2, "nvlink", "ok", "ok", "ok"},
+             {1, 0, "system", 2, "nvlink", "ok", "ok", "ok"}};
+  t.problems = {"nvmlDeviceGetNvLinkRemoteDeviceType(link 2): Not Supported"};
+  return t;
+}
+
 /// A result with samples all equal to `value`, its stats computed by summarize().
 result constant_result(std::string bench_id, int device, double value, int n) {
   result r;
@@ -137,6 +158,7 @@ report synthetic_report() {
       {"gpu.persistence", check_status::fail, "persistence mode is disabled", 1},
       {"gpu.temperature", check_status::skipped, "temperature not read", 1},
   };
+  r.host.topology = synthetic_topology();
 
   device_info second = synthetic_device(1);
   second.pcie.gen_current = 3; // below the maximum: a diagnosis case
@@ -476,6 +498,7 @@ report without_version_1_1_fields(report r) {
   r.run.backend.clear();
   r.run.devices.clear();
   r.run.concurrency.reset();
+  r.host.topology.reset();
   for (device_info& d : r.devices)
     d.temperature_slowdown_c.reset();
   for (result& x : r.results) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/reports/burnin_record.hpp"
+#include "gpuspec/reports/topology.hpp"
 
 namespace gpuspec::reports {
 
@@ -73,6 +74,10 @@ struct host_info {
   /// "ok", or why there is no GPU part: "no NVIDIA driver (libnvidia-ml.so.1 not found)", ...
   std::string gpu_status = "ok";
   std::vector<host_check> checks;
+  /// The GPUs' NUMA nodes, NVLinks and the path between each pair (topology.hpp). v1.1, and
+  /// optional: absent (not null) when the inventory did not probe it (no driver, an older
+  /// writer), so v1.1 reports written before it still load.
+  std::optional<topology_info> topology;
   friend bool operator==(const host_info&, const host_info&) = default;
 };
 

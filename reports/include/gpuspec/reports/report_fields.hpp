@@ -12,8 +12,10 @@ namespace gpuspec::reports {
 struct report_field {
   std::string_view key;
   int since_minor = 0; ///< 0: in gpuspec.report.v1; 1: added by v1.1
-  /// Written only when it has a value (a result's `burnin`): the one exception to "every key
-  /// is always present", so that reports without burn-in results are unchanged.
+  /// Written only when it has a value, and accepted absent (never null) by the reader: a
+  /// result's `burnin`, `host.topology`, a device's `activity`. The one exception to "every key
+  /// is always present", so that reports without them are unchanged and v1.1 documents written
+  /// before these keys existed still load.
   bool optional = false;
 };
 

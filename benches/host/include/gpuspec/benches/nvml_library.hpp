@@ -57,6 +57,12 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetComputeRunningProcesses_v3) compute_processes = nullptr;
   decltype(&::nvmlDeviceGetGraphicsRunningProcesses_v3) graphics_processes = nullptr;
   decltype(&::nvmlDeviceGetUtilizationRates) utilization = nullptr;
+  // Topology (benches/host topology.hpp).
+  decltype(&::nvmlDeviceGetNvLinkVersion) nvlink_version = nullptr;
+  decltype(&::nvmlDeviceGetNvLinkRemotePciInfo_v2) nvlink_remote_pci = nullptr;
+  decltype(&::nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
+  decltype(&::nvmlDeviceGetTopologyCommonAncestor) topology_common_ancestor = nullptr;
+  decltype(&::nvmlDeviceGetP2PStatus) p2p_status = nullptr;
   /// nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older):
   /// same signature, whichever the driver exports. Spelled out: the older name is deprecated
   /// and the newer one absent from CUDA 12.0/12.1's nvml.h.

@@ -1,0 +1,317 @@
+// transfer.p2p: peer copies between two GPUs of the node, for every ordered pair (src, dst).
+//
+// What it measures: bandwidth in GB/s (1e9 bytes/s) of a copy from src's memory into dst's,
+// one way, or both ways at once (src->dst and dst->src together, bytes of both counted), each
+// a memcpy counted once per direction it moves data (DESIGN.md rule 8). Bound by the path
+// between the two (NVLink, or PCIe through a switch, a host bridge or the inter-socket link);
+// judged against that path (p2p_plan.hpp: NVLink count x per-link rate, or the slower PCIe
+// link). Hardware: two CUDA GPUs with peer access (cudaDeviceCanAccessPeer); a pair without it
+// is not_supported: a copy through host memory is not a peer transfer.
+//
+// Axes (node-wide: registry::add_node; the pair axis is static, p2p_plan.hpp says why):
+//  - pair: "src->dst" NVML indices; a pair not among the selected GPUs is skipped with the
+//    reason, and one GPU skips every case "one GPU: no pair";
+//  - engine: ce (cudaMemcpyPeerAsync: the copy engines) or sm (a copy kernel on dst whose
+//    loads read src's memory through peer access: kernels/src/host_copy.cu's vec4 copy, whose
+//    loads fetch again (.cv) and stores stay in L2 (.cg)); nvbandwidth's _ce and _read_sm;
+//  - direction: one_way or both_ways (ce: one copy on a stream of each GPU at once; sm: the
+//    split-warp kernel, even warps reading the peer, odd warps writing it);
+//  - size: one copy's bytes; quick runs 256 MiB, standard the transfer sweep.
+// The method is nvbandwidth's (NVIDIA/nvbandwidth: CE vs SM copies between device pairs,
+// events on the copying streams, the slower stream's time for bidirectional cases); the code is
+// ours.
+//
+// Check: the source is a seeded pattern of 64-bit words, the destination poisoned (0xFF)
+// before; after the samples every byte of each destination is read back and compared with the
+// pattern (transfer_math.hpp), so a byte never written or written wrong fails the result.
+//
+// Peer access is enabled for the case (cudaDeviceEnablePeerAccess both ways) and disabled
+// again after it (peer_access_scope, RAII), so no other case runs with it on.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuspec/benches/families.hpp"
+#include "gpuspec/benches/node_state.hpp"
+#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/benches/p2p_plan.hpp"
+#include "gpuspec/benches/topology.hpp"
+#include "gpuspec/kernels/cuda_check.cuh"
+#include "gpuspec/kernels/cuda_handles.cuh"
+#include "gpuspec/kernels/host_copy.hpp"
+#include "gpuspec/kernels/pointer_chase.hpp" // size_text, parse_size_text
+#include "gpuspec/kernels/transfer_math.hpp"
+#include "gpuspec/spine/inventory.hpp" // nvml_library_path
+
+namespace gpuspec::benches {
+namespace {
+
+constexpr std::uint64_t seed_forward = 0x6770757370326f01ull; // src's buffer
+constexpr std::uint64_t seed_back = 0x6770757370326f02ull;    // dst's buffer (both_ways)
+constexpr std::uint64_t piece_bytes = std::uint64_t{64} << 20;
+
+/// Peer access from `device` to `peer` for a scope; disabled again if this scope enabled it.
+class peer_access_scope {
+public:
+  peer_access_scope(int device, int peer) : m_device(device), m_peer(peer) {
+    const kernels::device_scope on(device);
+    const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) {
+      (void)cudaGetLastError(); // not ours to disable
+      return;
+    }
+    GPUSPEC_CUDA_CHECK(e);
+    m_enabled = true;
+  }
+  ~peer_access_scope() {
+    if (!m_enabled)
+      return;
+    int previous = 0;
+    GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaGetDevice(&previous));
+    GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaSetDevice(m_device));
+    GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaDeviceDisablePeerAccess(m_peer));
+    GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous));
+  }
+  peer_access_scope(const peer_access_scope&) = delete;
+  peer_access_scope& operator=(const peer_access_scope&) = delete;
+  peer_access_scope(peer_access_scope&&) = delete;
+  peer_access_scope& operator=(peer_access_scope&&) = delete;
+
+private:
+  int m_device, m_peer;
+  bool m_enabled = false;
+};
+
+/// One GPU's side of the case: its source (seeded) and destination (poisoned) buffers and a
+/// stream, all on that GPU.
+struct side {
+  int cuda = -1;
+  kernels::device_buffer<std::byte> source, destination;
+  std::optional<kernels::stream> stream;
+};
+
+void upload_pattern(std::byte* device, std::uint64_t bytes, std::uint64_t seed) {
+  std::vector<std::byte> piece(std::min(bytes, piece_bytes));
+  for (std::uint64_t at = 0; at < bytes; at += piece.size()) {
+    const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), bytes - at));
+    kernels::fill_transfer_pattern(std::span(piece.data(), len), seed, at / 8);
+    GPUSPEC_CUDA_CHECK(cudaMemcpy(device + at, piece.data(), len, cudaMemcpyHostToDevice));
+  }
+}
+
+side make_side(int cuda, std::uint64_t bytes, std::uint64_t seed, bool sends, bool receives) {
+  const kernels::device_scope on(cuda);
+  side s;
+  s.cuda = cuda;
+  s.stream.emplace();
+  if (sends) {
+    s.source = kernels::device_buffer<std::byte>(bytes);
+    upload_pattern(s.source.data(), bytes, seed);
+  }
+  if (receives) {
+    s.destination = kernels::device_buffer<std::byte>(bytes);
+    GPUSPEC_CUDA_CHECK(cudaMemset(s.destination.data(), kernels::transfer_poison_byte, bytes));
+  }
+  GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
+  return s;
+}
+
+/// Every byte of `destination` (on its GPU) against the pattern `seed`.
+kernels::byte_comparison check_destination(const std::byte* destination, std::uint64_t bytes,
+                                           std::uint64_t seed) {
+  kernels::byte_comparison r;
+  std::vector<std::byte> got(std::min(bytes, piece_bytes)), expected(got.size());
+  for (std::uint64_t at = 0; at < bytes; at += got.size()) {
+    const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(got.size(), bytes - at));
+    GPUSPEC_CUDA_CHECK(cudaMemcpy(got.data(), destination + at, len, cudaMemcpyDefault));
+    kernels::fill_transfer_pattern(std::span(expected.data(), len), seed, at / 8);
+    r.append(kernels::compare_bytes(std::span<const std::byte>(got.data(), len),
+                                    std::span<const std::byte>(expected.data(), len), at));
+  }
+  return r;
+}
+
+std::string comparison_text(const std::string& what, const kernels::byte_comparison& c) {
+  if (c.mismatched_bytes == 0)
+    return fmt::format("{}: all {} bytes equal", what, c.compared);
+  return fmt::format("{}: {} of {} bytes differ ({} 8-byte word(s) still hold the 0xFF poison: "
+                     "never written); the first at byte {}: 0x{:02x}, expected 0x{:02x}",
+                     what, c.mismatched_bytes, c.compared, c.unwritten_words, *c.first_mismatch,
+                     c.first_got, c.first_expected);
+}
+
+/// The node's topology, asked of NVML in this worker (the same probe as the inventory's).
+reports::topology_info node_topology(const std::vector<node_device>& devices) {
+  std::string why;
+  const auto nvml = nvml_library::open(why, spine::nvml_library_path());
+  if (!nvml)
+    return {};
+  std::vector<reports::device_info> infos;
+  for (const auto& d : devices)
+    infos.push_back(d.info);
+  return probe_topology(*nvml, infos);
+}
+
+void p2p_case(node_state& state) {
+  const auto pair = parse_p2p_pair(state.axis("pair"));
+  if (!pair)
+    throw std::invalid_argument("transfer.p2p: the pair axis value " + state.axis("pair") +
+                                " is not \"src->dst\"");
+  const auto [src_index, dst_index] = *pair;
+  std::vector<int> selected;
+  for (const auto& d : state.devices())
+    selected.push_back(d.info.index);
+  if (const auto why = p2p_pair_skip_reason(selected, src_index, dst_index); !why.empty()) {
+    state.skip(why);
+    return;
+  }
+  const auto device_of = [&](int index) -> const node_device& {
+    return *std::find_if(state.devices().begin(), state.devices().end(),
+                         [&](const node_device& d) { return d.info.index == index; });
+  };
+  const node_device& src = device_of(src_index);
+  const node_device& dst = device_of(dst_index);
+  const bool both = state.axis("direction") == "both_ways";
+  const bool sm = state.axis("engine") == "sm";
+  const int directions = both ? 2 : 1;
+
+  const auto topology = node_topology(state.devices());
+  const auto* path = reports::find_pair(topology, src_index, dst_index);
+  state.add_parameter("path", p2p_path_text(topology, src_index, dst_index));
+  state.add_parameter("nvlink_links", path != nullptr ? path->nvlink_links : 0);
+
+  // Peer access: dst reads src (sm, and ce's best path), and for both ways src reaches dst.
+  int dst_reaches_src = 0, src_reaches_dst = 0;
+  GPUSPEC_CUDA_CHECK(cudaDeviceCanAccessPeer(&dst_reaches_src, dst.cuda_device, src.cuda_device));
+  GPUSPEC_CUDA_CHECK(cudaDeviceCanAccessPeer(&src_reaches_dst, src.cuda_device, dst.cuda_device));
+  if (!dst_reaches_src || !src_reaches_dst) {
+    state.not_supported(fmt::format(
+        "no peer access between GPU {} and GPU {} (cudaDeviceCanAccessPeer: {} -> {} {}, {} -> "
+        "{} {}); NVML P2P read: {}, write: {}: a copy would go through host memory, which is "
+        "not a peer transfer",
+        src_index, dst_index, dst_index, src_index, dst_reaches_src ? "yes" : "no", src_index,
+        dst_index, src_reaches_dst ? "yes" : "no", path ? path->p2p_read : "not known",
+        path ? path->p2p_write : "not known"));
+    return;
+  }
+  const peer_access_scope dst_to_src(dst.cuda_device, src.cuda_device);
+  const peer_access_scope src_to_dst(src.cuda_device, dst.cuda_device);
+
+  const std::uint64_t bytes = kernels::parse_size_text(state.axis("size"));
+  side a = make_side(src.cuda_device, bytes, seed_forward, true, both);
+  side b = make_side(dst.cuda_device, bytes, seed_back, both, true);
+  const std::uint64_t copies = kernels::transfer_copies_per_sample(bytes);
+  unsigned blocks = 1;
+  {
+    const kernels::device_scope on(b.cuda);
+    blocks = kernels::host_copy_grid_blocks((directions * bytes) / 16,
+                                            kernels::host_copy_resident_blocks());
+  }
+
+  // One sample: `copies` copies (each way); its time is the slower stream's.
+  const auto enqueue = [&] {
+    if (sm) {
+      const kernels::device_scope on(b.cuda);
+      for (std::uint64_t i = 0; i < copies; ++i) {
+        if (both)
+          kernels::launch_host_copy_bidirectional(a.source.data(), b.destination.data(),
+                                                  b.source.data(), a.destination.data(), bytes,
+                                                  blocks, b.stream->ref().handle());
+        else
+          kernels::launch_host_copy(a.source.data(), b.destination.data(), bytes,
+                                    kernels::host_copy_direction::host_to_device, blocks,
+                                    b.stream->ref().handle());
+      }
+      return;
+    }
+    for (std::uint64_t i = 0; i < copies; ++i) {
+      GPUSPEC_CUDA_CHECK(cudaMemcpyPeerAsync(b.destination.data(), b.cuda, a.source.data(), a.cuda,
+                                             bytes, a.stream->get()));
+      if (both)
+        GPUSPEC_CUDA_CHECK(cudaMemcpyPeerAsync(a.destination.data(), a.cuda, b.source.data(),
+                                               b.cuda, bytes, b.stream->get()));
+    }
+  };
+  std::vector<side*> timed{sm ? &b : &a};
+  if (both && !sm)
+    timed.push_back(&b);
+  const auto sample = [&]() -> double {
+    std::vector<kernels::event> starts, stops;
+    for (side* s : timed) {
+      const kernels::device_scope on(s->cuda);
+      starts.emplace_back().record(*s->stream);
+    }
+    enqueue();
+    for (side* s : timed) {
+      const kernels::device_scope on(s->cuda);
+      stops.emplace_back().record(*s->stream);
+    }
+    double slowest = 0;
+    for (std::size_t i = 0; i < timed.size(); ++i) {
+      stops[i].synchronize();
+      slowest = std::max(slowest, kernels::event::elapsed_seconds(starts[i], stops[i]));
+    }
+    return slowest;
+  };
+
+  (void)sample(); // warm-up, discarded
+  const double bytes_per_sample = static_cast<double>(directions * copies * bytes);
+  const int samples = std::max(10, state.options().stopping.min_samples);
+  std::vector<double> seconds, gbs;
+  const auto window_begin = std::chrono::steady_clock::now();
+  for (int i = 0; i < samples && !state.interrupted(); ++i) {
+    const double s = sample();
+    seconds.push_back(s);
+    gbs.push_back(bytes_per_sample / s / 1e9);
+    state.ran(i + 1, s);
+  }
+  state.set_window(window_begin, std::chrono::steady_clock::now());
+  state.set_samples(seconds, gbs, reports::metric_unit::gigabytes_per_second, "bandwidth");
+  state.set_bytes_per_iteration(bytes_per_sample);
+  state.add_parameter("copies_per_sample", copies);
+  state.set_ceiling(p2p_ceiling(topology, src.info, dst.info, directions));
+
+  std::vector<std::string> parts;
+  bool failed = false;
+  const auto check = [&](const std::byte* destination, std::uint64_t seed, std::string what) {
+    const auto c = check_destination(destination, bytes, seed);
+    failed = failed || c.mismatched_bytes > 0;
+    parts.push_back(comparison_text(what, c));
+  };
+  check(b.destination.data(), seed_forward,
+        fmt::format("GPU {}'s destination against GPU {}'s seeded source", dst_index, src_index));
+  if (both)
+    check(a.destination.data(), seed_back,
+          fmt::format("GPU {}'s destination against GPU {}'s seeded source", src_index, dst_index));
+  reports::verification v;
+  v.status = failed ? reports::verification_status::failed : reports::verification_status::passed;
+  if (!failed)
+    v.max_rel_error = 0.0;
+  v.detail = fmt::format("{}", fmt::join(parts, "; "));
+  state.set_verification(v);
+}
+
+} // namespace
+
+void register_transfer_p2p_benchmarks(registry& r) {
+  r.add_node("transfer.p2p",
+             "peer copies between two GPUs, every ordered pair: copy engines or SMs, one way or "
+             "both ways, against the path between them (NVLink or PCIe)",
+             p2p_case)
+      .in_suites({"quick", "standard", "full"})
+      .with_axis("pair", p2p_pair_axis_values(), p2p_max_gpus * (p2p_max_gpus - 1))
+      .with_axis("engine", {"ce", "sm"})
+      .with_axis("direction", {"one_way", "both_ways"})
+      .with_axis("size", kernels::transfer_size_texts());
+}
+
+} // namespace gpuspec::benches
