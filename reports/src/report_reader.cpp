@@ -167,6 +167,29 @@ host_info read_host(element e, const path_ref& path, int minor) {
   return host;
 }
 
+gpu_process read_process(element e, const path_ref& path) {
+  const auto o = reader(e, path, "gpu_process", 1);
+  gpu_process p;
+  p.pid = o.integer<std::int64_t>("pid");
+  p.name = o.string("name");
+  p.used_memory_bytes = o.nullable_integer<std::int64_t>("used_memory_bytes");
+  p.kind = o.string("kind");
+  if (p.kind != "compute" && p.kind != "graphics") {
+    fail(o.path_of("kind"),
+         fmt::format("expected \"compute\" or \"graphics\", got {}", quote(p.kind)));
+  }
+  return p;
+}
+
+gpu_activity read_activity(element e, const path_ref& path) {
+  const auto o = reader(e, path, "gpu_activity", 1);
+  gpu_activity a;
+  a.utilization_pct = o.nullable_integer<int>("utilization_pct");
+  a.processes = read_array(o.at("processes"), o.path_of("processes"), read_process);
+  a.status = o.string("status");
+  return a;
+}
+
 pcie_link read_pcie(element e, const path_ref& path) {
   const auto o = reader(e, path, "pcie_link", 0);
   pcie_link link;
@@ -216,6 +239,12 @@ device_info read_device(element e, const path_ref& path, int minor) {
   d.counters_after = read_counters(o.at("counters_after"), o.path_of("counters_after"));
   d.counters_delta = read_counters(o.at("counters_delta"), o.path_of("counters_delta"));
   d.problems = o.strings("problems");
+  // May be absent (report_fields.hpp: optional), never null.
+  if (minor >= 1) {
+    if (const auto activity = o.find("activity")) {
+      d.activity = read_activity(*activity, o.field("activity"));
+    }
+  }
   return d;
 }
 

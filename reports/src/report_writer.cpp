@@ -249,6 +249,22 @@ json device_json(const device_info& d, const std::string& path) {
   j["counters_after"] = counters_json(d.counters_after, at("counters_after"));
   j["counters_delta"] = counters_json(d.counters_delta, at("counters_delta"));
   j["problems"] = d.problems;
+  if (d.activity) {
+    json activity = json::object();
+    activity["utilization_pct"] = nullable(d.activity->utilization_pct);
+    json processes = json::array();
+    for (const gpu_process& p : d.activity->processes) {
+      json one = json::object();
+      one["pid"] = p.pid;
+      one["name"] = p.name;
+      one["used_memory_bytes"] = nullable(p.used_memory_bytes);
+      one["kind"] = p.kind;
+      processes.push_back(std::move(one));
+    }
+    activity["processes"] = std::move(processes);
+    activity["status"] = d.activity->status;
+    j["activity"] = std::move(activity);
+  }
   return j;
 }
 

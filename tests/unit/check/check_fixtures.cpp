@@ -76,6 +76,8 @@ device_info device(int index) {
   d.counters_before = clean_counters(nvlink_links);
   d.counters_after = clean_counters(nvlink_links);
   d.counters_delta = clean_counters(0);
+  // As the run's inventory reads it: nothing else on the GPU (the idle precondition).
+  d.activity = gpu_activity{0, {}, "ok"};
   return d;
 }
 
@@ -535,6 +537,12 @@ const std::vector<degraded_variant>& degraded_variants() {
        }},
       {"power-limit-low", "GPUSPEC-POWER-LIMIT-LOW", 2, vs::warn,
        [](report& r) { r.devices[2].power_limit_w = 500; }},
+      // Measured with --allow-busy while another program held GPU 2.
+      {"gpu-shared", "GPUSPEC-GPU-SHARED", 2, vs::warn,
+       [](report& r) {
+         r.devices[2].activity =
+             gpu_activity{96, {{4242, "python3", std::int64_t{20} << 30, "compute"}}, "ok"};
+       }},
       {"persistence-off", "GPUSPEC-PERSISTENCE-OFF", 2, vs::warn,
        [](report& r) { r.devices[2].persistence_mode = "disabled"; }},
       {"gpu-temperature-high", "GPUSPEC-GPU-TEMPERATURE-HIGH", 2, vs::warn,
@@ -878,6 +886,13 @@ const std::vector<inconclusive_variant>& inconclusive_variants() {
        }},
       {"gpu-not-measured--no-results", "GPUSPEC-GPU-NOT-MEASURED", 1,
        [](report& r) {
+         std::erase_if(r.results, [](const result& x) { return x.devices.front() == 1; });
+       }},
+      // Refused by the idle precondition: another program held GPU 1, so it has no result.
+      {"gpu-busy", "GPUSPEC-GPU-BUSY", 1,
+       [](report& r) {
+         r.devices[1].activity =
+             gpu_activity{97, {{4242, "python3", std::int64_t{20} << 30, "compute"}}, "ok"};
          std::erase_if(r.results, [](const result& x) { return x.devices.front() == 1; });
        }},
       {"run-incomplete", "GPUSPEC-RUN-INCOMPLETE", std::nullopt,

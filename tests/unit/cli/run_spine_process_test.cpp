@@ -425,3 +425,60 @@ TEST_F(RunSpine, ABurnInInterruptedWithCtrlCKeepsWhatWasDone) {
   text << in.rdbuf();
   EXPECT_NE(text.str().find("GPUSPEC-BURNIN-TOO-LITTLE-WORK"), std::string::npos);
 }
+
+// ---- the idle precondition -----------------------------------------------------------------
+
+TEST_F(RunSpine, AGpuAnotherProgramUsesIsRefusedAndTheCheckSaysWhoUsedIt) {
+  const auto p = run("run -o report.json --max-time 0.2", "two-one-busy.json", "two-healthy.json");
+  EXPECT_EQ(p.exit_code, 3) << p.err;
+  EXPECT_NE(p.err.find("GPU 1 refused: in use by pid 4242 (name unknown, 20.0 GiB); not measured "
+                       "(--allow-busy measures it anyway)"),
+            std::string::npos)
+      << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_EQ(rep.run.devices, (std::vector<int>{0, 1})); // asked for, so never passed silently
+  ASSERT_EQ(rep.results.size(), 3U);
+  for (const auto& res : rep.results)
+    EXPECT_EQ(res.devices, std::vector<int>{0});
+  ASSERT_TRUE(rep.devices.at(1).activity);
+  ASSERT_EQ(rep.devices.at(1).activity->processes.size(), 1U);
+  EXPECT_EQ(rep.devices.at(1).activity->processes[0].pid, 4242);
+  EXPECT_EQ(rep.devices.at(1).activity->utilization_pct, 97);
+  ASSERT_TRUE(rep.devices.at(0).activity);
+  EXPECT_TRUE(rep.devices.at(0).activity->processes.empty());
+  const auto check = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' check report.json --format json > check.json");
+  EXPECT_EQ(check.exit_code, 3) << check.err;
+  std::ifstream in(m_dir / "check.json");
+  std::stringstream s;
+  s << in.rdbuf();
+  EXPECT_NE(s.str().find("GPUSPEC-GPU-BUSY"), std::string::npos);
+  EXPECT_NE(s.str().find("GPU 1 was refused: in use by pid 4242"), std::string::npos);
+}
+
+TEST_F(RunSpine, AllowBusyMeasuresTheBusyGpuAndTheCheckWarnsItWasShared) {
+  const auto p = run("run -o report.json --max-time 0.2 --allow-busy", "two-one-busy.json",
+                     "two-healthy.json");
+  EXPECT_EQ(p.err.find("refused"), std::string::npos) << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  ASSERT_EQ(rep.results.size(), 6U);
+  EXPECT_EQ(rep.results[3].devices, std::vector<int>{1});
+  const auto check = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' check report.json --format json > check.json");
+  std::ifstream in(m_dir / "check.json");
+  std::stringstream s;
+  s << in.rdbuf();
+  EXPECT_NE(s.str().find("GPUSPEC-GPU-SHARED"), std::string::npos);
+  EXPECT_EQ(s.str().find("GPUSPEC-GPU-BUSY"), std::string::npos);
+}
+
+TEST_F(RunSpine, EveryGpuBusyWritesTheInventoryReportAndExits3) {
+  const auto p =
+      run("run -o report.json --max-time 0.2 --devices 1", "two-one-busy.json", "two-healthy.json");
+  EXPECT_EQ(p.exit_code, 3) << p.err;
+  EXPECT_NE(p.err.find("every selected GPU is in use by another process"), std::string::npos)
+      << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_FALSE(rep.complete);
+  EXPECT_TRUE(rep.results.empty());
+}

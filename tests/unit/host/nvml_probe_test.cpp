@@ -2,7 +2,9 @@
 // (tests/fakes) and its configurations in tests/fixtures/nvml.
 
 #include "gpuspec/benches/device_probe.hpp"
+#include "gpuspec/benches/gpu_activity.hpp"
 #include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/reports/text_format.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -424,4 +426,54 @@ TEST(CounterDelta, FromTheFakeBeforeAndAfter) {
   const counter_set d = gb::counter_delta(devices[0].counters_before, after);
   EXPECT_EQ(d.at("ecc.volatile.uncorrected"), reading::of(0));
   EXPECT_EQ(d.at("nvlink.crc_flit"), reading::not_supported());
+}
+
+// ---- the idle precondition's facts (gpu_activity.hpp) ---------------------------------------
+
+TEST(GpuActivity, ListsEveryProcessWithItsNameAndMemoryAndTheUtilisation) {
+  const auto nvml = open_fake(write_config("activity", R"({"devices": [
+    {"name": "NVIDIA H200", "utilization": {"gpu": 88, "memory": 40},
+     "processes": [{"pid": 4242, "used_memory_mib": 2048},
+                   {"pid": 77, "used_memory_mib": 0, "kind": "graphics"},
+                   {"pid": 99999, "used_memory_mib": 1}]}]})"));
+  // A root with /proc/<pid>/comm for two of the three: the third is another PID namespace's.
+  const auto root = std::filesystem::path(::testing::TempDir()) / "gpuspec_activity_root";
+  std::filesystem::create_directories(root / "proc" / "4242");
+  std::filesystem::create_directories(root / "proc" / "77");
+  std::ofstream(root / "proc" / "4242" / "comm") << "python3\n";
+  std::ofstream(root / "proc" / "77" / "comm") << "Xorg\n";
+  const auto a = gb::read_gpu_activity(nvml, 0, root);
+  EXPECT_EQ(a.status, "ok");
+  EXPECT_EQ(a.utilization_pct, 88);
+  ASSERT_EQ(a.processes.size(), 3U);
+  EXPECT_EQ(a.processes[0].pid, 4242);
+  EXPECT_EQ(a.processes[0].name, "python3");
+  EXPECT_EQ(a.processes[0].used_memory_bytes, std::int64_t{2048} << 20);
+  EXPECT_EQ(a.processes[0].kind, "compute");
+  EXPECT_EQ(a.processes[1].pid, 99999);
+  EXPECT_EQ(a.processes[1].name, "");
+  EXPECT_EQ(a.processes[2].pid, 77);
+  EXPECT_EQ(a.processes[2].name, "Xorg");
+  EXPECT_EQ(a.processes[2].kind, "graphics");
+  EXPECT_EQ(gpuspec::reports::processes_text(a.processes),
+            "pid 4242 (python3, 2.0 GiB), pid 99999 (name unknown, 0.0 GiB), pid 77 (Xorg, 0.0 "
+            "GiB, graphics)");
+}
+
+TEST(GpuActivity, AnIdleGpuHasNoProcessAndAListThatCannotBeReadIsNeverCalledIdle) {
+  {
+    // The fake reads its configuration at the first nvmlInit_v2 only: one library at a time.
+    const auto idle = open_fake(write_config("idle", R"({"devices": [{"name": "NVIDIA H200"}]})"));
+    const auto a = gb::read_gpu_activity(idle, 0, "/nonexistent");
+    EXPECT_EQ(a.status, "ok");
+    EXPECT_TRUE(a.processes.empty());
+  }
+  const auto denied = open_fake(write_config("denied", R"({"devices": [{"name": "NVIDIA H200",
+    "errors": {"nvmlDeviceGetComputeRunningProcesses_v3": "NVML_ERROR_NO_PERMISSION"}}]})"));
+  const auto b = gb::read_gpu_activity(denied, 0, "/nonexistent");
+  EXPECT_EQ(b.status.rfind("the process list could not be read: "
+                           "nvmlDeviceGetComputeRunningProcesses_v3: ",
+                           0),
+            0U)
+      << b.status;
 }

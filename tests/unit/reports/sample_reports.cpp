@@ -258,6 +258,12 @@ report synthetic_report() {
 report burnin_report() {
   report r = interrupted_report();
   r.run.suite = "burnin";
+  // Measured with --allow-busy: another program held GPU 0 (the idle precondition's record).
+  gpu_activity busy;
+  busy.utilization_pct = 97;
+  busy.processes = {{4242, "python3", std::int64_t{20} << 30, "compute"},
+                    {4343, "", std::nullopt, "graphics"}};
+  r.devices.at(0).activity = busy;
   r.complete = true;
   r.incomplete_reason = "";
   r.results.clear();
@@ -499,8 +505,10 @@ report without_version_1_1_fields(report r) {
   r.run.devices.clear();
   r.run.concurrency.reset();
   r.host.topology.reset();
-  for (device_info& d : r.devices)
+  for (device_info& d : r.devices) {
     d.temperature_slowdown_c.reset();
+    d.activity.reset();
+  }
   for (result& x : r.results) {
     x.gpus_busy.reset();
     x.telemetry.window_start_s.reset();
