@@ -51,6 +51,7 @@ mkdir -p "$1" || exit 3
 out="$(cd "$1" && pwd)"
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 3
 stage="$(mktemp -d "${TMPDIR:-/tmp}/gpu-validate.XXXXXX")" || exit 3
+trap 'rm -rf "$stage"' EXIT # its files are in OUTDIR/evidence.tar.gz
 log="$out/validate.log"
 exec > >(tee -a "$log") 2>&1
 
@@ -170,8 +171,9 @@ find_nccl() {
   fi
 }
 
-# True when a run's output says the idle precondition refused every GPU.
-refused_busy() { grep -q 'in use by another process' "$stage/$1.log" 2>/dev/null; }
+# True when a run's output says the idle precondition refused a GPU (every GPU: "in use by
+# another process"; some of them: "GPU N refused: in use by ...", benches/spine/src/session.cpp).
+refused_busy() { grep -qE 'in use by another process|refused: in use by' "$stage/$1.log" 2>/dev/null; }
 
 echo "gpu-validate: $(date -u +%Y-%m-%dT%H:%M:%SZ), outputs in $out, staged in $stage"
 echo "host: $(uname -a)"
