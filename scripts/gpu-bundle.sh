@@ -18,15 +18,19 @@ bundle=.gpu-bundle
 build="build/gpu-bundle-$preset"
 
 cmake --preset "$preset" -B "$build" -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
-cmake --build "$build"
+# Only what gpu-validate.sh runs there: gpuspec and the tests/gpu binaries (Ninja's per-folder
+# target). Not gpuspec-mpi (one GPU: no MPI there), not the unit tests or the fake NVML (CI's).
+cmake --build "$build" --target gpuspec tests/gpu/all
 
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/tests" "$bundle/lib"
 cp "$build/cli/gpuspec" "$bundle/bin/"
-find "$build/tests/gpu" -maxdepth 1 -type f -perm -u+x -exec cp {} "$bundle/tests/" \;
+# The *_host_test binaries there need no GPU: CI runs them, so they do not travel.
+find "$build/tests/gpu" -maxdepth 1 -type f -perm -u+x ! -name '*_host_test' -exec cp {} "$bundle/tests/" \;
 
 # Libraries from this machine's Debian packages that a CUDA image does not ship. The CUDA
-# libraries (cuBLAS, NCCL) and the driver's are taken from the GPU machine itself.
+# libraries (cuBLAS) and the driver's are taken from the GPU machine itself; NCCL is opened at
+# run time, and gpu-validate.sh finds it there (GPUSPEC_NCCL_LIBRARY).
 for binary in "$bundle"/bin/* "$bundle"/tests/*; do
   ldd "$binary" | awk '/=> \//{print $3}' | grep -E 'libfmt|libsimdjson|libgtest|libCLI11' || true
 done | sort -u | while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
