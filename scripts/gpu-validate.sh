@@ -17,6 +17,8 @@
 #   summary.txt          each step's exit code and wall time (rewritten after every step)
 #   report.json          the quick suite's report
 #   burnin-report.json   the burn-in's report
+#   interconnect-report.json  transfers and all-reduce alone, only when the quick suite ran
+#                        out of time before them
 #   evidence.tar.gz      every other output (nvidia-smi -q, info, health, checks, PyTorch's
 #                        figures, side-by-side, GPU test logs), repacked after every step
 # (plus, while a run is in progress, its journal and temporary file). A call that is cut
@@ -29,8 +31,10 @@
 #   machine: nvidia-smi query 10 + nvidia-smi -q 10 + processes 5                    =  25
 #   binaries: gpuspec --version                                                        =   5
 #   gpuspec info 10 + info --json 10 + health --json 15                                =  35
-#   quick suite 150 (its refusal of a busy GPU is immediate; the rerun with
-#     --allow-busy then gets the same 150 less the seconds already spent)              = 150
+#   quick suite 150 (a refusal of a busy GPU takes a second or two: the rerun with
+#     --allow-busy then has its own 150, clamped to the budget)                        = 150
+#   only when the quick suite timed out before collective.all_reduce: transfers and
+#     all-reduce alone 35 + check 5 + evidence 5 + 5 (taken from the GPU tests below)   = (50)
 #   quick check --format nccl-tests 10 + evidence (transfers, collectives) 5 + 5       =  20
 #   nccl-tests' all_reduce_perf, only where installed (not on the lent H200s: KINDS.md
 #     lists no nccl-tests, so the script says so and spends nothing)                   =  20
@@ -38,9 +42,10 @@
 #   burn-in check 10 + evidence 5                                                      =  15
 #   PyTorch copy 20 + matmul 40 + side-by-side 5                                       =  65
 #   sum of the fixed steps                                                             = 485
-#   GPU tests: what is left of 540 (at least 55 s if every step above ran to its timeout; about
-#     150 s when they take their usual time), each binary under its own timeout (at most 90 s,
-#     never past the budget). Binaries that do not fit are CUT and listed as such: they are the
+#   GPU tests: what is left of 540 (at least 55 s if every step above ran to its timeout, 5 s
+#     if the interconnect rerun did too; far more when the steps take their usual time: info,
+#     health, checks and evidence a second or two each), each binary under its own timeout
+#     (at most 90 s, never past the budget). Binaries that do not fit are CUT and listed as such: they are the
 #     least valuable here (CI builds them, and a GPU run's report already verifies every
 #     kernel's output), so they go last.
 # Each timeout sends SIGTERM first (gpuspec run keeps what it measured and writes the report,
@@ -244,8 +249,23 @@ if refused_busy quick-suite; then
   run_step quick-suite-allow-busy 150 "$bin" run --suite quick --allow-busy -o "$out/report.json"
 fi
 
+# The transfers and collectives are the suite's last families: if the quick suite ran out of
+# time before the all-reduce, measure them alone (35 s, taken from the GPU tests' remainder).
+quick_rc=$(printf '%s\n' "${steps[@]}" | awk -F'|' '$1 ~ /^quick-suite/ {c = $2} END {print c}')
+if [ "$gpu_present" -eq 1 ] && { [ "$quick_rc" = 124 ] || [ "$quick_rc" = 137 ]; } &&
+  ! python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not any(x.get("bench_id") == "collective.all_reduce" for x in r.get("results", [])))' "$out/report.json" 2>/dev/null; then
+  notes+=("the quick suite ran out of time before collective.all_reduce: transfers and all-reduce measured alone in interconnect-report.json")
+  run_step interconnect 35 "$bin" run --suite quick "${busy_flag[@]}" --filter '^(transfer\.(h2d|d2h|bidir|p2p)|collective\.all_reduce)$' -o "$out/interconnect-report.json"
+fi
+
 # Issue 11's evidence: pinned H2D/D2H against the trained link, transfer.p2p on one GPU,
 # all-reduce busbw in nccl-tests' layout.
+if [ -f "$out/interconnect-report.json" ]; then
+  run_step interconnect-check-nccl-tests 5 "$bin" check --format nccl-tests -o "$stage/interconnect-nccl-tests-layout.txt" "$out/interconnect-report.json"
+  cat "$stage/interconnect-nccl-tests-layout.txt" 2>/dev/null
+  run_step evidence-interconnect-transfers 5 python3 scripts/gpu_evidence.py transfers "$out/interconnect-report.json"
+  run_step evidence-interconnect-collectives 5 python3 scripts/gpu_evidence.py collectives "$out/interconnect-report.json"
+fi
 if [ -f "$out/report.json" ]; then
   run_step quick-check-nccl-tests 10 "$bin" check --format nccl-tests -o "$stage/nccl-tests-layout.txt" "$out/report.json"
   cat "$stage/nccl-tests-layout.txt" 2>/dev/null
