@@ -60,7 +60,7 @@ trap 'rm -rf "$stage"' EXIT # its files are in OUTDIR/evidence.tar.gz
 log="$out/validate.log"
 exec > >(tee -a "$log") 2>&1
 
-BUDGET_S=540
+BUDGET_S=${GPU_VALIDATE_BUDGET_S:-540} # another budget only for the script's own tests
 KILL_GRACE_S=10
 started=$(date +%s.%N)
 steps=()    # "name|exit code|wall seconds|note", one per step, for the summary
@@ -243,7 +243,7 @@ echo "gpuspec health took $(awk -v a="$health_t0" -v b="$health_t1" 'BEGIN { pri
 busy_flag=()
 run_step quick-suite 150 "$bin" run --suite quick -o "$out/report.json"
 if refused_busy quick-suite; then
-  notes+=("THE GPU WAS BUSY: other processes used it (see processes-before); the quick suite and burn-in ran with --allow-busy, so every figure is a shared GPU's")
+  notes+=("THE GPU WAS BUSY: other processes used it (see processes-before); the runs after the refusal used --allow-busy, so every figure is a shared GPU's")
   echo; echo "!!!!! THE GPU IS IN USE BY ANOTHER PROCESS: measuring anyway with --allow-busy, for the evidence only !!!!!"
   busy_flag=(--allow-busy)
   run_step quick-suite-allow-busy 150 "$bin" run --suite quick --allow-busy -o "$out/report.json"
@@ -254,7 +254,7 @@ fi
 quick_rc=$(printf '%s\n' "${steps[@]}" | awk -F'|' '$1 ~ /^quick-suite/ {c = $2} END {print c}')
 if [ "$gpu_present" -eq 1 ] && { [ "$quick_rc" = 124 ] || [ "$quick_rc" = 137 ]; } &&
   ! python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not any(x.get("bench_id") == "collective.all_reduce" for x in r.get("results", [])))' "$out/report.json" 2>/dev/null; then
-  notes+=("the quick suite ran out of time before collective.all_reduce: transfers and all-reduce measured alone in interconnect-report.json")
+  notes+=("the quick suite ran out of time before collective.all_reduce: transfers and all-reduce measured alone (the interconnect step, interconnect-report.json)")
   run_step interconnect 35 "$bin" run --suite quick "${busy_flag[@]}" --filter '^(transfer\.(h2d|d2h|bidir|p2p)|collective\.all_reduce)$' -o "$out/interconnect-report.json"
 fi
 
@@ -341,8 +341,10 @@ if [ ${#tests_cut[@]} -gt 0 ]; then
 fi
 
 # --- summary -------------------------------------------------------------------------------
-quick_code=$(printf '%s\n' "${steps[@]}" | awk -F'|' '$1 ~ /^quick-suite/ {c = $2} END {print c == "" ? 3 : c}')
-burnin_code=$(printf '%s\n' "${steps[@]}" | awk -F'|' '$1 == "burnin-check" {c = $2} END {print c == "" ? 3 : c}')
+# The last numeric exit code of the steps named so (a cut or missing step counts as 3: unknown).
+last_code() { printf '%s\n' "${steps[@]}" | awk -F'|' -v re="$1" '$1 ~ re && $2 ~ /^[0-9]+$/ {c = $2} END {print c == "" ? 3 : c}'; }
+quick_code=$(last_code '^quick-suite')
+burnin_code=$(last_code '^burnin-check$')
 notes+=("gpu tests: $tests_passed passed, $tests_skipped skipped, $tests_failed binaries failing, ${#tests_cut[@]} cut")
 notes+=("quick suite exit code $quick_code, burn-in check exit code $burnin_code (0 pass, 1 warn, 2 fail, 3 unknown); side-by-side $side_code (0 agree, 1 differ, 3 missing)")
 [ "$gpu_present" -eq 1 ] || notes+=("NO GPU on this machine: the GPU steps above report so (exit 3, skipped tests); nothing was measured")
