@@ -40,14 +40,14 @@
 #     lists no nccl-tests, so the script says so and spends nothing)                   =  20
 #   burn-in --duration 2m 150 (120 s of load + setup, memory.test, one phase's end)    = 150
 #   burn-in check 10 + evidence 5                                                      =  15
-#   PyTorch copy 20 + matmul 40 + side-by-side 5                                       =  65
-#   sum of the fixed steps                                                             = 485
-#   GPU tests: what is left of 540 (at least 55 s if every step above ran to its timeout, 5 s
-#     if the interconnect rerun did too; far more when the steps take their usual time: info,
-#     health, checks and evidence a second or two each), each binary under its own timeout
-#     (at most 90 s, never past the budget). Binaries that do not fit are CUT and listed as such: they are the
-#     least valuable here (CI builds them, and a GPU run's report already verifies every
-#     kernel's output), so they go last.
+#   PyTorch copy 30 (its import and CUDA start take most of it) + matmul 40 + side 5  =  75
+#   sum of the fixed steps                                                             = 495
+#   GPU tests: what is left of 540: at least 45 s if every step above ran to its timeout (if
+#     the interconnect rerun did too, 545: the last PyTorch step is clamped by 5 s and no test
+#     runs); far more when the steps take their usual time (info, health, checks and evidence
+#     a second or two each). Each binary under its own timeout (at most 90 s, never past the
+#     budget); those that do not fit are CUT and listed as such. They go last, as the least
+#     valuable here: CI builds them, and a run's report already verifies every kernel's output.
 # Each timeout sends SIGTERM first (gpuspec run keeps what it measured and writes the report,
 # its workers are in timeout's process group and stop too), then SIGKILL after KILL_GRACE_S.
 set -uo pipefail
@@ -298,7 +298,7 @@ else
 fi
 
 # --- PyTorch beside gpuspec ---------------------------------------------------------------
-run_step torch-copy 20 python3 scripts/torch_copy_bandwidth.py --out "$stage/torch-copy.json"
+run_step torch-copy 30 python3 scripts/torch_copy_bandwidth.py --out "$stage/torch-copy.json"
 if [ -f "$out/report.json" ]; then
   run_step torch-matmul 40 python3 scripts/torch_matmul.py --report "$out/report.json" --out "$stage/torch-matmul.json"
 fi
