@@ -29,7 +29,8 @@
 # order of the evidence's value (each has its own `timeout`; every one is also clamped to what
 # is left of the 540 s, and cut when under 5 s are left):
 #   machine: nvidia-smi query 10 + nvidia-smi -q 10 + processes 5                    =  25
-#   binaries: gpuspec --version                                                        =   5
+#   binaries: gpuspec --version 5 (a library the loader lacks: 15 s of search each; none
+#     expected, cuBLAS is in /usr/local/cuda there; NCCL's search: 10 + 15, once)      =   5
 #   gpuspec info 10 + info --json 10 + health --json 15                                =  35
 #   quick suite 150 (a refusal of a busy GPU takes a second or two: the rerun with
 #     --allow-busy then has its own 150, clamped to the budget)                        = 150
@@ -49,7 +50,8 @@
 #     budget); those that do not fit are CUT and listed as such. They go last, as the least
 #     valuable here: CI builds them, and a run's report already verifies every kernel's output.
 # Each timeout sends SIGTERM first (gpuspec run keeps what it measured and writes the report,
-# its workers are in timeout's process group and stop too), then SIGKILL after KILL_GRACE_S.
+# its workers are in timeout's process group and stop too, and die with it: PR_SET_PDEATHSIG),
+# then SIGKILL after KILL_GRACE_S.
 set -uo pipefail
 if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 3; fi
 mkdir -p "$1" || exit 3
@@ -137,15 +139,17 @@ export LD_LIBRARY_PATH="$PWD/.gpu-bundle/lib:/usr/local/cuda/lib64:/usr/local/cu
 
 # Libraries the binary needs that the loader cannot find yet (cuBLAS may live in the Python
 # environment's nvidia-* wheels on such machines): look for each and add its folder.
-add_missing_libraries() {
-  local binary="$1" lib dir
-  for lib in $(ldd "$binary" 2>/dev/null | awk '/not found/{print $1}'); do
-    dir=$(find /usr/local/cuda* /usr/lib /opt /usr/local/lib -name "$lib" -printf '%h\n' -quit 2>/dev/null)
+# One search per library, each under its own timeout (none expected with the bundle: cuBLAS is in
+# /usr/local/cuda on a CUDA image).
+add_missing_libraries() { # BINARY...
+  local lib dir
+  for lib in $(for b in "$@"; do ldd "$b" 2>/dev/null | awk '/not found/{print $1}'; done | sort -u); do
+    dir=$(timeout 15 find /usr/local/cuda* /usr/lib /opt /usr/local/lib -name "$lib" -printf '%h\n' -quit 2>/dev/null)
     if [ -n "$dir" ]; then
       echo "found $lib in $dir"
       export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
     else
-      echo "MISSING: $lib (needed by $binary)"
+      echo "MISSING: $lib"
     fi
   done
 }
@@ -201,7 +205,7 @@ if [ -x .gpu-bundle/bin/gpuspec ]; then
   bin=.gpu-bundle/bin/gpuspec
   tests_dir=.gpu-bundle/tests
   echo "using the carried bundle (commit $(cat .gpu-bundle/COMMIT 2>/dev/null), preset $(cat .gpu-bundle/PRESET 2>/dev/null))"
-  for b in "$bin" "$tests_dir"/*; do add_missing_libraries "$b"; done
+  add_missing_libraries "$bin" "$tests_dir"/*
 elif [ -n "${GPU_VALIDATE_BUILD:-}" ] && [ -x "$GPU_VALIDATE_BUILD/cli/gpuspec" ]; then
   bin="$GPU_VALIDATE_BUILD/cli/gpuspec"
   tests_dir="$GPU_VALIDATE_BUILD/tests/gpu"
