@@ -29,8 +29,8 @@
 # order of the evidence's value (each has its own `timeout`; every one is also clamped to what
 # is left of the 540 s, and cut when under 5 s are left):
 #   machine: nvidia-smi query 10 + nvidia-smi -q 10 + processes 5                    =  25
-#   binaries: gpuspec --version 5 (a library the loader lacks: 15 s of search each; none
-#     expected, cuBLAS is in /usr/local/cuda there; NCCL's search: 10 + 15, once)      =   5
+#   binaries: gpuspec --version 5 + NCCL's search at most 10 + 15 (a library the loader
+#     lacks adds 15 s of search each; none expected, cuBLAS is in /usr/local/cuda there) =  30
 #   gpuspec info 10 + info --json 10 + health --json 15                                =  35
 #   quick suite 150 (a refusal of a busy GPU takes a second or two: the rerun with
 #     --allow-busy then has its own 150, clamped to the budget)                        = 150
@@ -42,9 +42,9 @@
 #   burn-in --duration 2m 150 (120 s of load + setup, memory.test, one phase's end)    = 150
 #   burn-in check 10 + evidence 5                                                      =  15
 #   PyTorch copy 30 (its import and CUDA start take most of it) + matmul 40 + side 5  =  75
-#   sum of the fixed steps                                                             = 495
-#   GPU tests: what is left of 540: at least 45 s if every step above ran to its timeout (if
-#     the interconnect rerun did too, 545: the last PyTorch step is clamped by 5 s and no test
+#   sum of the fixed steps                                                             = 520
+#   GPU tests: what is left of 540: at least 20 s if every step above ran to its timeout (if
+#     the interconnect rerun did too, 570: the PyTorch steps are shortened or cut and no test
 #     runs); far more when the steps take their usual time (info, health, checks and evidence
 #     a second or two each). Each binary under its own timeout (at most 90 s, never past the
 #     budget); those that do not fit are CUT and listed as such. They go last, as the least
