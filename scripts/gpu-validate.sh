@@ -215,6 +215,10 @@ if [ -n "$bin" ] && ! run_step version 5 "$bin" --version; then
   echo "the binary $bin does not start here; building on this machine instead"
   bin=""
 fi
+if [ -z "$bin" ] && [ "$gpu_present" -eq 0 ]; then
+  remark build "no binary (no .gpu-bundle/, no GPU_VALIDATE_BUILD) and no GPU: nothing to build for"
+  exit 3
+fi
 if [ -z "$bin" ]; then
   # The GPU's own architecture, as a number: "native" would hide 90 from kernels/CMakeLists.txt,
   # which then leaves out the sm_90a (wgmma) kernels.
