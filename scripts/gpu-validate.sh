@@ -29,8 +29,9 @@
 # order of the evidence's value (each has its own `timeout`; every one is also clamped to what
 # is left of the 540 s, and cut when under 5 s are left):
 #   machine: nvidia-smi query 10 + nvidia-smi -q 10 + processes 5                    =  25
-#   binaries: gpuspec --version 5 + NCCL's search at most 10 + 15 (a library the loader
-#     lacks adds 15 s of search each; none expected, cuBLAS is in /usr/local/cuda there) =  30
+#   binaries: unpacking the bundle 20 + gpuspec --version 5 + NCCL's search at most 10 + 15
+#     (a library the loader lacks adds 15 s of search each; none expected, cuBLAS is in
+#     /usr/local/cuda there)                                                           =  50
 #   gpuspec info 10 + info --json 10 + health --json 15                                =  35
 #   quick suite 150 (a refusal of a busy GPU takes a second or two: the rerun with
 #     --allow-busy then has its own 150, clamped to the budget)                        = 150
@@ -42,10 +43,9 @@
 #   burn-in --duration 2m 150 (120 s of load + setup, memory.test, one phase's end)    = 150
 #   burn-in check 10 + evidence 5                                                      =  15
 #   PyTorch copy 30 (its import and CUDA start take most of it) + matmul 40 + side 5  =  75
-#   sum of the fixed steps                                                             = 520
-#   GPU tests: what is left of 540: at least 20 s if every step above ran to its timeout (if
-#     the interconnect rerun did too, 570: the PyTorch steps are shortened or cut and no test
-#     runs); far more when the steps take their usual time (info, health, checks and evidence
+#   sum of the fixed steps                                                             = 540
+#   GPU tests: what is left of 540: none if every step above ran to its timeout (if the
+#     interconnect rerun did too, 590: the PyTorch steps are shortened or cut); far more when the steps take their usual time (info, health, checks and evidence
 #     a second or two each). Each binary under its own timeout (at most 90 s, never past the
 #     budget); those that do not fit are CUT and listed as such. They go last, as the least
 #     valuable here: CI builds them, and a run's report already verifies every kernel's output.
@@ -58,7 +58,8 @@ mkdir -p "$1" || exit 3
 out="$(cd "$1" && pwd)"
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 3
 stage="$(mktemp -d "${TMPDIR:-/tmp}/gpu-validate.XXXXXX")" || exit 3
-trap 'rm -rf "$stage"' EXIT # its files are in OUTDIR/evidence.tar.gz
+unpacked=""                # where the packed bundle is unpacked, when it is
+trap 'rm -rf "$stage" ${unpacked:+"$unpacked"}' EXIT # the stage's files are in OUTDIR/evidence.tar.gz
 log="$out/validate.log"
 exec > >(tee -a "$log") 2>&1
 
@@ -74,11 +75,11 @@ budget_left() { awk -v a="$started" -v b="$(date +%s.%N)" -v n="$BUDGET_S" 'BEGI
 # What comes back from a lent machine is OUTDIR's files: keep the evidence packed there.
 pack() {
   {
-    printf '%-28s %-6s %8s  %s\n' step exit wall_s note
+    printf '%-34s %-6s %8s  %s\n' step exit wall_s note
     local row name rc wall note
     for row in "${steps[@]}"; do
       IFS='|' read -r name rc wall note <<< "$row"
-      printf '%-28s %-6s %8s  %s\n' "$name" "$rc" "$wall" "$note"
+      printf '%-34s %-6s %8s  %s\n' "$name" "$rc" "$wall" "$note"
     done
     for note in "${notes[@]}"; do echo "NOTE: $note"; done
   } > "$out/summary.txt"
@@ -201,9 +202,20 @@ fi
 # --- the binaries -------------------------------------------------------------------------
 bin=""
 tests_dir=""
-if [ -x .gpu-bundle/bin/gpuspec ]; then
+if [ -f .gpu-bundle/bundle.tar.gz ]; then
+  # Packed to fit the device tool's 64 MiB (gpu-bundle.sh): unpacked outside OUTDIR.
+  unpacked="$(mktemp -d "${TMPDIR:-/tmp}/gpuspec-bundle.XXXXXX")"
+  run_step unpack-bundle 20 tar -xzf .gpu-bundle/bundle.tar.gz -C "$unpacked"
+fi
+if [ -n "$unpacked" ] && [ -x "$unpacked/bin/gpuspec" ]; then
+  bin="$unpacked/bin/gpuspec"
+  tests_dir="$unpacked/tests"
+  export LD_LIBRARY_PATH="$unpacked/lib:$LD_LIBRARY_PATH"
+elif [ -x .gpu-bundle/bin/gpuspec ]; then # a bundle made before it was packed
   bin=.gpu-bundle/bin/gpuspec
   tests_dir=.gpu-bundle/tests
+fi
+if [ -n "$bin" ]; then
   echo "using the carried bundle (commit $(cat .gpu-bundle/COMMIT 2>/dev/null), preset $(cat .gpu-bundle/PRESET 2>/dev/null))"
   add_missing_libraries "$bin" "$tests_dir"/*
 elif [ -n "${GPU_VALIDATE_BUILD:-}" ] && [ -x "$GPU_VALIDATE_BUILD/cli/gpuspec" ]; then
