@@ -7,9 +7,9 @@
 #
 #   scripts/gpu-validate.sh OUTDIR
 #
-# Binaries: .gpu-bundle/ (made by scripts/gpu-bundle.sh and carried there) when present; else
-# the build folder named by GPU_VALIDATE_BUILD (e.g. build/host-only, to try the script on a
-# machine without a GPU); else a build on that machine with the default preset (needs our
+# Binaries: the build folder named by GPU_VALIDATE_BUILD (e.g. build/host-only, to try the
+# script on a machine without a GPU) when set; else .gpu-bundle/ (made by scripts/gpu-bundle.sh
+# and carried there); else a build on that machine with the default preset (needs our
 # dependencies, and eats the budget: the steps after it are shortened or cut).
 #
 # What comes back: a lent machine returns at most 8 files from OUTDIR, so OUTDIR holds only
@@ -202,26 +202,25 @@ fi
 # --- the binaries -------------------------------------------------------------------------
 bin=""
 tests_dir=""
-if [ -f .gpu-bundle/bundle.tar.gz ]; then
-  # Packed to fit the device tool's 64 MiB (gpu-bundle.sh): unpacked outside OUTDIR.
-  unpacked="$(mktemp -d "${TMPDIR:-/tmp}/gpuspec-bundle.XXXXXX")"
-  run_step unpack-bundle 20 tar -xzf .gpu-bundle/bundle.tar.gz -C "$unpacked"
-fi
-if [ -n "$unpacked" ] && [ -x "$unpacked/bin/gpuspec" ]; then
-  bin="$unpacked/bin/gpuspec"
-  tests_dir="$unpacked/tests"
-  export LD_LIBRARY_PATH="$unpacked/lib:$LD_LIBRARY_PATH"
-elif [ -x .gpu-bundle/bin/gpuspec ]; then # a bundle made before it was packed
-  bin=.gpu-bundle/bin/gpuspec
-  tests_dir=.gpu-bundle/tests
-fi
-if [ -n "$bin" ]; then
-  echo "using the carried bundle (commit $(cat .gpu-bundle/COMMIT 2>/dev/null), preset $(cat .gpu-bundle/PRESET 2>/dev/null))"
-  add_missing_libraries "$bin" "$tests_dir"/*
-elif [ -n "${GPU_VALIDATE_BUILD:-}" ] && [ -x "$GPU_VALIDATE_BUILD/cli/gpuspec" ]; then
+bundle=""
+if [ -n "${GPU_VALIDATE_BUILD:-}" ] && [ -x "$GPU_VALIDATE_BUILD/cli/gpuspec" ]; then
+  # Named by whoever runs the script: it wins over a bundle lying in the checkout.
   bin="$GPU_VALIDATE_BUILD/cli/gpuspec"
   tests_dir="$GPU_VALIDATE_BUILD/tests/gpu"
   echo "using the build in $GPU_VALIDATE_BUILD"
+elif [ -f .gpu-bundle/bundle.tar.gz ]; then
+  # Packed to fit the device tool's 64 MiB (gpu-bundle.sh): unpacked outside OUTDIR.
+  unpacked="$(mktemp -d "${TMPDIR:-/tmp}/gpuspec-bundle.XXXXXX")"
+  run_step unpack-bundle 20 tar -xzf .gpu-bundle/bundle.tar.gz -C "$unpacked" && bundle="$unpacked"
+  export LD_LIBRARY_PATH="$unpacked/lib:$LD_LIBRARY_PATH"
+elif [ -x .gpu-bundle/bin/gpuspec ]; then # a bundle made before it was packed
+  bundle=.gpu-bundle
+fi
+if [ -n "$bundle" ] && [ -x "$bundle/bin/gpuspec" ]; then
+  bin="$bundle/bin/gpuspec"
+  tests_dir="$bundle/tests"
+  echo "using the carried bundle (commit $(cat .gpu-bundle/COMMIT 2>/dev/null), preset $(cat .gpu-bundle/PRESET 2>/dev/null))"
+  add_missing_libraries "$bin" "$tests_dir"/*
 fi
 if [ -n "$bin" ] && ! run_step version 5 "$bin" --version; then
   echo "the binary $bin does not start here; building on this machine instead"
