@@ -58,10 +58,18 @@ mkdir -p "$1" || exit 3
 out="$(cd "$1" && pwd)"
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 3
 stage="$(mktemp -d "${TMPDIR:-/tmp}/gpu-validate.XXXXXX")" || exit 3
-unpacked=""                # where the packed bundle is unpacked, when it is
-trap 'rm -rf "$stage" ${unpacked:+"$unpacked"}' EXIT # the stage's files are in OUTDIR/evidence.tar.gz
+unpacked="" # where the packed bundle is unpacked, when it is
 log="$out/validate.log"
 exec > >(tee -a "$log") 2>&1
+tee_pid=$!
+# At the end: the stage's files are in OUTDIR/evidence.tar.gz by then; and the log's last lines
+# are written before the script returns (the lent machine collects OUTDIR right after).
+finish() {
+  rm -rf "$stage" ${unpacked:+"$unpacked"}
+  exec 1>&- 2>&-
+  wait "$tee_pid" 2>/dev/null
+}
+trap finish EXIT
 
 BUDGET_S=${GPU_VALIDATE_BUDGET_S:-540} # another budget only for the script's own tests
 KILL_GRACE_S=10
