@@ -18,15 +18,19 @@ bundle=.gpu-bundle
 build="build/gpu-bundle-$preset"
 
 cmake --preset "$preset" -B "$build" -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
-cmake --build "$build"
+# Only what gpu-validate.sh runs there: gpuspec and the tests/gpu binaries (Ninja's per-folder
+# target). Not gpuspec-mpi (one GPU: no MPI there), not the unit tests or the fake NVML (CI's).
+cmake --build "$build" --target gpuspec tests/gpu/all
 
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/tests" "$bundle/lib"
 cp "$build/cli/gpuspec" "$bundle/bin/"
-find "$build/tests/gpu" -maxdepth 1 -type f -perm -u+x -exec cp {} "$bundle/tests/" \;
+# The *_host_test binaries there need no GPU: CI runs them, so they do not travel.
+find "$build/tests/gpu" -maxdepth 1 -type f -perm -u+x ! -name '*_host_test' -exec cp {} "$bundle/tests/" \;
 
 # Libraries from this machine's Debian packages that a CUDA image does not ship. The CUDA
-# libraries (cuBLAS, NCCL) and the driver's are taken from the GPU machine itself.
+# libraries (cuBLAS) and the driver's are taken from the GPU machine itself; NCCL is opened at
+# run time, and gpu-validate.sh finds it there (GPUSPEC_NCCL_LIBRARY).
 for binary in "$bundle"/bin/* "$bundle"/tests/*; do
   ldd "$binary" | awk '/=> \//{print $3}' | grep -E 'libfmt|libsimdjson|libgtest|libCLI11' || true
 done | sort -u | while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
@@ -34,7 +38,15 @@ done | sort -u | while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
 # Symbols only: the device code (fatbin sections) stays.
 strip --strip-unneeded "$bundle"/bin/* "$bundle"/tests/*
 
+# Packed: the twelve binaries share most of their bytes (the same libraries and kernels), and
+# loose they came to 56 MB on 2026-12-01, which with the 11 MB working tree is over the device
+# tool's 64 MiB; gzip brings them to about 20 MB (gzip, not xz: any image has it).
+# gpu-validate.sh unpacks bundle.tar.gz there into a folder of its own.
+tar -czf "$bundle/bundle.tar.gz" -C "$bundle" bin tests lib
+rm -rf "${bundle:?}/bin" "${bundle:?}/tests" "${bundle:?}/lib"
+
 git rev-parse HEAD > "$bundle/COMMIT" 2>/dev/null || echo unknown > "$bundle/COMMIT"
 echo "$preset, CUDA architectures $archs" > "$bundle/PRESET"
 du -sh "$bundle"
-ls -R "$bundle"
+ls -l "$bundle"
+tar -tzvf "$bundle/bundle.tar.gz"
