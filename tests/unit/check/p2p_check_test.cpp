@@ -16,6 +16,7 @@
 #include "gpuspec/benches/p2p_plan.hpp"
 #include "gpuspec/reports/check.hpp"
 #include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/spine/inventory.hpp"
 
@@ -272,6 +273,20 @@ TEST(PeerPaths, AOneGpuNodeHasNoPairToFlag) {
   const auto o = judge(r);
   EXPECT_EQ(find_code(gpu(o, 0), "GPUSPEC-P2P-NOT-NVLINK"), nullptr);
   EXPECT_EQ(find_code(gpu(o, 0), "GPUSPEC-P2P-UNAVAILABLE"), nullptr);
+}
+
+TEST(PeerPaths, GpuspecHealthSaysItFromTheInventoryAlone) {
+  // `gpuspec health` judges the inventory, no results: the topology is enough.
+  for (const bool down : {false, true}) {
+    health_input in;
+    in.inventory = down ? hgx_nvlink_down() : hgx();
+    in.kernel_log.state = kernel_log_state::read;
+    in.kernel_log.source = "test";
+    const auto h = judge_health(in, shipped_specs(), shipped_rules().settings);
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(find_code(gpu(h.check, i), "GPUSPEC-P2P-NOT-NVLINK") != nullptr, down && i == 3)
+          << down << " " << i;
+  }
 }
 
 TEST(PeerTransfers, LargeCopyEngineCopiesAreJudgedAgainstThePath) {
