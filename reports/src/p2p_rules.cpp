@@ -53,8 +53,8 @@ std::string path_kind(const gpu_pair& p) {
 
 bool p2p_ok(const gpu_pair& p) { return p.p2p_read == "ok" && p.p2p_write == "ok"; }
 
-/// For each sibling, the peers among the siblings over which `faulty` holds; and which of
-/// `device`'s faulty peers it carries the blame for (it has at least as many faulty pairs).
+/// The pairs from `device` to its siblings that are `faulty` and whose blame `device` carries:
+/// those where it has at least as many faulty pairs among the siblings as the peer has.
 template <typename Faulty>
 std::vector<const gpu_pair*> blamed_pairs(const topology_info& t, int device,
                                           const std::vector<int>& siblings, Faulty faulty) {
