@@ -257,21 +257,17 @@ void rule_counter_contradictions(const gpu_facts& g, std::vector<diagnosis>& out
   }
 }
 
-constexpr std::array<device_rule, 14> device_rules = {
-    rule_lost,
-    rule_shared,
-    rule_pcie_link,
-    rule_pcie_replays,
-    rule_power_limit,
-    rule_persistence,
-    rule_temperature,
-    rule_ecc_mode,
-    rule_ecc_uncorrected,
-    rule_ecc_storm,
-    rule_row_remap,
-    rule_nvlink_down,
-    rule_nvlink_errors,
-    rule_counter_contradictions,
+void rule_peer_paths(const gpu_facts& g, std::vector<diagnosis>& out) {
+  for (auto& d : diagnose_peer_paths(g))
+    out.push_back(std::move(d));
+}
+
+constexpr std::array<device_rule, 15> device_rules = {
+    rule_lost,          rule_shared,      rule_pcie_link,
+    rule_pcie_replays,  rule_power_limit, rule_persistence,
+    rule_temperature,   rule_ecc_mode,    rule_ecc_uncorrected,
+    rule_ecc_storm,     rule_row_remap,   rule_nvlink_down,
+    rule_nvlink_errors, rule_peer_paths,  rule_counter_contradictions,
 };
 
 } // namespace

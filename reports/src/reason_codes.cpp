@@ -150,6 +150,18 @@ constexpr std::array codes = {
     reason_code{"GPUSPEC-NVLINK-ERRORS", remediation::reseat_or_service,
                 "NVLink CRC, replay or recovery errors during the run",
                 "reset and rerun; service the baseboard or bridge if errors keep counting"},
+    reason_code{"GPUSPEC-P2P-NOT-NVLINK", remediation::reboot,
+                "a pair of GPUs of an NVSwitch node goes over PCIe, not NVLink: peer copies and "
+                "collectives between them run at a fraction of the fabric's rate",
+                "nvidia-smi topo -m and nvidia-smi nvlink -s on the GPUs named; restart the "
+                "fabric manager or reboot; if the links stay down, service the NVSwitch tray or "
+                "the baseboard"},
+    reason_code{"GPUSPEC-P2P-UNAVAILABLE", remediation::none,
+                "no peer-to-peer access between two GPUs whose siblings on the same kind of path "
+                "have it: their copies are staged through host memory",
+                "nvidia-smi topo -p2p rw; on PCIe switches disable ACS and set the IOMMU to "
+                "passthrough (iommu=pt); where NVML says \"disabled by regkey\", remove the "
+                "driver registry key that disables it; reboot after the change"},
     reason_code{"GPUSPEC-NCCL-TRANSPORT-FALLBACK", remediation::none,
                 "NCCL moved data through host memory or the network between GPUs whose NVLink "
                 "is up: a slower transport than the topology offers",

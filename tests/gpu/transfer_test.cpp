@@ -90,7 +90,8 @@ void expect_measured_transfer(const r::result& res) {
 } // namespace
 
 TEST_F(transfer_test, quick_runs_pinned_copy_engine_at_256_mib) {
-  auto o = gpuspec::testing::short_run_options(inv, "quick", "^transfer\\.", 3, 10, 2.0);
+  auto o =
+      gpuspec::testing::short_run_options(inv, "quick", "^transfer\\.(h2d|d2h|bidir)$", 3, 10, 2.0);
   gpuspec::testing::run_quietly(o, inv);
   const r::report& report = inv.report;
   EXPECT_TRUE(report.complete) << report.incomplete_reason;
@@ -105,7 +106,8 @@ TEST_F(transfer_test, quick_runs_pinned_copy_engine_at_256_mib) {
 }
 
 TEST_F(transfer_test, every_standard_case_is_verified_and_plausible_or_skipped_with_a_reason) {
-  auto o = gpuspec::testing::short_run_options(inv, "standard", "^transfer\\.", 3, 5, 1.0);
+  auto o = gpuspec::testing::short_run_options(inv, "standard", "^transfer\\.(h2d|d2h|bidir)$", 3,
+                                               5, 1.0);
   gpuspec::testing::run_quietly(o, inv);
   const r::report& report = inv.report;
   EXPECT_TRUE(report.complete) << report.incomplete_reason;

@@ -73,6 +73,12 @@ struct gpu_facts {
                                                      const device_info* device,
                                                      const expectation_settings& settings);
 
+/// Peer paths between GPUs of the same model, from the report's host.topology (p2p_rules.cpp):
+/// GPUSPEC-P2P-NOT-NVLINK (fail) for pairs over PCIe on an NVSwitch node of a model with NVLink,
+/// GPUSPEC-P2P-UNAVAILABLE (warn) for pairs without P2P where pairs over the same kind of path
+/// have it; each given to the GPU of the pair with more such pairs (both when as many).
+[[nodiscard]] std::vector<diagnosis> diagnose_peer_paths(const gpu_facts& gpu);
+
 /// NCCL collectives (collective.*, docs/collectives.md), read from the observations the
 /// benchmark writes: why one is reported and not judged ("" when it is judged): one rank, where
 /// nothing crosses a bus and nccl-tests' factor makes the busbw of four of them 0.

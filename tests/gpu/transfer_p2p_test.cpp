@@ -1,0 +1,91 @@
+// Device test of transfer.p2p through the session, as `gpuspec run` runs it
+// (runner_support.hpp). With CUDA device 0's GPU alone every case is skipped "one GPU: no pair";
+// with two GPUs their pairs' cases are measured and every byte of each destination verified
+// (or not_supported, with NVML's P2P verdicts, where the two have no peer access), and every
+// other pair is skipped naming the GPU that is not selected. Skipped without a GPU; the two-GPU
+// test is skipped on a node with one.
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gpu_test_support.hpp"
+#include "gpuspec/reports/report_json.hpp"
+#include "runner_support.hpp"
+
+namespace r = gpuspec::reports;
+
+namespace {
+
+struct transfer_p2p_test : gpuspec::testing::gpu_test {
+  void SetUp() override {
+    gpu_test::SetUp();
+    if (IsSkipped() || HasFatalFailure())
+      return;
+    gpuspec::testing::take_runner_inventory(inv);
+  }
+  gpuspec::testing::runner_inventory inv;
+};
+
+bool starts_with(const std::string& text, const std::string& head) {
+  return text.rfind(head, 0) == 0;
+}
+
+TEST_F(transfer_p2p_test, one_gpu_skips_every_case_with_no_pair) {
+  auto o = gpuspec::testing::short_run_options(inv, "quick", "^transfer\\.p2p$", 3, 5, 1.0);
+  gpuspec::testing::run_quietly(o, inv);
+  ASSERT_FALSE(HasFatalFailure());
+  // quick: one case per ordered pair of the 8 NVML indices the static pair axis holds.
+  ASSERT_EQ(inv.report.results.size(), 56u);
+  for (const auto& res : inv.report.results) {
+    SCOPED_TRACE(r::parameters_of(res).dump());
+    EXPECT_EQ(res.bench_id, "transfer.p2p");
+    EXPECT_EQ(res.status, r::result_status::skipped);
+    EXPECT_EQ(res.reason, "one GPU: no pair");
+  }
+}
+
+TEST_F(transfer_p2p_test, two_gpus_verify_every_byte_of_their_pairs) {
+  // The first two GPUs of the inventory the run will take.
+  const auto found = gpuspec::spine::take_inventory("/", gpuspec::benches::enrich_with_cuda);
+  std::vector<int> two;
+  for (const auto& d : found.devices)
+    if (d.cuda_index && two.size() < 2)
+      two.push_back(d.index);
+  if (two.size() < 2)
+    GTEST_SKIP() << "one GPU: no pair";
+  auto o = gpuspec::testing::short_run_options(inv, "quick", "^transfer\\.p2p$", 3, 5, 1.0);
+  o.devices = two;
+  gpuspec::testing::run_quietly(o, inv);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string forward = std::to_string(two[0]) + "->" + std::to_string(two[1]);
+  const std::string back = std::to_string(two[1]) + "->" + std::to_string(two[0]);
+  int measured = 0;
+  for (const auto& res : inv.report.results) {
+    const std::string pair = res.axes.at("pair").get<std::string>();
+    SCOPED_TRACE(r::parameters_of(res).dump());
+    if (pair != forward && pair != back) {
+      EXPECT_EQ(res.status, r::result_status::skipped);
+      EXPECT_TRUE(res.reason.find("is not among the selected GPUs") != std::string::npos)
+          << res.reason;
+      continue;
+    }
+    if (res.status == r::result_status::not_supported) {
+      EXPECT_TRUE(starts_with(res.reason, "no peer access between GPU")) << res.reason;
+      continue;
+    }
+    ++measured;
+    EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
+    EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
+    EXPECT_TRUE(res.check.detail.find("bytes equal") != std::string::npos) << res.check.detail;
+    EXPECT_GT(res.stats.median, 0.0);
+    EXPECT_TRUE(res.ceiling_value.clock_adjusted.has_value());
+  }
+  // quick: every pair, each with the first value of the other axes (ce, one way, 256 MiB): the
+  // two ordered pairs of the two GPUs, or none where they have no peer access.
+  EXPECT_EQ(inv.report.results.size(), 56u);
+  EXPECT_TRUE(measured == 0 || measured == 2) << measured;
+}
+
+} // namespace
