@@ -14,6 +14,7 @@ void register_all_families(registry& r) {
   register_gemm_custom_benchmarks(r);
   register_transfer_benchmarks(r);
   register_transfer_p2p_benchmarks(r);
+  register_transfer_p2p_latency_benchmarks(r);
   register_collective_benchmarks(r);
   register_burnin_benchmarks(r);
 }

@@ -42,7 +42,6 @@
 
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
-#include "gpuspec/benches/nvml_library.hpp"
 #include "gpuspec/benches/p2p_plan.hpp"
 #include "gpuspec/benches/topology.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
@@ -50,7 +49,8 @@
 #include "gpuspec/kernels/host_copy.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // size_text, parse_size_text
 #include "gpuspec/kernels/transfer_math.hpp"
-#include "gpuspec/spine/inventory.hpp" // nvml_library_path
+
+#include "../src/p2p_support.hpp"
 
 namespace gpuspec::benches {
 namespace {
@@ -58,38 +58,6 @@ namespace {
 constexpr std::uint64_t seed_forward = 0x6770757370326f01ull; // src's buffer
 constexpr std::uint64_t seed_back = 0x6770757370326f02ull;    // dst's buffer (both_ways)
 constexpr std::uint64_t piece_bytes = std::uint64_t{64} << 20;
-
-/// Peer access from `device` to `peer` for a scope; disabled again if this scope enabled it.
-class peer_access_scope {
-public:
-  peer_access_scope(int device, int peer) : m_device(device), m_peer(peer) {
-    const kernels::device_scope on(device);
-    const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) {
-      (void)cudaGetLastError(); // not ours to disable
-      return;
-    }
-    GPUSPEC_CUDA_CHECK(e);
-    m_enabled = true;
-  }
-  ~peer_access_scope() {
-    if (!m_enabled)
-      return;
-    int previous = 0;
-    GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaGetDevice(&previous));
-    GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaSetDevice(m_device));
-    GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaDeviceDisablePeerAccess(m_peer));
-    GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous));
-  }
-  peer_access_scope(const peer_access_scope&) = delete;
-  peer_access_scope& operator=(const peer_access_scope&) = delete;
-  peer_access_scope(peer_access_scope&&) = delete;
-  peer_access_scope& operator=(peer_access_scope&&) = delete;
-
-private:
-  int m_device, m_peer;
-  bool m_enabled = false;
-};
 
 /// One GPU's side of the case: its source (seeded) and destination (poisoned) buffers and a
 /// stream, all on that GPU.
@@ -147,18 +115,6 @@ std::string comparison_text(const std::string& what, const kernels::byte_compari
                      "never written); the first at byte {}: 0x{:02x}, expected 0x{:02x}",
                      what, c.mismatched_bytes, c.compared, c.unwritten_words, *c.first_mismatch,
                      c.first_got, c.first_expected);
-}
-
-/// The node's topology, asked of NVML in this worker (the same probe as the inventory's).
-reports::topology_info node_topology(const std::vector<node_device>& devices) {
-  std::string why;
-  const auto nvml = nvml_library::open(why, spine::nvml_library_path());
-  if (!nvml)
-    return {};
-  std::vector<reports::device_info> infos;
-  for (const auto& d : devices)
-    infos.push_back(d.info);
-  return probe_topology(*nvml, infos);
 }
 
 void p2p_case(node_state& state) {

@@ -88,4 +88,37 @@ TEST_F(transfer_p2p_test, two_gpus_verify_every_byte_of_their_pairs) {
   EXPECT_TRUE(measured == 0 || measured == 2) << measured;
 }
 
+TEST_F(transfer_p2p_test, latency_one_gpu_skips_and_two_gpus_walk_the_peer_chain) {
+  const auto found = gpuspec::spine::take_inventory("/", gpuspec::benches::enrich_with_cuda);
+  std::vector<int> two;
+  for (const auto& d : found.devices)
+    if (d.cuda_index && two.size() < 2)
+      two.push_back(d.index);
+  auto o =
+      gpuspec::testing::short_run_options(inv, "standard", "^transfer\\.p2p_latency$", 3, 5, 1.0);
+  if (two.size() == 2)
+    o.devices = two;
+  gpuspec::testing::run_quietly(o, inv);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(inv.report.results.size(), 56u);
+  int measured = 0;
+  for (const auto& res : inv.report.results) {
+    SCOPED_TRACE(r::parameters_of(res).dump());
+    EXPECT_EQ(res.bench_id, "transfer.p2p_latency");
+    if (res.status == r::result_status::skipped || res.status == r::result_status::not_supported)
+      continue;
+    ++measured;
+    EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
+    EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
+    EXPECT_EQ(res.unit, r::metric_unit::nanoseconds);
+    EXPECT_FALSE(res.higher_is_better);
+    EXPECT_GT(res.stats.median, 0.0);
+  }
+  if (two.size() < 2) {
+    for (const auto& res : inv.report.results)
+      EXPECT_EQ(res.reason, "one GPU: no pair");
+  }
+  EXPECT_TRUE(measured == 0 || measured == 2) << measured;
+}
+
 } // namespace

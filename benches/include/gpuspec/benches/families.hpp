@@ -31,6 +31,8 @@ void register_gemm_custom_benchmarks(registry& r);
 void register_transfer_benchmarks(registry& r);
 /// transfer.p2p: peer copies between every ordered pair of the selected GPUs (node-wide).
 void register_transfer_p2p_benchmarks(registry& r);
+/// transfer.p2p_latency, node-wide (families/transfer_p2p_latency.cpp)
+void register_transfer_p2p_latency_benchmarks(registry& r);
 
 /// collective.{all_reduce,all_gather,reduce_scatter,broadcast,reduce,alltoall,sendrecv}, node-wide
 /// (families/collective.cpp)

@@ -1,0 +1,32 @@
+#pragma once
+/// What the peer benchmarks (transfer.p2p, transfer.p2p_latency) share: peer access for the
+/// length of a case, and the node's topology as this worker's NVML sees it.
+
+#include <vector>
+
+#include "gpuspec/benches/node_state.hpp"
+#include "gpuspec/reports/topology.hpp"
+
+namespace gpuspec::benches {
+
+/// Peer access from `device` to `peer` (CUDA ordinals) for a scope; disabled again at its end
+/// if this scope enabled it, so that no other case runs with it on.
+class peer_access_scope {
+public:
+  peer_access_scope(int device, int peer);
+  ~peer_access_scope();
+  peer_access_scope(const peer_access_scope&) = delete;
+  peer_access_scope& operator=(const peer_access_scope&) = delete;
+  peer_access_scope(peer_access_scope&&) = delete;
+  peer_access_scope& operator=(peer_access_scope&&) = delete;
+
+private:
+  int m_device, m_peer;
+  bool m_enabled = false;
+};
+
+/// The node's topology, asked of NVML in this worker (the same probe as the inventory's); empty
+/// when NVML cannot be opened.
+[[nodiscard]] reports::topology_info node_topology(const std::vector<node_device>& devices);
+
+} // namespace gpuspec::benches
