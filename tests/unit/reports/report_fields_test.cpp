@@ -49,6 +49,7 @@ constexpr object_path burnin_paths[] = {
     {"burnin_mismatch", "/results/0/burnin/gemm/mismatches/0"},
     {"burnin_bad_word", "/results/1/burnin/memtest/bad/0"},
     {"burnin_sample", "/results/0/burnin/event_samples/0"},
+    {"gpu_event", "/results/0/events/0"},
 };
 
 std::vector<std::string> keys(const json& j) {

@@ -320,6 +320,10 @@ report burnin_report() {
   b.event_samples = {{75.0, 1980.0, 2619.0, 71.0, 695.0, {}},
                      {75.5, std::nullopt, 2619.0, 71.0, 695.0, {"sw_power_cap"}}};
   gemm.burnin = b;
+  // Two clock changes NVML delivered during the window (recorded, not judged).
+  gemm.events = {
+      {30.5, 0, gpu_event_type::clock_change, std::nullopt, "nvml", "NVML clock_change event"},
+      {75.125, 0, gpu_event_type::clock_change, std::nullopt, "nvml", "NVML clock_change event"}};
   r.results.push_back(gemm);
   // The stand-alone memory test: a memtest part and no GEMM.
   result memory = constant_result("memory.test", 0, 1000.0, 3);
@@ -503,6 +507,7 @@ report without_version_1_1_fields(report r) {
     d.temperature_slowdown_c.reset();
   for (result& x : r.results) {
     x.gpus_busy.reset();
+    x.events.clear();
     x.telemetry.window_start_s.reset();
     x.telemetry.window_end_s.reset();
     x.telemetry.pcie_gen_min.reset();
