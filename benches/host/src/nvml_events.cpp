@@ -185,4 +185,23 @@ std::vector<reports::gpu_event> to_report_events(const std::vector<nvml_event>& 
   return out;
 }
 
+void attach_window_events(reports::result& r, const nvml_event_watcher& watcher,
+                          std::chrono::steady_clock::time_point origin) {
+  r.events.clear();
+  if (!r.telemetry.window_start_s || !r.telemetry.window_end_s)
+    return;
+  const auto at = [&](double s) {
+    return origin + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(s));
+  };
+  const auto begin = at(*r.telemetry.window_start_s);
+  const auto end = at(*r.telemetry.window_end_s);
+  for (const int device : r.devices) {
+    auto events = to_report_events(watcher.events(device, begin, end), origin);
+    r.events.insert(r.events.end(), events.begin(), events.end());
+  }
+  std::stable_sort(r.events.begin(), r.events.end(),
+                   [](const auto& a, const auto& b) { return a.time_s < b.time_s; });
+}
+
 } // namespace gpuspec::benches

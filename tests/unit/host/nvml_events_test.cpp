@@ -140,4 +140,37 @@ TEST(NvmlEvents, ReportEventsCountFromTheRunsOrigin) {
   EXPECT_EQ(r[1].type, gpu_event_type::ecc_double_bit);
 }
 
+TEST(NvmlEvents, AResultGetsTheEventsOfItsGpusDuringItsWindow) {
+  const auto nvml = open_fake("two-with-events.json");
+  const auto origin = std::chrono::steady_clock::now();
+  const gb::nvml_event_watcher w(nvml, {0, 1}, 20ms);
+  ASSERT_TRUE(wait_for(w, 0, 3));
+  ASSERT_TRUE(wait_for(w, 1, 1));
+  const auto seconds = [&](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(t - origin).count();
+  };
+  const auto gpu0 = w.events(0, {}, std::chrono::steady_clock::time_point::max());
+  gpuspec::reports::result r;
+  r.devices = {0};
+  // A window around the single-bit event only.
+  r.telemetry.window_start_s = seconds(gpu0[1].at) - 1e-6;
+  r.telemetry.window_end_s = seconds(gpu0[1].at) + 1e-6;
+  gb::attach_window_events(r, w, origin);
+  ASSERT_EQ(r.events.size(), 1U);
+  EXPECT_EQ(r.events[0].type, gpu_event_type::ecc_single_bit);
+  EXPECT_NEAR(r.events[0].time_s, seconds(gpu0[1].at), 1e-6);
+  // A node-wide result over both GPUs and the whole run: every event, in time order.
+  r.devices = {0, 1};
+  r.telemetry.window_start_s = 0;
+  r.telemetry.window_end_s = 1e6;
+  gb::attach_window_events(r, w, origin);
+  ASSERT_EQ(r.events.size(), 4U);
+  for (std::size_t i = 1; i < r.events.size(); ++i)
+    EXPECT_LE(r.events[i - 1].time_s, r.events[i].time_s);
+  // A result that never measured has no window and no events.
+  r.telemetry.window_start_s.reset();
+  gb::attach_window_events(r, w, origin);
+  EXPECT_TRUE(r.events.empty());
+}
+
 } // namespace

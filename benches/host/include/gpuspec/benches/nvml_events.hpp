@@ -86,4 +86,10 @@ private:
 to_report_events(const std::vector<nvml_event>& events,
                  std::chrono::steady_clock::time_point origin);
 
+/// Sets `r.events` to the events of each of its GPUs during its measurement window
+/// (telemetry.window_start_s .. window_end_s, seconds since `origin`). A result without a window
+/// (one that never measured) gets none.
+void attach_window_events(reports::result& r, const nvml_event_watcher& watcher,
+                          std::chrono::steady_clock::time_point origin);
+
 } // namespace gpuspec::benches
