@@ -2,6 +2,7 @@
 
 #include "gpuspec/reports/event_rules.hpp"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -47,10 +48,18 @@ void judge_xids(const report& r, const result& res, const std::vector<const gpu_
   for (const auto& [key, list] : by_gpu_and_xid) {
     const auto [device, xid] = key;
     const xid_entry e = classify_xid(xid);
+    // NVML's event and the kernel log's line are two sightings of one Xid: count the source
+    // that saw more, not both.
+    std::map<std::string, std::size_t> per_source;
+    for (const auto* x : list)
+      ++per_source[x->source];
+    std::size_t count = 0;
+    for (const auto& [source, n] : per_source)
+      count = std::max(count, n);
     const std::string what =
         fmt::format("Xid {} ({}, {}) {} time{} on GPU {} during {}, first {}", xid, e.description,
-                    to_string(e.kind), list.size(), list.size() == 1 ? "" : "s", device,
-                    res.bench_id, where(*list.front()));
+                    to_string(e.kind), count, count == 1 ? "" : "s", device, res.bench_id,
+                    where(*list.front()));
     if (e.severity == verdict_status::pass) {
       out.notes.push_back(what + ": not held against the GPU (" + std::string(e.action) + ")");
       continue;
@@ -60,7 +69,7 @@ void judge_xids(const report& r, const result& res, const std::vector<const gpu_
                            e.investigatory_action.empty() ? "" : ", then ", e.investigatory_action);
     d.step = e.step;
     d.evidence["xid"] = std::to_string(xid);
-    d.evidence["xid.count"] = std::to_string(list.size());
+    d.evidence["xid.count"] = std::to_string(count);
     d.evidence["xid.mnemonic"] = std::string(e.mnemonic);
     d.evidence["event.time_s"] = fmt::format("{:.6f}", list.front()->time_s);
     d.evidence["event.source"] = list.front()->source;

@@ -89,6 +89,22 @@ TEST(EventCheck, AHardwareXidNamesTheResultTheTimeAndTheCatalogEntry) {
   EXPECT_EQ(o.nodes[0].gpus[1].status, verdict_status::pass);
 }
 
+TEST(EventCheck, AnXidSeenByNvmlAndTheKernelLogCountsOnce) {
+  report r = healthy_report();
+  add_nvml_events(r, 2, {{gpu_event_type::xid, 79}});
+  for (auto& res : r.results)
+    if (!res.events.empty()) {
+      gpu_event line = res.events.front();
+      line.source = "kernel_log";
+      line.detail = "NVRM: Xid (PCI:0000:12:00): 79, pid=1, GPU has fallen off the bus.";
+      res.events.push_back(line);
+    }
+  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto& v = first_verdict_of(o, 2);
+  ASSERT_EQ(v.diagnoses.size(), 1U);
+  EXPECT_EQ(v.diagnoses[0].evidence.at("xid.count"), "1");
+}
+
 TEST(EventCheck, AnXidDuringAFailedResultIsStillJudged) {
   report r = healthy_report();
   add_nvml_events(r, 2, {{gpu_event_type::xid, 79}});
