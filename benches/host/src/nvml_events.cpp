@@ -188,6 +188,11 @@ std::vector<reports::gpu_event> to_report_events(const std::vector<nvml_event>& 
 void attach_window_events(reports::result& r, const nvml_event_watcher& watcher,
                           std::chrono::steady_clock::time_point origin) {
   r.events.clear();
+  // What was not watched is context for every result: no event of those types is no evidence.
+  if (!watcher.notes().empty())
+    r.observations["events_not_watched"] = watcher.notes();
+  if (const std::size_t dropped = watcher.dropped(); dropped > 0)
+    r.observations["events_dropped"] = dropped;
   if (!r.telemetry.window_start_s || !r.telemetry.window_end_s)
     return;
   const auto at = [&](double s) {

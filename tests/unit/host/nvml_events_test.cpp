@@ -167,6 +167,10 @@ TEST(NvmlEvents, AResultGetsTheEventsOfItsGpusDuringItsWindow) {
   ASSERT_EQ(r.events.size(), 4U);
   for (std::size_t i = 1; i < r.events.size(); ++i)
     EXPECT_LE(r.events[i - 1].time_s, r.events[i].time_s);
+  // GPU 1's missing types are said in the observations; nothing was dropped.
+  ASSERT_TRUE(r.observations.contains("events_not_watched"));
+  EXPECT_EQ(r.observations["events_not_watched"].size(), 3U);
+  EXPECT_FALSE(r.observations.contains("events_dropped"));
   // A result that never measured has no window and no events.
   r.telemetry.window_start_s.reset();
   gb::attach_window_events(r, w, origin);

@@ -88,7 +88,9 @@ to_report_events(const std::vector<nvml_event>& events,
 
 /// Sets `r.events` to the events of each of its GPUs during its measurement window
 /// (telemetry.window_start_s .. window_end_s, seconds since `origin`). A result without a window
-/// (one that never measured) gets none.
+/// (one that never measured) gets none. The watcher's notes (types or GPUs not watched) and the
+/// count of events dropped past its capacity go into the result's observations
+/// (`events_not_watched`, `events_dropped`), where there are some.
 void attach_window_events(reports::result& r, const nvml_event_watcher& watcher,
                           std::chrono::steady_clock::time_point origin);
 
