@@ -669,6 +669,18 @@ report random_report(std::uint64_t seed) {
     if (rnd.coin()) {
       x.gpus_busy = 1 + static_cast<int>(rnd.below(8));
     }
+    for (std::size_t e = rnd.coin() ? 1 + rnd.below(3) : 0; e > 0; --e) {
+      gpu_event g;
+      g.time_s = rnd.number();
+      g.device = static_cast<int>(rnd.below(8));
+      g.type = rnd.pick({gpu_event_type::xid, gpu_event_type::ecc_single_bit,
+                         gpu_event_type::ecc_double_bit, gpu_event_type::clock_change});
+      if (g.type == gpu_event_type::xid)
+        g.xid = static_cast<int>(rnd.below(1000));
+      g.source = rnd.coin() ? "nvml" : "kernel_log";
+      g.detail = rnd.text();
+      x.events.push_back(std::move(g));
+    }
     r.results.push_back(std::move(x));
   }
   r.complete = rnd.coin();
