@@ -20,21 +20,6 @@ const device_info* device_of(const report& r, int index) {
   return nullptr;
 }
 
-/// health's codes for the same classes (health.cpp): one code per class, wherever the Xid was
-/// seen.
-std::string_view xid_code(xid_class c) {
-  switch (c) {
-  case xid_class::hardware:
-    return "GPUSPEC-XID-HARDWARE";
-  case xid_class::driver:
-    return "GPUSPEC-XID-DRIVER";
-  case xid_class::application:
-  case xid_class::unknown:
-    break;
-  }
-  return "GPUSPEC-XID-UNKNOWN";
-}
-
 std::string where(const gpu_event& e) {
   return fmt::format("at {:.3f} s ({})", e.time_s,
                      e.source == "kernel_log" ? "kernel log" : "NVML event");
@@ -64,7 +49,8 @@ void judge_xids(const report& r, const result& res, const std::vector<const gpu_
       out.notes.push_back(what + ": not held against the GPU (" + std::string(e.action) + ")");
       continue;
     }
-    auto d = make_diagnosis(xid_code(e.kind), e.severity, what, device_of(r, device), r.host);
+    auto d =
+        make_diagnosis(xid_reason_code(e.kind), e.severity, what, device_of(r, device), r.host);
     d.action = fmt::format("{} (NVIDIA: {}{}{})", e.action, e.immediate_action,
                            e.investigatory_action.empty() ? "" : ", then ", e.investigatory_action);
     d.step = e.step;
