@@ -235,6 +235,8 @@ exit_code run_run(const run_cli_options& o) {
   s.kill_grace_s = o.kill_grace_s;
   s.allow_busy = o.allow_busy;
   s.root = o.root;
+  if (const char* log = std::getenv("GPUSPEC_KERNEL_LOG"); log != nullptr)
+    s.kernel_log_file = log; // a saved log (tests, sites that keep one)
   s.tool_version = GPUSPEC_VERSION;
   s.command_line = o.command_line;
 

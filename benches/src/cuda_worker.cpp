@@ -19,6 +19,7 @@
 #include "gpuspec/benches/bench_state.cuh"
 #include "gpuspec/benches/gpu_activity.hpp"
 #include "gpuspec/benches/node_state.hpp"
+#include "gpuspec/benches/nvml_events.hpp"
 #include "gpuspec/benches/nvml_library.hpp"
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/benches/runner.hpp"
@@ -77,10 +78,13 @@ public:
       : m_device(a.device), m_options(options_of(a)), m_interrupted(interrupted) {
     std::string why;
     m_nvml = nvml_library::open(why, a.nvml_library);
-    if (m_nvml)
+    if (m_nvml) {
       m_telemetry = std::make_unique<telemetry_sampler>(make_nvml_telemetry_source(*m_nvml),
                                                         std::vector<int>{m_device.index},
                                                         m_options.telemetry_period);
+      // Registered before the first kernel: an Xid of the first case is one of its events.
+      m_events = std::make_unique<nvml_event_watcher>(*m_nvml, std::vector<int>{m_device.index});
+    }
     m_ordinal = cuda_ordinal_of(m_device);
     if (!m_ordinal) {
       m_unavailable =
@@ -149,7 +153,10 @@ public:
       } catch (...) {
         state.fail("the benchmark threw something that is not a std::exception");
       }
-      return state.take_result();
+      reports::result r = state.take_result();
+      if (m_events)
+        attach_window_events(r, *m_events, m_options.clock_origin);
+      return r;
     } catch (const std::exception& e) {
       return spine::unmeasured_result(c, m_device.index, result_status::failed,
                                       failure_kind::benchmark, e.what());
@@ -162,6 +169,7 @@ private:
   const std::atomic<bool>& m_interrupted;
   std::optional<nvml_library> m_nvml;
   std::unique_ptr<telemetry_sampler> m_telemetry; // after m_nvml: stops before NVML closes
+  std::unique_ptr<nvml_event_watcher> m_events;   // after m_nvml: frees its set before
   std::optional<int> m_ordinal;
   std::unique_ptr<device_context> m_context;
   std::string m_unavailable; ///< the GPU cannot be reached: its cases are skipped
@@ -181,9 +189,11 @@ public:
     m_options.devices = indices;
     std::string why;
     m_nvml = nvml_library::open(why, a.nvml_library);
-    if (m_nvml)
+    if (m_nvml) {
       m_telemetry = std::make_unique<telemetry_sampler>(make_nvml_telemetry_source(*m_nvml),
                                                         indices, m_options.telemetry_period);
+      m_events = std::make_unique<nvml_event_watcher>(*m_nvml, indices);
+    }
     for (auto d : a.devices) {
       const auto ordinal = cuda_ordinal_of(d);
       if (!ordinal) {
@@ -250,6 +260,8 @@ public:
           state.window().value_or(std::pair{begin, std::chrono::steady_clock::now()});
       reports::result r = state.take_result();
       r.telemetry = telemetry_over(window_begin, window_end);
+      if (m_events)
+        attach_window_events(r, *m_events, m_options.clock_origin);
       return r;
     } catch (const std::exception& e) {
       return unmeasured(result_status::failed, failure_kind::benchmark, e.what());
@@ -286,6 +298,7 @@ private:
   const std::atomic<bool>& m_interrupted;
   std::optional<nvml_library> m_nvml;
   std::unique_ptr<telemetry_sampler> m_telemetry; // after m_nvml: stops before NVML closes
+  std::unique_ptr<nvml_event_watcher> m_events;   // after m_nvml: frees its set before
   std::vector<node_device> m_devices;
   std::string m_unavailable;
   node_cache m_cache; // last: communicators go before the sampler and NVML

@@ -12,6 +12,7 @@
 
 #include "gpuspec/reports/burnin_rules.hpp"
 #include "gpuspec/reports/diagnosis.hpp"
+#include "gpuspec/reports/event_rules.hpp"
 #include "gpuspec/reports/identity.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"
@@ -242,6 +243,7 @@ public:
     node.results.reserve(m_report.results.size());
     for (std::size_t i = 0; i < m_report.results.size(); ++i) {
       auto v = judge(i, node);
+      add_event_findings(v, m_report.results[i]);
       auto& count = names[v.name];
       if (++count > 1)
         v.name += fmt::format(" #{}", count);
@@ -516,6 +518,22 @@ private:
                     ? "burn-in: " + summary
                     : fmt::format("burn-in: {} ({})", summary, v.diagnoses.front().cause);
     return v;
+  }
+
+  /// The events during the result (event_rules.hpp), whatever its verdict: an Xid during a
+  /// failed or skipped result is what explains it. A finding worse than the verdict sets it and
+  /// leads the message; the catalog's benign Xids are noted in the message.
+  void add_event_findings(result_verdict& v, const result& r) const {
+    auto judged = judge_events(m_report, r);
+    for (auto& d : judged.findings) {
+      if (worst(v.status, d.severity) != v.status) {
+        v.status = d.severity;
+        v.message = v.message.empty() ? d.cause : d.cause + "; " + v.message;
+      }
+      v.diagnoses.push_back(std::move(d));
+    }
+    for (const auto& note : judged.notes)
+      v.message += (v.message.empty() ? "note: " : "; note: ") + note;
   }
 
   /// "impossible: ..." when the result beats the hardware by more than its own noise.

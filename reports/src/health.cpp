@@ -101,19 +101,6 @@ void rule_ecc_since_load(const device_info& d, const host_info& host, std::vecto
   out.push_back(std::move(diag));
 }
 
-std::string_view xid_code(xid_class c) {
-  switch (c) {
-  case xid_class::hardware:
-    return "GPUSPEC-XID-HARDWARE";
-  case xid_class::driver:
-    return "GPUSPEC-XID-DRIVER";
-  case xid_class::unknown:
-  case xid_class::application:
-    break;
-  }
-  return "GPUSPEC-XID-UNKNOWN";
-}
-
 /// One diagnosis per Xid number per GPU (a storm of one Xid is one finding, with its count).
 void rule_xids(const std::vector<classified_xid>& xids, const device_info* device,
                const host_info& host, std::vector<diagnosis>& out) {
@@ -131,7 +118,7 @@ void rule_xids(const std::vector<classified_xid>& xids, const device_info* devic
         list.size(), list.size() == 1 ? "" : "s",
         device ? "" : fmt::format(" at PCI {}, which no GPU of the inventory has", last.pci_bus_id),
         last.text);
-    auto d = make_diagnosis(xid_code(e.kind), e.severity, std::move(cause), device, host);
+    auto d = make_diagnosis(xid_reason_code(e.kind), e.severity, std::move(cause), device, host);
     d.action = fmt::format("{} (NVIDIA: {}{}{})", e.action, e.immediate_action,
                            e.investigatory_action.empty() ? "" : ", then ", e.investigatory_action);
     d.step = e.step;

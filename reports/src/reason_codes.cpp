@@ -209,13 +209,13 @@ constexpr std::array codes = {
                 "rerun; compare driver and firmware versions with the baseline's"},
     // --- health (gpuspec health: the kernel log, the driver) -------------------------------
     reason_code{"GPUSPEC-XID-HARDWARE", remediation::reset_gpu,
-                "a hardware-class Xid since boot (NVIDIA's Xid catalog)",
+                "a hardware-class Xid since boot or in a result (NVIDIA's Xid catalog)",
                 "follow the Xid's action: a reset, a reboot or service; RMA if it recurs"},
     reason_code{"GPUSPEC-XID-DRIVER", remediation::reset_gpu,
-                "a driver- or firmware-class Xid since boot (NVIDIA's Xid catalog)",
+                "a driver- or firmware-class Xid since boot or in a result (Xid catalog)",
                 "reset the GPU; compare the driver version with NVIDIA's known issues"},
     reason_code{"GPUSPEC-XID-UNKNOWN", remediation::none,
-                "an Xid since boot that gpuspec's copy of the Xid catalog does not hold",
+                "an Xid (since boot, in a result) that gpuspec's Xid catalog does not hold",
                 "look it up in NVIDIA's current Xid catalog and add it to reports/src/"
                 "xid_catalog.cpp"},
     reason_code{"GPUSPEC-KERNEL-LOG-UNREAD", remediation::none,

@@ -134,7 +134,11 @@ constexpr std::array result_keys{f{"bench_id"},
                                  f{"reason"},
                                  f{"failure", 1},
                                  f{"gpus_busy", 1},
-                                 f{"burnin", 1, true}};
+                                 f{"burnin", 1, true},
+                                 f{"events", 1, true}};
+// An event during a result (gpu_event.hpp), inside a result's optional "events".
+constexpr std::array gpu_event_keys{f{"time_s", 1}, f{"device", 1}, f{"type", 1},
+                                    f{"xid", 1},    f{"source", 1}, f{"detail", 1}};
 // The burn-in record (burnin_record.hpp), inside a result's optional "burnin".
 constexpr std::array burnin_keys{f{"duration_s", 1}, f{"elapsed_s", 1},    f{"busy_s", 1},
                                  f{"interval_s", 1}, f{"idle_power_w", 1}, f{"gemm", 1},
@@ -201,6 +205,7 @@ constexpr std::array objects{
     report_object{"burnin_mismatch", burnin_mismatch_keys},
     report_object{"burnin_bad_word", burnin_bad_word_keys},
     report_object{"burnin_sample", burnin_sample_keys},
+    report_object{"gpu_event", gpu_event_keys},
 };
 
 /// The keys of each object at each minor version, built once from the lists above.

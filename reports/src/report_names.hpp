@@ -45,6 +45,9 @@ inline constexpr name_table<reference_kind, 3> reference_kind_names{{
 
 inline constexpr std::array<std::string_view, 4> backends{"cuda", "stand-in", "none", ""};
 inline constexpr std::array<std::string_view, 3> cache_states{"cold", "hot", ""};
+inline constexpr std::array<std::string_view, 4> gpu_event_types{"xid", "ecc_single_bit",
+                                                                 "ecc_double_bit", "clock_change"};
+inline constexpr std::array<std::string_view, 2> gpu_event_sources{"nvml", "kernel_log"};
 inline constexpr std::array<std::string_view, 5> stop_reasons{"cv_target", "stalled", "time_cap",
                                                               "sample_cap", ""};
 

@@ -361,6 +361,26 @@ nlohmann::ordered_json read_object_value(element e, const path_ref& path) {
   return detail::to_json_value(e, path);
 }
 
+// --- an event during a result (gpu_event.hpp): every key of v1.1 ----------------------------
+
+gpu_event read_gpu_event(element e, const path_ref& path) {
+  const auto o = reader(e, path, "gpu_event", 1);
+  gpu_event g;
+  g.time_s = o.number("time_s");
+  g.device = o.integer<int>("device");
+  if (g.device < 0)
+    fail(o.path_of("device"), fmt::format("expected an NVML index (0 or more), got {}", g.device));
+  g.type =
+      *gpu_event_type_from(read_one_of(o.at("type"), o.path_of("type"), detail::gpu_event_types));
+  g.xid = o.nullable_integer<int>("xid");
+  if ((g.type == gpu_event_type::xid) != g.xid.has_value()) {
+    fail(o.path_of("xid"), "an xid event says its Xid, and only an xid event has one");
+  }
+  g.source = read_one_of(o.at("source"), o.path_of("source"), detail::gpu_event_sources);
+  g.detail = o.string("detail");
+  return g;
+}
+
 // --- the burn-in record (burnin_record.hpp): every key of v1.1 -------------------------------
 
 std::string read_word(element e, const path_ref& path, bool may_be_empty = false) {
@@ -533,6 +553,11 @@ result read_result(element e, const path_ref& path, int minor) {
     // The one optional key of a report: only burn-in and memory-test results carry it.
     if (const auto burnin = o.find("burnin")) {
       r.burnin = read_burnin(*burnin, o.field("burnin"));
+    }
+    if (const auto events = o.find("events")) {
+      r.events = read_array(*events, o.field("events"), read_gpu_event);
+      if (r.events.empty())
+        fail(o.field("events").str(), "an empty list is written as no key at all");
     }
   } else {
     detail::derive_version_1(r, parameters);

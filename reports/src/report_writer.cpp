@@ -339,6 +339,22 @@ json telemetry_json(const telemetry_summary& t, const std::string& path) {
   return j;
 }
 
+// --- an event during a result (gpu_event.hpp) ----------------------------------------------
+
+json gpu_event_json(const gpu_event& g, const std::string& path) {
+  if ((g.type == gpu_event_type::xid) != g.xid.has_value()) {
+    unwritable(path + ".xid", "an xid event says its Xid, and only an xid event has one");
+  }
+  json j = json::object();
+  j["time_s"] = number(g.time_s, path + ".time_s");
+  j["device"] = g.device;
+  j["type"] = to_string(g.type);
+  j["xid"] = nullable(g.xid);
+  j["source"] = g.source;
+  j["detail"] = g.detail;
+  return j;
+}
+
 // --- the burn-in record (burnin_record.hpp) -------------------------------------------------
 
 json count_json(std::int64_t v, const std::string& path) {
@@ -532,6 +548,12 @@ json result_json(const result& r, const std::string& path) {
   j["gpus_busy"] = nullable(r.gpus_busy);
   if (r.burnin) {
     j["burnin"] = burnin_json(*r.burnin, at("burnin"));
+  }
+  if (!r.events.empty()) {
+    json events = json::array();
+    for (std::size_t i = 0; i < r.events.size(); ++i)
+      events.push_back(gpu_event_json(r.events[i], index_path(at("events"), i)));
+    j["events"] = std::move(events);
   }
   return j;
 }

@@ -250,4 +250,17 @@ xid_entry classify_xid(int xid) {
   return unknown_entry;
 }
 
+std::string_view xid_reason_code(xid_class c) {
+  switch (c) {
+  case xid_class::hardware:
+    return "GPUSPEC-XID-HARDWARE";
+  case xid_class::driver:
+    return "GPUSPEC-XID-DRIVER";
+  case xid_class::application:
+  case xid_class::unknown:
+    break;
+  }
+  return "GPUSPEC-XID-UNKNOWN";
+}
+
 } // namespace gpuspec::reports

@@ -8,6 +8,7 @@
 
 #include <nvml.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,7 +16,10 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +27,15 @@
 // nvml.h leaves the device struct opaque; the fake's handle is its index.
 struct nvmlDevice_st {
   unsigned index = 0;
+};
+
+// An event set: when it was made (a fixture's event times count from then), the types each
+// device registered, and the fixture events it has delivered.
+struct nvmlEventSet_st {
+  std::mutex mutex;
+  std::chrono::steady_clock::time_point created = std::chrono::steady_clock::now();
+  std::map<unsigned, unsigned long long> registered;    ///< device index -> nvmlEventType mask
+  std::set<std::pair<unsigned, std::size_t>> delivered; ///< (device, index in its "events")
 };
 
 namespace {
@@ -785,6 +798,131 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
                                                        unsigned long long* clocksThrottleReasons) {
   return number(device, "nvmlDeviceGetCurrentClocksThrottleReasons", clocksThrottleReasons,
                 {"clocks_event_reasons"});
+}
+
+// --- events: "supported_events" and "events" of a device (README) ---------------------------
+
+} // extern "C"
+
+namespace {
+
+/// The NVML bit of an event type named in a fixture; 0 for a name it does not know.
+unsigned long long event_bit(const std::string& name) {
+  if (name == "xid")
+    return nvmlEventTypeXidCriticalError;
+  if (name == "single_bit_ecc")
+    return nvmlEventTypeSingleBitEccError;
+  if (name == "double_bit_ecc")
+    return nvmlEventTypeDoubleBitEccError;
+  if (name == "clock")
+    return nvmlEventTypeClock;
+  std::fprintf(stderr, "fake NVML: unknown event type '%s' in the configuration\n", name.c_str());
+  return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
+  if (state().init_count == 0)
+    return NVML_ERROR_UNINITIALIZED;
+  if (set == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  *set = new nvmlEventSet_st();
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+  if (set == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  delete set;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long* eventTypes) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetSupportedEventTypes", dev);
+      g != NVML_SUCCESS)
+    return g;
+  if (eventTypes == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const json* v = find(*dev, {"supported_events"});
+  if (v == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  unsigned long long mask = 0;
+  for (const auto& name : *v)
+    mask |= event_bit(name.get<std::string>());
+  *eventTypes = mask;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
+                                      nvmlEventSet_t set) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, "nvmlDeviceRegisterEvents", dev); g != NVML_SUCCESS)
+    return g;
+  if (set == nullptr || eventTypes == 0)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  unsigned long long supported = 0;
+  if (nvmlDeviceGetSupportedEventTypes(device, &supported) != NVML_SUCCESS ||
+      (eventTypes & ~supported) != 0)
+    return NVML_ERROR_NOT_SUPPORTED; // as NVML: none of the types is registered then
+  const std::lock_guard lock(set->mutex);
+  set->registered[device->index] |= eventTypes;
+  return NVML_SUCCESS;
+}
+
+} // extern "C"
+
+namespace {
+
+/// The first fixture event due and not yet delivered on a registered device, delivered now.
+bool take_due_event(nvmlEventSet_t set, nvmlEventData_t* data) {
+  const auto& s = state();
+  const std::lock_guard lock(set->mutex);
+  const double now_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - set->created).count();
+  for (const auto& [index, mask] : set->registered) {
+    const json* events = find(s.config["devices"][index], {"events"});
+    if (events == nullptr)
+      continue;
+    for (std::size_t i = 0; i < events->size(); ++i) {
+      const json& e = (*events)[i];
+      const unsigned long long bit = event_bit(e.at("type").get<std::string>());
+      if ((mask & bit) == 0 || e.value("at_s", 0.0) > now_s || set->delivered.contains({index, i}))
+        continue;
+      set->delivered.insert({index, i});
+      data->device = &state().handles[index];
+      data->eventType = bit;
+      data->eventData = bit == nvmlEventTypeXidCriticalError ? e.value("data", 0ULL) : 0ULL;
+      data->gpuInstanceId = 0xFFFFFFFFU;
+      data->computeInstanceId = 0xFFFFFFFFU;
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+extern "C" {
+
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data,
+                                 unsigned int timeoutms) {
+  if (state().init_count == 0)
+    return NVML_ERROR_UNINITIALIZED;
+  if (set == nullptr || data == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  // Polls every 5 ms until an event is due or the timeout passes, as NVML sleeps till one comes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutms);
+  for (;;) {
+    if (take_due_event(set, data))
+      return NVML_SUCCESS;
+    if (std::chrono::steady_clock::now() >= deadline)
+      return NVML_ERROR_TIMEOUT;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 } // extern "C"

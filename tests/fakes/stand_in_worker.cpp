@@ -267,16 +267,27 @@ public:
       return stand_in_burnin(c, m_devices.front(), spec, m_duration_s,
                              m_behaviour.checksum_changes_at, progress, m_stop, m_clock_origin_s);
     const double slow = m_behaviour.kind == "slow" ? m_script.value("slow_s", 2.0) : 0.0;
+    const double began_s = since_origin();
     if (!sleep_with_progress(seconds + slow, progress, m_stop)) {
       reports::result r = synthetic_result(c, m_devices, value);
       r.status = reports::result_status::skipped;
       r.reason = "interrupted after 0 sample(s)";
       return r;
     }
-    return synthetic_result(c, m_devices, value);
+    // The window the pretended measurement took, on the run's clock, as the harness records it
+    // (the kernel log's Xids are placed by it).
+    reports::result r = synthetic_result(c, m_devices, value);
+    r.telemetry.window_start_s = began_s;
+    r.telemetry.window_end_s = since_origin();
+    return r;
   }
 
 private:
+  [[nodiscard]] double since_origin() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+               .count() -
+           m_clock_origin_s;
+  }
   json m_script;
   std::vector<int> m_devices;
   const std::atomic<bool>& m_stop;

@@ -102,6 +102,11 @@ std::optional<nvml_library> nvml_library::open(std::string& why, const std::stri
   resolve(handle, api.nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
   resolve(handle, api.topology_common_ancestor, "nvmlDeviceGetTopologyCommonAncestor");
   resolve(handle, api.p2p_status, "nvmlDeviceGetP2PStatus");
+  resolve(handle, api.event_set_create, "nvmlEventSetCreate");
+  resolve(handle, api.event_set_free, "nvmlEventSetFree");
+  resolve(handle, api.supported_event_types, "nvmlDeviceGetSupportedEventTypes");
+  resolve(handle, api.register_events, "nvmlDeviceRegisterEvents");
+  resolve(handle, api.event_set_wait, "nvmlEventSetWait_v2");
   resolve(handle, api.clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (api.clocks_event_reasons == nullptr)
     resolve(handle, api.clocks_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");

@@ -19,6 +19,8 @@
 #include "gpuspec/benches/device_probe.hpp"
 #include "gpuspec/benches/gpu_activity.hpp"
 #include "gpuspec/benches/host_checks.hpp"
+#include "gpuspec/benches/kernel_log.hpp"
+#include "gpuspec/benches/run_kernel_log.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/text_format.hpp"
 #include "gpuspec/spine/child_process.hpp"
@@ -137,6 +139,22 @@ void record_counters_after(const benches::nvml_library& nvml,
     d.counters_after = benches::read_error_counters(nvml, d.index);
     d.counters_delta = benches::counter_delta(d.counters_before, d.counters_after);
   }
+}
+
+/// The kernel log's Xids since the run started, as events of the results they hit; what cannot
+/// be read or placed is said. steady_clock is CLOCK_MONOTONIC, which the log's times count.
+void add_kernel_log_xids(const session_options& o, reports::report& report,
+                         std::chrono::steady_clock::time_point origin, session_observer& observer) {
+  const auto log = benches::read_kernel_log(o.kernel_log_file);
+  if (!log.read) {
+    observer.on_note(fmt::format("the kernel log could not be read ({}): the run's Xids are those "
+                                 "NVML's event set saw",
+                                 log.why));
+    return;
+  }
+  const double start_s = std::chrono::duration<double>(origin.time_since_epoch()).count();
+  for (const auto& note : benches::place_kernel_log_xids(report, log.text, start_s).notes)
+    observer.on_note(note);
 }
 
 std::vector<int> selected_devices(const session_options& o, const inventory& inv) {
@@ -374,6 +392,7 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   if (inv.nvml)
     record_counters_after(*inv.nvml, report.devices);
   journalled.fill_results();
+  add_kernel_log_xids(o, report, clock_origin, observer);
   report.run.finished_utc = utc_iso_now();
   report.complete = !interrupted.load();
   report.incomplete_reason = report.complete ? "" : "interrupted";

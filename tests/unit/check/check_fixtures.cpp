@@ -7,9 +7,11 @@
 
 #include "gpuspec/benches/ceilings.hpp"
 #include "gpuspec/benches/collective_ceiling.hpp"
+#include "gpuspec/benches/nvml_events.hpp"
 #include "gpuspec/collectives/bandwidth.hpp"
 #include "gpuspec/collectives/collective_sizes.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
+#include "gpuspec/reports/event_rules.hpp"
 #include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
@@ -336,6 +338,30 @@ std::vector<result*> results_of(report& r, int dev) {
   return out;
 }
 
+} // namespace
+
+void add_nvml_events(report& r, int device,
+                     const std::vector<std::pair<gpu_event_type, std::uint64_t>>& events) {
+  result& res = *results_of(r, device).front();
+  const double start = res.telemetry.window_start_s.value_or(0);
+  const double end = res.telemetry.window_end_s.value_or(start);
+  // The run's clock origin, and the events spread evenly inside the window, as the watcher
+  // would take them.
+  const auto origin = std::chrono::steady_clock::time_point{};
+  std::vector<benches::nvml_event> taken;
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    const double t =
+        start + (end - start) * static_cast<double>(k + 1) / static_cast<double>(events.size() + 1);
+    taken.push_back({origin + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(t)),
+                     device, events[k].first, events[k].second});
+  }
+  auto converted = benches::to_report_events(taken, origin);
+  res.events.insert(res.events.end(), converted.begin(), converted.end());
+}
+
+namespace {
+
 void fail_result(result& res, failure_kind failure, std::string reason) {
   res.status = result_status::failed;
   res.failure = failure;
@@ -637,6 +663,31 @@ const std::vector<degraded_variant>& degraded_variants() {
        [](report& r) {
          r.devices[2].counters_after["ecc.volatile.uncorrected"] = reading::of(3);
          r.devices[2].counters_delta["ecc.volatile.uncorrected"] = reading::of(3);
+       }},
+      // Events during a result (event_rules.hpp), as NVML's event set delivers them.
+      {"xid-hardware--during-a-result", "GPUSPEC-XID-HARDWARE", 2, vs::fail,
+       [](report& r) {
+         add_nvml_events(r, 2, {{gpu_event_type::xid, 79}});
+       }},
+      {"xid-driver--during-a-result", "GPUSPEC-XID-DRIVER", 2, vs::fail,
+       [](report& r) {
+         add_nvml_events(r, 2, {{gpu_event_type::xid, 119}});
+       }},
+      // 999: NVML's own word for an Xid it does not know.
+      {"xid-unknown--during-a-result", "GPUSPEC-XID-UNKNOWN", 2, vs::warn,
+       [](report& r) {
+         add_nvml_events(r, 2, {{gpu_event_type::xid, 999}});
+       }},
+      {"ecc-uncorrected--double-bit-event", "GPUSPEC-ECC-UNCORRECTED", 2, vs::fail,
+       [](report& r) {
+         add_nvml_events(r, 2, {{gpu_event_type::ecc_double_bit, 0}});
+       }},
+      {"ecc-corrected-storm--single-bit-events", "GPUSPEC-ECC-CORRECTED-STORM", 2, vs::warn,
+       [](report& r) {
+         add_nvml_events(
+             r, 2,
+             std::vector<std::pair<gpu_event_type, std::uint64_t>>(
+                 single_bit_events_warn_above + 1, {gpu_event_type::ecc_single_bit, 0}));
        }},
       {"row-remap-pending", "GPUSPEC-ROW-REMAP-PENDING", 2, vs::warn,
        [](report& r) {

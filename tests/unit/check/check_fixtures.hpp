@@ -35,6 +35,12 @@ namespace gpuspec::reports::testing {
 /// Appends that burn-in's results to `r` (suite "burnin").
 void add_burnin(report& r);
 
+/// Gives the first result of GPU `device` the events NVML would deliver during its window, made
+/// by the worker's own conversion (benches/host nvml_events.hpp to_report_events): each an NVML
+/// event type with its data (the Xid of an Xid event), spread over the window.
+void add_nvml_events(report& r, int device,
+                     const std::vector<std::pair<gpu_event_type, std::uint64_t>>& events);
+
 /// Multiplies the measured values of one GPU's results (samples, stats, efficiency).
 void scale_device_results(report& r, int device, double factor);
 

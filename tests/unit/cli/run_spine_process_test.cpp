@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/reports/report_json.hpp"
@@ -134,6 +135,43 @@ TEST_F(RunSpine, AStandInRunIsNeverPassed) {
   }
   const auto check = gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY "' check report.json");
   EXPECT_NE(check.exit_code, 0) << check.out;
+}
+
+TEST_F(RunSpine, AnXidInTheKernelLogDuringTheRunIsAnEventOfItsGpuAndFailsIt) {
+  // A saved log whose Xid 79 on GPU 1 (PCI 0000:2a:00 in two-healthy.json) is timed just after
+  // now on CLOCK_MONOTONIC (the log's clock), so after the run's start; and one Xid long before.
+  const double now_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  {
+    std::ofstream log(m_dir / "kernel.log");
+    log << fmt::format("[{:12.6f}] NVRM: Xid (PCI:0000:2a:00): 79, pid=1, GPU has fallen off the "
+                       "bus.\n",
+                       now_s - 100)
+        << fmt::format("[{:12.6f}] NVRM: Xid (PCI:0000:2a:00): 79, pid='<unknown>', GPU has "
+                       "fallen off the bus.\n",
+                       now_s + 0.5);
+  }
+  const auto p = gpuspec::testing::run_in(
+      m_dir, env("two-healthy.json", "two-healthy.json") + " GPUSPEC_KERNEL_LOG='" +
+                 (m_dir / "kernel.log").string() +
+                 "' '" GPUSPEC_BINARY "' run -o report.json --max-time 0.5");
+  const r::report rep = load(m_dir / "report.json");
+  std::size_t events = 0;
+  for (const auto& res : rep.results) {
+    for (const auto& e : res.events) {
+      ++events;
+      EXPECT_EQ(res.devices, std::vector<int>{1});
+      EXPECT_EQ(e.device, 1);
+      EXPECT_EQ(e.xid, 79);
+      EXPECT_EQ(e.source, "kernel_log");
+      EXPECT_GT(e.time_s, 0);
+    }
+  }
+  EXPECT_EQ(events, 1U) << "only the Xid after the run's start: " << p.err;
+  const auto check =
+      gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY "' check report.json --format json");
+  EXPECT_EQ(check.exit_code, 2) << check.out;
+  EXPECT_NE(check.out.find("GPUSPEC-XID-HARDWARE"), std::string::npos) << check.out;
 }
 
 TEST_F(RunSpine, OneAtATimeIsRecordedInTheReportAndEveryResult) {

@@ -49,6 +49,7 @@ constexpr object_path burnin_paths[] = {
     {"burnin_mismatch", "/results/0/burnin/gemm/mismatches/0"},
     {"burnin_bad_word", "/results/1/burnin/memtest/bad/0"},
     {"burnin_sample", "/results/0/burnin/event_samples/0"},
+    {"gpu_event", "/results/0/events/0"},
     // Not a burn-in object, but testing::burnin_report() holds it too: a GPU that was busy.
     {"gpu_activity", "/devices/0/activity"},
     {"gpu_process", "/devices/0/activity/processes/0"},

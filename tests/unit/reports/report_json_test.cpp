@@ -721,6 +721,42 @@ TEST(ReportJson, AxesMustAgreeWithTheParameters) {
   EXPECT_EQ(report_from_json(j, "reference.json").error().field, "results[0].ceiling.reference");
 }
 
+TEST(ReportJson, EventsRoundTripAndAreCheckedAtTheirField) {
+  report r = synthetic_report();
+  r.results[0].events = {
+      {1.25, 0, gpu_event_type::xid, 79, "nvml", "NVML Xid critical error event, Xid 79"},
+      {2.5, 0, gpu_event_type::ecc_double_bit, std::nullopt, "kernel_log", "a line"}};
+  const json good = to_json(r);
+  const auto back = report_from_json(good, "events.json");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back.value().results[0].events, r.results[0].events);
+  // A result without events writes no key (the synthetic report's result 1).
+  EXPECT_FALSE(good["results"][1].contains("events"));
+
+  json j = good;
+  j["results"][0]["events"] = json::array();
+  auto loaded = report_from_json(j, "empty.json");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().field, "results[0].events");
+  j = good;
+  j["results"][0]["events"][1]["xid"] = 48; // an ECC event with an Xid
+  loaded = report_from_json(j, "xid.json");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().field, "results[0].events[1].xid");
+  j = good;
+  j["results"][0]["events"][0]["xid"] = nullptr; // an Xid event without one
+  EXPECT_EQ(report_from_json(j, "xid.json").error().field, "results[0].events[0].xid");
+  j = good;
+  j["results"][0]["events"][0]["type"] = "xid_storm";
+  EXPECT_EQ(report_from_json(j, "type.json").error().field, "results[0].events[0].type");
+  j = good;
+  j["results"][0]["events"][0]["source"] = "dmesg";
+  EXPECT_EQ(report_from_json(j, "source.json").error().field, "results[0].events[0].source");
+  // The writer refuses what the reader would.
+  r.results[0].events[1].xid = 48;
+  EXPECT_THROW((void)to_json(r), std::exception);
+}
+
 TEST(Fixtures, VersionOneDocumentsMayNotHoldVersionOnePointOneFields) {
   json j = to_json(synthetic_report());
   j["schema"] = "gpuspec.report.v1";

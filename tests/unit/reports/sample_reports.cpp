@@ -326,6 +326,10 @@ report burnin_report() {
   b.event_samples = {{75.0, 1980.0, 2619.0, 71.0, 695.0, {}},
                      {75.5, std::nullopt, 2619.0, 71.0, 695.0, {"sw_power_cap"}}};
   gemm.burnin = b;
+  // Two clock changes NVML delivered during the window (recorded, not judged).
+  gemm.events = {
+      {30.5, 0, gpu_event_type::clock_change, std::nullopt, "nvml", "NVML clock_change event"},
+      {75.125, 0, gpu_event_type::clock_change, std::nullopt, "nvml", "NVML clock_change event"}};
   r.results.push_back(gemm);
   // The stand-alone memory test: a memtest part and no GEMM.
   result memory = constant_result("memory.test", 0, 1000.0, 3);
@@ -511,6 +515,7 @@ report without_version_1_1_fields(report r) {
   }
   for (result& x : r.results) {
     x.gpus_busy.reset();
+    x.events.clear();
     x.telemetry.window_start_s.reset();
     x.telemetry.window_end_s.reset();
     x.telemetry.pcie_gen_min.reset();
@@ -671,6 +676,18 @@ report random_report(std::uint64_t seed) {
     }
     if (rnd.coin()) {
       x.gpus_busy = 1 + static_cast<int>(rnd.below(8));
+    }
+    for (std::size_t e = rnd.coin() ? 1 + rnd.below(3) : 0; e > 0; --e) {
+      gpu_event g;
+      g.time_s = rnd.number();
+      g.device = static_cast<int>(rnd.below(8));
+      g.type = rnd.pick({gpu_event_type::xid, gpu_event_type::ecc_single_bit,
+                         gpu_event_type::ecc_double_bit, gpu_event_type::clock_change});
+      if (g.type == gpu_event_type::xid)
+        g.xid = static_cast<int>(rnd.below(1000));
+      g.source = rnd.coin() ? "nvml" : "kernel_log";
+      g.detail = rnd.text();
+      x.events.push_back(std::move(g));
     }
     r.results.push_back(std::move(x));
   }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/reports/burnin_record.hpp"
+#include "gpuspec/reports/gpu_event.hpp"
 #include "gpuspec/reports/topology.hpp"
 
 namespace gpuspec::reports {
@@ -275,6 +276,9 @@ struct result {
   /// The burn-in's checksums, memory test and time series (burnin_record.hpp): set for
   /// `burnin.*` and `memory.test` results only, and written only then (an optional key of v1.1).
   std::optional<burnin_record> burnin;
+  /// The events (gpu_event.hpp) of the result's GPUs during its window: Xids, ECC errors, clock
+  /// changes. Written only when there are some (an optional key of v1.1).
+  std::vector<gpu_event> events;
   friend bool operator==(const result&, const result&) = default;
 };
 

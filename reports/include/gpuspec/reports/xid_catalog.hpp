@@ -58,4 +58,9 @@ inline constexpr std::string_view xid_catalog_source =
 /// catalog (so it is looked up, not ignored).
 [[nodiscard]] xid_entry classify_xid(int xid);
 
+/// The reason code of a class, wherever the Xid was seen (`gpuspec health`'s kernel log since
+/// boot, a result's events): GPUSPEC-XID-HARDWARE, -DRIVER, else -UNKNOWN (an application-class
+/// Xid that is judged at all is judged as one the table does not explain).
+[[nodiscard]] std::string_view xid_reason_code(xid_class c);
+
 } // namespace gpuspec::reports

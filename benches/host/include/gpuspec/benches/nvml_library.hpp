@@ -63,6 +63,12 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
   decltype(&::nvmlDeviceGetTopologyCommonAncestor) topology_common_ancestor = nullptr;
   decltype(&::nvmlDeviceGetP2PStatus) p2p_status = nullptr;
+  // Events during the run (benches/host nvml_events.hpp).
+  decltype(&::nvmlEventSetCreate) event_set_create = nullptr;
+  decltype(&::nvmlEventSetFree) event_set_free = nullptr;
+  decltype(&::nvmlDeviceGetSupportedEventTypes) supported_event_types = nullptr;
+  decltype(&::nvmlDeviceRegisterEvents) register_events = nullptr;
+  decltype(&::nvmlEventSetWait_v2) event_set_wait = nullptr;
   /// nvmlDeviceGetCurrentClocksEventReasons (newer drivers) or ...ThrottleReasons (older):
   /// same signature, whichever the driver exports. Spelled out: the older name is deprecated
   /// and the newer one absent from CUDA 12.0/12.1's nvml.h.

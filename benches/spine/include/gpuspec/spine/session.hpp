@@ -40,6 +40,9 @@ struct session_options {
   /// refused otherwise, and the check says why).
   bool allow_busy = false;
   std::filesystem::path root = "/"; ///< read /proc, /sys, /etc under this (tests)
+  /// At the end of the run its Xids are read from the kernel log (benches/host
+  /// run_kernel_log.hpp): this saved log when set (GPUSPEC_KERNEL_LOG), else /dev/kmsg or dmesg.
+  std::filesystem::path kernel_log_file;
   std::string tool_version;
   std::vector<std::string> command_line;
 };

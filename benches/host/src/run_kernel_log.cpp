@@ -1,0 +1,87 @@
+// The kernel log's Xids since the run started, placed in the report's results
+// (run_kernel_log.hpp).
+
+#include "gpuspec/benches/run_kernel_log.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/xid_log.hpp"
+
+namespace gpuspec::benches {
+namespace {
+
+/// 0 inside [start, end], else the distance to the nearer end.
+double distance_to_window(const reports::telemetry_summary& t, double time_s) {
+  if (time_s < *t.window_start_s)
+    return *t.window_start_s - time_s;
+  if (time_s > *t.window_end_s)
+    return time_s - *t.window_end_s;
+  return 0;
+}
+
+} // namespace
+
+kernel_log_placement place_kernel_log_xids(reports::report& r, std::string_view log,
+                                           double run_start_since_boot_s) {
+  kernel_log_placement out;
+  for (const auto& x : reports::parse_xid_log(log)) {
+    if (!x.seconds_since_boot) {
+      out.notes.push_back(fmt::format("kernel log: an Xid {} line without a monotonic time ({}) "
+                                      "could not be placed in the run",
+                                      x.xid, x.time_text));
+      continue;
+    }
+    if (*x.seconds_since_boot < run_start_since_boot_s)
+      continue; // before the run: gpuspec health's business
+    const double time_s = *x.seconds_since_boot - run_start_since_boot_s;
+    const auto gpu = std::find_if(r.devices.begin(), r.devices.end(), [&](const auto& d) {
+      return x.address && reports::parse_pci_address(d.pci_bus_id) == x.address;
+    });
+    if (gpu == r.devices.end()) {
+      out.notes.push_back(fmt::format("kernel log: Xid {} at {:.3f} s at PCI {}, which no GPU of "
+                                      "the inventory has",
+                                      x.xid, time_s, x.pci_bus_id));
+      continue;
+    }
+    reports::result* nearest = nullptr;
+    double best = std::numeric_limits<double>::infinity();
+    for (auto& res : r.results) {
+      if (!res.telemetry.window_start_s || !res.telemetry.window_end_s ||
+          std::find(res.devices.begin(), res.devices.end(), gpu->index) == res.devices.end())
+        continue;
+      const double d = distance_to_window(res.telemetry, time_s);
+      if (d < best) {
+        best = d;
+        nearest = &res;
+      }
+    }
+    if (nearest == nullptr) {
+      out.notes.push_back(fmt::format(
+          "kernel log: Xid {} on GPU {} at {:.3f} s, which has no measured result to hold it",
+          x.xid, gpu->index, time_s));
+      continue;
+    }
+    reports::gpu_event e;
+    e.time_s = time_s;
+    e.device = gpu->index;
+    e.type = reports::gpu_event_type::xid;
+    e.xid = x.xid;
+    e.source = "kernel_log";
+    e.detail = fmt::format(
+        "NVRM: Xid (PCI:{}): {}, {}{}", x.pci_bus_id, x.xid, x.text,
+        best > 0 ? fmt::format(" (outside the result's window, {:.3f} s from it)", best) : "");
+    const auto at = std::upper_bound(
+        nearest->events.begin(), nearest->events.end(), e.time_s,
+        [](double t, const reports::gpu_event& other) { return t < other.time_s; });
+    nearest->events.insert(at, std::move(e));
+    ++out.placed;
+  }
+  return out;
+}
+
+} // namespace gpuspec::benches

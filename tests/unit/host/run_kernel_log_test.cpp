@@ -1,0 +1,102 @@
+// The kernel log's Xids since the run started, placed in the report's results
+// (benches/host/run_kernel_log.hpp), on the saved log of tests/fixtures/kernel-log.
+
+#include "gpuspec/benches/run_kernel_log.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gb = gpuspec::benches;
+namespace gr = gpuspec::reports;
+
+namespace {
+
+std::string fixture_log(const std::string& name) {
+  std::ifstream in(std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "kernel-log" / name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+gr::result result_on(int device, double start_s, double end_s) {
+  gr::result r;
+  r.bench_id = "memory.stream.triad";
+  r.devices = {device};
+  r.telemetry.window_start_s = start_s;
+  r.telemetry.window_end_s = end_s;
+  return r;
+}
+
+/// GPU 0 at PCI 18 and GPU 3 at PCI 5d (as eight-healthy.json's), with results whose windows
+/// hold (GPU 0) or sit near (GPU 3) the fixture's Xids for a run started 3000 s after boot:
+/// Xid 13 at 3601.25 s (601.25 s into the run), Xid 79 twice at 5107.64 s (2107.64 s).
+gr::report two_gpu_report() {
+  gr::report r;
+  r.devices.resize(2);
+  r.devices[0].index = 0;
+  r.devices[0].pci_bus_id = "00000000:18:00.0";
+  r.devices[1].index = 3;
+  r.devices[1].pci_bus_id = "00000000:5D:00.0";
+  r.results = {result_on(0, 600, 602), result_on(3, 2100, 2105), result_on(3, 2108, 2110)};
+  return r;
+}
+
+TEST(RunKernelLog, PlacesEachXidAfterTheStartInTheResultOfItsGpu) {
+  gr::report r = two_gpu_report();
+  const auto placed = gb::place_kernel_log_xids(r, fixture_log("xid79-gpu3.log"), 3000.0);
+  EXPECT_EQ(placed.placed, 3U);
+  EXPECT_TRUE(placed.notes.empty()) << placed.notes.front();
+  ASSERT_EQ(r.results[0].events.size(), 1U);
+  const auto& e = r.results[0].events[0];
+  EXPECT_EQ(e.xid, 13);
+  EXPECT_EQ(e.device, 0);
+  EXPECT_EQ(e.source, "kernel_log");
+  EXPECT_NEAR(e.time_s, 601.250311, 1e-6);
+  EXPECT_EQ(e.detail.find("NVRM: Xid (PCI:0000:18:00): 13, pid=48213"), 0U) << e.detail;
+  // 2107.64 s lies between GPU 3's windows, nearer the second (0.36 s) than the first (2.64 s).
+  EXPECT_TRUE(r.results[1].events.empty());
+  ASSERT_EQ(r.results[2].events.size(), 2U);
+  EXPECT_EQ(r.results[2].events[0].xid, 79);
+  EXPECT_EQ(r.results[2].events[0].device, 3);
+  EXPECT_LE(r.results[2].events[0].time_s, r.results[2].events[1].time_s);
+  EXPECT_NE(r.results[2].events[0].detail.find("outside the result's window"), std::string::npos);
+}
+
+TEST(RunKernelLog, LeavesOutTheXidsBeforeTheRun) {
+  gr::report r = two_gpu_report();
+  // Started at 4000 s after boot: the Xid 13 of 3601 s is health's, not the run's.
+  const auto placed = gb::place_kernel_log_xids(r, fixture_log("xid79-gpu3.log"), 4000.0);
+  EXPECT_EQ(placed.placed, 2U);
+  EXPECT_TRUE(r.results[0].events.empty());
+  // A run started after every line of the log sees none of them.
+  gr::report later = two_gpu_report();
+  EXPECT_EQ(gb::place_kernel_log_xids(later, fixture_log("xid79-gpu3.log"), 6000.0).placed, 0U);
+  gr::report clean = two_gpu_report();
+  EXPECT_EQ(gb::place_kernel_log_xids(clean, fixture_log("clean-boot.log"), 0.0).placed, 0U);
+}
+
+TEST(RunKernelLog, SaysWhatItCannotPlace) {
+  gr::report r = two_gpu_report();
+  r.devices.pop_back(); // PCI 5d is no GPU of the inventory now
+  r.results.resize(1);
+  const std::string log = fixture_log("xid79-gpu3.log") +
+                          "Dec  1 12:00:00 host kernel: NVRM: Xid (PCI:0000:18:00): 31, pid=1, "
+                          "MMU Fault\n";
+  auto placed = gb::place_kernel_log_xids(r, log, 3000.0);
+  EXPECT_EQ(placed.placed, 1U);
+  ASSERT_EQ(placed.notes.size(), 3U);
+  EXPECT_NE(placed.notes[0].find("which no GPU of the inventory has"), std::string::npos);
+  EXPECT_NE(placed.notes[2].find("without a monotonic time"), std::string::npos);
+  // A GPU without a measured result cannot hold one.
+  gr::report unmeasured = two_gpu_report();
+  unmeasured.results.clear();
+  placed = gb::place_kernel_log_xids(unmeasured, fixture_log("xid79-gpu3.log"), 3000.0);
+  EXPECT_EQ(placed.placed, 0U);
+  EXPECT_EQ(placed.notes.size(), 3U);
+}
+
+} // namespace
