@@ -61,24 +61,12 @@ template <class Enqueue> double device_seconds(kernels::stream_ref s, const Enqu
 }
 
 void p2p_latency_case(node_state& state) {
-  const auto pair = parse_p2p_pair(state.axis("pair"));
+  const auto pair = resolve_pair(state);
   if (!pair)
-    throw std::invalid_argument("transfer.p2p_latency: the pair axis value " + state.axis("pair") +
-                                " is not \"src->dst\"");
-  const auto [src_index, dst_index] = *pair;
-  std::vector<int> selected;
-  for (const auto& d : state.devices())
-    selected.push_back(d.info.index);
-  if (const auto why = p2p_pair_skip_reason(selected, src_index, dst_index); !why.empty()) {
-    state.skip(why);
-    return;
-  }
-  const auto device_of = [&](int index) -> const node_device& {
-    return *std::find_if(state.devices().begin(), state.devices().end(),
-                         [&](const node_device& d) { return d.info.index == index; });
-  };
-  const node_device& src = device_of(src_index);
-  const node_device& dst = device_of(dst_index);
+    return; // skipped, and said why
+  const int src_index = pair->src_index, dst_index = pair->dst_index;
+  const node_device& src = *pair->src;
+  const node_device& dst = *pair->dst;
 
   const auto topology = node_topology(state.devices());
   const auto* path = reports::find_pair(topology, src_index, dst_index);

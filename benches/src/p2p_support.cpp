@@ -1,10 +1,13 @@
 #include "p2p_support.hpp"
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include <cuda_runtime.h>
 
 #include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/benches/p2p_plan.hpp"
 #include "gpuspec/benches/topology.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
@@ -31,6 +34,26 @@ peer_access_scope::~peer_access_scope() {
   GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaSetDevice(m_device));
   GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaDeviceDisablePeerAccess(m_peer));
   GPUSPEC_CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous));
+}
+
+std::optional<peer_pair> resolve_pair(node_state& state) {
+  const auto pair = parse_p2p_pair(state.axis("pair"));
+  if (!pair)
+    throw std::invalid_argument(state.id() + ": the pair axis value " + state.axis("pair") +
+                                " is not \"src->dst\"");
+  const auto [src_index, dst_index] = *pair;
+  std::vector<int> selected;
+  for (const auto& d : state.devices())
+    selected.push_back(d.info.index);
+  if (const auto why = p2p_pair_skip_reason(selected, src_index, dst_index); !why.empty()) {
+    state.skip(why);
+    return std::nullopt;
+  }
+  const auto device_of = [&](int index) {
+    return &*std::find_if(state.devices().begin(), state.devices().end(),
+                          [&](const node_device& d) { return d.info.index == index; });
+  };
+  return peer_pair{src_index, dst_index, device_of(src_index), device_of(dst_index)};
 }
 
 reports::topology_info node_topology(const std::vector<node_device>& devices) {
