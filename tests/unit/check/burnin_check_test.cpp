@@ -63,9 +63,11 @@ TEST(BurnIn, TenMinutesWithAMemoryPassOnEveryGpuPass) {
   // The acceptance minimum itself (burnin_min_duration_s, 600 s): ten 60 s cycles.
   const auto o = check(burnin_report(600), synthetic_specs(), default_rules());
   EXPECT_EQ(o.status, verdict_status::pass);
-  for (const auto& r : o.nodes[0].results)
-    if (r.bench_id == "burnin.gemm")
+  for (const auto& r : o.nodes[0].results) {
+    if (r.bench_id == "burnin.gemm") {
       EXPECT_TRUE(r.diagnoses.empty()) << r.diagnoses.front().code << ": " << r.message;
+    }
+  }
 }
 
 /// The codes of the burn-in's diagnoses on each GPU.
@@ -81,9 +83,11 @@ TEST(BurnIn, OneSecondWithNoMemoryPassIsInconclusiveWithItsOwnCodesNeverAPass) {
   // `--duration 1s` as the harness writes it: one second of GEMMs, no memory pass, no memtest
   // record at all (issue 16: the "checked no word" rule never saw it).
   const report r = burnin_report(1);
-  for (const auto& res : r.results)
-    if (res.burnin)
+  for (const auto& res : r.results) {
+    if (res.burnin) {
       ASSERT_FALSE(res.burnin->memtest);
+    }
+  }
   const auto o = check(r, synthetic_specs(), default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   const auto codes = codes_by_gpu(o);
