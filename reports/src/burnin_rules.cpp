@@ -121,9 +121,13 @@ void rule_work(const burnin_record& b, const result& res, const report& r,
 /// load of at least `burnin_min_duration_s` (initial policy: the acceptance minimum) and at least
 /// one completed memory-test pass on the GPU. A shorter burn-in, or one that never checked a
 /// word of device memory, is reported and judged inconclusive, never passed. memory.test results
-/// (no --duration) need their pass only.
+/// (no --duration) need their pass only. A burn-in result of another suite than `burnin` (`full`
+/// runs burnin.gemm for the stopping rule's cap, with no --duration) is a sample of the sustained
+/// GEMM, not a burn-in verdict: the rule leaves it to its record's other rules.
 void rule_acceptance_minimum(const burnin_record& b, const report& r, const device_info* device,
                              const expectation_settings& s, std::vector<diagnosis>& out) {
+  if (b.duration_s && r.run.suite != "burnin")
+    return;
   if (b.duration_s && b.elapsed_s < s.burnin_min_duration_s) {
     auto d = make_diagnosis(
         "GPUSPEC-BURNIN-TOO-SHORT", verdict_status::inconclusive,

@@ -136,6 +136,19 @@ TEST(BurnIn, TwoMinutesAreReportedAsShorterThanTheAcceptanceMinimumAndPassUnderA
   EXPECT_EQ(bad.error().field, "settings.burnin_min_duration_s");
 }
 
+TEST(BurnIn, TheFullSuitesShortBurnInSampleIsNotABurnInVerdict) {
+  // `--suite full` runs burnin.gemm for the stopping rule's cap (15 s), with no --duration and
+  // no memory pass: a sample of the sustained GEMM, judged by its record's other rules.
+  report r = burnin_report(15);
+  r.run.suite = "full";
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::pass);
+  EXPECT_TRUE(codes_by_gpu(o).empty());
+  // The same record in the burnin suite is no pass.
+  r.run.suite = "burnin";
+  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::inconclusive);
+}
+
 TEST(BurnIn, AMemoryTestNeedsACompletedPassButNoDuration) {
   report r = healthy_burnin_report();
   result mt = burnin_on(r, 0);
@@ -150,6 +163,7 @@ TEST(BurnIn, AMemoryTestNeedsACompletedPassButNoDuration) {
   EXPECT_TRUE(findings.empty()) << findings.front().code << ": no --duration, no minimum";
   r.results.back().burnin->memtest->passes = 0;
   r.results.back().burnin->memtest->words_checked = 0;
+  r.run.suite = "standard"; // memory.test runs there too, and needs its pass there too
   findings = burnin_findings(r, r.results.back(), &r.devices[0], default_rules().settings);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].code, "GPUSPEC-BURNIN-NO-MEMORY-PASS");
