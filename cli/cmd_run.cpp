@@ -20,6 +20,7 @@
 #include "cmd_info.hpp"
 #include "duration.hpp"
 #include "format.hpp"
+#include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/reports/text_format.hpp"
@@ -215,6 +216,15 @@ exit_code run_run(const run_cli_options& o) {
       fmt::print(stderr, "gpuspec run: --duration: {}\n", why);
       return exit_code::unknown;
     }
+    // Shorter than the acceptance minimum: it runs, and is reported, but cannot pass.
+    if (const auto rules = reports::load_expectations(specs_dir() / "expect.json");
+        rules && *s.duration_s < rules.value().settings.burnin_min_duration_s)
+      fmt::print(
+          stderr,
+          "gpuspec run: note: --duration {} is shorter than the acceptance minimum of {:.0f} "
+          "s (burnin_min_duration_s): the burn-in runs and is reported, and its check is "
+          "inconclusive (GPUSPEC-BURNIN-TOO-SHORT), never a pass\n",
+          o.duration, rules.value().settings.burnin_min_duration_s);
   }
   s.suite = o.suite;
   s.filter = o.filter;

@@ -1,4 +1,5 @@
-// `--duration` (duration.hpp): a sequence of <number><unit>, units in decreasing order.
+// `--duration` (duration.hpp): a sequence of <number><unit>, units in decreasing order; every
+// number has its unit.
 
 #include "duration.hpp"
 
@@ -30,12 +31,14 @@ std::optional<double> parse_duration(std::string_view text, std::string& why) {
     }
     i = static_cast<std::size_t>(end - text.data());
     if (i == text.size()) {
-      if (next_unit != 0) {
-        why = fmt::format("'{}' is not a duration: the last number has no unit", text);
-        return std::nullopt;
-      }
-      total = value; // a bare number: seconds
-      break;
+      // A bare number is refused: `--duration 30` meant 30 minutes to whoever typed it, and
+      // 30 seconds of burn-in proves nothing.
+      why = next_unit == 0
+                ? fmt::format("'{}' has no unit: write {}s, {}m or {}h (a bare number is not "
+                              "taken as seconds)",
+                              text, text, text, text)
+                : fmt::format("'{}' is not a duration: the last number has no unit", text);
+      return std::nullopt;
     }
     const auto u = units.find(static_cast<char>(std::tolower(static_cast<unsigned char>(text[i]))));
     if (u == std::string_view::npos) {

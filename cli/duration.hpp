@@ -1,6 +1,6 @@
 #pragma once
 /// `--duration` of `gpuspec run --suite burnin` (docs/burnin.md): "30m", "90s", "2h", "1h30m",
-/// "1d"; a bare number is seconds.
+/// "1d"; every number needs its unit (a bare "30" is refused, not read as 30 seconds).
 
 #include <optional>
 #include <string>
@@ -12,8 +12,9 @@ namespace gpuspec::cli {
 inline constexpr double max_duration_s = 30.0 * 24 * 3600;
 
 /// Seconds, or nullopt with `why` set to one sentence naming what is wrong: an empty text, a
-/// unit that is not s, m, h or d, a number missing before a unit, a unit repeated or out of
-/// order (h before m before s), zero, or more than 30 days.
+/// number without its unit (a bare number too), a unit that is not s, m, h or d, a number
+/// missing before a unit, a unit repeated or out of order (h before m before s), zero, or more
+/// than 30 days.
 [[nodiscard]] std::optional<double> parse_duration(std::string_view text, std::string& why);
 
 } // namespace gpuspec::cli

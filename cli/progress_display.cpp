@@ -83,6 +83,7 @@ void progress_display::on_case_started(int device, int case_index, const spine::
   g.current = c.label();
   g.runs = 0;
   g.state = "measuring";
+  g.case_started = std::chrono::steady_clock::now();
   if (!m_in_place)
     fmt::print(m_out, "[gpu {}] {}/{} {} ...\n", device, case_index + 1, g.total, g.current);
   redraw(false);
@@ -109,8 +110,13 @@ void progress_display::on_result(const spine::journal_entry& entry) {
   }
   g.state = "between cases";
   g.current.clear();
-  if (!m_in_place)
-    fmt::print(m_out, "[gpu {}]     {}\n", entry.device, result_text(entry.result));
+  if (!m_in_place) {
+    // The case's wall time, setup included: what sizes the next run's budget.
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - g.case_started).count();
+    fmt::print(m_out, "[gpu {}]     {} [wall {:.1f} s]\n", entry.device, result_text(entry.result),
+               wall);
+  }
   redraw(false);
 }
 

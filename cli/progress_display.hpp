@@ -1,6 +1,7 @@
 #pragma once
 /// What `gpuspec run` shows on stderr while it measures: the plan, then one line per GPU,
-/// redrawn in place on a terminal, or plain lines (one per case start and result) otherwise.
+/// redrawn in place on a terminal, or plain lines (one per case start and result, the result's
+/// with the case's wall time, so a log says how long each case took) otherwise.
 
 #include <chrono>
 #include <cstdio>
@@ -36,6 +37,7 @@ private:
     int runs = 0;
     std::string state = "waiting";
     bool lost = false;
+    std::chrono::steady_clock::time_point case_started{}; ///< the case in progress's start
   };
   [[nodiscard]] std::string line_of(int device, const gpu_line& g) const;
   void redraw(bool force);

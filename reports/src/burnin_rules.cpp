@@ -100,8 +100,6 @@ void rule_work(const burnin_record& b, const result& res, const report& r,
   if (b.gemm && b.gemm->iterations < 2)
     too_little(fmt::format("{} GEMM iteration(s): no checksum to compare with the first",
                            b.gemm->iterations));
-  if (b.memtest && b.memtest->words_checked == 0)
-    too_little("the memory test checked no word");
   if (b.duration_s && b.busy_s < s.burnin_min_busy_fraction * *b.duration_s)
     too_little(fmt::format("busy {:.1f} s of the {:.1f} s asked (under {:.0f}%): the duration "
                            "implies more work",
@@ -117,6 +115,51 @@ void rule_work(const burnin_record& b, const result& res, const report& r,
                              "load must draw more than {:.0f}% above idle)",
                              *peak, *b.idle_power_w, 100 * s.burnin_idle_power_margin));
   }
+}
+
+/// What a burn-in verdict needs before anything can pass (docs/burnin.md, "The verdict"): a
+/// load of at least `burnin_min_duration_s` (initial policy: the acceptance minimum) and at least
+/// one completed memory-test pass on the GPU. A shorter burn-in, or one that never checked a
+/// word of device memory, is reported and judged inconclusive, never passed. memory.test results
+/// (no --duration) need their pass only. A burn-in result of another suite than `burnin` (`full`
+/// runs burnin.gemm for the stopping rule's cap, with no --duration) is a sample of the sustained
+/// GEMM, not a burn-in verdict: the rule leaves it to its record's other rules.
+void rule_acceptance_minimum(const burnin_record& b, const report& r, const device_info* device,
+                             const expectation_settings& s, std::vector<diagnosis>& out) {
+  if (b.duration_s && r.run.suite != "burnin")
+    return;
+  if (b.duration_s && b.elapsed_s < s.burnin_min_duration_s) {
+    auto d = make_diagnosis(
+        "GPUSPEC-BURNIN-TOO-SHORT", verdict_status::inconclusive,
+        fmt::format("the burn-in loaded the GPU for {:.1f} s (--duration {:.0f} s): shorter than "
+                    "the acceptance minimum of {:.0f} s (burnin_min_duration_s, an initial "
+                    "policy), so it is reported, not passed",
+                    b.elapsed_s, *b.duration_s, s.burnin_min_duration_s),
+        device, r.host);
+    d.evidence["elapsed_s"] = fmt::format("{:.3f}", b.elapsed_s);
+    d.evidence["duration_s"] = fmt::format("{:.3f}", *b.duration_s);
+    d.evidence["burnin_min_duration_s"] = fmt::format("{:.0f}", s.burnin_min_duration_s);
+    out.push_back(std::move(d));
+  }
+  const bool burn_in = b.duration_s.has_value();
+  std::string why;
+  if (!b.memtest)
+    why = burn_in ? "the burn-in completed no memory-test pass (its record holds no memory test: "
+                    "the run ended inside its first GEMM phase, or the GPU had too little free "
+                    "memory for the test)"
+                  : "the memory test left no record of a pass";
+  else if (b.memtest->passes == 0)
+    why =
+        burn_in ? "the burn-in completed no memory-test pass" : "the memory test completed no pass";
+  else if (b.memtest->words_checked == 0)
+    why = fmt::format("the memory test's {} pass(es) checked no word", b.memtest->passes);
+  if (why.empty())
+    return;
+  auto d =
+      make_diagnosis("GPUSPEC-BURNIN-NO-MEMORY-PASS", verdict_status::inconclusive,
+                     why + ": no word of device memory was checked on this GPU", device, r.host);
+  d.evidence["memtest_passes"] = std::to_string(b.memtest ? b.memtest->passes : 0);
+  out.push_back(std::move(d));
 }
 
 /// The power brake (a signal the system asserts: PSUs, the BMC) during a burn-in is a finding
@@ -173,6 +216,7 @@ std::vector<diagnosis> burnin_findings(const report& r, const result& res,
   rule_bad_words(b, r, device, out);
   rule_drift(b, res, r, device, settings, out);
   rule_work(b, res, r, device, settings, out);
+  rule_acceptance_minimum(b, r, device, settings, out);
   rule_power_brake(res, r, device, out);
   for (auto& d : out)
     d.evidence["bench_id"] = res.bench_id;

@@ -95,7 +95,7 @@ struct setting {
   int expectation_settings::*whole;
 };
 
-constexpr std::array<setting, 17> settings_table{{
+constexpr std::array<setting, 18> settings_table{{
     {"sibling_threshold", 0, 1, false, &expectation_settings::sibling_threshold, nullptr},
     {"outlier_z", -100, 0, false, &expectation_settings::outlier_z, nullptr},
     {"fleet_min_reports", 3, 1e9, true, nullptr, &expectation_settings::fleet_min_reports},
@@ -116,6 +116,8 @@ constexpr std::array<setting, 17> settings_table{{
      nullptr},
     {"burnin_idle_power_margin", 0, 10, false, &expectation_settings::burnin_idle_power_margin,
      nullptr},
+    {"burnin_min_duration_s", 0, 30.0 * 24 * 3600, false,
+     &expectation_settings::burnin_min_duration_s, nullptr},
 }};
 
 constexpr auto setting_keys = [] {

@@ -95,6 +95,14 @@ constexpr std::array codes = {
                 "the burn-in did less work than its duration implies",
                 "rerun for the whole duration on an idle GPU; a burn-in that did not load the "
                 "GPU proves nothing"},
+    reason_code{"GPUSPEC-BURNIN-TOO-SHORT", remediation::rerun,
+                "the burn-in ran for less than the acceptance minimum (burnin_min_duration_s)",
+                "rerun with a --duration of at least the minimum (10m by default); a shorter "
+                "burn-in is reported, not passed"},
+    reason_code{"GPUSPEC-BURNIN-NO-MEMORY-PASS", remediation::rerun,
+                "the burn-in completed no memory-test pass: no word of device memory was checked",
+                "rerun for longer than one GEMM phase (45 s) on a GPU with free memory; a burn-in "
+                "without a memory pass proves nothing about the memory"},
     reason_code{"GPUSPEC-COLLECTIVE-TIMEOUT", remediation::reset_gpu,
                 "a collective did not finish within its deadline: some ranks never arrived",
                 "read the kernel log for Xid errors on the GPUs named, check NVLink "

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -161,9 +162,13 @@ const json& script_case(const json& script, const spine::planned_case& c) {
   throw std::runtime_error("stand-in worker: the script has no case " + c.label());
 }
 
-/// A burn-in as benches/families/burnin.cu runs it, with made-up work: a GEMM "iteration" every
-/// `iteration_s` for `duration_s` (or until stopped), each with a checksum that equals the
-/// first unless the script makes it change, summarised per `interval_s` by the real timeline.
+/// A burn-in as benches/families/burnin.cu runs it, with made-up work, on the real schedule
+/// (burnin_timeline.hpp): GEMM phases of `gemm_phase_s` (the whole run unless the script says)
+/// alternating with memory-test phases of `memtest_phase_s`, for `duration_s` (or until
+/// stopped). A GEMM "iteration" every `iteration_s`, each with a checksum that equals the first
+/// unless the script makes it change; a memory "pass" of `memtest_words` words every
+/// `memtest_pass_s`, every word right. Summarised per `interval_s` by the real timeline; the
+/// memtest record is written only when a pass completed, as the harness writes it.
 reports::result stand_in_burnin(const spine::planned_case& c, int device, const json& spec,
                                 double duration_s, int changes_at,
                                 const spine::progress_callback& progress,
@@ -185,11 +190,32 @@ reports::result stand_in_burnin(const spine::planned_case& c, int device, const 
   g.determinism_note = "stand-in: a made-up checksum";
   const std::uint64_t reference = 0x5e5e00000000c0deull;
   g.reference_checksum = gpuspec::benches::hex_word(reference);
+  const gpuspec::benches::burnin_schedule schedule{
+      duration_s, spec.value("gemm_phase_s", duration_s), spec.value("memtest_phase_s", 0.0)};
+  const double pass_s = spec.value("memtest_pass_s", 0.1);
+  const std::int64_t words = spec.value("memtest_words", std::int64_t{1} << 20);
+  reports::burnin_memtest m;
   bool stopped = false;
-  while (now_s() - start < duration_s) {
+  for (;;) {
+    const auto phase = gpuspec::benches::phase_at(schedule, now_s() - start);
+    if (phase == gpuspec::benches::burnin_phase::done)
+      break;
     if (stop.load()) {
       stopped = true;
       break;
+    }
+    if (phase == gpuspec::benches::burnin_phase::memtest) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(pass_s));
+      static constexpr std::array<const char*, 5> names{"walking_ones", "walking_zeros",
+                                                        "moving_inversions", "address", "random"};
+      m.patterns.emplace_back(names[static_cast<std::size_t>(m.passes) % names.size()]);
+      m.bytes = 8 * words;
+      ++m.passes;
+      m.words_checked += words;
+      timeline.add_memtest(now_s(), words, 0);
+      if (progress)
+        progress(static_cast<int>(g.iterations + m.passes), pass_s);
+      continue;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(iteration_s));
     const bool mismatch = changes_at >= 0 && g.iterations >= changes_at;
@@ -214,9 +240,12 @@ reports::result stand_in_burnin(const spine::planned_case& c, int device, const 
   reports::burnin_record b;
   b.duration_s = duration_s;
   b.elapsed_s = now_s() - start;
-  b.busy_s = static_cast<double>(g.iterations) * iteration_s;
+  b.busy_s =
+      static_cast<double>(g.iterations) * iteration_s + static_cast<double>(m.passes) * pass_s;
   b.interval_s = timeline.interval_s();
   b.gemm = g;
+  if (m.passes > 0)
+    b.memtest = m;
   b.intervals = timeline.intervals();
   r.samples.clear();
   for (const auto& in : b.intervals)

@@ -91,6 +91,22 @@ void sort_into_report_order(std::vector<journal_entry>& entries, const std::vect
                    });
 }
 
+namespace {
+
+/// True when `text` is one JSON document with a gpuspec report's schema: the report given where
+/// its journal was meant (`gpuspec run --recover report.json`).
+bool is_a_report(const std::string& text) {
+  try {
+    const json j = json::parse(text);
+    return j.is_object() && j.contains("schema") && j["schema"].is_string() &&
+           j["schema"].get<std::string>().starts_with("gpuspec.report.");
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
+} // namespace
+
 reports::outcome<journal_contents> read_journal(const std::filesystem::path& file) {
   const std::string name = file.string();
   std::ifstream in(file, std::ios::binary);
@@ -114,6 +130,13 @@ reports::outcome<journal_contents> read_journal(const std::filesystem::path& fil
     lines.push_back(text.substr(begin, end - begin));
     begin = end + 1;
   }
+
+  if (is_a_report(text))
+    return reports::input_error{
+        name, "",
+        fmt::format("not a gpuspec journal (this is a report: `gpuspec check` reads it; "
+                    "--recover reads the journal a run leaves beside its report, {})",
+                    journal_path_for(file.filename()).string())};
 
   journal_contents out;
   out.last_line_cut = cut;

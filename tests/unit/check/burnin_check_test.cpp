@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +16,7 @@
 namespace gpuspec::reports {
 namespace {
 
+using testing::burnin_report;
 using testing::healthy_burnin_report;
 using testing::synthetic_specs;
 
@@ -54,6 +57,118 @@ TEST(BurnIn, AHealthyTwelveMinuteBurnInPasses) {
     EXPECT_NE(r.message.find("checksum mismatch"), std::string::npos) << r.message;
   }
   EXPECT_EQ(judged, 8);
+}
+
+TEST(BurnIn, TenMinutesWithAMemoryPassOnEveryGpuPass) {
+  // The acceptance minimum itself (burnin_min_duration_s, 600 s): ten 60 s cycles.
+  const auto o = check(burnin_report(600), synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::pass);
+  for (const auto& r : o.nodes[0].results) {
+    if (r.bench_id == "burnin.gemm") {
+      EXPECT_TRUE(r.diagnoses.empty()) << r.diagnoses.front().code << ": " << r.message;
+    }
+  }
+}
+
+/// The codes of the burn-in's diagnoses on each GPU.
+std::map<int, std::set<std::string>> codes_by_gpu(const check_outcome& o) {
+  std::map<int, std::set<std::string>> out;
+  for (const auto* d : burnin_diagnoses(o))
+    if (d->device)
+      out[*d->device].insert(d->code);
+  return out;
+}
+
+TEST(BurnIn, OneSecondWithNoMemoryPassIsInconclusiveWithItsOwnCodesNeverAPass) {
+  // `--duration 1s` as the harness writes it: one second of GEMMs, no memory pass, no memtest
+  // record at all (issue 16: the "checked no word" rule never saw it).
+  const report r = burnin_report(1);
+  for (const auto& res : r.results) {
+    if (res.burnin) {
+      ASSERT_FALSE(res.burnin->memtest);
+    }
+  }
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  const auto codes = codes_by_gpu(o);
+  ASSERT_EQ(codes.size(), 8u);
+  for (const auto& [gpu, found] : codes) {
+    EXPECT_EQ(found,
+              (std::set<std::string>{"GPUSPEC-BURNIN-TOO-SHORT", "GPUSPEC-BURNIN-NO-MEMORY-PASS"}))
+        << gpu;
+  }
+  for (const auto& g : o.nodes[0].gpus)
+    EXPECT_EQ(g.status, verdict_status::inconclusive) << g.index;
+  for (const auto* d : burnin_diagnoses(o)) {
+    EXPECT_EQ(d->severity, verdict_status::inconclusive) << d->code;
+    if (d->code == "GPUSPEC-BURNIN-TOO-SHORT") {
+      EXPECT_NE(d->cause.find("1.5 s"), std::string::npos) << d->cause;
+      EXPECT_NE(d->cause.find("acceptance minimum of 600 s"), std::string::npos) << d->cause;
+      EXPECT_EQ(d->evidence.at("burnin_min_duration_s"), "600");
+    } else {
+      EXPECT_NE(d->cause.find("no memory-test pass"), std::string::npos) << d->cause;
+      EXPECT_EQ(d->evidence.at("memtest_passes"), "0");
+    }
+  }
+}
+
+TEST(BurnIn, TwoMinutesAreReportedAsShorterThanTheAcceptanceMinimumAndPassUnderASiteMinimum) {
+  // scripts/gpu-validate.sh's burn-in: two cycles, two memory passes, under the 10 minutes.
+  const report r = burnin_report(120);
+  auto rules = default_rules();
+  const auto o = check(r, synthetic_specs(), rules);
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  for (const auto& [gpu, found] : codes_by_gpu(o))
+    EXPECT_EQ(found, std::set<std::string>{"GPUSPEC-BURNIN-TOO-SHORT"}) << gpu;
+  // The validation script's --rules (a site setting): its own minimum, and then the rest judges.
+  const auto site =
+      merge_expectations(rules, nlohmann::ordered_json::parse(R"({"schema": "gpuspec.expect.v2",
+                                              "settings": {"burnin_min_duration_s": 120}})"),
+                         "validation-rules.json");
+  ASSERT_TRUE(site) << site.error().to_string();
+  EXPECT_EQ(check(r, synthetic_specs(), site.value()).status, verdict_status::pass);
+  // A bad minimum is named.
+  const auto bad =
+      merge_expectations(rules, nlohmann::ordered_json::parse(R"({"schema": "gpuspec.expect.v2",
+                                              "settings": {"burnin_min_duration_s": -1}})"),
+                         "bad.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().field, "settings.burnin_min_duration_s");
+}
+
+TEST(BurnIn, TheFullSuitesShortBurnInSampleIsNotABurnInVerdict) {
+  // `--suite full` runs burnin.gemm for the stopping rule's cap (15 s), with no --duration and
+  // no memory pass: a sample of the sustained GEMM, judged by its record's other rules.
+  report r = burnin_report(15);
+  r.run.suite = "full";
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::pass);
+  EXPECT_TRUE(codes_by_gpu(o).empty());
+  // The same record in the burnin suite is no pass.
+  r.run.suite = "burnin";
+  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::inconclusive);
+}
+
+TEST(BurnIn, AMemoryTestNeedsACompletedPassButNoDuration) {
+  report r = healthy_burnin_report();
+  result mt = burnin_on(r, 0);
+  mt.bench_id = "memory.test";
+  mt.axes = nlohmann::ordered_json::object();
+  mt.burnin->duration_s.reset();
+  mt.burnin->elapsed_s = 20; // one pass of each pattern, on its own
+  mt.burnin->gemm.reset();
+  mt.burnin->intervals.clear();
+  r.results.push_back(mt);
+  auto findings = burnin_findings(r, r.results.back(), &r.devices[0], default_rules().settings);
+  EXPECT_TRUE(findings.empty()) << findings.front().code << ": no --duration, no minimum";
+  r.results.back().burnin->memtest->passes = 0;
+  r.results.back().burnin->memtest->words_checked = 0;
+  r.run.suite = "standard"; // memory.test runs there too, and needs its pass there too
+  findings = burnin_findings(r, r.results.back(), &r.devices[0], default_rules().settings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].code, "GPUSPEC-BURNIN-NO-MEMORY-PASS");
+  EXPECT_NE(findings[0].cause.find("the memory test completed no pass"), std::string::npos)
+      << findings[0].cause;
 }
 
 TEST(BurnIn, AMismatchNamesTheIterationTheTimeAndBothChecksums) {

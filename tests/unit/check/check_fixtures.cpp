@@ -376,12 +376,15 @@ void throttle(report& r, int dev, std::vector<std::string> reasons, double facto
   }
 }
 
-/// The burn-in (benches/families/burnin.cu, docs/burnin.md) as its harness writes it: a 12-minute
-/// run of bf16 8192^3 GEMMs with cuBLASLt's first heuristic algorithm pinned, alternating with
-/// the memory test, one interval a minute at `tflops` (synthetic: 71% of the datasheet's bf16
-/// figure, as gemm_result), every checksum equal to the first, every word read back right.
-result burnin_result(int dev, double tflops) {
-  constexpr int minutes = 12;
+/// The burn-in (benches/families/burnin.cu, docs/burnin.md) as its harness writes it: a run of
+/// `seconds` (12 minutes unless told) of bf16 8192^3 GEMMs with cuBLASLt's first heuristic
+/// algorithm pinned, in 60 s cycles of 45 s of GEMMs and 15 s of memory test (one pattern pass),
+/// one interval a minute at `tflops` (synthetic: 71% of the datasheet's bf16 figure, as
+/// gemm_result), every checksum equal to the first, every word read back right. A run that ends
+/// inside its first GEMM phase has no memory pass, and then no memtest record, as the harness
+/// leaves it (`if (m.passes > 0) record.memtest = m`).
+result burnin_result(int dev, double tflops, double seconds = 720) {
+  constexpr double cycle_s = 60, gemm_s = 45;
   constexpr double m = 8192;
   const double ops = 2 * m * m * m;
   result r;
@@ -397,10 +400,10 @@ result burnin_result(int dev, double tflops) {
   r.check = {verification_status::passed, std::nullopt, std::nullopt,
              "every iteration's checksum equal to iteration 0's"};
   burnin_record b;
-  b.duration_s = 60.0 * minutes;
-  b.elapsed_s = b.duration_s.value() + 0.5;
-  b.busy_s = b.duration_s.value() - 30;
-  b.interval_s = 60;
+  b.duration_s = seconds;
+  b.elapsed_s = seconds + 0.5;
+  b.busy_s = seconds - 30 * seconds / 720; // idle between batches: 30 s of 12 minutes
+  b.interval_s = cycle_s;
   b.idle_power_w = 120;
   burnin_gemm g;
   g.dtype = "bf16";
@@ -415,37 +418,48 @@ result burnin_result(int dev, double tflops) {
   mt.bytes = 128 * gib;
   mt.patterns = {"walking_ones", "walking_zeros", "moving_inversions", "address", "random"};
   const std::int64_t words = mt.bytes / 8;
-  for (int i = 0; i < minutes; ++i) {
+  for (double start = 0; start < seconds; start += cycle_s) {
+    const double length = std::min(cycle_s, seconds - start);
     burnin_interval in;
-    in.start_s = 2.0 + 60.0 * i;
-    in.end_s = in.start_s + 60;
+    in.start_s = 2.0 + start;
+    in.end_s = in.start_s + length;
     // 45 s of GEMMs at `tflops`, then 15 s of memory test (one pattern pass).
-    in.gemm_iterations = static_cast<std::int64_t>(45 * tflops * 1e12 / ops);
+    in.gemm_iterations = static_cast<std::int64_t>(std::min(gemm_s, length) * tflops * 1e12 / ops);
     in.throughput = tflops;
-    in.telemetry_samples = 60;
+    in.telemetry_samples = static_cast<std::int64_t>(std::ceil(length));
     in.sm_clock_mhz_median = 1755;
     in.mem_clock_mhz_median = h200_mem_clock_mhz;
     in.temperature_c_max = 71;
     in.power_w_mean = 680;
     in.power_w_max = 699;
     in.throttle_reasons = {"sw_power_cap"};
-    in.memtest_words = words;
+    if (length > gemm_s) {
+      in.memtest_words = words;
+      mt.words_checked += words;
+      ++mt.passes;
+    }
     g.iterations += in.gemm_iterations;
-    mt.words_checked += words;
-    ++mt.passes;
     r.samples.push_back(tflops);
-    r.sample_seconds.push_back(60);
+    r.sample_seconds.push_back(length);
     b.intervals.push_back(in);
   }
   b.gemm = g;
-  b.memtest = mt;
+  if (mt.passes > 0)
+    b.memtest = mt;
   r.burnin = b;
   r.stats = summarize(r.samples);
   r.telemetry = window(1755, 71, 699, {"sw_power_cap"});
   r.telemetry.window_start_s = 2.0;
-  r.telemetry.window_end_s = 2.0 + 60.0 * minutes;
+  r.telemetry.window_end_s = 2.0 + seconds;
   r.gpus_busy = gpus;
   return r;
+}
+
+/// Replaces GPU `dev`'s burn-in by one of `seconds`.
+void burnin_lasting(report& r, int dev, double seconds) {
+  for (auto& res : r.results)
+    if (res.bench_id == "burnin.gemm" && res.devices.front() == dev)
+      res = burnin_result(dev, 700, seconds);
 }
 
 /// Sets the burn-in's interval throughputs of GPU `dev` from `from` on to `factor` times.
@@ -518,15 +532,17 @@ void scale_device_results(report& r, int dev, double factor) {
   }
 }
 
-void add_burnin(report& r) {
+void add_burnin(report& r, double seconds) {
   r.run.suite = "burnin";
   for (int i = 0; i < gpus; ++i)
-    r.results.push_back(burnin_result(i, 700));
+    r.results.push_back(burnin_result(i, 700, seconds));
 }
 
-report healthy_burnin_report() {
+report healthy_burnin_report() { return burnin_report(720); }
+
+report burnin_report(double seconds) {
   report r = healthy_report();
-  add_burnin(r);
+  add_burnin(r, seconds);
   return r;
 }
 
@@ -961,6 +977,27 @@ const std::vector<inconclusive_variant>& inconclusive_variants() {
          add_burnin(r);
          for (auto& in : burnin_of(r, 1).intervals)
            in.power_w_max = 125; // idle 120 W: the GEMMs never loaded the GPU
+       }},
+      // `--duration 1s`: one second of GEMMs, no memory pass, no memtest record.
+      {"burnin-too-short", "GPUSPEC-BURNIN-TOO-SHORT", 2,
+       [](report& r) {
+         add_burnin(r);
+         burnin_lasting(r, 2, 1);
+       }},
+      // scripts/gpu-validate.sh's `--duration 2m`: two memory passes, under the minimum.
+      {"burnin-too-short--two-minutes", "GPUSPEC-BURNIN-TOO-SHORT", 2,
+       [](report& r) {
+         add_burnin(r);
+         burnin_lasting(r, 2, 120);
+       }},
+      // 12 minutes of GEMMs on a GPU with too little free memory for the memory test.
+      {"burnin-no-memory-pass", "GPUSPEC-BURNIN-NO-MEMORY-PASS", 4,
+       [](report& r) {
+         add_burnin(r);
+         auto& b = burnin_of(r, 4);
+         b.memtest.reset();
+         for (auto& in : b.intervals)
+           in.memtest_words = 0;
        }},
   };
   return variants;

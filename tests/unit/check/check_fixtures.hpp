@@ -30,10 +30,12 @@ namespace gpuspec::reports::testing {
                                     double scale = 1.0);
 
 /// healthy_report() after a 12-minute burn-in on every GPU (burnin.gemm results with clean
-/// records: equal checksums, no bad word, flat throughput).
+/// records: equal checksums, no bad word, flat throughput, a memory pass every minute).
 [[nodiscard]] report healthy_burnin_report();
-/// Appends that burn-in's results to `r` (suite "burnin").
-void add_burnin(report& r);
+/// The same burn-in lasting `seconds` (`--duration`): under 45 s it has no memory pass.
+[[nodiscard]] report burnin_report(double seconds);
+/// Appends that burn-in's results to `r` (suite "burnin"), 12 minutes unless told.
+void add_burnin(report& r, double seconds = 720);
 
 /// Gives the first result of GPU `device` the events NVML would deliver during its window, made
 /// by the worker's own conversion (benches/host nvml_events.hpp to_report_events): each an NVML

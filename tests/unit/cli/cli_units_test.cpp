@@ -38,7 +38,6 @@ TEST(Duration, ReadsUnitsFromDaysToSeconds) {
   EXPECT_EQ(parse_duration("1h30m", why), 5400.0);
   EXPECT_EQ(parse_duration("1d2h3m4s", why), 86400.0 + 7200 + 180 + 4);
   EXPECT_EQ(parse_duration("1.5h", why), 5400.0);
-  EXPECT_EQ(parse_duration("45", why), 45.0) << "a bare number is seconds";
   EXPECT_EQ(parse_duration("3S", why), 3.0);
 }
 
@@ -48,6 +47,8 @@ TEST(Duration, RejectsWhatIsNotADurationAndSaysWhy) {
                                                         {"30x", "'x' is not a unit"},
                                                         {"m", "expected a number"},
                                                         {"30m10", "no unit"},
+                                                        {"30", "'30' has no unit: write 30s, 30m"},
+                                                        {"1.5", "a bare number is not taken"},
                                                         {"10s5m", "from days to seconds"},
                                                         {"5m5m", "from days to seconds"},
                                                         {"0s", "positive"},

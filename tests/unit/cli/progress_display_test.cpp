@@ -2,6 +2,7 @@
 // and result when stderr is not a terminal, or one line per GPU redrawn in place when it is.
 
 #include <cstdio>
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -70,6 +71,10 @@ TEST(ProgressDisplay, PlainLinesWhenNotATerminal) {
       << out;
   EXPECT_NE(out.find("[gpu 0] 1/2 memory.stream.triad dtype=fp32 ..."), std::string::npos) << out;
   EXPECT_NE(out.find("[gpu 0]     4321.5 GB/s (median of 12"), std::string::npos) << out;
+  // Each case's wall time, for sizing the next run (a log, not a terminal).
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(R"(\[gpu 0\]     4321\.5 GB/s .*\[wall [0-9]+\.[0-9] s\]\n)")))
+      << out;
   EXPECT_NE(out.find("GPU 3: no answer for 61 s"), std::string::npos) << out;
   EXPECT_NE(out.find("    XID 79"), std::string::npos) << out;
   EXPECT_EQ(out.find('\x1b'), std::string::npos) << "no terminal control in a log file";

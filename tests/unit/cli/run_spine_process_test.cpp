@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -242,6 +243,20 @@ TEST_F(RunSpine, RecoveringSomethingThatIsNotAJournalNamesIt) {
   EXPECT_NE(p.err.find("bogus.journal: line 1"), std::string::npos) << p.err;
 }
 
+TEST_F(RunSpine, RecoveringAReportInsteadOfItsJournalSaysItIsAReport) {
+  // Issue 16: given the report, --recover said "line 1: not JSON".
+  const auto ran = run("run -o report.json --max-time 0.2", "two-healthy.json", "two-healthy.json");
+  ASSERT_TRUE(fs::exists(m_dir / "report.json")) << ran.err;
+  ASSERT_FALSE(fs::exists(m_dir / "report.json.journal")) << "a finished run leaves no journal";
+  const auto p = gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY "' run --recover report.json");
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_NE(p.err.find("report.json: not a gpuspec journal (this is a report"), std::string::npos)
+      << p.err;
+  EXPECT_NE(p.err.find("report.json.journal"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("not JSON"), std::string::npos) << p.err;
+  EXPECT_FALSE(fs::exists(m_dir / "report.json.json")) << "nothing written";
+}
+
 TEST_F(RunSpine, TheRealWorkerPlansAndSpeaksTheProtocol) {
   // gpuspec's own worker, given one case by hand. Without a GPU its case cannot be measured:
   // the CUDA build skips it (the runtime cannot see the GPU), the host-only build fails it (no
@@ -380,6 +395,10 @@ TEST_F(RunSpine, ABurnInRunsForItsDurationAndTheGpuWhoseChecksumChangesFailsWith
     ASSERT_TRUE(b.gemm);
     EXPECT_GT(b.gemm->iterations, 20) << gpu;
     EXPECT_EQ(b.gemm->reference_checksum, "0x5e5e00000000c0de");
+    // The memory-test phase (1.5 s to 2 s) ran its passes on every GPU.
+    ASSERT_TRUE(b.memtest) << gpu;
+    EXPECT_GE(b.memtest->passes, 1) << gpu;
+    EXPECT_EQ(b.memtest->words_checked, b.memtest->passes * 1048576) << gpu;
     // Per-interval series: 0.5 s intervals over 3 s.
     EXPECT_GE(b.intervals.size(), 6U) << gpu;
     EXPECT_LE(b.intervals.size(), 8U) << gpu;
@@ -415,6 +434,52 @@ TEST_F(RunSpine, ABurnInRunsForItsDurationAndTheGpuWhoseChecksumChangesFailsWith
       EXPECT_EQ(g.at("status"), "inconclusive") << "a stand-in's burn-in never passes";
     }
   }
+  // 3 s is under the acceptance minimum on every GPU; each had its memory pass.
+  std::set<int> short_gpus;
+  for (const auto& res : j.at("nodes").at(0).at("results"))
+    for (const auto& d : res.at("diagnoses")) {
+      EXPECT_NE(d.at("code"), "GPUSPEC-BURNIN-NO-MEMORY-PASS") << d.dump();
+      if (d.at("code") == "GPUSPEC-BURNIN-TOO-SHORT" && d.at("device").is_number())
+        short_gpus.insert(d.at("device").get<int>());
+    }
+  EXPECT_EQ(short_gpus.size(), 8U);
+}
+
+TEST_F(RunSpine, AOneSecondBurnInWithNoMemoryPassIsInconclusiveWithItsOwnCodesOnEveryGpu) {
+  // Issue 16: one second of GEMMs, no memory pass, the memtest record null (the harness writes
+  // none without a pass). Reported, never passed, and the check says why on every GPU.
+  const auto p = run("run --suite burnin --duration 1s --max-time 0.2 -o report.json",
+                     "eight-healthy.json", "eight-burnin.json");
+  EXPECT_EQ(p.exit_code, 2) << p.err; // GPU 5's checksum still changes at iteration 17
+  EXPECT_NE(p.err.find("--duration 1s is shorter than the acceptance minimum of 600 s"),
+            std::string::npos)
+      << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  ASSERT_EQ(rep.results.size(), 8U);
+  for (const auto& res : rep.results) {
+    ASSERT_TRUE(res.burnin);
+    EXPECT_FALSE(res.burnin->memtest) << "no memory pass: no memtest record";
+  }
+  const auto check = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' check report.json --format json > check.json");
+  EXPECT_EQ(check.exit_code, 2) << check.err;
+  const auto j = nlohmann::json::parse(std::ifstream(m_dir / "check.json"));
+  std::map<std::string, std::set<int>> gpus_of;
+  for (const auto& res : j.at("nodes").at(0).at("results"))
+    for (const auto& d : res.at("diagnoses")) {
+      if (d.at("device").is_number())
+        gpus_of[d.at("code")].insert(d.at("device").get<int>());
+      if (d.at("code") == "GPUSPEC-BURNIN-TOO-SHORT") {
+        EXPECT_EQ(d.at("severity"), "inconclusive");
+        EXPECT_NE(d.at("cause").get<std::string>().find("shorter than the acceptance minimum"),
+                  std::string::npos)
+            << d.at("cause");
+      }
+    }
+  EXPECT_EQ(gpus_of["GPUSPEC-BURNIN-TOO-SHORT"].size(), 8U);
+  EXPECT_EQ(gpus_of["GPUSPEC-BURNIN-NO-MEMORY-PASS"].size(), 8U);
+  for (const auto& g : j.at("nodes").at(0).at("gpus"))
+    EXPECT_NE(g.at("status"), "pass") << g.dump();
 }
 
 TEST_F(RunSpine, DurationGoesWithTheBurnInSuiteOnlyAndIsParsedStrictly) {
@@ -428,6 +493,12 @@ TEST_F(RunSpine, DurationGoesWithTheBurnInSuiteOnlyAndIsParsedStrictly) {
           "two-healthy.json");
   EXPECT_EQ(p.exit_code, 3);
   EXPECT_NE(p.err.find("'x' is not a unit"), std::string::npos) << p.err;
+  // A bare number is refused, naming the option: `--duration 30` is not 30 seconds.
+  p = run("run --suite burnin --duration 30 -o report.json", "two-healthy.json",
+          "two-healthy.json");
+  EXPECT_EQ(p.exit_code, 3);
+  EXPECT_NE(p.err.find("--duration: '30' has no unit: write 30s, 30m or 30h"), std::string::npos)
+      << p.err;
   EXPECT_FALSE(fs::exists(m_dir / "report.json")) << "nothing runs on bad usage";
 }
 

@@ -1,10 +1,20 @@
 #!/usr/bin/env python3
-"""scripts/gpu-validate.sh run here, as a lent machine would run it, in three situations:
+"""scripts/gpu-validate.sh run here, as a lent machine would run it:
 
-- no GPU (the real gpuspec of this build; NVML points at a file that does not exist, nvidia-smi
-  is a stand-in that fails as it does without a driver, CUDA and PyTorch see no device): it ends
-  by itself, fast, with exit code 3, every GPU step recorded with its exit code and wall time in
-  summary.txt, and at most the 8 files a lent machine returns in OUTDIR;
+- no GPU, its dry run (the real gpuspec of this build; NVML points at a file that does not
+  exist, nvidia-smi is a stand-in that fails as it does without a driver, CUDA and PyTorch see no
+  device): it ends by itself, fast, with exit code 3 and "NO GPU on this machine" in the summary
+  (docs/gpu-validation.md), every GPU step recorded with its exit code and wall time in
+  summary.txt, /proc/meminfo in the evidence, and at most the 8 files a lent machine returns in
+  OUTDIR;
+- no carried bundle and no build named: it refuses at once (exit 3, "REFUSED: no carried
+  bundle"), and never starts a build;
+- one healthy GPU (a stand-in gpuspec, a stand-in GPU test binary whose one skip is the two-GPU
+  test's, and the stand-in PyTorch of tests/unit/scripts/fake_torch): it exits 0, the expected
+  skip counted and listed, PyTorch imported once; an unexpected skip is no pass;
+- a run killed before its report (a stand-in that leaves REPORT.journal and a temporary file):
+  the report is recovered from the journal (`gpuspec run --recover`), the journal and the
+  temporary file go into the evidence, and OUTDIR keeps within the 8 files;
 - a busy GPU (a stand-in gpuspec whose run refuses unless --allow-busy, as the idle
   precondition does): the script never passes --allow-busy silently: the refusal first, then a
   loud message, the rerun with --allow-busy, the burn-in with it, a note in the summary, and an
@@ -15,7 +25,10 @@
 
   gpu_validate_test.py REPO_ROOT BUILD_DIR
 """
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -45,9 +58,9 @@ esac
 # sleeps FAKE_RUN_SLEEP seconds when told; every command writes what -o names.
 FAKE_GPUSPEC = r"""#!/bin/bash
 cmd=$1; shift
-out=""; busy_ok=0; args="$*"
+out=""; busy_ok=0; recover=""; args="$*"
 while [ $# -gt 0 ]; do
-  case $1 in -o) out=$2; shift ;; --allow-busy) busy_ok=1 ;; esac
+  case $1 in -o) out=$2; shift ;; --allow-busy) busy_ok=1 ;; --recover) recover=$2; shift ;; esac
   shift
 done
 echo "stand-in gpuspec $cmd $args" >> "$FAKE_CALLS"
@@ -56,7 +69,18 @@ case $cmd in
   info) echo '{}' ;;
   health) echo '{}' > "$out" ;;
   run)
-    echo '{"results": []}' > "$out"
+    if [ -n "$recover" ]; then
+      echo "{\"recovered_from\": \"$recover\", \"results\": []}" > "$out"
+      echo "gpuspec run --recover: 3 result(s) from $recover written to $out"
+      exit 3
+    fi
+    if [ "${FAKE_KILLED:-0}" = 1 ]; then
+      # As a coordinator SIGKILLed mid-run leaves it: the journal and a temporary file, no report.
+      echo '{"journal": "gpuspec.journal.v1", "report": {}}' > "$out.journal"
+      echo 'partial' > "$(dirname "$out")/.$(basename "$out").tmp.4242.0"
+      exit 137
+    fi
+    if [ -n "${FAKE_REPORT:-}" ]; then echo "$FAKE_REPORT" > "$out"; else echo '{"results": []}' > "$out"; fi
     if [ "${FAKE_BUSY:-0}" = 1 ] && [ $busy_ok = 0 ]; then
       echo "gpuspec run: every selected GPU is in use by another process (--allow-busy measures them anyway)" >&2
       exit 3
@@ -69,7 +93,48 @@ exit 0
 """
 
 
-def run_script(tmp, smi, build, extra_env=None, timeout=120):
+# One GPU's quick report, as far as side_by_side.py reads it: its copy and one GEMM, which the
+# stand-in PyTorch below matches (4000 GB/s: 2 GiB in 0.5369 ms; 700 TFLOP/s: 0.1963 ms).
+ONE_GPU_REPORT = json.dumps({
+    "devices": [{"index": 0, "cuda_index": 0}],
+    "results": [
+        {"bench_id": "memory.stream.copy", "devices": [0], "status": "ok", "parameters": {"dtype": "fp32"},
+         "stats": {"median": 4000.0}},
+        {"bench_id": "gemm.cublas.fp16_tc", "devices": [0], "status": "ok",
+         "parameters": {"shape": "4096x4096x4096", "layout": "NN"}, "stats": {"median": 700.0}},
+    ]})
+FAKE_TORCH_ENV = {"PYTHONPATH": str(Path(__file__).resolve().parent / "fake_torch"),
+                  "FAKE_TORCH_COPY_MS": "0.5369", "FAKE_TORCH_MATMUL_MS": "0.1963"}
+
+# A GPU test binary on one GPU: one test passes, one skips with $FAKE_SKIP_MESSAGE (gtest's
+# output, as GTEST_SKIP() << message prints it).
+FAKE_GPU_TEST = r"""#!/bin/sh
+cat <<END
+[==========] Running 2 tests from 1 test suite.
+[ RUN      ] fake_gpu.passes
+[       OK ] fake_gpu.passes (3 ms)
+[ RUN      ] fake_gpu.skips
+/src/tests/gpu/fake_gpu_test.cpp:57: Skipped
+$FAKE_SKIP_MESSAGE
+
+[  SKIPPED ] fake_gpu.skips (0 ms)
+[==========] 2 tests from 1 test suite ran. (3 ms total)
+[  PASSED  ] 1 test.
+[  SKIPPED ] 1 test, listed below:
+[  SKIPPED ] fake_gpu.skips
+END
+"""
+
+# A machine's nvidia-smi with one idle GPU.
+IDLE_SMI = """#!/bin/sh
+case "$*" in
+  *compute-apps*) echo 'gpu_bus_id, pid, process_name, used_memory' ;;
+  *) echo 'index, name'; echo '0, Stand-in GPU' ;;
+esac
+"""
+
+
+def run_script(tmp, smi, build, extra_env=None, timeout=120, script=None):
     fake_bin = tmp / "bin"
     fake_bin.mkdir()
     (fake_bin / "nvidia-smi").write_text(smi)
@@ -84,20 +149,30 @@ def run_script(tmp, smi, build, extra_env=None, timeout=120):
         "TMPDIR": str(tmp),
         "FAKE_CALLS": str(tmp / "calls.txt"),
     })
-    env.update(extra_env or {})
+    env.update({"FAKE_TORCH_IMPORTS": str(tmp / "torch-imports.txt")})
+    if build is None:
+        del env["GPU_VALIDATE_BUILD"]
+    extra_env = dict(extra_env or {})
+    if "PATH_PREPEND" in extra_env:
+        env["PATH"] = f"{extra_env.pop('PATH_PREPEND')}:{env['PATH']}"
+    env.update(extra_env)
     started = time.monotonic()
-    proc = subprocess.run(["bash", str(REPO / "scripts" / "gpu-validate.sh"), str(out)], cwd=tmp, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(["bash", str(script or REPO / "scripts" / "gpu-validate.sh"), str(out)], cwd=tmp,
+                          env=env, capture_output=True, text=True, timeout=timeout)
     seconds = time.monotonic() - started
     summary = (out / "summary.txt").read_text() if (out / "summary.txt").exists() else ""
     return proc, seconds, out, summary
 
 
-def stand_in_build(tmp):
+def stand_in_build(tmp, gpu_test=False):
     build = tmp / "stand-in-build"
     (build / "cli").mkdir(parents=True)
     (build / "cli" / "gpuspec").write_text(FAKE_GPUSPEC)
     (build / "cli" / "gpuspec").chmod(0o755)
+    if gpu_test:
+        (build / "tests" / "gpu").mkdir(parents=True)
+        (build / "tests" / "gpu" / "fake_gpu_test").write_text(FAKE_GPU_TEST)
+        (build / "tests" / "gpu" / "fake_gpu_test").chmod(0o755)
     return build
 
 
@@ -121,8 +196,10 @@ class WithoutGpu(unittest.TestCase, Summary):
         cls.tmp.cleanup()
 
     def test_ends_fast_with_no_verdict(self):
+        # The dry run CI runs: exit 3 and the message docs/gpu-validation.md documents.
         self.assertEqual(self.proc.returncode, 3, self.proc.stdout[-4000:])
         self.assertLess(self.seconds, 60)
+        self.assertIn("NOTE: NO GPU on this machine: the GPU steps above report so", self.summary)
 
     def test_outdir_holds_what_a_lent_machine_returns(self):
         names = sorted(p.name for p in self.out.iterdir())
@@ -132,12 +209,16 @@ class WithoutGpu(unittest.TestCase, Summary):
         with tarfile.open(self.out / "evidence.tar.gz") as t:
             packed = {Path(n).name for n in t.getnames()}
         for name in ("info.json", "health.json", "nccl-tests-layout.txt", "quick-suite.log", "burnin.log",
-                     "burnin-check.log", "summary.txt"):
+                     "burnin-check.log", "burnin-check-validation.log", "validation-rules.json", "meminfo.log",
+                     "torch-side-by-side.log", "summary.txt"):
             self.assertIn(name, packed)
+        with tarfile.open(self.out / "evidence.tar.gz") as t:
+            meminfo = t.extractfile(next(m for m in t.getmembers() if m.name.endswith("meminfo.log"))).read()
+        self.assertIn(b"MemTotal:", meminfo)
 
     def test_every_gpu_step_says_no_gpu(self):
         for name in ("info", "health", "quick-suite", "quick-check-nccl-tests", "burnin", "burnin-check",
-                     "torch-copy"):
+                     "burnin-check-validation", "torch-side-by-side"):
             _, fields = self.step(name)
             self.assertEqual(fields[1], "3", f"{name}: {fields}")
             float(fields[2])  # a wall time
@@ -152,7 +233,7 @@ class WithoutGpu(unittest.TestCase, Summary):
     def test_the_log_ends_with_the_summary(self):
         log = (self.out / "validate.log").read_text()
         self.assertIn("summary", log.split("===")[-1])
-        self.assertIn("of the 540s budget", log)
+        self.assertIn("of the 530s budget", log)
 
 
 class BusyGpu(unittest.TestCase, Summary):
@@ -205,13 +286,156 @@ class OutOfBudget(unittest.TestCase, Summary):
         self.assertIn("TIMED OUT", line)
         self.assertIn("shortened", line)
         self.assertEqual(self.step("burnin")[1][1], "cut")
-        self.assertEqual(self.step("torch-copy")[1][1], "cut")
+        self.assertEqual(self.step("torch-side-by-side")[1][1], "cut")
 
     def test_ends_on_time_with_its_files(self):
         self.assertLess(self.seconds, 12 + 10 + 10)  # the budget, one kill grace, the rest
         self.assertNotEqual(self.proc.returncode, 0)
         for name in ("validate.log", "summary.txt", "evidence.tar.gz", "report.json"):
             self.assertTrue((self.out / name).is_file(), name)
+
+
+class WithoutBundle(unittest.TestCase):
+    """No .gpu-bundle carried and no GPU_VALIDATE_BUILD: refused at once, no build started."""
+
+    def test_refuses_at_once_and_says_so(self):
+        with tempfile.TemporaryDirectory() as name:
+            tmp = Path(name)
+            checkout = tmp / "checkout"  # a checkout without .gpu-bundle/, whatever this one holds
+            (checkout / "scripts").mkdir(parents=True)
+            shutil.copy(REPO / "scripts" / "gpu-validate.sh", checkout / "scripts")
+            tools = tmp / "tools"
+            tools.mkdir()
+            for tool in ("cmake", "ninja", "make"):  # a build would call one of them
+                (tools / tool).write_text(f"#!/bin/sh\necho {tool} >> '{tmp}/builds.txt'\n")
+                (tools / tool).chmod(0o755)
+            proc, seconds, out, summary = run_script(
+                tmp, WORKING_SMI, None, {"PATH_PREPEND": str(tools)},
+                script=checkout / "scripts" / "gpu-validate.sh")
+            self.assertEqual(proc.returncode, 3, proc.stdout[-4000:])
+            self.assertLess(seconds, 10)
+            self.assertIn("REFUSED: no carried bundle", proc.stdout)
+            self.assertIn("REFUSED: no carried bundle", summary)
+            self.assertIn("scripts/gpu-bundle.sh", summary)
+            self.assertFalse((tmp / "builds.txt").exists(), "no build was started")
+            self.assertFalse((tmp / "calls.txt").exists())
+            self.assertEqual(sorted(p.name for p in out.iterdir()), ["evidence.tar.gz", "summary.txt", "validate.log"])
+
+
+class OneHealthyGpu(unittest.TestCase, Summary):
+    """One GPU, everything agreeing, the two-GPU test skipped: a pass, with the skip listed."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        tmp = Path(cls.tmp.name)
+        cls.proc, cls.seconds, cls.out, cls.summary = run_script(
+            tmp, IDLE_SMI, stand_in_build(tmp, gpu_test=True),
+            {**FAKE_TORCH_ENV, "FAKE_REPORT": ONE_GPU_REPORT, "FAKE_SKIP_MESSAGE": "one GPU: no pair"})
+        cls.imports = (tmp / "torch-imports.txt").read_text().splitlines()
+        cls.calls = (tmp / "calls.txt").read_text().splitlines()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_exits_0_with_the_expected_skip_counted_and_listed(self):
+        self.assertEqual(self.proc.returncode, 0, self.summary + self.proc.stdout[-3000:])
+        self.assertIn("1 skipped (1 expected here, 0 unexpected)", self.summary)
+        self.assertIn("expected skips (this machine, not the code): fake_gpu.skips (two-GPU test on one GPU",
+                      self.summary)
+        self.assertIn("NOTE: PASS", self.summary)
+        self.assertNotIn("NOT A PASS", self.summary)
+
+    def test_pytorch_is_imported_once_for_both_side_by_sides(self):
+        self.assertEqual(len(self.imports), 1, self.imports)
+        line, fields = self.step("torch-side-by-side")
+        self.assertEqual(fields[1], "0", line)
+        self.assertIn("gpuspec GB/s", self.proc.stdout)
+        self.assertIn("fp16_tc", self.proc.stdout)
+
+    def test_the_burn_in_is_judged_with_the_validations_minimum(self):
+        checks = [c for c in self.calls if c.startswith("stand-in gpuspec check") and "burnin-report.json" in c]
+        self.assertEqual(len(checks), 2, checks)
+        self.assertNotIn("--rules", checks[0])  # the acceptance check, shown
+        self.assertIn("--rules", checks[1])  # the validation's, counted
+        runs = [c for c in self.calls if c.startswith("stand-in gpuspec run") and "--suite burnin" in c]
+        self.assertIn("--duration 2m", runs[0])
+
+    def test_the_steps_have_their_wall_times(self):
+        for name in ("version", "nvidia-smi", "meminfo", "quick-suite", "burnin", "fake_gpu_test"):
+            float(self.step(name)[1][2])
+
+
+class AnUnexpectedSkip(unittest.TestCase, Summary):
+    def test_is_no_pass(self):
+        with tempfile.TemporaryDirectory() as name:
+            tmp = Path(name)
+            self.proc, _, _, self.summary = run_script(
+                tmp, IDLE_SMI, stand_in_build(tmp, gpu_test=True),
+                {**FAKE_TORCH_ENV, "FAKE_REPORT": ONE_GPU_REPORT,
+                 "FAKE_SKIP_MESSAGE": "this build has no sm_90a kernels (its architecture list lacks 90)"})
+        self.assertNotEqual(self.proc.returncode, 0)
+        self.assertIn("1 skipped (0 expected here, 1 unexpected)", self.summary)
+        self.assertIn("UNEXPECTED SKIPS: fake_gpu.skips: this build has no sm_90a kernels", self.summary)
+        self.assertIn("NOT A PASS: 1 unexpected GPU test skips", self.summary)
+        self.assertNotIn("side-by-side", self.summary.split("NOT A PASS:")[1])
+
+
+class AKilledRun(unittest.TestCase, Summary):
+    """Every gpuspec run is killed before it writes its report: each report is recovered."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        tmp = Path(cls.tmp.name)
+        cls.proc, cls.seconds, cls.out, cls.summary = run_script(tmp, IDLE_SMI, stand_in_build(tmp),
+                                                                 {"FAKE_KILLED": "1"})
+        cls.calls = (tmp / "calls.txt").read_text().splitlines()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_journal_is_recovered_into_its_report(self):
+        recovers = [c for c in self.calls if "--recover" in c]
+        # The quick suite's, the interconnect rerun's (the quick suite was cut before its
+        # all-reduce) and the burn-in's.
+        self.assertEqual(len(recovers), 3, self.calls)
+        for report in ("report.json", "interconnect-report.json", "burnin-report.json"):
+            self.assertTrue(any(f"--recover {self.out}/{report}.journal -o {self.out}/{report}" in c for c in recovers),
+                            recovers)
+            self.assertIn(f"{report}.journal", json.loads((self.out / report).read_text())["recovered_from"])
+        self.assertIn("report.json was RECOVERED from its journal", self.summary)
+        self.step("recover-report")
+        self.step("recover-burnin-report")
+
+    def test_outdir_keeps_within_the_limit_and_the_journals_are_evidence(self):
+        names = sorted(p.name for p in self.out.iterdir())
+        self.assertLessEqual(len(names), 8, names)
+        self.assertEqual(names, ["burnin-report.json", "evidence.tar.gz", "interconnect-report.json", "report.json",
+                                 "summary.txt", "validate.log"])
+        with tarfile.open(self.out / "evidence.tar.gz") as t:
+            packed = {Path(n).name for n in t.getnames()}
+        for name in ("report.json.journal", "interconnect-report.json.journal", "burnin-report.json.journal",
+                     ".report.json.tmp.4242.0", ".burnin-report.json.tmp.4242.0"):
+            self.assertIn(name, packed)
+
+
+class Timing(unittest.TestCase):
+    """The script's kill-after for a gpuspec run against its coordinator's interrupt grace, and
+    the worst case against the lent machine's 600 s."""
+
+    def test_a_run_is_killed_only_after_its_coordinator_gave_up_on_its_workers(self):
+        script = (REPO / "scripts" / "gpu-validate.sh").read_text()
+        header = (REPO / "benches" / "spine" / "include" / "gpuspec" / "spine" / "coordinator.hpp").read_text()
+        grace = float(re.search(r"double interrupt_grace_s = ([0-9.]+);", header).group(1))
+        kill_after = int(re.search(r"^RUN_KILL_AFTER_S=([0-9]+)", script, re.M).group(1))
+        budget = int(re.search(r"^BUDGET_S=\$\{GPU_VALIDATE_BUDGET_S:-([0-9]+)\}", script, re.M).group(1))
+        recovery = re.search(r'timeout -k ([0-9]+) ([0-9]+) "\$bin" run --recover', script)
+        self.assertGreaterEqual(kill_after, grace + 5, "the report is written after the workers' grace")
+        worst = budget + kill_after + int(recovery.group(1)) + int(recovery.group(2))
+        self.assertLessEqual(worst, 590, f"budget {budget} + kill-after {kill_after} + recovery: {worst} s")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Tests of scripts/side_by_side.py and scripts/torch_matmul.py on made-up reports (no GPU, no
-PyTorch): which results are paired, the verdict per pair, and the exit codes 0 / 1 / 3."""
+"""Tests of scripts/side_by_side.py, scripts/torch_matmul.py and scripts/torch_reference.py on
+made-up reports (no GPU, no PyTorch: torch_reference runs over tests/unit/scripts/fake_torch, a
+stand-in that counts its imports): which results are paired, the verdict per pair, and the exit
+codes 0 / 1 / 3."""
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -79,6 +82,61 @@ class SideBySide(unittest.TestCase):
         report = {"devices": REPORT["devices"], "results": [REPORT["results"][0]]}
         done = self.run_script(report, COPY, matmul(700.0))
         self.assertEqual(done.returncode, 3)
+
+
+FAKE_TORCH = Path(__file__).resolve().parent / "fake_torch"
+
+
+class TorchReference(unittest.TestCase):
+    """scripts/torch_reference.py: one process, one import of torch, both figures, both
+    side-by-sides."""
+
+    def run_reference(self, copy_ms, matmul_ms, extra_args=(), extra_env=None):
+        tmp = Path(self.enterContext(tempfile.TemporaryDirectory()))
+        (tmp / "report.json").write_text(json.dumps(REPORT))
+        env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), FAKE_TORCH_IMPORTS=str(tmp / "imports"),
+                   FAKE_TORCH_COPY_MS=str(copy_ms), FAKE_TORCH_MATMUL_MS=str(matmul_ms))
+        env.update(extra_env or {})
+        done = subprocess.run([sys.executable, str(SCRIPTS / "torch_reference.py"), str(tmp / "report.json"),
+                               "--copy-out", str(tmp / "copy.json"), "--matmul-out", str(tmp / "matmul.json"),
+                               *extra_args], capture_output=True, text=True, env=env, timeout=60)
+        imports = (tmp / "imports").read_text().splitlines() if (tmp / "imports").exists() else []
+        copy = json.loads((tmp / "copy.json").read_text()) if (tmp / "copy.json").exists() else None
+        matmul = json.loads((tmp / "matmul.json").read_text()) if (tmp / "matmul.json").exists() else None
+        return done, imports, copy, matmul
+
+    # The report's copy is 4000 GB/s (2 GiB moved: 0.5369 ms) and its fp16_tc 4096^3 700 TFLOP/s
+    # (1.374e11 flops: 0.1963 ms).
+    def test_one_import_both_figures_both_side_by_sides_and_wall_times(self):
+        done, imports, copy, matmul = self.run_reference(0.5369, 0.1963)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertEqual(len(imports), 1, imports)
+        self.assertAlmostEqual(copy["results"][0]["median"], 4000.0, delta=1)
+        ok = [r for r in matmul["results"] if r["status"] == "ok"]
+        self.assertEqual([(r["precision"], r["shape"]) for r in ok], [("fp16_tc", "4096x4096x4096")])
+        self.assertAlmostEqual(ok[0]["median"], 700.0, delta=1)
+        self.assertIn("gpuspec GB/s", done.stdout)  # the copy's table
+        self.assertIn("n/a: no plain PyTorch matmul counterpart", done.stdout)  # fp16_tc_acc16
+        self.assertRegex(done.stdout, r"torch copy gpu 0 .*\[wall [0-9.]+ s\]")
+        self.assertRegex(done.stdout, r"torch matmul gpu 0 fp16_tc 4096x4096x4096 NN: .*\[wall [0-9.]+ s\]")
+
+    def test_a_figure_that_differs_exits_1(self):
+        done, _, _, _ = self.run_reference(0.5369, 0.1963 / 1.5)
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("DIFFER", done.stdout)
+
+    def test_cases_past_the_budget_are_not_measured_and_exit_3(self):
+        done, _, _, matmul = self.run_reference(0.5369, 0.1963, ["--budget-s", "0"])
+        self.assertEqual(done.returncode, 3, done.stdout + done.stderr)
+        self.assertTrue(all(r["status"] == "not available" for r in matmul["results"]))
+        self.assertIn("not measured", done.stderr)
+
+    def test_no_cuda_device_exits_3_and_says_so(self):
+        done, imports, copy, _ = self.run_reference(1, 1, extra_env={"FAKE_TORCH_NO_CUDA": "1"})
+        self.assertEqual(done.returncode, 3)
+        self.assertIn("PyTorch sees no CUDA device", done.stderr)
+        self.assertEqual(len(imports), 1)
+        self.assertIsNone(copy)
 
 
 class TorchMatmulCases(unittest.TestCase):

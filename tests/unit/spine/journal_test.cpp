@@ -172,10 +172,19 @@ TEST_F(Journal, ABadLineInTheMiddleIsAnErrorNamingIt) {
 TEST_F(Journal, SomethingElseIsNotAJournal) {
   write_text(m_dir / "empty", "");
   write_text(m_dir / "report", r::to_json_text(r::testing::synthetic_report()));
-  for (const char* name : {"empty", "report", "absent"}) {
+  write_text(m_dir / "one-line-report", r::to_json(r::testing::synthetic_report()).dump() + "\n");
+  for (const char* name : {"empty", "report", "one-line-report", "absent"}) {
     const auto c = spine::read_journal(m_dir / name);
     ASSERT_FALSE(c) << name;
     EXPECT_EQ(c.error().file, (m_dir / name).string());
+  }
+  // A report, pretty-printed or on one line, is named as one (not "line 1: not JSON").
+  for (const char* name : {"report", "one-line-report"}) {
+    const auto c = spine::read_journal(m_dir / name);
+    ASSERT_FALSE(c);
+    EXPECT_EQ(c.error().field, "") << name;
+    EXPECT_EQ(c.error().message.rfind("not a gpuspec journal (this is a report", 0), 0U)
+        << name << ": " << c.error().message;
   }
 }
 

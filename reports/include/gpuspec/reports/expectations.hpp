@@ -71,6 +71,11 @@ struct expectation_settings {
   /// A burn-in whose power never rose above its idle power by this fraction did not load the
   /// GPU: inconclusive.
   double burnin_idle_power_margin = 0.10;
+  /// The shortest burn-in that can pass (initial policy, for acceptance, to be revisited once
+  /// burn-ins of real GPUs are on record): a burn-in that loaded its GPU for less than this is
+  /// reported, and judged inconclusive, never passed. 10 minutes is ten of the burn-in's
+  /// 45 s GEMM + 15 s memory-test cycles (docs/burnin.md).
+  double burnin_min_duration_s = 600;
   friend bool operator==(const expectation_settings&, const expectation_settings&) = default;
 };
 
