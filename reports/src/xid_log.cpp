@@ -413,7 +413,8 @@ std::optional<gpu_bus_message> gpu_probe_message_start(std::string_view line) {
   if (at == std::string_view::npos)
     return std::nullopt;
   std::string_view rest = line.substr(at + probe_marker.size());
-  const std::string_view id = rest.substr(0, rest.find_first_of(" \t("));
+  // kmsg writes the message's newlines as "\x0a": the address ends there too.
+  const std::string_view id = rest.substr(0, rest.find_first_of(" \t(\\"));
   if (!parse_pci_address(id))
     return std::nullopt;
   gpu_bus_message m;
