@@ -15,6 +15,18 @@
 //     description says (GSP, firmware, context switch: driver);
 //   - immediate IGNORE with CONTACT_SUPPORT (or INVESTIGATE_*) -> warn: nothing to do now, an
 //     investigation to open; IGNORE with IGNORE -> pass.
+// Lines that say more than their number (classify_xid(xid, message), read on 2026-12-01):
+//   - recovery actions (Xid 154): NVML's nvmlDeviceGpuRecoveryAction_t numbering (0 none, 1 GPU
+//     reset, 2 node reboot, 3 drain P2P, 4 drain and reset, 5 recover IMEX domain, 6 bus reset,
+//     7 system reboot), as NVIDIA's cuda-python bindings document it
+//     (cuda.bindings.nvml.DeviceGpuRecoveryAction), and NVIDIA, "Error Recovery and Response
+//     Flags", https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-
+//     flags.html (reset: terminate the GPU processes and reset; reboot: the OS may be
+//     inconsistent);
+//   - the NVLink 5 Xids 144-150: the catalog's Xid 144-150 decode tells a fatal link error (reset
+//     the GPU) from a non-fatal one by the line's subtype and severity ("NETIR_LINK_EVT Fatal XC0
+//     i0 Link 00 (0x...)"), the form leptonai/gpud #1160 and #1174 decode too; gpuspec reads the
+//     severity word and leaves the sub-code (interrupt word bits 20-25) undecoded.
 // The older catalog (Volta and before, docs.nvidia.com/deploy/xid-errors/index.html) and
 // NVIDIA's k8s-device-plugin (its list of application Xids: 13, 31, 43, 45, 68) agree with the
 // application class given here. Entries the catalog marks "Unused" are left out (so they
