@@ -100,7 +100,8 @@ std::size_t xid_count(const std::vector<classified_xid>& xids, int device, int x
 /// accounted for by a contained-error Xid (94: the error was contained to the job that hit it;
 /// NVIDIA's catalog: restart the application, reset the GPU when convenient) and none was
 /// uncontained (95) or a double-bit error (48), the GPU warns instead: it takes work, and is
-/// reset at the next window.
+/// reset at the next window. "Accounted for" is at least as many Xid 94 lines this boot as
+/// uncorrected errors: an initial policy (the driver writes one line per contained error).
 void rule_ecc_since_load(const device_info& d, const std::vector<classified_xid>& xids,
                          const host_info& host, std::vector<diagnosis>& out) {
   const auto it = d.counters_before.find("ecc.volatile.uncorrected");
