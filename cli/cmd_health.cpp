@@ -13,6 +13,7 @@
 #include "format.hpp"
 #include "gpuspec/benches/host_checks.hpp"
 #include "gpuspec/benches/kernel_log.hpp"
+#include "gpuspec/benches/pci_gpus.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/report_json.hpp"
@@ -58,9 +59,17 @@ reports::kernel_log_reading read_log(bool skip) {
     out.why = text.why;
     return out;
   }
-  out.state = reports::kernel_log_state::read;
-  out.events = reports::parse_xid_log(text.text);
-  return out;
+  return reports::kernel_log_from_text(text.source, text.text);
+}
+
+/// The PCI bus under GPUSPEC_SYSFS_ROOT (a folder standing for /sys: tests, and sites that
+/// read a saved tree), else `<root>/sys`.
+reports::pci_bus_reading read_pci_bus(const std::string& root) {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe)
+  const char* sysfs = std::getenv("GPUSPEC_SYSFS_ROOT");
+  return benches::read_pci_gpus(sysfs != nullptr && *sysfs != '\0'
+                                    ? std::filesystem::path(sysfs)
+                                    : std::filesystem::path(root.empty() ? "/" : root) / "sys");
 }
 
 } // namespace
@@ -95,6 +104,7 @@ exit_code run_health(const health_options& o) {
   }
   in.kernel_log = read_log(o.no_kernel_log);
   in.kernel_module_version = benches::read_nvidia_module_version(o.root);
+  in.pci_bus = read_pci_bus(o.root);
 
   const auto h = reports::judge_health(in, specs.value(), rules.value().settings);
   const double elapsed =

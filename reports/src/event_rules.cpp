@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/xid_catalog.hpp"
+#include "gpuspec/reports/xid_log.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -32,7 +33,23 @@ void judge_xids(const report& r, const result& res, const std::vector<const gpu_
     by_gpu_and_xid[{e->device, e->xid.value_or(0)}].push_back(e);
   for (const auto& [key, list] : by_gpu_and_xid) {
     const auto [device, xid] = key;
-    const xid_entry e = classify_xid(xid);
+    // A kernel-log line says more than the number (a recovery action, an NVLink 5 severity):
+    // judged as gpuspec health judges it (the last line that names a recovery action, else the
+    // worst line of the group); NVML's event has no text.
+    xid_entry e = classify_xid(xid);
+    bool first = true;
+    for (const auto* x : list) {
+      const auto line = x->source == "kernel_log" ? parse_xid_line(x->detail) : std::nullopt;
+      const xid_entry judged = line ? classify_xid(xid, line->text) : classify_xid(xid);
+      if (line && recovery_action_of(line->text)) {
+        e = judged; // the driver's latest word
+        first = false;
+        continue;
+      }
+      if (first || worst(e.severity, judged.severity) != e.severity)
+        e = judged;
+      first = false;
+    }
     // NVML's event and the kernel log's line are two sightings of one Xid: count the source
     // that saw more, not both.
     std::map<std::string, std::size_t> per_source;

@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/reports/diagnosis.hpp"
 
@@ -86,19 +88,77 @@ void rule_vbios_mixed(const device_info& d, const std::vector<const device_info*
   out.push_back(std::move(diag));
 }
 
+/// The Xid lines of this boot on `device` with Xid `xid`.
+std::size_t xid_count(const std::vector<classified_xid>& xids, int device, int xid) {
+  return static_cast<std::size_t>(std::count_if(xids.begin(), xids.end(), [&](const auto& x) {
+    return x.device == device && x.event.xid == xid;
+  }));
+}
+
 /// Uncorrectable ECC errors since the driver loaded (the volatile count is cleared by a GPU
-/// reset): the GPU has not been reset since its memory failed.
-void rule_ecc_since_load(const device_info& d, const host_info& host, std::vector<diagnosis>& out) {
+/// reset): the GPU has not been reset since its memory failed. When every one of them is
+/// accounted for by a contained-error Xid (94: the error was contained to the job that hit it;
+/// NVIDIA's catalog: restart the application, reset the GPU when convenient) and none was
+/// uncontained (95) or a double-bit error (48), the GPU warns instead: it takes work, and is
+/// reset at the next window. "Accounted for" is at least as many Xid 94 lines this boot as
+/// uncorrected errors: an initial policy (the driver writes one line per contained error).
+void rule_ecc_since_load(const device_info& d, const std::vector<classified_xid>& xids,
+                         const host_info& host, std::vector<diagnosis>& out) {
   const auto it = d.counters_before.find("ecc.volatile.uncorrected");
   if (it == d.counters_before.end() || !it->second.value || *it->second.value <= 0)
     return;
+  const double uncorrected = *it->second.value;
+  const std::size_t contained = xid_count(xids, d.index, 94);
+  const bool accounted = contained > 0 && static_cast<double>(contained) >= uncorrected &&
+                         xid_count(xids, d.index, 95) == 0 && xid_count(xids, d.index, 48) == 0;
+  if (accounted) {
+    auto diag = make_diagnosis(
+        "GPUSPEC-ECC-UNCORRECTED", verdict_status::warn,
+        fmt::format("{} uncorrectable ECC error(s) since the driver loaded, each accounted for by "
+                    "a contained-error Xid 94 ({} line{} this boot): contained to the jobs that "
+                    "hit them; reset when convenient",
+                    uncorrected, contained, contained == 1 ? "" : "s"),
+        &d, host);
+    diag.action = "reset the GPU when convenient (at the next drain or maintenance window) so the "
+                  "row is remapped; RMA if contained errors keep recurring";
+    diag.evidence["counters.ecc.volatile.uncorrected"] = fmt::format("{}", uncorrected);
+    diag.evidence["xid94.count"] = std::to_string(contained);
+    out.push_back(std::move(diag));
+    return;
+  }
   auto diag = make_diagnosis(
       "GPUSPEC-ECC-UNCORRECTED", verdict_status::fail,
       fmt::format("{} uncorrectable ECC error(s) since the driver loaded (not reset since)",
-                  *it->second.value),
+                  uncorrected),
       &d, host);
-  diag.evidence["counters.ecc.volatile.uncorrected"] = std::to_string(*it->second.value);
+  diag.evidence["counters.ecc.volatile.uncorrected"] = fmt::format("{}", uncorrected);
+  if (contained > 0)
+    diag.evidence["xid94.count"] = std::to_string(contained);
   out.push_back(std::move(diag));
+}
+
+/// The line of a group that judges it: the last for a recovery action (the driver's current
+/// word), else the worst (a Fatal NVLink line among Nonfatal ones).
+const classified_xid& judging_line(const std::vector<const classified_xid*>& list) {
+  if (recovery_action_of(list.back()->event.text))
+    return *list.back();
+  const classified_xid* judged = list.front();
+  for (const auto* x : list)
+    if (worst(judged->entry.severity, x->entry.severity) != judged->entry.severity)
+      judged = x;
+  return *judged;
+}
+
+/// "GPU instance 5", "GPU instances 1, 5": the MIG instances the lines name; "" for none.
+std::string mig_instances(const std::vector<const classified_xid*>& list) {
+  std::set<int> instances;
+  for (const auto* x : list)
+    if (x->event.gpu_instance)
+      instances.insert(*x->event.gpu_instance);
+  if (instances.empty())
+    return "";
+  return fmt::format("MIG GPU instance{} {}", instances.size() == 1 ? "" : "s",
+                     fmt::join(instances, ", "));
 }
 
 /// One diagnosis per Xid number per GPU (a storm of one Xid is one finding, with its count).
@@ -109,15 +169,17 @@ void rule_xids(const std::vector<classified_xid>& xids, const device_info* devic
     if (x.device == (device ? std::optional(device->index) : std::nullopt))
       by_xid[x.event.xid].push_back(&x);
   for (const auto& [xid, list] : by_xid) {
-    const xid_entry& e = list.front()->entry;
+    const classified_xid& judged = judging_line(list);
+    const xid_entry& e = judged.entry;
     if (e.severity == verdict_status::pass)
       continue; // reported with the Xids, not held against the GPU
     const auto& last = list.back()->event;
+    const std::string instances = mig_instances(list);
     std::string cause = fmt::format(
-        "Xid {} ({}, {}) {} time{} since boot{}: {}", xid, e.description, to_string(e.kind),
+        "Xid {} ({}, {}) {} time{} since boot{}{}: {}", xid, e.description, to_string(e.kind),
         list.size(), list.size() == 1 ? "" : "s",
         device ? "" : fmt::format(" at PCI {}, which no GPU of the inventory has", last.pci_bus_id),
-        last.text);
+        instances.empty() ? "" : " on " + instances, judged.event.text);
     auto d = make_diagnosis(xid_reason_code(e.kind), e.severity, std::move(cause), device, host);
     d.action = fmt::format("{} (NVIDIA: {}{}{})", e.action, e.immediate_action,
                            e.investigatory_action.empty() ? "" : ", then ", e.investigatory_action);
@@ -126,8 +188,70 @@ void rule_xids(const std::vector<classified_xid>& xids, const device_info* devic
     d.evidence["xid.count"] = std::to_string(list.size());
     d.evidence["xid.mnemonic"] = std::string(e.mnemonic);
     d.evidence["xid.last_line"] = last.text;
+    if (&judged.event != &last)
+      d.evidence["xid.judged_line"] = judged.event.text;
+    if (!instances.empty())
+      d.evidence["xid.mig"] = instances;
     if (last.seconds_since_boot)
       d.evidence["xid.last_seconds_since_boot"] = fmt::format("{:.6f}", *last.seconds_since_boot);
+    out.push_back(std::move(d));
+  }
+}
+
+/// A fatal NVSwitch SXid since boot: the fabric's finding (the node's), one per switch and SXid.
+/// Non-fatal ones are listed, not judged.
+void rule_sxids(const std::vector<sxid_event>& sxids, const host_info& host,
+                std::vector<diagnosis>& out) {
+  std::map<std::pair<std::string, int>, std::vector<const sxid_event*>> fatal;
+  for (const auto& x : sxids)
+    if (x.fatal)
+      fatal[{x.pci_bus_id, x.sxid}].push_back(&x);
+  for (const auto& [key, list] : fatal) {
+    const auto& last = *list.back();
+    auto d = make_diagnosis(
+        "GPUSPEC-SXID-FATAL", verdict_status::fail,
+        fmt::format("fatal SXid {} {} time{} since boot on NVSwitch {}{}at PCI {}: {}", key.second,
+                    list.size(), list.size() == 1 ? "" : "s", last.nvswitch,
+                    last.nvswitch.empty() ? "" : " ", last.pci_bus_id, last.text),
+        nullptr, host);
+    d.evidence["sxid"] = std::to_string(key.second);
+    d.evidence["sxid.count"] = std::to_string(list.size());
+    d.evidence["sxid.pci_bus_id"] = last.pci_bus_id;
+    d.evidence["sxid.last_line"] = last.text;
+    out.push_back(std::move(d));
+  }
+}
+
+/// A GPU the PCI bus has and NVML does not list: the driver never brought it up (it fell off
+/// the bus before the driver bound it, RmInitAdapter failed). No GPU index to give it, so the
+/// node's finding, naming the bus id and what the kernel log said about it.
+void rule_pci_bus(const pci_bus_reading& bus, const report& r,
+                  const std::vector<gpu_bus_message>& messages, std::vector<diagnosis>& out) {
+  if (!bus.read || r.host.gpu_status != "ok")
+    return; // without NVML nothing is listed to compare with: the node is inconclusive already
+  for (const auto& id : bus.gpus) {
+    const auto address = parse_pci_address(id);
+    const bool listed = std::any_of(r.devices.begin(), r.devices.end(), [&](const auto& d) {
+      return address && parse_pci_address(d.pci_bus_id) == address;
+    });
+    if (listed)
+      continue;
+    std::string said;
+    for (const auto& m : messages)
+      if (address && m.address == address)
+        said = m.text; // the last the log says of it
+    auto d = make_diagnosis(
+        "GPUSPEC-GPU-NOT-IN-NVML", verdict_status::fail,
+        fmt::format("the NVIDIA GPU at PCI {} is on the bus but NVML does not list it ({} of {} "
+                    "GPUs listed){}",
+                    id, r.devices.size(), bus.gpus.size(),
+                    said.empty() ? "" : fmt::format("; the kernel log says: {}", said)),
+        nullptr, r.host);
+    d.evidence["pci_bus_id"] = id;
+    d.evidence["pci.gpus_on_bus"] = std::to_string(bus.gpus.size());
+    d.evidence["nvml.gpus"] = std::to_string(r.devices.size());
+    if (!said.empty())
+      d.evidence["kernel_log.message"] = said;
     out.push_back(std::move(d));
   }
 }
@@ -164,6 +288,24 @@ std::string drain_reason_of(const check_outcome& outcome) {
   return "";
 }
 
+kernel_log_reading kernel_log_from_text(std::string source, std::string_view text) {
+  kernel_log_reading out;
+  out.source = std::move(source);
+  auto parsed = parse_kernel_log(text);
+  if (!parsed.undecodable.empty()) {
+    out.state = kernel_log_state::not_read;
+    out.why = fmt::format("{}: {}", out.source, parsed.undecodable);
+    return out;
+  }
+  out.state = kernel_log_state::read;
+  out.events = std::move(parsed.xids);
+  out.history = std::move(parsed.earlier_xids);
+  out.sxids = std::move(parsed.sxids);
+  out.gpu_messages = std::move(parsed.gpu_messages);
+  out.boots = parsed.boots;
+  return out;
+}
+
 health_outcome judge_health(const health_input& in, const spec_table& specs,
                             const expectation_settings& settings) {
   // The inventory as a report with no run: the counters read now are the state the rules see
@@ -178,14 +320,22 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
   out.kernel_log = in.kernel_log.state;
   out.kernel_log_source = in.kernel_log.source;
   out.kernel_log_why = in.kernel_log.why;
-  for (const auto& e : in.kernel_log.events) {
-    classified_xid x{e, classify_xid(e.xid), std::nullopt};
-    if (e.address)
-      for (const auto& d : r.devices)
-        if (parse_pci_address(d.pci_bus_id) == e.address)
-          x.device = d.index;
-    out.xids.push_back(std::move(x));
-  }
+  const auto classify = [&](const std::vector<xid_event>& events,
+                            std::vector<classified_xid>& into) {
+    for (const auto& e : events) {
+      classified_xid x{e, classify_xid(e.xid, e.text), std::nullopt};
+      if (e.address)
+        for (const auto& d : r.devices)
+          if (parse_pci_address(d.pci_bus_id) == e.address)
+            x.device = d.index;
+      into.push_back(std::move(x));
+    }
+  };
+  classify(in.kernel_log.events, out.xids);
+  classify(in.kernel_log.history, out.xid_history);
+  out.sxids = in.kernel_log.sxids;
+  out.kernel_log_boots = in.kernel_log.boots;
+  out.pci_bus = in.pci_bus;
 
   node_verdict node;
   node.hostname = r.host.hostname;
@@ -195,6 +345,8 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
   rule_driver_consistency(in, node.diagnoses);
   rule_kernel_log(in.kernel_log, r.host, node.diagnoses);
   rule_xids(out.xids, nullptr, r.host, node.diagnoses);
+  rule_sxids(out.sxids, r.host, node.diagnoses);
+  rule_pci_bus(in.pci_bus, r, in.kernel_log.gpu_messages, node.diagnoses);
   node.status = verdict_status::pass;
   for (const auto& d : node.diagnoses)
     node.status = worst(node.status, d.severity);
@@ -228,7 +380,7 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
                       "maximum only",
                       d.name),
           &d, r.host));
-    rule_ecc_since_load(d, r.host, g.diagnoses);
+    rule_ecc_since_load(d, out.xids, r.host, g.diagnoses);
     rule_vbios_mixed(d, siblings, r.host, g.diagnoses);
     rule_xids(out.xids, &d, r.host, g.diagnoses);
     g.status = verdict_status::pass;
@@ -242,6 +394,19 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
   out.check.nodes.push_back(std::move(node));
   if (in.kernel_log.state == kernel_log_state::skipped)
     out.check.notes.push_back("kernel log not read (--no-kernel-log): Xids since boot not checked");
+  if (!out.xid_history.empty())
+    out.check.notes.push_back(fmt::format(
+        "the kernel log spans {} boots: {} Xid line{} of earlier boots listed as history, not "
+        "judged (a reboot ended them)",
+        out.kernel_log_boots, out.xid_history.size(), out.xid_history.size() == 1 ? "" : "s"));
+  if (!in.pci_bus.read)
+    out.check.notes.push_back(fmt::format(
+        "the PCI bus was not read ({}): a GPU the driver never brought up would not be seen",
+        in.pci_bus.why.empty() ? "no reason given" : in.pci_bus.why));
+  for (const auto& other : in.pci_bus.other_driver)
+    out.check.notes.push_back(fmt::format(
+        "the NVIDIA GPU at PCI {} is bound to another driver: not NVML's to list, not judged",
+        other));
   out.drain_reason = drain_reason_of(out.check);
   return out;
 }

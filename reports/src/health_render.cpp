@@ -100,6 +100,31 @@ std::string render_health_text(const health_outcome& h, double elapsed_s,
     out += xids.render(options.width);
   }
 
+  if (!h.sxids.empty()) {
+    text_table sxids({"nvswitch", "pci bus id", "sxid", "counts as", "message"});
+    sxids.set_shrinkable({4});
+    for (const auto& x : h.sxids)
+      sxids.add_row(
+          {x.nvswitch, x.pci_bus_id, std::to_string(x.sxid), x.fatal ? "fail" : "listed", x.text});
+    out += "\nNVSwitch SXids since boot\n";
+    out += sxids.render(options.width);
+  }
+
+  if (!h.xid_history.empty()) {
+    text_table history({"gpu", "xid", "class", "when", "message"});
+    history.set_shrinkable({4});
+    for (const auto& x : h.xid_history)
+      history.add_row({gpu_text(x.device), std::to_string(x.event.xid),
+                       std::string(to_string(x.entry.kind)),
+                       x.event.seconds_since_boot
+                           ? fmt::format("{:.3f} s after its boot", *x.event.seconds_since_boot)
+                           : x.event.time_text,
+                       x.event.text});
+    out += fmt::format("\nXids of earlier boots ({} boots in the log; history, not judged)\n",
+                       h.kernel_log_boots);
+    out += history.render(options.width);
+  }
+
   const auto diagnoses = detail::unique_diagnoses(node);
   if (!diagnoses.empty()) {
     out += "\nDiagnosis\n";
@@ -130,13 +155,17 @@ nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s)
   j["kernel_log"] = {{"state", to_string(h.kernel_log)},
                      {"source", h.kernel_log_source},
                      {"why", h.kernel_log_why},
-                     {"xid_lines", h.xids.size()}};
+                     {"xid_lines", h.xids.size()},
+                     {"boots", h.kernel_log_boots}};
   j["xid_catalog_source"] = xid_catalog_source;
-  auto xids = nlohmann::ordered_json::array();
-  for (const auto& x : h.xids) {
+  const auto xid_json = [](const classified_xid& x) {
     nlohmann::ordered_json e;
     e["gpu"] = x.device ? nlohmann::ordered_json(*x.device) : nlohmann::ordered_json(nullptr);
     e["pci_bus_id"] = x.event.pci_bus_id;
+    if (x.event.gpu_instance)
+      e["gpu_instance"] = *x.event.gpu_instance;
+    if (x.event.compute_instance)
+      e["compute_instance"] = *x.event.compute_instance;
     e["xid"] = x.event.xid;
     e["mnemonic"] = x.entry.mnemonic;
     e["description"] = x.entry.description;
@@ -149,9 +178,36 @@ nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s)
                                   : nlohmann::ordered_json(nullptr);
     if (!x.event.time_text.empty())
       e["time"] = x.event.time_text;
-    xids.push_back(std::move(e));
+    return e;
+  };
+  auto xids = nlohmann::ordered_json::array();
+  for (const auto& x : h.xids)
+    xids.push_back(xid_json(x));
+  auto history = nlohmann::ordered_json::array();
+  for (const auto& x : h.xid_history)
+    history.push_back(xid_json(x));
+  auto sxids = nlohmann::ordered_json::array();
+  for (const auto& x : h.sxids) {
+    nlohmann::ordered_json e;
+    e["nvswitch"] = x.nvswitch;
+    e["pci_bus_id"] = x.pci_bus_id;
+    e["sxid"] = x.sxid;
+    e["fatal"] = x.fatal;
+    e["text"] = x.text;
+    e["seconds_since_boot"] = x.seconds_since_boot ? nlohmann::ordered_json(*x.seconds_since_boot)
+                                                   : nlohmann::ordered_json(nullptr);
+    if (!x.time_text.empty())
+      e["time"] = x.time_text;
+    sxids.push_back(std::move(e));
   }
   j["xids"] = std::move(xids);
+  j["xid_history"] = std::move(history);
+  j["sxids"] = std::move(sxids);
+  j["pci_bus"] = {{"read", h.pci_bus.read},
+                  {"source", h.pci_bus.source},
+                  {"why", h.pci_bus.why},
+                  {"gpus", h.pci_bus.gpus},
+                  {"other_driver", h.pci_bus.other_driver}};
   j["check"] = to_json(h.check);
   return j;
 }

@@ -52,6 +52,11 @@ constexpr std::array codes = {
                 "the GPU is lost: it fell off the bus (NVML: GPU is lost)",
                 "read the kernel log for Xid 79 / 74 / 48 (dmesg | grep -i xid), reboot; reseat "
                 "the GPU if it recurs, RMA if it recurs after reseating"},
+    reason_code{"GPUSPEC-GPU-NOT-IN-NVML", remediation::reboot,
+                "an NVIDIA GPU on the PCI bus that NVML does not list: the driver never brought "
+                "it up",
+                "read the kernel log at its bus id (RmInitAdapter failed, fallen off the bus), "
+                "reboot; reseat the GPU if it recurs, RMA if it recurs after reseating"},
     reason_code{"GPUSPEC-WORKER-HUNG", remediation::reset_gpu,
                 "the GPU's worker missed its case's deadline and was killed",
                 "read the kernel log for Xid errors, reset the GPU (nvidia-smi -r) and rerun; RMA "
@@ -226,6 +231,10 @@ constexpr std::array codes = {
                 "an Xid (since boot, in a result) that gpuspec's Xid catalog does not hold",
                 "look it up in NVIDIA's current Xid catalog and add it to reports/src/"
                 "xid_catalog.cpp"},
+    reason_code{"GPUSPEC-SXID-FATAL", remediation::reboot,
+                "a fatal NVSwitch SXid since boot: the NVLink fabric's finding",
+                "drain the node; reset the GPUs and NVSwitches (reboot the node) and restart the "
+                "fabric manager; service the NVSwitch tray or baseboard if it recurs"},
     reason_code{"GPUSPEC-KERNEL-LOG-UNREAD", remediation::none,
                 "the kernel log could not be read: Xids since boot are not known",
                 "run as root (or allow reading /dev/kmsg: kernel.dmesg_restrict), or pass a saved "

@@ -15,6 +15,18 @@
 //     description says (GSP, firmware, context switch: driver);
 //   - immediate IGNORE with CONTACT_SUPPORT (or INVESTIGATE_*) -> warn: nothing to do now, an
 //     investigation to open; IGNORE with IGNORE -> pass.
+// Lines that say more than their number (classify_xid(xid, message), read on 2026-12-01):
+//   - recovery actions (Xid 154): NVML's nvmlDeviceGpuRecoveryAction_t numbering (0 none, 1 GPU
+//     reset, 2 node reboot, 3 drain P2P, 4 drain and reset, 5 recover IMEX domain, 6 bus reset,
+//     7 system reboot), as NVIDIA's cuda-python bindings document it
+//     (cuda.bindings.nvml.DeviceGpuRecoveryAction), and NVIDIA, "Error Recovery and Response
+//     Flags", https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-
+//     flags.html (reset: terminate the GPU processes and reset; reboot: the OS may be
+//     inconsistent);
+//   - the NVLink 5 Xids 144-150: the catalog's Xid 144-150 decode tells a fatal link error (reset
+//     the GPU) from a non-fatal one by the line's subtype and severity ("NETIR_LINK_EVT Fatal XC0
+//     i0 Link 00 (0x...)"), the form leptonai/gpud #1160 and #1174 decode too; gpuspec reads the
+//     severity word and leaves the sub-code (interrupt word bits 20-25) undecoded.
 // The older catalog (Volta and before, docs.nvidia.com/deploy/xid-errors/index.html) and
 // NVIDIA's k8s-device-plugin (its list of application Xids: 13, 31, 43, 45, 68) agree with the
 // application class given here. Entries the catalog marks "Unused" are left out (so they
@@ -24,6 +36,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <charconv>
 
 namespace gpuspec::reports {
 
@@ -131,8 +145,8 @@ constexpr std::array entries = {
               hardware, warn, remediation::rma, "report it to NVIDIA support"},
     xid_entry{94, "ROBUST_CHANNEL_CONTAINED_ERROR", "Contained memory error", "RESTART_APP",
               "IGNORE (sympathetic)", hardware, warn, remediation::reset_gpu,
-              "the memory error was contained to one job; reset the GPU at the next window so "
-              "the row is remapped"},
+              "the memory error was contained to the job that hit it: restart the application; "
+              "reset the GPU when convenient so the row is remapped"},
     xid_entry{95, "ROBUST_CHANNEL_UNCONTAINED_ERROR", "Uncontained memory error", "RESET_GPU",
               "IGNORE (sympathetic)", hardware, fail, remediation::reset_gpu,
               "drain, reset the GPU so the row is remapped; RMA if it recurs"},
@@ -163,8 +177,10 @@ constexpr std::array entries = {
     xid_entry{143, "GPU_INIT_ERROR", "GPU Initialization Error", "RESET_GPU", "CONTACT_SUPPORT",
               hardware, fail, remediation::reset_gpu,
               "drain, reset the GPU; service it if it does not initialise after that"},
-    // NVLink 5 (Blackwell): the catalog's "XID 144-150 Decode" sheet tells fatal from non-fatal
-    // by the message's status bits, which gpuspec does not decode: a warning, to be read.
+    // NVLink 5 (Blackwell): the line names the unit's subtype and its severity ("NETIR_LINK_EVT
+    // Fatal XC0 i0 Link 00 (0x...)"); classify_xid(xid, message) judges a Fatal one a failure
+    // (reset the GPU) and a Nonfatal one a warning. The entry's own severity, warn, is for a line
+    // that says neither (and for NVML's event, which has no text).
     xid_entry{144, "NVLINK_SAW_ERROR", "NVLINK: SAW Error", "WORKFLOW_NVLINK5_ERR",
               "WORKFLOW_NVLINK5_ERR", hardware, warn, remediation::reset_gpu,
               "decode the status with the catalog's Xid 144-150 sheet; a fatal one needs a reset"},
@@ -186,6 +202,8 @@ constexpr std::array entries = {
     xid_entry{150, "NVLINK_MSE_ERROR", "NVLINK: MSE Error", "WORKFLOW_NVLINK5_ERR",
               "WORKFLOW_NVLINK5_ERR", hardware, warn, remediation::reset_gpu,
               "decode the status with the catalog's Xid 144-150 sheet; a fatal one needs a reset"},
+    // The driver's own recovery action; classify_xid(xid, message) judges a line by the action it
+    // names (a reset or a reboot fails). The entry's warn is for a line that names none.
     xid_entry{154, "GPU_RECOVERY_ACTION_CHANGED", "GPU Recovery Action Changed", "XID_154",
               "N/A Informational only regarding another Xid", driver, warn, remediation::reset_gpu,
               "the message names the recovery the driver asks for (a GPU reset, a node reboot): "
@@ -248,6 +266,119 @@ xid_entry classify_xid(int xid) {
   unknown_entry.action = "look the Xid up in NVIDIA's current catalog (docs.nvidia.com/deploy/"
                          "xid-errors) and add it to reports/src/xid_catalog.cpp";
   return unknown_entry;
+}
+
+namespace {
+
+std::string_view trim_spaces(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+/// The words of an NVLink 5 line ("NETIR_LINK_EVT  Fatal   XC0 i0 Link 01 (0x...)", after an
+/// optional "pid=..., name=..., "): the unit's subtype, then its severity word.
+std::optional<bool> nvlink5_fatal(std::string_view message) {
+  for (int skip = 0; skip < 2; ++skip) {
+    message = trim_spaces(message);
+    if (message.substr(0, 4) != "pid=" && message.substr(0, 5) != "name=")
+      break;
+    const auto comma = message.find(',');
+    if (comma == std::string_view::npos)
+      return std::nullopt;
+    message.remove_prefix(comma + 1);
+  }
+  message = trim_spaces(message);
+  const auto subtype_end = message.find_first_of(" \t");
+  if (subtype_end == std::string_view::npos || subtype_end == 0)
+    return std::nullopt;
+  const std::string_view subtype = message.substr(0, subtype_end);
+  if (!std::all_of(subtype.begin(), subtype.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '/';
+      }))
+    return std::nullopt;
+  message = trim_spaces(message.substr(subtype_end));
+  const std::string_view word = message.substr(0, message.find_first_of(" \t,"));
+  if (word == "Fatal" || word == "fatal" || word == "FATAL")
+    return true;
+  if (word == "Nonfatal" || word == "Non-fatal" || word == "nonfatal" || word == "NonFatal")
+    return false;
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<unsigned> recovery_action_of(std::string_view message) {
+  constexpr std::string_view said = "recovery action changed";
+  const auto at = message.find(said);
+  if (at == std::string_view::npos)
+    return std::nullopt;
+  const auto to = message.find(" to 0x", at);
+  if (to == std::string_view::npos)
+    return std::nullopt;
+  const std::string_view hex = message.substr(to + 6);
+  std::size_t digits = 0;
+  while (digits < hex.size() && digits < 8 &&
+         std::isxdigit(static_cast<unsigned char>(hex[digits])))
+    ++digits;
+  unsigned v = 0;
+  const auto [end, ec] = std::from_chars(hex.data(), hex.data() + digits, v, 16);
+  if (digits == 0 || ec != std::errc{})
+    return std::nullopt;
+  return v;
+}
+
+xid_entry classify_xid(int xid, std::string_view message) {
+  xid_entry e = classify_xid(xid);
+  if (const auto action = recovery_action_of(message)) {
+    // NVML's GPU recovery actions (nvmlDeviceGpuRecoveryAction_t; NVIDIA, "Error Recovery and
+    // Response Flags", A100 GPU memory error management): the driver's own word on what the
+    // GPU needs now.
+    switch (*action) {
+    case 0: // none: the GPU can take work again
+      e.severity = verdict_status::pass;
+      e.step = remediation::none;
+      e.action = "the driver says no recovery is needed now (the earlier action was done)";
+      break;
+    case 2: // node reboot
+    case 7: // system reboot
+      e.severity = verdict_status::fail;
+      e.step = remediation::reboot;
+      e.action = "the driver asks for a reboot: drain the node and reboot it";
+      break;
+    case 5: // recover the IMEX domain: the fabric's, not this GPU's
+      e.severity = verdict_status::warn;
+      e.step = remediation::none;
+      e.action = "the driver asks for the IMEX domain to be recovered (restart the IMEX "
+                 "daemons of the domain); the GPU itself needs nothing";
+      break;
+    default: // 1 GPU reset, 3 drain P2P, 4 drain and reset, 6 bus reset, and any newer one
+      e.severity = verdict_status::fail;
+      e.step = remediation::reset_gpu;
+      e.action = "the driver asks for a GPU reset: drain the GPU (stop its peer-to-peer "
+                 "traffic first where it says so) and reset it (nvidia-smi -r)";
+      break;
+    }
+    return e;
+  }
+  if (xid >= 144 && xid <= 150) {
+    if (const auto fatal = nvlink5_fatal(message)) {
+      if (*fatal) {
+        e.severity = verdict_status::fail;
+        e.step = remediation::reset_gpu;
+        e.action = "a fatal NVLink error: drain and reset the GPU; service the link (tray, "
+                   "cable cartridge) if it recurs";
+      } else {
+        e.severity = verdict_status::warn;
+        e.step = remediation::none;
+        e.action = "a non-fatal NVLink error: nothing to do now; reset the GPU at the next window "
+                   "if it recurs";
+      }
+    }
+  }
+  return e;
 }
 
 std::string_view xid_reason_code(xid_class c) {

@@ -27,9 +27,18 @@ double distance_to_window(const reports::telemetry_summary& t, double time_s) {
 } // namespace
 
 kernel_log_placement place_kernel_log_xids(reports::report& r, std::string_view log,
-                                           double run_start_since_boot_s) {
+                                           double run_start_since_boot_s,
+                                           std::optional<double> run_end_since_boot_s) {
   kernel_log_placement out;
-  for (const auto& x : reports::parse_xid_log(log)) {
+  const auto parsed = reports::parse_kernel_log(log);
+  if (!parsed.undecodable.empty()) {
+    out.notes.push_back(fmt::format("kernel log: {}: the run's Xids are those NVML's event set saw",
+                                    parsed.undecodable));
+    return out;
+  }
+  // Only this boot's lines (the log's last boot): a saved log that spans reboots holds earlier
+  // boots' lines whose times count from another boot.
+  for (const auto& x : parsed.xids) {
     if (!x.seconds_since_boot) {
       out.notes.push_back(fmt::format("kernel log: an Xid {} line without a monotonic time ({}) "
                                       "could not be placed in the run",
@@ -38,6 +47,8 @@ kernel_log_placement place_kernel_log_xids(reports::report& r, std::string_view 
     }
     if (*x.seconds_since_boot < run_start_since_boot_s)
       continue; // before the run: gpuspec health's business
+    if (run_end_since_boot_s && *x.seconds_since_boot > *run_end_since_boot_s)
+      continue; // after the run ended: not the run's either
     const double time_s = *x.seconds_since_boot - run_start_since_boot_s;
     const auto gpu = std::find_if(r.devices.begin(), r.devices.end(), [&](const auto& d) {
       return x.address && reports::parse_pci_address(d.pci_bus_id) == x.address;

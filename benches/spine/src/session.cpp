@@ -153,7 +153,9 @@ void add_kernel_log_xids(const session_options& o, reports::report& report,
     return;
   }
   const double start_s = std::chrono::duration<double>(origin.time_since_epoch()).count();
-  for (const auto& note : benches::place_kernel_log_xids(report, log.text, start_s).notes)
+  const double end_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  for (const auto& note : benches::place_kernel_log_xids(report, log.text, start_s, end_s).notes)
     observer.on_note(note);
 }
 

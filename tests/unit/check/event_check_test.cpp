@@ -134,5 +134,23 @@ TEST(EventCheck, KernelLogXidsAreJudgedAsNvmlOnes) {
   EXPECT_NE(first_verdict_of(o, 2).diagnoses.at(0).cause.find("kernel log"), std::string::npos);
 }
 
+TEST(EventCheck, AKernelLogLineIsJudgedByWhatItSays) {
+  // A fatal NVLink 5 line fails where the number alone warns (issue 16), as in gpuspec health.
+  const auto judged = [](const std::string& text) {
+    report r = healthy_report();
+    add_nvml_events(r, 2, {{gpu_event_type::xid, 149}});
+    for (auto& res : r.results)
+      for (auto& e : res.events) {
+        e.source = "kernel_log";
+        e.detail = "NVRM: Xid (PCI:0000:1b:00): 149, " + text;
+      }
+    return first_verdict_of(check(r, synthetic_specs(), default_rules()), 2).status;
+  };
+  EXPECT_EQ(judged("NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000)"),
+            verdict_status::fail);
+  EXPECT_EQ(judged("RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008)"),
+            verdict_status::warn);
+}
+
 } // namespace
 } // namespace gpuspec::reports

@@ -18,11 +18,13 @@ fail() {
 }
 
 # health NVML_CONFIG KERNEL_LOG HOST [ARGS...]: runs gpuspec health, stdout in $out/last.out.
+# $sysfs, when set, is the PCI bus fixture (GPUSPEC_SYSFS_ROOT); unset, <host>/sys (none there).
+sysfs=
 health() {
   local nvml=$1 log=$2 host=$3
   shift 3
   env GPUSPEC_NVML_LIBRARY="$fake" GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/$nvml" \
-    GPUSPEC_KERNEL_LOG="$log" "$bin" health --root "$fx/hosts/$host" "$@" >"$out/last.out" 2>"$out/last.err"
+    GPUSPEC_KERNEL_LOG="$log" GPUSPEC_SYSFS_ROOT="$sysfs" "$bin" health --root "$fx/hosts/$host" "$@" >"$out/last.out" 2>"$out/last.err"
 }
 clean=$fx/kernel-log/clean-boot.log
 xid79=$fx/kernel-log/xid79-gpu3.log
@@ -56,6 +58,35 @@ cli)
     fail "kernel-log-unread: the text does not say the log was not read"
   grep -q "GPUSPEC-KERNEL-LOG-UNREAD" "$out/kernel-log-unread.txt" || fail "kernel-log-unread: no reason code"
   expect no-driver 3 "" driver-not-loaded.json "$clean" x86-gpu-node
+
+  # Issue 16: the kernel log read whole, Xid lines judged by what they say, the PCI bus.
+  kl=$fx/kernel-log
+  expect earlier-boot-xid79 0 "" eight-healthy.json "$kl/journal-two-boots-xid79-earlier.log" x86-gpu-node
+  grep -q "Xids of earlier boots (2 boots in the log; history, not judged)" "$out/earlier-boot-xid79.txt" ||
+    fail "earlier-boot-xid79: the history is not listed"
+  expect xid94-contained 1 "gpuspec:GPUSPEC-ECC-UNCORRECTED:gpu3" eight-one-uncorrected-ecc.json "$kl/xid94-contained-gpu3.log" x86-gpu-node
+  grep -q "reset when convenient" "$out/xid94-contained.txt" || fail "xid94-contained: no 'reset when convenient'"
+  expect xid95-uncontained 2 "gpuspec:GPUSPEC-ECC-UNCORRECTED:gpu3" eight-one-uncorrected-ecc.json "$kl/xid95-uncontained-gpu3.log" x86-gpu-node
+  expect xid154-reset 2 "gpuspec:GPUSPEC-XID-DRIVER:gpu1" eight-healthy.json "$kl/xid154-reset-required-gpu1.log" x86-gpu-node
+  expect xid154-recovered 0 "" eight-healthy.json "$kl/xid154-back-to-none-gpu1.log" x86-gpu-node
+  expect xid149-fatal 2 "gpuspec:GPUSPEC-XID-HARDWARE:gpu5" eight-healthy.json "$kl/xid149-netir-fatal-gpu5.log" x86-gpu-node
+  expect xid145-nonfatal 1 "gpuspec:GPUSPEC-XID-HARDWARE:gpu5" eight-healthy.json "$kl/xid145-rlw-nonfatal-gpu5.log" x86-gpu-node
+  expect mig-xid95 2 "gpuspec:GPUSPEC-XID-HARDWARE:gpu0" eight-healthy.json "$kl/mig-xid-gpu0.log" x86-gpu-node
+  grep -q "MIG GPU instance 5" "$out/mig-xid95.txt" || fail "mig-xid95: the instance is not named"
+  expect sxid-fatal 2 "gpuspec:GPUSPEC-SXID-FATAL:node" eight-healthy.json "$kl/sxid-fatal-nvswitch.log" x86-gpu-node
+  expect sxid-nonfatal 0 "" eight-healthy.json "$kl/sxid-nonfatal-nvswitch.log" x86-gpu-node
+  expect caller-tag 2 "gpuspec:GPUSPEC-XID-HARDWARE:gpu3" eight-healthy.json "$kl/caller-tag-xid79-gpu3.log" x86-gpu-node
+  for log in utf16-xid79-gpu3.log garbage-bytes.log; do
+    expect "undecodable-$log" 3 "" eight-healthy.json "$kl/$log" x86-gpu-node
+    grep -q "^kernel log: NOT READ: .*not text" "$out/undecodable-$log.txt" ||
+      fail "undecodable $log: the text does not say the log is not text"
+  done
+  sysfs=$fx/sysfs/hgx-eight-gpu
+  expect pci-eight-of-eight 0 "" eight-healthy.json "$clean" x86-gpu-node
+  expect pci-seven-of-eight 2 "gpuspec:GPUSPEC-GPU-NOT-IN-NVML:node" seven-of-eight.json "$kl/rminitadapter-9a.log" x86-gpu-node
+  grep -q "0000:9a:00.0 is on the bus but NVML does not list it" "$out/pci-seven-of-eight.txt" ||
+    fail "pci-seven-of-eight: the bus id is not named"
+  sysfs=
   health eight-healthy.json "$clean" x86-gpu-node --no-kernel-log
   [ $? -eq 0 ] || fail "--no-kernel-log: not a pass"
   grep -q "Xids since boot not checked" "$out/last.out" || fail "--no-kernel-log: not stated"

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/benches/kernel_log.hpp"
+#include "gpuspec/benches/pci_gpus.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/health.hpp"
 #include "gpuspec/spine/inventory.hpp"
@@ -37,7 +38,13 @@ const expectation_settings& settings() {
   return e.settings;
 }
 
-/// The inventory of a fake-NVML configuration on a fixture host, as cmd_health takes it.
+/// The PCI bus of a sysfs fixture (tests/fixtures/sysfs), as cmd_health reads it.
+pci_bus_reading pci_bus(const std::string& tree) {
+  return gpuspec::benches::read_pci_gpus(GPUSPEC_FIXTURES_DIR "/sysfs/" + tree);
+}
+
+/// The inventory of a fake-NVML configuration on a fixture host, as cmd_health takes it, with
+/// the PCI bus of the HGX node the eight-GPU configurations stand for.
 health_input inventory(const std::string& nvml_config, const std::string& host = "x86-gpu-node") {
   ::setenv("GPUSPEC_NVML_LIBRARY", GPUSPEC_FAKE_NVML_PATH, 1);
   ::setenv("GPUSPEC_FAKE_NVML_CONFIG", (GPUSPEC_FAKE_NVML_CONFIGS "/" + nvml_config).c_str(), 1);
@@ -50,6 +57,7 @@ health_input inventory(const std::string& nvml_config, const std::string& host =
   in.kernel_module_version = gpuspec::benches::read_nvidia_module_version(root);
   in.kernel_log.state = kernel_log_state::read;
   in.kernel_log.source = "test";
+  in.pci_bus = pci_bus("hgx-eight-gpu");
   return in;
 }
 
@@ -57,11 +65,7 @@ health_input inventory(const std::string& nvml_config, const std::string& host =
 kernel_log_reading log_file(const std::string& name) {
   const auto text = gpuspec::benches::read_kernel_log(GPUSPEC_FIXTURES_DIR "/kernel-log/" + name);
   EXPECT_TRUE(text.read) << text.why;
-  kernel_log_reading r;
-  r.state = kernel_log_state::read;
-  r.source = text.source;
-  r.events = parse_xid_log(text.text);
-  return r;
+  return kernel_log_from_text(text.source, text.text);
 }
 
 health_outcome judge(const health_input& in) {
@@ -296,6 +300,203 @@ TEST(HealthJudge, PersistenceOffAndEccOffWarn) {
   EXPECT_NE(find(h, "GPUSPEC-PERSISTENCE-OFF"), nullptr);
   EXPECT_NE(find(h, "GPUSPEC-ECC-DISABLED"), nullptr);
   EXPECT_EQ(gpu(h, 1).status, verdict_status::warn);
+}
+
+// ---- issue 16: boots, contained errors, recovery actions, NVLink 5, MIG, the PCI bus ----------
+
+TEST(HealthJudge, AnXidFromBeforeTheLastRebootIsHistoryNotAFinding) {
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("journal-two-boots-xid79-earlier.log");
+  const auto h = judge(in);
+  EXPECT_EQ(h.check.status, verdict_status::pass);
+  EXPECT_EQ(h.drain_reason, "");
+  EXPECT_TRUE(h.xids.empty());
+  ASSERT_EQ(h.xid_history.size(), 2U);
+  EXPECT_EQ(h.xid_history[0].event.xid, 79);
+  EXPECT_EQ(h.xid_history[0].device, 3);
+  EXPECT_EQ(h.kernel_log_boots, 2U);
+  ASSERT_EQ(h.check.notes.size(), 1U);
+  EXPECT_NE(h.check.notes[0].find("spans 2 boots"), std::string::npos) << h.check.notes[0];
+  // The same Xid 79 in this boot fails, as before.
+  in.kernel_log = log_file("xid79-gpu3.log");
+  EXPECT_EQ(judge(in).check.status, verdict_status::fail);
+  // dmesg of two boots (a second banner): the current boot's application Xid only.
+  in.kernel_log = log_file("dmesg-two-banners-xid79-earlier.log");
+  const auto dmesg = judge(in);
+  EXPECT_EQ(dmesg.check.status, verdict_status::pass);
+  ASSERT_EQ(dmesg.xids.size(), 1U);
+  EXPECT_EQ(dmesg.xids[0].event.xid, 13);
+}
+
+TEST(HealthJudge, AContainedErrorThatAccountsForTheEccCountWarnsResetWhenConvenient) {
+  auto in = inventory("eight-one-uncorrected-ecc.json");
+  in.kernel_log = log_file("xid94-contained-gpu3.log");
+  const auto h = judge(in);
+  EXPECT_EQ(h.check.status, verdict_status::warn);
+  EXPECT_EQ(gpu(h, 3).status, verdict_status::warn);
+  const auto* d = find(h, "GPUSPEC-ECC-UNCORRECTED");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, verdict_status::warn);
+  EXPECT_NE(d->cause.find("reset when convenient"), std::string::npos) << d->cause;
+  EXPECT_EQ(d->evidence.at("xid94.count"), "1");
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-ECC-UNCORRECTED:gpu3");
+  // Uncontained (Xid 95): fails, as does the same count with no contained Xid to account for it.
+  in.kernel_log = log_file("xid95-uncontained-gpu3.log");
+  const auto uncontained = judge(in);
+  EXPECT_EQ(uncontained.check.status, verdict_status::fail);
+  EXPECT_EQ(find(uncontained, "GPUSPEC-ECC-UNCORRECTED")->severity, verdict_status::fail);
+  in.kernel_log = log_file("clean-boot.log");
+  EXPECT_EQ(find(judge(in), "GPUSPEC-ECC-UNCORRECTED")->severity, verdict_status::fail);
+  // More uncorrected errors than contained Xids: not accounted for.
+  in.inventory.devices[3].counters_before["ecc.volatile.uncorrected"] = reading::of(2);
+  in.kernel_log = log_file("xid94-contained-gpu3.log");
+  EXPECT_EQ(judge(in).check.status, verdict_status::fail);
+}
+
+TEST(HealthJudge, TheRecoveryActionXidFailsWithTheActionItNames) {
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("xid154-reset-required-gpu1.log");
+  const auto h = judge(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto* d = find(h, "GPUSPEC-XID-DRIVER");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->device, 1);
+  EXPECT_EQ(d->step, remediation::reset_gpu);
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-XID-DRIVER:gpu1");
+  // A reboot asked for (the earlier boot of the journal fixture, as this boot's).
+  in.kernel_log.events = {
+      event(154, "0000:2a:00"),
+  };
+  in.kernel_log.events[0].text =
+      "GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)";
+  const auto reboot = judge(in);
+  EXPECT_EQ(reboot.check.status, verdict_status::fail);
+  EXPECT_EQ(find(reboot, "GPUSPEC-XID-DRIVER")->step, remediation::reboot);
+  // The action back to none by the last line: the GPU was recovered.
+  in.kernel_log = log_file("xid154-back-to-none-gpu1.log");
+  const auto recovered = judge(in);
+  EXPECT_EQ(recovered.check.status, verdict_status::pass);
+  EXPECT_EQ(recovered.xids.size(), 2U);
+}
+
+TEST(HealthJudge, NvLink5XidsFailWhenTheLineSaysFatal) {
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("xid149-netir-fatal-gpu5.log");
+  const auto h = judge(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto* d = find(h, "GPUSPEC-XID-HARDWARE");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->device, 5);
+  EXPECT_EQ(d->step, remediation::reset_gpu);
+  EXPECT_NE(d->cause.find("NETIR_LINK_EVT  Fatal"), std::string::npos) << d->cause;
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-XID-HARDWARE:gpu5");
+  in.kernel_log = log_file("xid145-rlw-nonfatal-gpu5.log");
+  const auto nonfatal = judge(in);
+  EXPECT_EQ(nonfatal.check.status, verdict_status::warn);
+}
+
+TEST(HealthJudge, MigAttributedXidsCountForTheirGpuAndNameTheInstance) {
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("mig-xid-gpu0.log");
+  const auto h = judge(in);
+  ASSERT_EQ(h.xids.size(), 2U);
+  EXPECT_EQ(h.xids[0].device, 0);
+  EXPECT_EQ(h.xids[1].event.gpu_instance, 5);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto* d = find(h, "GPUSPEC-XID-HARDWARE");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->device, 0);
+  EXPECT_NE(d->cause.find("MIG GPU instance 5"), std::string::npos) << d->cause;
+  EXPECT_EQ(d->evidence.at("xid.mig"), "MIG GPU instance 5");
+  const auto j = health_to_json(h, 0.1);
+  EXPECT_EQ(j.at("xids")[1].at("gpu_instance"), 5);
+}
+
+TEST(HealthJudge, AGpuOnTheBusThatNvmlDoesNotListFailsTheNode) {
+  auto in = inventory("seven-of-eight.json");
+  in.kernel_log = log_file("rminitadapter-9a.log");
+  ASSERT_EQ(in.inventory.devices.size(), 7U);
+  const auto h = judge(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto* d = find(h, "GPUSPEC-GPU-NOT-IN-NVML");
+  ASSERT_NE(d, nullptr);
+  EXPECT_FALSE(d->device);
+  EXPECT_EQ(d->evidence.at("pci_bus_id"), "0000:9a:00.0");
+  EXPECT_NE(d->cause.find("7 of 8"), std::string::npos) << d->cause;
+  EXPECT_NE(d->cause.find("RmInitAdapter failed"), std::string::npos) << d->cause;
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-GPU-NOT-IN-NVML:node");
+  // Without a kernel log to say why, still a failure (the bus is the evidence).
+  in.kernel_log = log_file("clean-boot.log");
+  EXPECT_EQ(judge(in).drain_reason, "gpuspec:GPUSPEC-GPU-NOT-IN-NVML:node");
+  // All eight listed: nothing (the NVSwitches, the host bridge and the NIC are no GPUs).
+  EXPECT_EQ(find(judge(inventory("eight-healthy.json")), "GPUSPEC-GPU-NOT-IN-NVML"), nullptr);
+  // A bus that could not be read: a note, not a verdict.
+  auto unread = inventory("seven-of-eight.json");
+  unread.pci_bus = pci_bus("does-not-exist");
+  const auto u = judge(unread);
+  EXPECT_EQ(find(u, "GPUSPEC-GPU-NOT-IN-NVML"), nullptr);
+  ASSERT_FALSE(u.check.notes.empty());
+  EXPECT_NE(u.check.notes.back().find("the PCI bus was not read"), std::string::npos);
+}
+
+TEST(PciBus, CountsNvidiaDisplayFunctionsOnlyAndSetsAsideOtherDrivers) {
+  const auto hgx = pci_bus("hgx-eight-gpu");
+  ASSERT_TRUE(hgx.read) << hgx.why;
+  EXPECT_EQ(hgx.gpus.size(), 8U);
+  EXPECT_EQ(hgx.gpus.front(), "0000:18:00.0");
+  EXPECT_TRUE(hgx.other_driver.empty());
+  const auto cards = pci_bus("two-cards-one-vfio");
+  ASSERT_TRUE(cards.read);
+  ASSERT_EQ(cards.gpus.size(), 1U); // the HDMI audio functions are no GPUs
+  EXPECT_EQ(cards.gpus[0], "0000:01:00.0");
+  ASSERT_EQ(cards.other_driver.size(), 1U);
+  EXPECT_EQ(cards.other_driver[0], "0000:41:00.0 (vfio-pci)");
+  const auto missing = pci_bus("does-not-exist");
+  EXPECT_FALSE(missing.read);
+  EXPECT_NE(missing.why.find("does-not-exist"), std::string::npos);
+}
+
+TEST(HealthJudge, AFatalSxidIsTheFabricsFailure) {
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("sxid-fatal-nvswitch.log");
+  const auto h = judge(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto* d = find(h, "GPUSPEC-SXID-FATAL");
+  ASSERT_NE(d, nullptr);
+  EXPECT_FALSE(d->device);
+  EXPECT_EQ(d->evidence.at("sxid"), "23001");
+  EXPECT_NE(d->cause.find("nvidia-nvswitch2"), std::string::npos) << d->cause;
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-SXID-FATAL:node");
+  in.kernel_log = log_file("sxid-nonfatal-nvswitch.log");
+  const auto nonfatal = judge(in);
+  EXPECT_EQ(nonfatal.check.status, verdict_status::pass);
+  EXPECT_EQ(nonfatal.sxids.size(), 2U);
+}
+
+TEST(HealthJudge, AnUndecodableLogIsInconclusiveNeverZeroXids) {
+  auto in = inventory("eight-healthy.json");
+  for (const char* name : {"utf16-xid79-gpu3.log", "garbage-bytes.log"}) {
+    in.kernel_log = log_file(name);
+    EXPECT_EQ(in.kernel_log.state, kernel_log_state::not_read) << name;
+    const auto h = judge(in);
+    EXPECT_EQ(h.check.status, verdict_status::inconclusive) << name;
+    const auto* d = find(h, "GPUSPEC-KERNEL-LOG-UNREAD");
+    ASSERT_NE(d, nullptr) << name;
+    EXPECT_NE(d->cause.find("not text"), std::string::npos) << d->cause;
+    const auto text = render_health_text(h, 0.1);
+    EXPECT_EQ(text.find("0 Xid lines"), std::string::npos) << text;
+    EXPECT_NE(text.find("kernel log: NOT READ"), std::string::npos) << text;
+  }
+}
+
+TEST(HealthJudge, ACallerTagBeforeTheMessageKeepsTheTime) {
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("caller-tag-xid79-gpu3.log");
+  const auto h = judge(in);
+  const auto* d = find(h, "GPUSPEC-XID-HARDWARE");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->device, 3);
+  EXPECT_EQ(d->evidence.at("xid.last_seconds_since_boot"), "5107.644339");
 }
 
 TEST(HealthOutputs, JsonCarriesTheDrainReasonAndTheXids) {

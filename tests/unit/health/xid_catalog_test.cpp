@@ -89,4 +89,74 @@ TEST(XidCatalog, RecordsItsSourceAndDate) {
   EXPECT_NE(gpuspec::reports::xid_catalog_source.find("2025-10-29"), std::string_view::npos);
 }
 
+TEST(XidLineClass, TheRecoveryActionXidIsJudgedByTheActionItNames) {
+  using gpuspec::reports::recovery_action_of;
+  using gpuspec::reports::remediation;
+  // Lines as the driver writes them (pasted in public bug reports, gpud's and NVSentinel's
+  // tests): the action's number, then its name, which drivers have spelt differently.
+  const auto reset =
+      classify_xid(154, "GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)");
+  EXPECT_EQ(reset.severity, verdict_status::fail);
+  EXPECT_EQ(reset.step, remediation::reset_gpu);
+  EXPECT_EQ(
+      classify_xid(154, "GPU recovery action changed from 0x0 (None) to 0x1 (PF FLR)").severity,
+      verdict_status::fail);
+  for (const char* reboot : {"GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot "
+                             "Required)",
+                             "GPU recovery action changed from 0x0 (None) to 0x2 (OS Reboot)"}) {
+    const auto e = classify_xid(154, reboot);
+    EXPECT_EQ(e.severity, verdict_status::fail) << reboot;
+    EXPECT_EQ(e.step, remediation::reboot) << reboot;
+  }
+  const auto drain =
+      classify_xid(154, "GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)");
+  EXPECT_EQ(drain.severity, verdict_status::fail);
+  EXPECT_EQ(drain.step, remediation::reset_gpu);
+  // Back to none: the GPU takes work again.
+  EXPECT_EQ(
+      classify_xid(154, "GPU recovery action changed from 0x4 (Drain and Reset) to 0x0 (None)")
+          .severity,
+      verdict_status::pass);
+  // A line that names no action is the catalog's entry (warn), as NVML's event without text.
+  EXPECT_EQ(classify_xid(154, "").severity, verdict_status::warn);
+  EXPECT_EQ(classify_xid(154, "GPU recovery action changed").severity, verdict_status::warn);
+  EXPECT_EQ(recovery_action_of("changed from 0x0 (None) to 0x7 (System Reboot)"), std::nullopt);
+  EXPECT_EQ(recovery_action_of("GPU recovery action changed from 0x0 (None) to 0x7 (x)"), 7U);
+}
+
+TEST(XidLineClass, NvLink5XidsAreJudgedByTheSeverityTheLineGives) {
+  // Real lines (leptonai/gpud #1160 and #1174, their tests; NVIDIA/open-gpu-kernel-modules #1150).
+  for (const char* fatal :
+       {"NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000 0x00000000 0x00000000 "
+        "0x00000000 0x00000000)",
+        "NETIR_LINK_EVT  Fatal   XC0 i0 Link 01 (0x021425c6 0x00000000 0x00000000 0x00000000 "
+        "0x00000000 0x00000000)",
+        "NETIR_INT  Fatal   XC0 i0 Link -1", "NETIR_LINK_EVT Fatal XC 1 i 2 Link 01 [0x0000000a]",
+        "pid=1234, name=python3, NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x004505c6)"}) {
+    const auto e = classify_xid(149, fatal);
+    EXPECT_EQ(e.severity, verdict_status::fail) << fatal;
+    EXPECT_EQ(e.step, gpuspec::reports::remediation::reset_gpu) << fatal;
+    EXPECT_EQ(e.kind, xid_class::hardware);
+  }
+  for (int xid : {144, 145}) {
+    const auto e = classify_xid(xid, "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 "
+                                     "0x00000001 0x00000000 0x00100000 0x00000004)");
+    EXPECT_EQ(e.severity, verdict_status::warn) << xid;
+  }
+  EXPECT_EQ(classify_xid(144, "SAW_MVB Nonfatal XC0 i0 Link 0 (0x00000001 0x00000008)").severity,
+            verdict_status::warn);
+  // A line that says neither is the entry's warning; the word elsewhere means nothing.
+  EXPECT_EQ(classify_xid(149, "garbled Fatal").severity, verdict_status::warn);
+  EXPECT_EQ(classify_xid(149, "").severity, verdict_status::warn);
+  // Only the NVLink 5 family reads the word: Xid 13's text is not judged.
+  EXPECT_EQ(classify_xid(13, "GR_EXCEPTION Fatal XC0").severity, verdict_status::pass);
+}
+
+TEST(XidLineClass, AContainedErrorSaysResetWhenConvenient) {
+  const auto contained = classify_xid(94);
+  EXPECT_EQ(contained.severity, verdict_status::warn);
+  EXPECT_NE(contained.action.find("reset the GPU when convenient"), std::string_view::npos);
+  EXPECT_EQ(classify_xid(95).severity, verdict_status::fail);
+}
+
 } // namespace

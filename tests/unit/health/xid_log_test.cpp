@@ -2,7 +2,10 @@
 // property test: random lines, truncations and byte flips never crash it, never invent an Xid,
 // and never read one that is not exactly what the line says.
 
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -11,7 +14,9 @@
 
 namespace {
 
+using gpuspec::reports::parse_kernel_log;
 using gpuspec::reports::parse_pci_address;
+using gpuspec::reports::parse_sxid_line;
 using gpuspec::reports::parse_xid_line;
 using gpuspec::reports::parse_xid_log;
 using gpuspec::reports::pci_address;
@@ -116,6 +121,167 @@ TEST(XidLog, FindsEveryXidLineInOrder) {
   EXPECT_EQ(events[1].text, "GPU has fallen off the bus.");
 }
 
+TEST(XidLine, MigAttributedLinesNameTheInstance) {
+  // NVIDIA's own example of a contained error attributed to a MIG GPU instance (the error
+  // containment code of NVIDIA/open-gpu-kernel-modules), and a compute instance after it.
+  const auto gi = parse_xid_line("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: "
+                                 "CE User Channel (0x9). RST: No, D-RST: No");
+  ASSERT_TRUE(gi);
+  EXPECT_EQ(gi->xid, 94);
+  EXPECT_EQ(gi->pci_bus_id, "0000:01:00");
+  EXPECT_EQ(*gi->address, (pci_address{0, 0x01, 0}));
+  EXPECT_EQ(gi->gpu_instance, 5);
+  EXPECT_FALSE(gi->compute_instance);
+  EXPECT_EQ(gi->text, "pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No");
+  const auto ci = parse_xid_line(
+      "[ 4415.001870] NVRM: Xid (PCI:0000:3b:00 GPU-I:01 GPU-CI:02): 13, pid=9, name=a, Graphics");
+  ASSERT_TRUE(ci);
+  EXPECT_EQ(ci->gpu_instance, 1);
+  EXPECT_EQ(ci->compute_instance, 2);
+  EXPECT_DOUBLE_EQ(*ci->seconds_since_boot, 4415.001870);
+  // Without MIG: no instance.
+  EXPECT_FALSE(parse_xid_line("NVRM: Xid (PCI:0000:01:00): 94, x")->gpu_instance);
+  // Words that are not an instance, or an instance without a number: not an Xid line.
+  for (const char* bad :
+       {"NVRM: Xid (PCI:0000:01:00 GPU-I:): 94, x", "NVRM: Xid (PCI:0000:01:00 GPU-I:x5): 94, x",
+        "NVRM: Xid (PCI:0000:01:00 GPU-I:05 GPU-I:06): 94, x",
+        "NVRM: Xid (PCI:0000:01:00 pid: 5): 94, x",
+        "NVRM: Xid (PCI:0000:01:00 GPU-I:123456): 94, x"})
+    EXPECT_FALSE(parse_xid_line(bad)) << bad;
+}
+
+TEST(XidLine, APrintkCallerTagDoesNotHideTheTime) {
+  // CONFIG_PRINTK_CALLER: the console's "[time][ T1946]", dmesg's "[time] [ T1946]".
+  for (const char* line :
+       {"[ 5107.644339][ T1946] NVRM: Xid (PCI:0000:5d:00): 79, GPU has fallen off the bus.",
+        "[ 5107.644339] [ T1946] NVRM: Xid (PCI:0000:5d:00): 79, GPU has fallen off the bus.",
+        "[ T1946] [ 5107.644339] NVRM: Xid (PCI:0000:5d:00): 79, GPU has fallen off the bus.",
+        "[ 5107.644339][   C12] NVRM: Xid (PCI:0000:5d:00): 79, GPU has fallen off the bus."}) {
+    const auto e = parse_xid_line(line);
+    ASSERT_TRUE(e) << line;
+    ASSERT_TRUE(e->seconds_since_boot) << line;
+    EXPECT_DOUBLE_EQ(*e->seconds_since_boot, 5107.644339) << line;
+    EXPECT_TRUE(e->time_text.empty()) << line;
+  }
+  // dmesg -T's date is no monotonic time: kept as text.
+  const auto t = parse_xid_line("[Tue Jul 28 03:14:02 2026] NVRM: Xid (PCI:0000:1b:00): 79, x");
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(t->seconds_since_boot);
+  EXPECT_EQ(t->time_text, "[Tue Jul 28 03:14:02 2026]");
+}
+
+TEST(SxidLine, FatalAndNonFatalNvswitchLines) {
+  const auto fatal = parse_sxid_line("Dec 01 04:18:55 gpu-node-01 kernel: nvidia-nvswitch2: SXid "
+                                     "(PCI:0000:07:00.0): 23001, Fatal, Link 12 Always Fatal");
+  ASSERT_TRUE(fatal);
+  EXPECT_EQ(fatal->nvswitch, "nvidia-nvswitch2");
+  EXPECT_EQ(fatal->pci_bus_id, "0000:07:00.0");
+  EXPECT_EQ(*fatal->address, (pci_address{0, 0x07, 0}));
+  EXPECT_EQ(fatal->sxid, 23001);
+  EXPECT_TRUE(fatal->fatal);
+  EXPECT_EQ(fatal->text, "Fatal, Link 12 Always Fatal");
+  EXPECT_EQ(fatal->time_text, "Dec 01 04:18:55 gpu-node-01 kernel:");
+  const auto nonfatal = parse_sxid_line("[123.456789] nvidia-nvswitch0: SXid (PCI:0000:c3:00.0): "
+                                        "20009, Non-fatal, Link 28 RX Short Error Rate");
+  ASSERT_TRUE(nonfatal);
+  EXPECT_FALSE(nonfatal->fatal);
+  EXPECT_DOUBLE_EQ(*nonfatal->seconds_since_boot, 123.456789);
+  // The driver writes five digits.
+  EXPECT_EQ(parse_sxid_line("nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 01004, Fatal, x")->sxid,
+            1004);
+  // An Xid line is no SXid line, and a garbled SXid gives nothing.
+  EXPECT_FALSE(parse_sxid_line("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."));
+  EXPECT_FALSE(parse_sxid_line("nvidia-nvswitch3: SXid (PCI:0000:c1:00.0): garbled, Fatal"));
+  EXPECT_FALSE(parse_xid_line("nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 23001, Fatal, x"));
+}
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "kernel-log" / name,
+                   std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(KernelLog, AJournalThatSpansBootsKeepsTheEarlierBootsAsHistory) {
+  const auto log = parse_kernel_log(fixture("journal-two-boots-xid79-earlier.log"));
+  EXPECT_EQ(log.undecodable, "");
+  EXPECT_EQ(log.boots, 2U);
+  EXPECT_TRUE(log.xids.empty());
+  ASSERT_EQ(log.earlier_xids.size(), 2U);
+  EXPECT_EQ(log.earlier_xids[0].xid, 79);
+  EXPECT_EQ(log.earlier_xids[1].xid, 154);
+  EXPECT_TRUE(log.gpu_messages.empty()); // the earlier boot's "fallen off the bus" is history too
+}
+
+TEST(KernelLog, ASecondBannerStartsANewBoot) {
+  const auto log = parse_kernel_log(fixture("dmesg-two-banners-xid79-earlier.log"));
+  EXPECT_EQ(log.boots, 2U);
+  ASSERT_EQ(log.xids.size(), 1U);
+  EXPECT_EQ(log.xids[0].xid, 13);
+  ASSERT_EQ(log.earlier_xids.size(), 1U);
+  EXPECT_EQ(log.earlier_xids[0].xid, 79);
+  // One boot: its banner first, a journal header, a separator then a banner are one boot each.
+  EXPECT_EQ(parse_kernel_log(fixture("xid79-gpu3.log")).boots, 1U);
+  EXPECT_EQ(parse_kernel_log("-- Logs begin at Mon 2026-11-30 22:10:05 UTC, end at Tue "
+                             "2026-12-01 08:03:04 UTC. --\n-- Boot 4f1c --\n"
+                             "Dec 01 08:02:41 h kernel: Linux version 5.15.0\n"
+                             "Dec 01 08:03:04 h kernel: NVRM: Xid (PCI:0000:18:00): 13, x\n")
+                .boots,
+            1U);
+  // Older journalctl's "-- Reboot --".
+  const auto reboot = parse_kernel_log("Nov 30 h kernel: NVRM: Xid (PCI:0000:18:00): 79, x\n"
+                                       "-- Reboot --\nDec 01 h kernel: Linux version 5.15.0\n");
+  EXPECT_EQ(reboot.boots, 2U);
+  EXPECT_TRUE(reboot.xids.empty());
+  // "Linux version" inside another message is no banner.
+  EXPECT_EQ(parse_kernel_log("[ 1.0] Linux version 5.15\n[ 2.0] NVRM: Xid (PCI:0000:18:00): 13, "
+                             "x\n[ 3.0] foo: built for Linux version 5.15\n")
+                .boots,
+            1U);
+}
+
+TEST(KernelLog, TheDriversMessagesForAGpuItCouldNotBringUp) {
+  const auto log = parse_kernel_log(fixture("rminitadapter-9a.log"));
+  EXPECT_TRUE(log.xids.empty());
+  ASSERT_EQ(log.gpu_messages.size(), 2U);
+  EXPECT_EQ(log.gpu_messages[0].pci_bus_id, "0000:9a:00.0");
+  EXPECT_EQ(*log.gpu_messages[0].address, (pci_address{0, 0x9a, 0}));
+  EXPECT_NE(log.gpu_messages[0].text.find("fallen off the bus and is not responding"),
+            std::string::npos)
+      << log.gpu_messages[0].text;
+  EXPECT_DOUBLE_EQ(*log.gpu_messages[0].seconds_since_boot, 18.308145);
+  EXPECT_NE(log.gpu_messages[1].text.find("RmInitAdapter failed! (0x24:0x65:1185)"),
+            std::string::npos);
+  // kmsg escapes the newlines: the same message on one line.
+  const auto one = parse_kernel_log("3,1042,8462102,-;NVRM: The NVIDIA GPU 0000:02:00.0\\x0aNVRM: "
+                                    "(PCI ID: 10de:2bb5) installed in this system has\\x0aNVRM: "
+                                    "fallen off the bus and is not responding to commands.\n");
+  ASSERT_EQ(one.gpu_messages.size(), 1U);
+  EXPECT_EQ(one.gpu_messages[0].pci_bus_id, "0000:02:00.0");
+  // Other "NVRM: GPU" lines are not such messages.
+  EXPECT_TRUE(parse_kernel_log(fixture("clean-boot.log")).gpu_messages.empty());
+}
+
+TEST(KernelLog, ATextThatIsNotALogIsSaidToBeSoNeverReadAsEmpty) {
+  const auto utf16 = parse_kernel_log(fixture("utf16-xid79-gpu3.log"));
+  EXPECT_NE(utf16.undecodable.find("UTF-16"), std::string::npos) << utf16.undecodable;
+  EXPECT_TRUE(utf16.xids.empty());
+  // UTF-16 without its byte-order mark: half the bytes are NUL.
+  std::string le;
+  for (char c : fixture("xid79-gpu3.log")) {
+    le += c;
+    le += '\0';
+  }
+  EXPECT_NE(parse_kernel_log(le).undecodable.find("NUL"), std::string::npos);
+  const auto garbage = parse_kernel_log(fixture("garbage-bytes.log"));
+  EXPECT_NE(garbage.undecodable.find("not text"), std::string::npos) << garbage.undecodable;
+  // UTF-8 text, a stray NUL and an empty log are logs.
+  EXPECT_EQ(parse_kernel_log("[ 1.0] usb 1-1: Product: Überkabel\n[ 2.0] a\0b\n").undecodable, "");
+  EXPECT_EQ(parse_kernel_log("").undecodable, "");
+  EXPECT_EQ(parse_kernel_log(fixture("xid79-gpu3.log")).xids.size(), 3U);
+}
+
 // ---- properties -----------------------------------------------------------------------------
 
 /// The Xid a well-formed line states, or 0: what the parser must agree with.
@@ -203,6 +369,71 @@ TEST(XidLogProperty, RandomBytesAndFlipsNeverCrashAndNeverInventAnXid) {
     if (const int stated = xid_stated(line); stated != 0) {
       EXPECT_EQ(e->xid, stated) << line;
     }
+  }
+}
+
+TEST(XidLogProperty, TruncationsOfAMigLineNeverMisparse) {
+  const std::string line = "[ 4420.552910] NVRM: Xid (PCI:0000:18:00 GPU-I:05): 95, pid=7062, "
+                           "Uncontained: LTC TAG (0x2,0x1). RST: Yes, D-RST: No";
+  const std::size_t comma = line.find("95,") + 2;
+  for (std::size_t n = 0; n <= line.size(); ++n) {
+    const auto e = parse_xid_line(line.substr(0, n));
+    if (n <= comma) {
+      EXPECT_FALSE(e) << line.substr(0, n);
+    } else {
+      ASSERT_TRUE(e) << line.substr(0, n);
+      EXPECT_EQ(e->xid, 95);
+      EXPECT_EQ(e->gpu_instance, 5);
+    }
+  }
+}
+
+TEST(XidLogProperty, MangledLogsNeverCrashTheWholeLogParser) {
+  std::mt19937 rng(20261202); // fixed seed: a failure reproduces
+  std::vector<std::string> logs;
+  for (const char* name :
+       {"xid79-gpu3.log", "journal-two-boots-xid79-earlier.log", "rminitadapter-9a.log",
+        "mig-xid-gpu0.log", "sxid-fatal-nvswitch.log", "caller-tag-xid79-gpu3.log"})
+    logs.push_back(fixture(name));
+  for (int round = 0; round < 3000; ++round) {
+    std::string log = logs[rng() % logs.size()];
+    switch (round % 4) {
+    case 0: // truncated anywhere
+      log.resize(rng() % (log.size() + 1));
+      break;
+    case 1: // bytes flipped, lines dropped in the middle
+      for (int k = 0; k < 8 && !log.empty(); ++k)
+        log[rng() % log.size()] = static_cast<char>(rng() % 256);
+      break;
+    case 2: { // random bytes
+      log.assign(rng() % 2048, '\0');
+      for (auto& c : log)
+        c = static_cast<char>(rng() % 256);
+      break;
+    }
+    default: { // as UTF-16, cut anywhere
+      std::string wide = "\xff\xfe";
+      for (char c : log) {
+        wide += c;
+        wide += '\0';
+      }
+      log = wide.substr(0, rng() % (wide.size() + 1));
+    }
+    }
+    const auto parsed = parse_kernel_log(log);
+    EXPECT_GE(parsed.boots, 1U);
+    if (!parsed.undecodable.empty()) {
+      EXPECT_TRUE(parsed.xids.empty() && parsed.earlier_xids.empty() && parsed.sxids.empty());
+      continue;
+    }
+    for (const auto& x : parsed.xids) {
+      EXPECT_GT(x.xid, 0);
+      EXPECT_LT(x.xid, 100000);
+      for (char c : x.text)
+        EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f);
+    }
+    for (const auto& m : parsed.gpu_messages)
+      EXPECT_TRUE(m.address);
   }
 }
 

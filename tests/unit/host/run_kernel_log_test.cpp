@@ -16,7 +16,8 @@ namespace gr = gpuspec::reports;
 namespace {
 
 std::string fixture_log(const std::string& name) {
-  std::ifstream in(std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "kernel-log" / name);
+  std::ifstream in(std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "kernel-log" / name,
+                   std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -97,6 +98,34 @@ TEST(RunKernelLog, SaysWhatItCannotPlace) {
   placed = gb::place_kernel_log_xids(unmeasured, fixture_log("xid79-gpu3.log"), 3000.0);
   EXPECT_EQ(placed.placed, 0U);
   EXPECT_EQ(placed.notes.size(), 3U);
+}
+
+TEST(RunKernelLog, ALineAfterTheRunOrFromAnotherBootNeverLandsInAResult) {
+  // Ended at 4000 s after boot: the Xid 79s of 5107 s came after the run.
+  gr::report ended = two_gpu_report();
+  const auto placed =
+      gb::place_kernel_log_xids(ended, fixture_log("xid79-gpu3.log"), 3000.0, 4000.0);
+  EXPECT_EQ(placed.placed, 1U);
+  EXPECT_EQ(ended.results[0].events.size(), 1U);
+  EXPECT_TRUE(ended.results[2].events.empty());
+  // A saved log of two boots: the earlier boot's Xid 79 at 5107 s counts from another boot, so
+  // it is not placed, though its time falls after the run's start; this boot's Xid 13 is.
+  gr::report two_boots = two_gpu_report();
+  const auto both = gb::place_kernel_log_xids(
+      two_boots, fixture_log("dmesg-two-banners-xid79-earlier.log"), 3000.0, 6000.0);
+  EXPECT_EQ(both.placed, 1U);
+  ASSERT_EQ(two_boots.results[0].events.size(), 1U);
+  EXPECT_EQ(two_boots.results[0].events[0].xid, 13);
+  EXPECT_TRUE(two_boots.results[1].events.empty());
+  EXPECT_TRUE(two_boots.results[2].events.empty());
+}
+
+TEST(RunKernelLog, ALogThatIsNotTextPlacesNothingAndSaysSo) {
+  gr::report r = two_gpu_report();
+  const auto placed = gb::place_kernel_log_xids(r, fixture_log("utf16-xid79-gpu3.log"), 0.0);
+  EXPECT_EQ(placed.placed, 0U);
+  ASSERT_EQ(placed.notes.size(), 1U);
+  EXPECT_NE(placed.notes[0].find("UTF-16"), std::string::npos) << placed.notes[0];
 }
 
 } // namespace

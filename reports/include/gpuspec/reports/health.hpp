@@ -29,9 +29,30 @@ enum class kernel_log_state {
 
 struct kernel_log_reading {
   kernel_log_state state = kernel_log_state::not_read;
-  std::string source; ///< where it was read from
-  std::string why;    ///< why not read or skipped
-  std::vector<xid_event> events;
+  std::string source;             ///< where it was read from
+  std::string why;                ///< why not read or skipped
+  std::vector<xid_event> events;  ///< this boot's Xid lines: judged
+  std::vector<xid_event> history; ///< the Xid lines of earlier boots the log spans: reported only
+  std::vector<sxid_event> sxids;  ///< this boot's NVSwitch SXid lines: a fatal one is judged
+  std::vector<gpu_bus_message> gpu_messages; ///< this boot's "RmInitAdapter failed" and the like
+  std::size_t boots = 1;                     ///< how many boots the log spans
+};
+
+/// A kernel log's text read from `source`, parsed (parse_kernel_log): this boot's lines as
+/// events, the earlier boots' as history; a text that is not a readable log (UTF-16, mostly
+/// bytes that are not text) is `not_read`, with why, never a log without Xids.
+[[nodiscard]] kernel_log_reading kernel_log_from_text(std::string source, std::string_view text);
+
+/// The NVIDIA GPUs on the PCI bus (sysfs: vendor 0x10de, class 0x0300 VGA or 0x0302 3D), read
+/// apart from NVML so that a GPU the driver never brought up is still seen.
+struct pci_bus_reading {
+  bool read = false;
+  std::string source;            ///< the folder read ("/sys/bus/pci/devices")
+  std::string why;               ///< when not read
+  std::vector<std::string> gpus; ///< their bus ids ("0000:3b:00.0"), bound to nvidia or to none
+  /// GPUs bound to another driver (vfio-pci for a VM, say): not NVML's to list, so not judged;
+  /// "0000:3b:00.0 (vfio-pci)".
+  std::vector<std::string> other_driver;
 };
 
 struct health_input {
@@ -41,9 +62,12 @@ struct health_input {
   kernel_log_reading kernel_log;
   /// The loaded kernel module's version (/proc/driver/nvidia/version); "" when unknown.
   std::string kernel_module_version;
+  /// The GPUs the PCI bus has; not read: the bus rule is skipped, and a note says so.
+  pci_bus_reading pci_bus;
 };
 
-/// One Xid line of this boot with the catalog's word on it and the GPU it names.
+/// One Xid line of this boot with the catalog's word on it (for the line: classify_xid(xid,
+/// text)) and the GPU it names.
 struct classified_xid {
   xid_event event;
   xid_entry entry;
@@ -55,6 +79,11 @@ struct health_outcome {
   /// its printers and its roll-up are the check's.
   check_outcome check;
   std::vector<classified_xid> xids;
+  /// Xid lines of earlier boots (a saved log that spans reboots): reported, never judged.
+  std::vector<classified_xid> xid_history;
+  std::vector<sxid_event> sxids; ///< this boot's NVSwitch SXid lines
+  std::size_t kernel_log_boots = 1;
+  pci_bus_reading pci_bus;
   kernel_log_state kernel_log = kernel_log_state::not_read;
   std::string kernel_log_source, kernel_log_why;
   /// "gpuspec:<reason-code>:gpu<N>" (":node" for a host finding) naming the first worst finding

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "gpuspec/reports/verdict.hpp"
@@ -57,6 +58,22 @@ inline constexpr std::string_view xid_catalog_source =
 /// The entry of `xid`, or one of class unknown, severity warn, that says the Xid is not in the
 /// catalog (so it is looked up, not ignored).
 [[nodiscard]] xid_entry classify_xid(int xid);
+
+/// The entry of `xid` as one line of the kernel log judges it, where the line says more than the
+/// number does (the rest of the entry is the catalog's):
+///   - a recovery action ("GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset
+///     Required)", Xid 154, and any Xid whose line names one): judged by the action it names, as
+///     NVML's nvmlDeviceGpuRecoveryAction_t numbers them: a GPU reset, a bus reset or a P2P drain
+///     fail with a reset, a node or system reboot fails with a reboot, none passes;
+///   - the NVLink 5 Xids 144-150 ("NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x...)"): the severity
+///     word after the unit's subtype: Fatal fails (reset the GPU), Nonfatal warns.
+/// `message` is xid_event::text (the part after "<xid>,"); "" gives classify_xid(xid).
+[[nodiscard]] xid_entry classify_xid(int xid, std::string_view message);
+
+/// The recovery action a line names (NVML's numbering: 0 none, 1 GPU reset, 2 node reboot, 3
+/// drain P2P, 4 drain and reset, 5 recover the IMEX domain, 6 bus reset, 7 system reboot), read
+/// from "... to 0x<n> (<name>)"; nullopt when the line names none.
+[[nodiscard]] std::optional<unsigned> recovery_action_of(std::string_view message);
 
 /// The reason code of a class, wherever the Xid was seen (`gpuspec health`'s kernel log since
 /// boot, a result's events): GPUSPEC-XID-HARDWARE, -DRIVER, else -UNKNOWN (an application-class

@@ -12,6 +12,7 @@
 /// detail says so. A GPU with no result, and a line with no monotonic time (a syslog or journal
 /// date) cannot be placed: they are notes.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,10 +26,14 @@ struct kernel_log_placement {
   std::vector<std::string> notes; ///< lines after the run's start that could not be placed
 };
 
-/// Adds the Xid lines of `log` timed at or after `run_start_since_boot_s` (the run's clock origin
-/// in seconds of CLOCK_MONOTONIC, which is what the kernel log's timestamps count, up to the
-/// kernel's clock drift) to `r`'s results, with `time_s` on the run's clock.
+/// Adds the Xid lines of `log` timed within the run's window, at or after
+/// `run_start_since_boot_s` (the run's clock origin in seconds of CLOCK_MONOTONIC, which is what
+/// the kernel log's timestamps count, up to the kernel's clock drift) and at or before
+/// `run_end_since_boot_s` when given, to `r`'s results, with `time_s` on the run's clock. Only
+/// the log's last boot is read (a saved log that spans reboots: parse_kernel_log); a log that is
+/// not text places nothing, and says so.
 kernel_log_placement place_kernel_log_xids(reports::report& r, std::string_view log,
-                                           double run_start_since_boot_s);
+                                           double run_start_since_boot_s,
+                                           std::optional<double> run_end_since_boot_s = {});
 
 } // namespace gpuspec::benches
