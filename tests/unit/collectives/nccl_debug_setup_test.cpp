@@ -19,14 +19,29 @@ environment_lookup env(std::map<std::string, std::string> vars) {
   };
 }
 
-TEST(NcclDebugSetup, NothingSetGivesInfoOurSubsystemsAndOurFile) {
+TEST(NcclDebugSetup, NothingSetGivesInfoOurSubsystemsWithoutTuningAndOurFile) {
+  // TUNING is a line written inside every call: never on for the timed calls.
   const auto s = plan_nccl_debug(env({}), "/tmp/w/nccl.log", "h", 42);
   using kv = std::pair<std::string, std::string>;
   EXPECT_EQ(s.to_set, (std::vector<kv>{{"NCCL_DEBUG", "INFO"},
-                                       {"NCCL_DEBUG_SUBSYS", "INIT,GRAPH,TUNING"},
+                                       {"NCCL_DEBUG_SUBSYS", "INIT,GRAPH"},
                                        {"NCCL_DEBUG_FILE", "/tmp/w/nccl.log"}}));
   EXPECT_EQ(s.log_path, "/tmp/w/nccl.log");
   EXPECT_EQ(s.limitation, "");
+  EXPECT_TRUE(s.switchable);
+  EXPECT_EQ(s.probe_log_path, "/tmp/w/nccl.log.tuning");
+}
+
+TEST(NcclDebugSetup, AUsersTuningListIsKeptAndSaidToWriteInsideTimedCalls) {
+  const auto s = plan_nccl_debug(env({{"NCCL_DEBUG_SUBSYS", "INIT,TUNING"}}), "/o", "h", 1);
+  EXPECT_FALSE(s.switchable);
+  EXPECT_NE(s.limitation.find("inside every timed call"), std::string::npos) << s.limitation;
+}
+
+TEST(NcclDebugSetup, AUsersFileIsNeverSwitched) {
+  const auto s = plan_nccl_debug(env({{"NCCL_DEBUG_FILE", "/logs/n.log"}}), "/o", "h", 1);
+  EXPECT_FALSE(s.switchable);
+  EXPECT_NE(s.limitation.find("NCCL_DEBUG_FILE was set by the user"), std::string::npos);
 }
 
 TEST(NcclDebugSetup, TheUsersFileIsKeptAndItsPatternFilledIn) {
@@ -48,12 +63,16 @@ TEST(NcclDebugSetup, AUserLevelBelowInfoIsKeptAndSaidToHideTheFacts) {
 TEST(NcclDebugSetup, AUserInfoLevelIsEnough) {
   const auto s = plan_nccl_debug(env({{"NCCL_DEBUG", "info"}}), "/own", "h", 1);
   EXPECT_EQ(s.limitation, "");
+  EXPECT_TRUE(s.switchable);
 }
 
 TEST(NcclDebugSetup, UserSubsystemsAreReadTheWayNcclReadsThem) {
-  EXPECT_EQ(plan_nccl_debug(env({{"NCCL_DEBUG_SUBSYS", "ALL"}}), "/o", "h", 1).limitation, "");
-  EXPECT_EQ(plan_nccl_debug(env({{"NCCL_DEBUG_SUBSYS", "init,tuning"}}), "/o", "h", 1).limitation,
-            "");
+  // A list with TUNING prints every fact (and writes inside every call: said so).
+  for (const char* all : {"ALL", "init,tuning"}) {
+    const auto s = plan_nccl_debug(env({{"NCCL_DEBUG_SUBSYS", all}}), "/o", "h", 1);
+    EXPECT_EQ(s.limitation.find("leaves out"), std::string::npos) << all;
+    EXPECT_NE(s.limitation.find("has TUNING"), std::string::npos) << all;
+  }
   const auto no_tuning = plan_nccl_debug(env({{"NCCL_DEBUG_SUBSYS", "INIT,NET"}}), "/o", "h", 1);
   EXPECT_NE(no_tuning.limitation.find("TUNING"), std::string::npos);
   EXPECT_EQ(no_tuning.limitation.find("INIT:"), std::string::npos);
