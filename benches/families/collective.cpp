@@ -72,7 +72,8 @@ std::vector<std::string> collective_sizes() {
 
 /// NCCL's log of this worker (nccl_log_session.hpp): kept in the node cache.
 struct nccl_log {
-  std::unique_ptr<collectives::nccl_log_session> session;
+  std::shared_ptr<collectives::nccl_log_session>
+      session; // shared: the cache holds copyable objects
 };
 
 /// Sets NCCL_DEBUG* for this worker (only those the user did not set) before NCCL's first call;
@@ -93,7 +94,7 @@ nccl_log prepare_nccl_log() {
   if (collectives::nccl_resets_debug())
     reset = [] { collectives::reset_nccl_debug(); };
   nccl_log log;
-  log.session = std::make_unique<collectives::nccl_log_session>(
+  log.session = std::make_shared<collectives::nccl_log_session>(
       std::move(setup),
       [](const std::string& name, const std::string& value) {
         setenv(name.c_str(), value.c_str(), 1); // ours (switchable): the worker set it
