@@ -140,9 +140,12 @@ void close_ranks(nccl_ranks& s, double deadline_s) noexcept {
     return;
   try {
     const watchdog dog(s, after_seconds(deadline_s));
-    // Finalise flushes outstanding work (blocking: returns when it is done).
+    // Finalise flushes outstanding work (blocking: the group end returns when it is done); one
+    // group, so that one thread finalises every communicator together.
+    GPUSPEC_NCCL_CHECK(*s.nccl, s.api().group_start());
     for (ncclComm_t c : s.comms)
       GPUSPEC_NCCL_CHECK(*s.nccl, s.api().comm_finalize(c));
+    GPUSPEC_NCCL_CHECK(*s.nccl, s.api().group_end());
     if (dog.fired() || s.aborted())
       return;
     for (ncclComm_t& c : s.comms) {
