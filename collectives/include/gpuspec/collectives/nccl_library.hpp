@@ -37,9 +37,9 @@ struct nccl_api {
   decltype(&::ncclReduce) reduce = nullptr;
   decltype(&::ncclSend) send = nullptr;
   decltype(&::ncclRecv) recv = nullptr;
-  /// Optional: ncclResetDebugInit, exported from NCCL 2.24 (src/debug.cc), which makes NCCL
-  /// read NCCL_DEBUG* again at its next log line; deprecated in 2.28 ("not supported as part of
-  /// the NCCL API and will be removed in the future") and not declared in nccl.h, hence the
+  /// Optional: ncclResetDebugInit, exported from NCCL 2.24 (src/debug.cc; still in 2.29), which
+  /// makes NCCL read NCCL_DEBUG* again at its next log line; deprecated in 2.28 ("not supported as
+  /// part of the NCCL API and will be removed in the future") and not declared in nccl.h, hence the
   /// spelled-out type. nullptr where the library lacks it.
   void (*reset_debug_init)() = nullptr;
 };

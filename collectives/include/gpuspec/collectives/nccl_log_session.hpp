@@ -7,10 +7,10 @@
 /// Why a switch, and this one. NCCL keeps its log level and subsystems in process-wide globals
 /// read once per process (src/debug.cc: ncclDebugInit runs at the first log line; nothing per
 /// communicator), so a second communicator with the log on would not help, and a second
-/// process would pay a second NCCL init per case. NCCL 2.24 to 2.28 export ncclResetDebugInit,
-/// which makes NCCL read NCCL_DEBUG* again at its next line, reopening NCCL_DEBUG_FILE with
-/// fopen "w" (deprecated in 2.28, "will be removed in the future"). So, where the worker owns
-/// the variables (nccl_debug_setup::switchable) and NCCL exports the reset:
+/// process would pay a second NCCL init per case. NCCL exports ncclResetDebugInit from 2.24
+/// (still in 2.29), which makes NCCL read NCCL_DEBUG* again at its next line, reopening
+/// NCCL_DEBUG_FILE with fopen "w" (deprecated in 2.28, "will be removed in the future"). So, where
+/// the worker owns the variables (nccl_debug_setup::switchable) and NCCL exports the reset:
 ///  - timed calls: NCCL_DEBUG_SUBSYS=INIT,GRAPH, NCCL_DEBUG_FILE = the main log;
 ///  - tuning(true), before the untimed call: INIT,GRAPH,TUNING to the probe log, reset;
 ///  - tuning(false), after it: what remains of the main log is read (NCCL closed it when it
