@@ -21,6 +21,10 @@
 // Check: every output element against its exact expected value (integer inputs: exact sums in
 // all three types), counted per rank as nccl-tests' #wrong; any wrong element fails the result.
 //
+// Timing: blocking communicators, the calls of a sample back to back, NCCL's per-call tuning
+// log off; the algorithm and protocol are read from the check's one untimed call, with the log
+// switched on for it (collective_driver.hpp, nccl_log_session.hpp, docs/collectives.md).
+//
 // Watchdog: each case gets a deadline well inside the worker's (state.seconds_left()); past it
 // the communicators are aborted, dropped from the cache, and the result fails naming the size,
 // the phase and the ranks (GPUs) that had not finished. The report is still written.
@@ -28,9 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,7 @@
 #include "gpuspec/collectives/collective_run.hpp"
 #include "gpuspec/collectives/nccl_debug_log.hpp"
 #include "gpuspec/collectives/nccl_debug_setup.hpp"
+#include "gpuspec/collectives/nccl_log_session.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // size_text, parse_size_text
 
@@ -67,56 +70,36 @@ std::vector<std::string> collective_sizes() {
   return sizes;
 }
 
-/// NCCL's log of this worker and how far it has been read: kept in the node cache.
+/// NCCL's log of this worker (nccl_log_session.hpp): kept in the node cache.
 struct nccl_log {
-  collectives::nccl_debug_setup setup;
-  std::uint64_t offset = 0;
-  collectives::nccl_debug_facts facts; ///< connections, version: accumulated over the cases
-
-  /// Reads what NCCL wrote since the last case; returns this case's choices only.
-  std::vector<collectives::nccl_tuning_choice> read_new() {
-    std::vector<collectives::nccl_tuning_choice> choices;
-    std::ifstream in(setup.log_path, std::ios::binary);
-    if (!in)
-      return choices;
-    in.seekg(static_cast<std::streamoff>(offset));
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string s = text.str();
-    const auto last_newline = s.rfind('\n');
-    if (last_newline == std::string::npos)
-      return choices;
-    s.resize(last_newline + 1); // a line still being written is read next time
-    offset += s.size();
-    const std::size_t before = facts.choices.size();
-    auto fresh = collectives::read_nccl_debug_log(s);
-    facts.connections.insert(facts.connections.end(), fresh.connections.begin(),
-                             fresh.connections.end());
-    if (!fresh.version.empty())
-      facts.version = fresh.version;
-    if (fresh.nvls_channels)
-      facts.nvls_channels = fresh.nvls_channels;
-    if (fresh.nvls_multicast)
-      facts.nvls_multicast = fresh.nvls_multicast;
-    (void)before;
-    return fresh.choices;
-  }
+  std::shared_ptr<collectives::nccl_log_session>
+      session; // shared: the cache holds copyable objects
 };
 
-/// Sets NCCL_DEBUG* for this worker (only those the user did not set) before NCCL's first call.
+/// Sets NCCL_DEBUG* for this worker (only those the user did not set) before NCCL's first call;
+/// the session switches NCCL's tuning log on for each case's untimed call only.
 nccl_log prepare_nccl_log() {
   char host[256] = {};
   (void)gethostname(host, sizeof host - 1);
   const std::string own = fmt::format("/tmp/gpuspec-nccl-{}.log", static_cast<long>(getpid()));
-  nccl_log log;
-  log.setup = collectives::plan_nccl_debug(
+  auto setup = collectives::plan_nccl_debug(
       [](std::string_view name) -> std::optional<std::string> {
         const char* v = std::getenv(std::string(name).c_str());
         return v != nullptr ? std::optional<std::string>(v) : std::nullopt;
       },
       own, host, static_cast<long>(getpid()));
-  for (const auto& [name, value] : log.setup.to_set)
+  for (const auto& [name, value] : setup.to_set)
     setenv(name.c_str(), value.c_str(), 0); // 0: never over a value set since
+  collectives::nccl_log_session::reset_log reset;
+  if (collectives::nccl_resets_debug())
+    reset = [] { collectives::reset_nccl_debug(); };
+  nccl_log log;
+  log.session = std::make_shared<collectives::nccl_log_session>(
+      std::move(setup),
+      [](const std::string& name, const std::string& value) {
+        setenv(name.c_str(), value.c_str(), 1); // ours (switchable): the worker set it
+      },
+      std::move(reset));
   return log;
 }
 
@@ -147,25 +130,35 @@ std::string_view nccl_function(collective_kind kind) {
   return "";
 }
 
+/// Point-to-point calls (alltoall, sendrecv) print no tuning line: no untimed call is switched.
+bool logs_a_choice(collective_kind kind) {
+  return kind != collective_kind::alltoall && kind != collective_kind::sendrecv;
+}
+
 void record_nccl_facts(node_state& state, nccl_log& log, collective_kind kind,
                        std::uint64_t call_bytes) {
-  const auto choices = log.read_new();
+  auto& session = *log.session;
+  const auto choices = session.read_new();
   state.add_parameter("nccl_version", collectives::nccl_version());
-  if (!log.setup.limitation.empty())
-    state.add_parameter("nccl_log_limitation", log.setup.limitation);
+  if (!session.setup().limitation.empty())
+    state.add_parameter("nccl_log_limitation", session.setup().limitation);
   nlohmann::ordered_json transports = nlohmann::ordered_json::array();
-  for (auto t : collectives::transports_used(log.facts))
+  for (auto t : collectives::transports_used(session.facts()))
     transports.push_back(std::string(collectives::transport_name(t)));
   state.add_parameter("nccl_transports", transports);
-  if (log.facts.nvls_channels)
-    state.add_parameter("nccl_nvls_channels", *log.facts.nvls_channels);
+  if (session.facts().nvls_channels)
+    state.add_parameter("nccl_nvls_channels", *session.facts().nvls_channels);
   collectives::nccl_debug_facts these;
   these.choices = choices;
   if (const auto choice = collectives::choice_for(these, nccl_function(kind), call_bytes)) {
     state.add_parameter("nccl_algorithm", choice->algorithm);
     state.add_parameter("nccl_protocol", choice->protocol);
-  } else {
+  } else if (!logs_a_choice(kind)) {
     state.add_parameter("nccl_algorithm", "not in NCCL's log (point-to-point calls print none)");
+  } else if (!session.probes()) {
+    state.add_parameter("nccl_algorithm", session.why_no_probe());
+  } else {
+    state.add_parameter("nccl_algorithm", "not in NCCL's log for the untimed call");
   }
 }
 
@@ -242,6 +235,9 @@ void collective_case(node_state& state, collective_kind kind) {
   // was stuck.
   q.deadline_s = std::max(0.05, 0.8 * state.seconds_left() - 1.0);
   q.on_run = [&state](int runs, double seconds) { state.ran(runs, seconds); };
+  // NCCL's tuning line is written inside each call: on for the check's untimed call only.
+  if (logs_a_choice(kind) && log.session->probes())
+    q.tuning_log = [&log](bool on) { log.session->tuning(on); };
 
   collectives::collective_outcome o;
   try {

@@ -31,4 +31,7 @@ collective_outcome run_collective(node_communicators&, const collective_request&
   throw nccl_unavailable("gpuspec was built without NCCL");
 }
 
+bool nccl_resets_debug() { return false; }
+void reset_nccl_debug() {}
+
 } // namespace gpuspec::collectives

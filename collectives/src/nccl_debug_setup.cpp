@@ -63,17 +63,20 @@ nccl_debug_setup plan_nccl_debug(const environment_lookup& environment,
                                  const std::string& own_log_path, std::string_view hostname,
                                  long pid) {
   nccl_debug_setup s;
+  bool prints_info = true;
   const auto level = environment("NCCL_DEBUG");
   if (!level) {
     s.to_set.emplace_back("NCCL_DEBUG", "INFO");
   } else if (const std::string u = upper(*level); u != "INFO" && u != "TRACE") {
+    prints_info = false;
     add_limit(s.limitation,
               "NCCL_DEBUG=" + *level +
                   " was set by the user, so NCCL's log has no channel or algorithm lines");
   }
 
-  if (const auto subsys = environment("NCCL_DEBUG_SUBSYS"); !subsys) {
-    s.to_set.emplace_back("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,TUNING");
+  const auto subsys = environment("NCCL_DEBUG_SUBSYS");
+  if (!subsys) {
+    s.to_set.emplace_back("NCCL_DEBUG_SUBSYS", std::string(timing_subsystems));
   } else {
     if (!subsystem_on(*subsys, "INIT") && !subsystem_on(*subsys, "P2P"))
       add_limit(s.limitation, "NCCL_DEBUG_SUBSYS=" + *subsys +
@@ -81,14 +84,26 @@ nccl_debug_setup plan_nccl_debug(const environment_lookup& environment,
     if (!subsystem_on(*subsys, "TUNING"))
       add_limit(s.limitation, "NCCL_DEBUG_SUBSYS=" + *subsys +
                                   " (set by the user) leaves out TUNING: no algorithm lines");
+    else if (prints_info)
+      add_limit(s.limitation, "NCCL_DEBUG_SUBSYS=" + *subsys +
+                                  " (set by the user) has TUNING: NCCL writes a log line inside "
+                                  "every timed call");
   }
 
-  if (const auto file = environment("NCCL_DEBUG_FILE"); !file) {
+  const auto file = environment("NCCL_DEBUG_FILE");
+  if (!file) {
     s.to_set.emplace_back("NCCL_DEBUG_FILE", own_log_path);
     s.log_path = own_log_path;
   } else {
     s.log_path = fill_pattern(*file, hostname, pid);
+    if (!subsys && prints_info)
+      add_limit(s.limitation, "NCCL_DEBUG_FILE was set by the user, so NCCL's log is not switched "
+                              "for an untimed call (NCCL would reopen and empty that file): no "
+                              "algorithm lines");
   }
+  s.switchable = !subsys && !file && prints_info;
+  if (s.switchable)
+    s.probe_log_path = own_log_path + ".tuning";
   return s;
 }
 

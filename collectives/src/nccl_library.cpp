@@ -59,6 +59,7 @@ std::optional<nccl_library> nccl_library::open(const std::vector<std::string>& c
           " (gpuspec needs NCCL 2.14 or later, or the file is not NCCL)";
     return std::nullopt;
   }
+  (void)resolve(*lib, api.reset_debug_init, "ncclResetDebugInit"); // optional
   why.clear();
   return nccl_library(std::move(*lib), api);
 }

@@ -49,9 +49,10 @@ using unique_id = std::array<char, unique_id_bytes>;
 /// them (rank 0) and sent to the others. Throws nccl_unavailable (no NCCL, or NCCL refuses).
 [[nodiscard]] unique_id make_unique_id();
 
-/// One communicator per GPU, made together, non-blocking (so that a stuck one can be aborted),
-/// with a stream and device buffers per GPU. Move-only; the destructor finalises and destroys
-/// the communicators, or aborts them if they were aborted or do not finalise in time.
+/// One communicator per GPU, made together, blocking (as nccl-tests'; a watchdog thread aborts
+/// them past a deadline: collective_driver.hpp), with a stream per GPU. Move-only; the destructor
+/// finalises and destroys the communicators, or aborts them if they were aborted or do not finalise
+/// in time.
 class node_communicators {
 public:
   /// Makes the communicators over `cuda_devices` (one rank each, in that order). Throws
@@ -60,7 +61,7 @@ public:
   static std::shared_ptr<node_communicators> create(const std::vector<int>& cuda_devices,
                                                     double deadline_s);
   /// This process's one rank, `rank` of `nranks` processes, on `cuda_device`, from the id
-  /// rank 0 made (make_unique_id): ncclCommInitRankConfig, non-blocking, as create(). Every
+  /// rank 0 made (make_unique_id): ncclCommInitRankConfig, blocking, as create(). Every
   /// process of the group must call it. Throws nccl_unavailable as create() does.
   static std::shared_ptr<node_communicators> join(int cuda_device, const unique_id& id, int nranks,
                                                   int rank, double deadline_s);
@@ -99,6 +100,9 @@ struct collective_request {
   double deadline_s = 60;
   /// Called after each timed run (warm-up or sample): runs so far, its seconds (node_state.ran).
   std::function<void(int, double)> on_run;
+  /// Optional: called with true just before the check's one untimed call and with false just
+  /// after it, so that NCCL's per-call tuning log is on for that call only (nccl_log_session).
+  std::function<void(bool)> tuning_log;
 };
 
 struct collective_outcome {
@@ -115,11 +119,20 @@ struct collective_outcome {
 };
 
 /// Runs `request` over `comms`: warm-up, timed samples (CUDA events on every GPU's stream,
-/// the slowest GPU's time), then a fresh seeded input, one call, and a device comparison of
-/// every output element with expected_values.hpp. Past the deadline the communicators are
+/// the slowest GPU's time; the calls of a sample back to back, nothing waited for between
+/// them), then every receive buffer zeroed, a fresh input under check_seed(seed), one call
+/// (with request.tuning_log on), and a device comparison of every output element with
+/// expected_values.hpp. Past the deadline the communicators are
 /// aborted (comms.aborted() is then true) and the outcome says which ranks had not finished.
 /// Throws nccl_error or kernels::cuda_error for a failed call.
 [[nodiscard]] collective_outcome run_collective(node_communicators& comms,
                                                 const collective_request& request);
+
+/// True when the loaded NCCL exports ncclResetDebugInit (2.24 on), so that its log can be
+/// switched after start (nccl_log_session); false without NCCL.
+[[nodiscard]] bool nccl_resets_debug();
+/// ncclResetDebugInit: NCCL reads NCCL_DEBUG* again at its next log line. Nothing where
+/// nccl_resets_debug() is false.
+void reset_nccl_debug();
 
 } // namespace gpuspec::collectives

@@ -17,7 +17,8 @@
 namespace gpuspec::collectives {
 
 /// The entry points gpuspec uses, with nccl.h's signatures, resolved by their exported names.
-/// Every one is required: a library lacking one is not opened (the message names it).
+/// Every one is required (a library lacking one is not opened; the message names it), except
+/// reset_debug_init.
 struct nccl_api {
   decltype(&::ncclGetVersion) get_version = nullptr;
   decltype(&::ncclGetErrorString) get_error_string = nullptr;
@@ -36,6 +37,11 @@ struct nccl_api {
   decltype(&::ncclReduce) reduce = nullptr;
   decltype(&::ncclSend) send = nullptr;
   decltype(&::ncclRecv) recv = nullptr;
+  /// Optional: ncclResetDebugInit, exported from NCCL 2.24 (src/debug.cc; still in 2.29), which
+  /// makes NCCL read NCCL_DEBUG* again at its next log line; deprecated in 2.28 ("not supported as
+  /// part of the NCCL API and will be removed in the future") and not declared in nccl.h, hence the
+  /// spelled-out type. nullptr where the library lacks it.
+  void (*reset_debug_init)() = nullptr;
 };
 
 /// An opened NCCL and its entry points. Move-only (it owns the dlopen handle); the table's
