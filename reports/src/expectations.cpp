@@ -466,6 +466,11 @@ void read_rule(element e, const std::string& path, bool require_all, expectation
   if (const auto v = o.find("why"))
     rule.why = detail::read_string(*v, o.path_of("why"));
   check_fractions(rule.pass, rule.warn, o.path_of("warn"));
+  // A site rule that sets the fractions and says nothing of overrides holds for every GPU: the
+  // lower layer's overrides go with the fractions they refined.
+  if (!require_all && !o.find("overrides") &&
+      (o.find("pass") || o.find("warn") || o.find("informational")))
+    rule.overrides.clear();
   if (const auto v = o.find("overrides")) {
     const std::string at = o.path_of("overrides");
     if (!v->is_array())
