@@ -15,6 +15,7 @@
 #include "gpuspec/benches/topology.hpp"
 #include "gpuspec/kernels/transfer_math.hpp"
 #include "gpuspec/reports/arch_rates.hpp"
+#include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
@@ -649,7 +650,12 @@ void add_collectives(const stock_system& s, report& rep, bool quick) {
           // First for the ceiling, then at the figure's fraction of its reference, so that
           // the times and algbw the builder writes agree with the busbw.
           c.busbw_gbs = 1;
-          result probe = collective_result(rep, c);
+          result probe;
+          try {
+            probe = collective_result(rep, c);
+          } catch (const std::invalid_argument&) {
+            continue; // a size that leaves no element per rank (alltoall of 8 B over 8 ranks)
+          }
           probe.ceiling_value.reference = choose_reference(probe.ceiling_value);
           c.busbw_gbs = s.figures.collective.fraction * reference_value(probe, &row);
           result r = collective_result(rep, c);
