@@ -177,7 +177,8 @@ TEST_P(StockCard, DegradedVariantsStillTrip) {
 
 INSTANTIATE_TEST_SUITE_P(Issue17, StockCard, ::testing::ValuesIn(all_cases()),
                          [](const auto& param_info) {
-                           std::string name = param_info.param.system->name + "_" + param_info.param.suite;
+                           std::string name =
+                               param_info.param.system->name + "_" + param_info.param.suite;
                            for (auto& ch : name)
                              if (ch == '-')
                                ch = '_';
