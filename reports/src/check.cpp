@@ -156,6 +156,16 @@ void merge_explanations(result_verdict& v, std::vector<diagnosis> explanations) 
   }
 }
 
+/// "spec t4" or "arch hopper": what an override was written for.
+std::string override_names(const rule_override& o) {
+  std::string out;
+  for (const auto* list : {&o.spec, &o.arch})
+    for (const auto& name : *list)
+      out +=
+          fmt::format("{}{} {}", out.empty() ? "" : ", ", list == &o.spec ? "spec" : "arch", name);
+  return out;
+}
+
 std::string gpus_text(const std::vector<int>& devices) {
   std::string out;
   for (int d : devices) {
@@ -415,8 +425,8 @@ private:
     const result* base = m_baseline ? m_baseline->find(m_report, r) : nullptr;
     if (m_baseline != nullptr && base == nullptr)
       ++m_unpaired;
-    const expectation_rule* rule = m_rules.find(r.bench_id, r.axes);
     const gpu_spec* spec = dev != nullptr ? m_spec_of.at(dev->index) : nullptr;
+    const auto rule = m_rules.choose(subject_of(m_report, r, dev, spec));
     std::string frame_note;
     if (base != nullptr) {
       v.frame = "baseline";
@@ -433,7 +443,7 @@ private:
       v.pass_fraction = 1 - m_tolerance;
       v.warn_fraction = 1 - 2 * m_tolerance;
       code = "GPUSPEC-BELOW-BASELINE";
-    } else if (rule == nullptr) {
+    } else if (!rule) {
       v.status = worst(findings, verdict_status::skipped);
       v.message = "no expectation rule matches this benchmark";
       return v;
@@ -445,6 +455,9 @@ private:
       if (m_baseline != nullptr)
         frame_note = "; no partner in the baseline (same bench id and axes on the same GPU), so "
                      "judged against its reference";
+      if (rule->applied != nullptr)
+        frame_note += fmt::format("; fractions of the rule's override for {}",
+                                  override_names(*rule->applied));
       v.pass_fraction = rule->pass;
       v.warn_fraction = rule->warn;
       const auto reference = resolve_reference(r, spec, m_rules.settings.datasheet_tolerance);

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/arch_rates.hpp"
 #include "json_reader.hpp"
 
 namespace gpuspec::reports {
@@ -36,7 +38,24 @@ bool pattern_matches(std::string_view pattern, std::string_view id) {
   return p == pattern.size();
 }
 
+std::string_view gemm_shape_class(std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (m <= gemm_skinny_max || n <= gemm_skinny_max)
+    return "skinny";
+  const double mnk = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return mnk < gemm_large_min_mnk ? "small" : "large";
+}
+
 namespace {
+
+bool selector_holds(const std::vector<std::string>& accepted, const std::string& value) {
+  return accepted.empty() ||
+         (!value.empty() && std::find(accepted.begin(), accepted.end(), value) != accepted.end());
+}
+
+std::size_t conditions(const expectation_rule& r) {
+  return r.axes.size() + (r.shape_class.empty() ? 0 : 1) + (r.path.empty() ? 0 : 1) +
+         (r.accumulation.empty() ? 0 : 1);
+}
 
 /// True when every axis condition of `rule` holds in `axes` (a result's axes object).
 bool axes_match(const expectation_rule& rule, const nlohmann::ordered_json& axes) {
@@ -54,8 +73,12 @@ bool axes_match(const expectation_rule& rule, const nlohmann::ordered_json& axes
 
 } // namespace
 
-const expectation_rule* expectations::find(std::string_view bench_id,
-                                           const nlohmann::ordered_json& axes) const {
+namespace {
+
+/// The rule of the highest layer, then with the most conditions, then with the most literal
+/// characters in its pattern, among those `matches` accepts.
+template <class Matches>
+const expectation_rule* most_specific(const std::vector<expectation_rule>& rules, Matches matches) {
   const expectation_rule* best = nullptr;
   auto literal = [](const std::string& p) {
     return std::count_if(p.begin(), p.end(), [](char c) { return c != '*'; });
@@ -63,17 +86,158 @@ const expectation_rule* expectations::find(std::string_view bench_id,
   const auto more_specific = [&](const expectation_rule& a, const expectation_rule& b) {
     if (a.layer != b.layer)
       return a.layer > b.layer;
-    if (a.axes.size() != b.axes.size())
-      return a.axes.size() > b.axes.size();
+    if (conditions(a) != conditions(b))
+      return conditions(a) > conditions(b);
     return literal(a.pattern) > literal(b.pattern);
   };
   for (const auto& rule : rules) {
-    if (!pattern_matches(rule.pattern, bench_id) || !axes_match(rule, axes))
+    if (!matches(rule))
       continue;
     if (best == nullptr || more_specific(rule, *best))
       best = &rule;
   }
   return best;
+}
+
+} // namespace
+
+const expectation_rule* expectations::find(std::string_view bench_id,
+                                           const nlohmann::ordered_json& axes) const {
+  rule_subject s;
+  s.bench_id = std::string(bench_id);
+  s.axes = axes;
+  const auto c = choose(s);
+  return c ? c->rule : nullptr;
+}
+
+std::optional<rule_choice> expectations::choose(const rule_subject& s) const {
+  const expectation_rule* rule = most_specific(rules, [&](const expectation_rule& r) {
+    return pattern_matches(r.pattern, s.bench_id) && axes_match(r, s.axes) &&
+           selector_holds(r.shape_class, s.shape_class) && selector_holds(r.path, s.path) &&
+           selector_holds(r.accumulation, s.accumulation);
+  });
+  if (rule == nullptr)
+    return std::nullopt;
+  rule_choice c{rule, nullptr, rule->pass, rule->warn, rule->informational, rule->why};
+  const auto names = [](const std::vector<std::string>& list, const std::string& value) {
+    return !value.empty() && std::find(list.begin(), list.end(), value) != list.end();
+  };
+  for (const auto& o : rule->overrides)
+    if (names(o.spec, s.spec_id)) {
+      c.applied = &o;
+      break;
+    }
+  if (c.applied == nullptr)
+    for (const auto& o : rule->overrides)
+      if (names(o.arch, s.arch)) {
+        c.applied = &o;
+        break;
+      }
+  if (c.applied != nullptr) {
+    c.pass = c.applied->pass;
+    c.warn = c.applied->warn;
+    c.informational = c.applied->informational;
+    c.why = c.applied->why;
+  }
+  return c;
+}
+
+namespace {
+
+/// The path a peer copy or collective crossed, from the node's topology.
+std::string pair_path(const gpu_pair& p) {
+  if (p.nvlink_links > 0)
+    return "nvlink";
+  if (p.pcie_path == "system")
+    return "cross_socket";
+  return p.pcie_path.empty() ? std::string() : std::string("pcie");
+}
+
+std::string observed_string(const result& res, const char* key) {
+  const auto it = res.observations.find(key);
+  return it != res.observations.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string path_of(const report& r, const result& res) {
+  const std::string& id = res.bench_id;
+  const topology_info* t = r.host.topology ? &*r.host.topology : nullptr;
+  if (id.starts_with("transfer.p2p")) {
+    if (t != nullptr && res.devices.size() == 2)
+      if (const gpu_pair* p = find_pair(*t, res.devices[0], res.devices[1]))
+        if (auto path = pair_path(*p); !path.empty())
+          return path;
+    const std::string text = observed_string(res, "path");
+    if (text.starts_with("NVLink"))
+      return "nvlink";
+    if (text.find("(SYS)") != std::string::npos)
+      return "cross_socket";
+    return text.starts_with("PCIe") ? "pcie" : "";
+  }
+  if (id.starts_with("transfer."))
+    return "pcie"; // host <-> GPU: the GPU's PCIe link, host memory on its own NUMA node
+  if (id.starts_with("collective.")) {
+    const std::string link = observed_string(res, "ceiling_link");
+    if (link == "NVLink")
+      return "nvlink";
+    if (link != "PCIe")
+      return "";
+    if (t != nullptr)
+      for (int a : res.devices)
+        for (int b : res.devices)
+          if (const gpu_pair* p = a != b ? find_pair(*t, a, b) : nullptr)
+            if (p->pcie_path == "system")
+              return "cross_socket";
+    return "pcie";
+  }
+  return "";
+}
+
+std::string accumulation_of(const result& res) {
+  const auto fast = res.observations.find("fast_accum");
+  if (fast != res.observations.end() && fast->is_boolean() && fast->get<bool>())
+    return "fast";
+  const std::string compute = observed_string(res, "compute_type");
+  if (compute.starts_with("CUBLAS_COMPUTE_32F"))
+    return "fp32";
+  if (compute.starts_with("CUBLAS_COMPUTE_16F"))
+    return "fp16";
+  if (compute.starts_with("CUBLAS_COMPUTE_64F"))
+    return "fp64";
+  if (compute.starts_with("CUBLAS_COMPUTE_32I"))
+    return "int32";
+  return "";
+}
+
+std::string shape_class_of(const result& res) {
+  std::int64_t dims[3] = {0, 0, 0};
+  const char* keys[3] = {"m", "n", "k"};
+  for (int i = 0; i < 3; ++i) {
+    const auto it = res.observations.find(keys[i]);
+    if (it == res.observations.end() || !it->is_number_integer())
+      return "";
+    dims[i] = it->get<std::int64_t>();
+    if (dims[i] < 1)
+      return "";
+  }
+  return std::string(gemm_shape_class(dims[0], dims[1], dims[2]));
+}
+
+} // namespace
+
+rule_subject subject_of(const report& r, const result& res, const device_info* device,
+                        const gpu_spec* spec) {
+  rule_subject s;
+  s.bench_id = res.bench_id;
+  s.axes = res.axes;
+  s.shape_class = shape_class_of(res);
+  s.path = path_of(r, res);
+  s.accumulation = accumulation_of(res);
+  if (device != nullptr && device->cc_major && device->cc_minor)
+    if (const auto* row = find_arch_rates(*device->cc_major, *device->cc_minor))
+      s.arch = std::string(row->name);
+  if (spec != nullptr)
+    s.spec_id = spec->id;
+  return s;
 }
 
 namespace {
@@ -84,8 +248,14 @@ using detail::object_reader;
 using detail::presence;
 
 constexpr std::array<std::string_view, 3> top_keys{"schema", "settings", "rules"};
-constexpr std::array<std::string_view, 6> rule_keys{"pattern", "axes",          "pass",
-                                                    "warn",    "informational", "why"};
+constexpr std::array<std::string_view, 10> rule_keys{
+    "pattern",   "axes", "shape_class", "path",          "accumulation",
+    "overrides", "pass", "warn",        "informational", "why"};
+/// The keys a version 2 file may not use.
+constexpr std::array<std::string_view, 4> v3_rule_keys{"shape_class", "path", "accumulation",
+                                                       "overrides"};
+constexpr std::array<std::string_view, 6> override_keys{"arch", "spec",          "pass",
+                                                        "warn", "informational", "why"};
 
 struct setting {
   std::string_view key;
@@ -180,7 +350,104 @@ std::vector<std::pair<std::string, std::vector<std::string>>> read_axes(element 
   return out;
 }
 
-/// Fills `rule` from `e`; a new rule (`require_all`) needs pattern, pass and warn.
+/// A value or an array of values, each one of `allowed` (empty: any non-empty string).
+std::vector<std::string> read_values(element e, const std::string& path, std::string_view what,
+                                     std::span<const std::string_view> allowed) {
+  std::vector<std::string> values;
+  if (e.is_string())
+    values.push_back(detail::read_string(e, path));
+  else if (e.is_array())
+    values = detail::read_array(e, path, detail::read_string);
+  else
+    fail(path, fmt::format("expected a {} or an array of them, got {}", what, detail::describe(e)));
+  if (values.empty())
+    fail(path, fmt::format("expected at least one {}", what));
+  for (const auto& v : values) {
+    if (v.empty())
+      fail(path, fmt::format("an empty {}", what));
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+      std::string list;
+      for (const auto a : allowed)
+        list += (list.empty() ? "" : ", ") + std::string(a);
+      fail(path, fmt::format("unknown {} '{}': expected one of {}", what, v, list));
+    }
+  }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+const std::vector<std::string_view>& arch_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (const auto& row : arch_rate_table())
+      if (std::find(out.begin(), out.end(), row.name) == out.end())
+        out.push_back(row.name);
+    return out;
+  }();
+  return names;
+}
+
+void check_fractions(double pass, double warn, const std::string& warn_path) {
+  if (warn > pass)
+    fail(warn_path, fmt::format("the warn fraction {} is above the pass fraction {}", warn, pass));
+}
+
+rule_override read_override(element e, const std::string& path) {
+  const object_reader o(e, path, override_keys, presence::optional_keys);
+  rule_override out;
+  if (const auto v = o.find("arch"))
+    out.arch = read_values(*v, o.path_of("arch"), "architecture", arch_names());
+  if (const auto v = o.find("spec"))
+    out.spec = read_values(*v, o.path_of("spec"), "spec-table row id", {});
+  if (out.arch.empty() && out.spec.empty())
+    fail(path, "an override names the architectures (\"arch\") or spec-table rows (\"spec\") "
+               "it is for");
+  if (const auto v = o.find("informational"))
+    out.informational = detail::read_bool(*v, o.path_of("informational"));
+  if (!out.informational) {
+    out.pass = read_fraction(o.at("pass"), o.path_of("pass"));
+    out.warn = read_fraction(o.at("warn"), o.path_of("warn"));
+  }
+  if (const auto v = o.find("why"))
+    out.why = detail::read_string(*v, o.path_of("why"));
+  check_fractions(out.pass, out.warn, o.path_of("warn"));
+  return out;
+}
+
+/// The selectors of a rule (what, with the pattern, names it).
+struct rule_key {
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  std::vector<std::string> shape_class, path, accumulation;
+  friend bool operator==(const rule_key&, const rule_key&) = default;
+};
+
+rule_key key_of(const expectation_rule& r) {
+  return {r.axes, r.shape_class, r.path, r.accumulation};
+}
+
+rule_key read_key(const object_reader& o, bool v3) {
+  if (!v3)
+    for (const auto key : v3_rule_keys)
+      if (o.find(key))
+        fail(o.path_of(key),
+             fmt::format("\"{}\" is a key of \"{}\": set \"schema\" to \"{}\" to use it", key,
+                         expectations_schema_version, expectations_schema_version));
+  rule_key k;
+  if (const auto a = o.find("axes"))
+    k.axes = read_axes(*a, o.path_of("axes"));
+  if (const auto v = o.find("shape_class"))
+    k.shape_class = read_values(*v, o.path_of("shape_class"), "shape class", shape_class_values);
+  if (const auto v = o.find("path"))
+    k.path = read_values(*v, o.path_of("path"), "path", path_values);
+  if (const auto v = o.find("accumulation"))
+    k.accumulation =
+        read_values(*v, o.path_of("accumulation"), "accumulation", accumulation_values);
+  return k;
+}
+
+/// Fills `rule` from `e`; a new rule (`require_all`) needs pattern, pass and warn. Overrides
+/// given replace those of the same architectures and rows, and the others are added.
 void read_rule(element e, const std::string& path, bool require_all, expectation_rule& rule) {
   const object_reader o(e, path, rule_keys, presence::optional_keys);
   if (const auto v = o.find("informational"))
@@ -194,17 +461,43 @@ void read_rule(element e, const std::string& path, bool require_all, expectation
     if (rule.pattern.empty())
       fail(o.path_of("pattern"), "the pattern is empty");
   }
-  if (const auto a = o.find("axes"))
-    rule.axes = read_axes(*a, o.path_of("axes"));
   if (const auto v = o.find("pass"))
     rule.pass = read_fraction(*v, o.path_of("pass"));
   if (const auto v = o.find("warn"))
     rule.warn = read_fraction(*v, o.path_of("warn"));
   if (const auto v = o.find("why"))
     rule.why = detail::read_string(*v, o.path_of("why"));
-  if (rule.warn > rule.pass)
-    fail(o.path_of("warn"),
-         fmt::format("the warn fraction {} is above the pass fraction {}", rule.warn, rule.pass));
+  check_fractions(rule.pass, rule.warn, o.path_of("warn"));
+  // A site rule that sets the fractions and says nothing of overrides holds for every GPU: the
+  // lower layer's overrides go with the fractions they refined.
+  if (!require_all && !o.find("overrides") &&
+      (o.find("pass") || o.find("warn") || o.find("informational")))
+    rule.overrides.clear();
+  if (const auto v = o.find("overrides")) {
+    const std::string at = o.path_of("overrides");
+    if (!v->is_array())
+      fail(at, fmt::format("expected an array of overrides, got {}", detail::describe(*v)));
+    std::size_t i = 0;
+    std::vector<rule_override> given;
+    for (const element oe : detail::array_of(*v)) {
+      auto next = read_override(oe, fmt::format("{}[{}]", at, i++));
+      for (const auto& g : given)
+        if (g.arch == next.arch && g.spec == next.spec)
+          fail(fmt::format("{}[{}]", at, i - 1),
+               "a second override for the same architectures and spec-table rows");
+      given.push_back(std::move(next));
+    }
+    for (auto& g : given) {
+      auto same =
+          std::find_if(rule.overrides.begin(), rule.overrides.end(), [&](const rule_override& x) {
+            return x.arch == g.arch && x.spec == g.spec;
+          });
+      if (same != rule.overrides.end())
+        *same = std::move(g);
+      else
+        rule.overrides.push_back(std::move(g));
+    }
+  }
 }
 
 /// Shared by the base parse and the merge: `base` is null for a base file.
@@ -220,9 +513,10 @@ expectations apply(const expectations* base, element root) {
                                "\"{}\" each result carries its reference (docs/check.md): remove "
                                "the rules' \"ceiling\" fields and set \"schema\" to \"{}\"",
                                expectations_schema_version, expectations_schema_version));
-  if (version != expectations_schema_version)
-    fail("schema", fmt::format("expected \"{}\", got {}", expectations_schema_version,
-                               detail::quote(version)));
+  if (version != expectations_schema_version && version != expectations_schema_v2)
+    fail("schema", fmt::format("expected \"{}\" (or \"{}\"), got {}", expectations_schema_version,
+                               expectations_schema_v2, detail::quote(version)));
+  const bool v3 = version == expectations_schema_version;
   const object_reader o(root, "", top_keys, presence::optional_keys);
   if (base == nullptr)
     (void)o.at("rules");
@@ -244,16 +538,19 @@ expectations apply(const expectations* base, element root) {
     const std::string path = fmt::format("rules[{}]", i++);
     const object_reader ro(rj, path, rule_keys, presence::optional_keys);
     const std::string pattern = detail::read_string(ro.at("pattern"), ro.path_of("pattern"));
-    const auto axes = ro.find("axes") ? read_axes(*ro.find("axes"), ro.path_of("axes"))
-                                      : decltype(expectation_rule::axes){};
-    // A pattern (with the same axis conditions) already in this layer is a duplicate; one in a
-    // lower layer is overridden.
+    const rule_key key = read_key(ro, v3);
+    // A pattern (with the same axis conditions and selectors) already in this layer is a
+    // duplicate; one in a lower layer is overridden.
     auto same = std::find_if(out.rules.begin(), out.rules.end(), [&](const expectation_rule& r) {
-      return r.pattern == pattern && r.axes == axes;
+      return r.pattern == pattern && key_of(r) == key;
     });
     if (same != out.rules.end() && same->layer == layer)
       fail(path + ".pattern", "duplicate pattern '" + pattern + "'");
     expectation_rule rule = same != out.rules.end() ? *same : expectation_rule{};
+    rule.axes = key.axes;
+    rule.shape_class = key.shape_class;
+    rule.path = key.path;
+    rule.accumulation = key.accumulation;
     read_rule(rj, path, same == out.rules.end(), rule);
     rule.layer = layer;
     if (same != out.rules.end())

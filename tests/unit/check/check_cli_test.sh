@@ -91,6 +91,16 @@ expect 1 check "${specs[@]}" --rules "$out/site.json" "$fx/healthy.json"
 echo '{"schema": "gpuspec.expect.v2", "rules": [{"pattern": "memory.stream.*", "pass": "x"}]}' >"$out/bad-site.json"
 expect 3 check "${specs[@]}" --rules "$out/bad-site.json" "$fx/healthy.json"
 stderr_has "$out/bad-site.json: rules[0].pass:"
+# A version 2 file that uses a version 3 key (a selector) is refused, naming the key.
+echo '{"schema": "gpuspec.expect.v2", "rules": [{"pattern": "transfer.*", "path": "pcie", "pass": 0.5, "warn": 0.4}]}' >"$out/v2-with-v3-key.json"
+expect 3 check "${specs[@]}" --rules "$out/v2-with-v3-key.json" "$fx/healthy.json"
+stderr_has "$out/v2-with-v3-key.json: rules[0].path:"
+# A version 3 site file with a per-model override: a stricter bar for the H200 row warns.
+cat >"$out/site-v3.json" <<'JSON'
+{"schema": "gpuspec.expect.v3", "rules": [{"pattern": "memory.stream.*",
+  "overrides": [{"spec": "h200-sxm-141gb", "pass": 0.95, "warn": 0.6}]}]}
+JSON
+expect 1 check "${specs[@]}" --rules "$out/site-v3.json" "$fx/healthy.json"
 # A rule file of version 1 named a ceiling per rule: refused, with what to change.
 echo '{"schema": "gpuspec.expect.v1", "rules": [{"pattern": "*", "ceiling": "efficiency", "pass": 0.5, "warn": 0.4}]}' >"$out/v1-site.json"
 expect 3 check "${specs[@]}" --rules "$out/v1-site.json" "$fx/healthy.json"

@@ -387,7 +387,7 @@ result result_in(state s, const result& base, int k) {
   case state::pass:
     break;
   case state::warn:
-    scale(0.83); // 75% of the datasheet: between warn (70%) and pass (80%)
+    scale(0.63); // 57% of the datasheet: between the H200 row's warn (52%) and pass (62%)
     break;
   case state::fail:
     scale(0.5);
@@ -747,8 +747,13 @@ TEST(Expectations, ShippedRulesLoad) {
   const auto e = default_rules();
   ASSERT_NE(e.find("memory.stream.triad"), nullptr);
   EXPECT_EQ(e.find("memory.stream.triad")->pattern, "memory.stream.*");
-  EXPECT_DOUBLE_EQ(e.find("memory.stream.triad")->pass, 0.80);
-  EXPECT_EQ(e.find("gemm.cublas.fp16_tc_acc16")->pattern, "gemm.cublas.fp16_tc_acc16");
+  EXPECT_DOUBLE_EQ(e.find("memory.stream.triad")->pass, 0.70);
+  rule_subject large;
+  large.bench_id = "gemm.cublas.fp16_tc_acc16";
+  large.shape_class = "large";
+  EXPECT_EQ(e.choose(large)->rule->pattern, "gemm.cublas.fp16_tc_acc16");
+  // Without a shape class (no M, N, K observed) a cuBLAS result is reported, not judged.
+  EXPECT_TRUE(e.find("gemm.cublas.fp16_tc_acc16")->informational);
   EXPECT_EQ(e.find("tensor.mma.fp8")->pattern, "tensor.mma.*");
   EXPECT_EQ(e.find("something.else")->pattern, "*");
 }
@@ -773,9 +778,11 @@ TEST(Expectations, AxisConditionsPickTheRuleAndTheRestIsReportedNotJudged) {
   ASSERT_NE(large, nullptr);
   EXPECT_FALSE(large->informational);
   EXPECT_DOUBLE_EQ(large->pass, 0.75);
-  const auto* sm = e.find("transfer.bidir", axes("pinned", "sm", "1GiB"));
+  const auto* sm = e.find("transfer.d2h", axes("pinned", "sm", "1GiB"));
   ASSERT_NE(sm, nullptr);
-  EXPECT_DOUBLE_EQ(sm->pass, 0.60);
+  EXPECT_DOUBLE_EQ(sm->pass, 0.50);
+  // Both directions have a rule of their own (issue 17: 0.57-0.59 of both directions healthy).
+  EXPECT_DOUBLE_EQ(e.find("transfer.bidir", axes("pinned", "copy_engine", "1GiB"))->pass, 0.50);
   // Latency-bound sizes and pageable copies match the informational rule, never the catch-all.
   for (const auto& a :
        {axes("pinned", "copy_engine", "4KiB"), axes("pageable", "copy_engine", "1GiB"),
@@ -840,7 +847,10 @@ TEST(Expectations, SiteFileOverridesARuleFieldAndWinsOverSpecificity) {
   // Both site rules match; the more specific one wins within the site layer.
   const auto* rule = merged.value().find("memory.stream.triad");
   EXPECT_DOUBLE_EQ(rule->pass, 0.95);
-  EXPECT_DOUBLE_EQ(rule->warn, 0.70);
+  EXPECT_DOUBLE_EQ(rule->warn, 0.60);
+  // The site's fractions hold for every GPU: the shipped H200 override went with the shipped
+  // fractions.
+  EXPECT_TRUE(rule->overrides.empty());
   // A site rule beats a more specific base rule.
   const auto site2 = nlohmann::ordered_json::parse(
       R"({"schema": "gpuspec.expect.v2", "rules": [{"pattern": "*", "pass": 0.1, "warn": 0.05}]})");
