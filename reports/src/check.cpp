@@ -190,8 +190,17 @@ public:
     node.diagnoses = diagnose_host(m_report);
     node_evidence(node);
 
-    for (const auto& d : m_report.devices)
-      m_device_of[d.index] = &d;
+    for (std::size_t k = 0; k < m_report.devices.size(); ++k) {
+      const auto& d = m_report.devices[k];
+      const auto [at, fresh] = m_device_of.try_emplace(d.index, &d);
+      if (!fresh)
+        node.diagnoses.push_back(inconsistent(
+            fmt::format("devices[{}].index", k),
+            fmt::format("GPU {} is listed twice (devices[{}] and devices[{}]): which is GPU {} "
+                        "cannot be told",
+                        d.index, at->second - m_report.devices.data(), k, d.index),
+            &d));
+    }
     for (std::size_t i = 0; i < m_report.run.devices.size(); ++i) {
       const int index = m_report.run.devices[i];
       m_selected.insert(index);
@@ -231,7 +240,10 @@ public:
                               it == load.end() ? std::nullopt : std::optional(it->second),
                               m_rules.settings};
         g.diagnoses = diagnose_device(facts);
-        if (spec == nullptr)
+        // A GPU NVML lost before it could name it has nothing to match a row by: GPU-LOST says
+        // what is wrong with it, and a missing row is not news about the table.
+        const bool unnamed_and_lost = gpu_is_lost(d) && d.name.empty() && !d.pci_device_id;
+        if (spec == nullptr && !unnamed_and_lost)
           g.diagnoses.push_back(make_diagnosis(
               "GPUSPEC-NO-SPEC-ROW", verdict_status::warn,
               fmt::format("no spec-table row matches '{}' (PCI device id {})", d.name,
@@ -253,7 +265,7 @@ public:
     node.results.reserve(m_report.results.size());
     for (std::size_t i = 0; i < m_report.results.size(); ++i) {
       auto v = judge(i, node);
-      add_event_findings(v, m_report.results[i]);
+      add_event_findings(v, m_report.results[i], node);
       auto& count = names[v.name];
       if (++count > 1)
         v.name += fmt::format(" #{}", count);
@@ -485,7 +497,7 @@ private:
     const verdict_status judged = by_fraction(*v.efficiency, *v.pass_fraction, *v.warn_fraction);
     v.status = worst(findings, judged);
     v.message =
-        fmt::format("{:.1f}% of {} (pass at {:.0f}%, warn at {:.0f}%){}", 100 * *v.efficiency,
+        fmt::format("{} of {} (pass at {:.0f}%, warn at {:.0f}%){}", format_percent(*v.efficiency),
                     v.frame == "spec"       ? "the datasheet"
                     : v.frame == "baseline" ? "the baseline"
                                             : "the clock-adjusted ceiling",
@@ -536,9 +548,44 @@ private:
   /// The events during the result (event_rules.hpp), whatever its verdict: an Xid during a
   /// failed or skipped result is what explains it. A finding worse than the verdict sets it and
   /// leads the message; the catalog's benign Xids are noted in the message.
-  void add_event_findings(result_verdict& v, const result& r) const {
-    auto judged = judge_events(m_report, r);
+  void add_event_findings(result_verdict& v, const result& r, node_verdict& node) const {
+    // An event on a GPU the report does not list, or that the result did not run on, is a
+    // contradiction: it is named, and the other events are still judged.
+    std::optional<result> trusted;
+    for (std::size_t k = 0; k < r.events.size(); ++k) {
+      const int gpu = r.events[k].device;
+      const bool listed = device(gpu) != nullptr;
+      if (listed && std::find(r.devices.begin(), r.devices.end(), gpu) != r.devices.end())
+        continue;
+      const std::string field = fmt::format("results[{}].events[{}].device", v.result_index, k);
+      const std::string why = listed ? fmt::format("GPU {} is not one of the result's GPUs ({})",
+                                                   gpu, gpus_text(r.devices))
+                                     : fmt::format("GPU {} is not in devices[]", gpu);
+      if (worst(v.status, verdict_status::inconclusive) != v.status) {
+        v.status = verdict_status::inconclusive;
+        v.message = fmt::format("{}: {}", field, why);
+      }
+      v.diagnoses.push_back(
+          inconsistent(field, why, r.devices.empty() ? nullptr : device(r.devices.front())));
+      if (!trusted)
+        trusted = r;
+    }
+    if (trusted)
+      std::erase_if(trusted->events, [&](const gpu_event& e) {
+        return device(e.device) == nullptr ||
+               std::find(r.devices.begin(), r.devices.end(), e.device) == r.devices.end();
+      });
+    auto judged = judge_events(m_report, trusted ? *trusted : r);
     for (auto& d : judged.findings) {
+      if (diagnosis* counted = counted_by_counters(d, node)) {
+        // The GPU's counters already hold these errors: one diagnosis for one GPU, which now
+        // also says when NVML saw them; the result notes where.
+        merge_event_into(*counted, d, r);
+        v.message +=
+            fmt::format("{}{} (counted once, in GPU {}'s {} from its counters)",
+                        v.message.empty() ? "note: " : "; note: ", d.cause, *d.device, d.code);
+        continue;
+      }
       if (worst(v.status, d.severity) != v.status) {
         v.status = d.severity;
         v.message = v.message.empty() ? d.cause : d.cause + "; " + v.message;
@@ -547,6 +594,39 @@ private:
     }
     for (const auto& note : judged.notes)
       v.message += (v.message.empty() ? "note: " : "; note: ") + note;
+  }
+
+  /// The GPU's own ECC diagnosis from its counters that an ECC event finding repeats (the
+  /// counter's delta and NVML's event are two sightings of the same errors); nullptr when the
+  /// counters did not see them, or for any other finding.
+  [[nodiscard]] diagnosis* counted_by_counters(const diagnosis& d, node_verdict& node) const {
+    if (!d.device ||
+        (d.code != "GPUSPEC-ECC-UNCORRECTED" && d.code != "GPUSPEC-ECC-CORRECTED-STORM"))
+      return nullptr;
+    const auto pos = m_gpu_pos.find(*d.device);
+    if (pos == m_gpu_pos.end())
+      return nullptr;
+    auto& list = node.gpus[pos->second].diagnoses;
+    const auto it = std::find_if(list.begin(), list.end(), [&](const diagnosis& g) {
+      return g.code == d.code &&
+             std::any_of(g.evidence.begin(), g.evidence.end(),
+                         [](const auto& e) { return e.first.starts_with("counters_delta."); });
+    });
+    return it == list.end() ? nullptr : &*it;
+  }
+
+  static void merge_event_into(diagnosis& counted, const diagnosis& event, const result& r) {
+    const auto count = [](const diagnosis& x) {
+      const auto it = x.evidence.find("event.count");
+      return it == x.evidence.end() ? 0L : std::stol(it->second);
+    };
+    counted.evidence["event.count"] = std::to_string(count(counted) + count(event));
+    if (!counted.evidence.contains("event.bench_id")) {
+      counted.evidence["event.bench_id"] = r.bench_id;
+      if (const auto t = event.evidence.find("event.time_s"); t != event.evidence.end())
+        counted.evidence["event.time_s"] = t->second;
+    }
+    counted.cause += "; the run's events saw them too: " + event.cause;
   }
 
   /// "impossible: ..." when the result beats the hardware by more than its own noise.
@@ -561,12 +641,12 @@ private:
     if (!(fraction > 1 + margin))
       return {};
     const auto unit = to_string(r.unit);
-    return fmt::format("impossible: {:.4g} {} is {:.1f}% of the {} ceiling {:.4g} {}, beyond the "
-                       "measurement's own uncertainty of {:.1f}% (the larger of {:.0f}% and 3 x "
+    return fmt::format("impossible: {} {} is {} of the {} ceiling {} {}, beyond the "
+                       "measurement's own uncertainty of {} (the larger of {:.0f}% and 3 x "
                        "its cv): the timer saw less work than was done",
-                       r.stats.median, unit, 100 * fraction,
-                       adjusted ? "clock-adjusted" : "datasheet", *bound, unit, 100 * margin,
-                       100 * m_rules.settings.impossible_margin);
+                       format_figure(r.stats.median), unit, format_percent(fraction),
+                       adjusted ? "clock-adjusted" : "datasheet", format_figure(*bound), unit,
+                       format_percent(margin), 100 * m_rules.settings.impossible_margin);
   }
 
   /// Every warn or fail gets a probable cause: the result's telemetry, else its GPU's
@@ -584,10 +664,9 @@ private:
             causes.push_back(d);
     if (causes.empty()) {
       auto d = make_diagnosis(code, judged,
-                              fmt::format("{} {} is {:.1f}% of {} {}", v.measured.value_or(0),
-                                          to_string(v.unit), 100 * v.efficiency.value_or(0),
-                                          v.expected ? fmt::format("{:.4g}", *v.expected) : "?",
-                                          to_string(v.unit)),
+                              fmt::format("{} is {} of {}", format_quantity(v.measured, v.unit),
+                                          format_percent(v.efficiency.value_or(0)),
+                                          v.expected ? format_quantity(v.expected, v.unit) : "?"),
                               dev, m_report.host);
       d.evidence["bench_id"] = r.bench_id;
       causes.push_back(std::move(d));

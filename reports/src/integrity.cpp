@@ -1,10 +1,15 @@
 // The self-contradictions of one result (integrity.hpp). The stats are recomputed from the
 // samples with the harness's own summarize(): the JSON writer keeps every double's bits, so a
-// report as written agrees exactly; the tolerance only covers another machine's rounding.
+// report as written agrees exactly. Every comparison of the stats allows floating-point
+// rounding, `relative_tolerance` of the samples' magnitude: another machine's rounding, and the
+// mean of equal samples that sum / n put an ulp outside [min, max] in reports written before
+// summarize() held it there.
 
 #include "integrity.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -13,10 +18,27 @@
 namespace gpuspec::reports::detail {
 namespace {
 
+/// How far two figures of the same samples may differ by rounding alone, relative to the
+/// samples' magnitude. Summing n samples and dividing rounds by at most about n ulps (2.2e-16
+/// each); 1e-9 covers ten million samples, and a real contradiction (an edited figure, another
+/// run's stats) is far larger.
 constexpr double relative_tolerance = 1e-9;
 
-bool differs(double a, double b) {
-  return std::abs(a - b) > relative_tolerance * std::max({std::abs(a), std::abs(b), 1e-300});
+/// The magnitude rounding is relative to: the largest |value| among the stats' location figures.
+double magnitude(const sample_stats& s) {
+  return std::max({std::abs(s.min), std::abs(s.max), std::abs(s.median), std::abs(s.mean),
+                   std::numeric_limits<double>::min()});
+}
+
+/// a and b differ by more than rounding at `scale`.
+bool differs(double a, double b, double scale) {
+  return !(std::abs(a - b) <= relative_tolerance * scale);
+}
+
+/// x lies in [lo, hi], allowing rounding at `scale`.
+bool within(double x, double lo, double hi, double scale) {
+  const double slack = relative_tolerance * scale;
+  return x >= lo - slack && x <= hi + slack;
 }
 
 std::string field_of(std::size_t index, std::string_view tail) {
@@ -30,22 +52,31 @@ std::optional<contradiction> stats_contradiction(const result& r, std::size_t i)
                          fmt::format("{}, but the result holds {} samples", s.n, r.samples.size())};
   if (r.samples.empty())
     return std::nullopt;
-  if (!(s.min <= s.median && s.median <= s.max))
+  const double scale = magnitude(s);
+  if (!(s.min <= s.max))
+    return contradiction{field_of(i, "stats.min"),
+                         fmt::format("{} is above the maximum {}", s.min, s.max)};
+  if (!within(s.median, s.min, s.max, scale))
     return contradiction{field_of(i, "stats.median"),
                          fmt::format("{} is outside [min {}, max {}]", s.median, s.min, s.max)};
-  if (!(s.min <= s.mean && s.mean <= s.max))
+  if (!within(s.mean, s.min, s.max, scale))
     return contradiction{field_of(i, "stats.mean"),
                          fmt::format("{} is outside [min {}, max {}]", s.mean, s.min, s.max)};
   const sample_stats again = summarize(r.samples);
   const struct {
     const char* name;
-    double carried, computed;
-  } fields[] = {
-      {"median", s.median, again.median}, {"min", s.min, again.min}, {"max", s.max, again.max},
-      {"mean", s.mean, again.mean},       {"q1", s.q1, again.q1},    {"q3", s.q3, again.q3},
-      {"stddev", s.stddev, again.stddev}, {"cv", s.cv, again.cv}};
+    double carried, computed, scale;
+  } fields[] = {{"median", s.median, again.median, scale},
+                {"min", s.min, again.min, scale},
+                {"max", s.max, again.max, scale},
+                {"mean", s.mean, again.mean, scale},
+                {"q1", s.q1, again.q1, scale},
+                {"q3", s.q3, again.q3, scale},
+                {"stddev", s.stddev, again.stddev, scale},
+                // cv is stddev / |mean|: its rounding is relative to 1.
+                {"cv", s.cv, again.cv, 1.0}};
   for (const auto& f : fields)
-    if (differs(f.carried, f.computed))
+    if (differs(f.carried, f.computed, f.scale))
       return contradiction{
           field_of(i, std::string("stats.") + f.name),
           fmt::format("{}, but the samples' {} is {}", f.carried, f.name, f.computed)};
@@ -106,7 +137,10 @@ std::optional<contradiction> telemetry_contradiction(const result& r, std::size_
   if (t.low_clock_fraction && !(*t.low_clock_fraction >= 0 && *t.low_clock_fraction <= 1))
     return contradiction{field_of(i, "telemetry.low_clock_fraction"),
                          fmt::format("{}: a fraction is between 0 and 1", *t.low_clock_fraction)};
-  if (t.power_w_mean && t.power_w_max && *t.power_w_mean > *t.power_w_max)
+  // A mean of equal readings can round an ulp above them: rounding is not a contradiction.
+  if (t.power_w_mean && t.power_w_max &&
+      !within(*t.power_w_mean, -std::numeric_limits<double>::infinity(), *t.power_w_max,
+              std::max(std::abs(*t.power_w_mean), std::abs(*t.power_w_max))))
     return contradiction{
         field_of(i, "telemetry.power_w_mean"),
         fmt::format("{} W is above the maximum {} W", *t.power_w_mean, *t.power_w_max)};

@@ -68,8 +68,16 @@ public:
       return m_options.colour ? ansi(s) + t + "\033[0m" : t;
     };
     for (const auto& node : outcome.nodes) {
-      out += fmt::format("Node {}{}: {}\n", node.hostname.empty() ? "?" : node.hostname,
-                         node.source.empty() ? "" : " (" + node.source + ")",
+      // The report's path is elided to fit the terminal: where the report lives is the one
+      // thing on the line whose length nothing bounds.
+      const std::string host = node.hostname.empty() ? "?" : node.hostname;
+      std::string source = node.source;
+      if (m_options.width > 0 && !source.empty()) {
+        const std::size_t rest = text_table::display_width(
+            fmt::format("Node {} (): {}", host, upper(to_string(node.status))));
+        source = elide_path(source, m_options.width > rest + 16 ? m_options.width - rest : 16);
+      }
+      out += fmt::format("Node {}{}: {}\n", host, source.empty() ? "" : " (" + source + ")",
                          status_text(node.status));
       if (!node.message.empty())
         out += "  " + node.message + "\n";
@@ -111,14 +119,20 @@ public:
         out += '\n';
         out += g.render(m_options.width);
       }
-      const auto diags = unique_diagnoses(node);
-      if (!diags.empty()) {
+      // One entry per code and GPU: the same finding on every result of a GPU is said once,
+      // with how many and where (the json output keeps each).
+      const auto groups = grouped_diagnoses(node);
+      if (!groups.empty()) {
         out += "\nDiagnosis\n";
-        for (const auto* d : diags)
-          out += fmt::format("  {} {}{}: {}\n      action: {} (remediation: {})\n",
-                             status_text(d->severity), d->code,
-                             d->device ? fmt::format(" gpu {}", *d->device) : "", d->cause,
-                             d->action, to_string(d->step));
+        for (const auto& grp : groups) {
+          const diagnosis& d = *grp.shown;
+          const std::string summary = group_summary(grp);
+          out += fmt::format("  {} {}{}: {}\n{}      action: {} (remediation: {})\n",
+                             status_text(grp.severity), d.code,
+                             d.device ? fmt::format(" gpu {}", *d.device) : "", d.cause,
+                             summary.empty() ? std::string() : fmt::format("      {}\n", summary),
+                             d.action, to_string(d.step));
+        }
       }
       out += "\n";
     }
@@ -170,14 +184,18 @@ public:
                              markdown_cell(g.spec_id), to_string(g.status));
         out += "\n";
       }
-      const auto diags = unique_diagnoses(node);
-      if (!diags.empty()) {
+      const auto groups = grouped_diagnoses(node);
+      if (!groups.empty()) {
         out += "### Diagnosis\n\n";
-        for (const auto* d : diags)
-          out += fmt::format("- **{}** `{}`{}: {}. Action: {} (remediation: {}).\n",
-                             to_string(d->severity), d->code,
-                             d->device ? fmt::format(" (gpu {})", *d->device) : "",
-                             markdown_cell(d->cause), markdown_cell(d->action), to_string(d->step));
+        for (const auto& grp : groups) {
+          const diagnosis& d = *grp.shown;
+          const std::string summary = group_summary(grp);
+          out += fmt::format(
+              "- **{}** `{}`{}: {}.{} Action: {} (remediation: {}).\n", to_string(grp.severity),
+              d.code, d.device ? fmt::format(" (gpu {})", *d.device) : "", markdown_cell(d.cause),
+              summary.empty() ? std::string() : fmt::format(" {}.", markdown_cell(summary)),
+              markdown_cell(d.action), to_string(d.step));
+        }
         out += "\n";
       }
     }

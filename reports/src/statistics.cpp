@@ -31,7 +31,8 @@ double quantile_sorted(const std::vector<double>& sorted, double p) {
   const auto lo = static_cast<std::size_t>(std::floor(h));
   const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
   const double fraction = h - static_cast<double>(lo);
-  return sorted[lo] + fraction * (sorted[hi] - sorted[lo]);
+  // Interpolation can round past its neighbours by an ulp; a quantile never leaves them.
+  return std::clamp(sorted[lo] + fraction * (sorted[hi] - sorted[lo]), sorted[lo], sorted[hi]);
 }
 
 /// cv_k for k = 1..n (index k-1), by Welford's running mean and sum of squared deviations.
@@ -68,11 +69,7 @@ sample_stats summarize(std::span<const double> samples) {
   s.q1 = quantile_sorted(sorted, 0.25);
   s.q3 = quantile_sorted(sorted, 0.75);
 
-  double sum = 0.0;
-  for (const double x : samples) {
-    sum += x;
-  }
-  s.mean = sum / static_cast<double>(samples.size());
+  s.mean = mean_of(samples);
   if (samples.size() >= 2) {
     // Two passes: the squared deviations from the mean, not E[x^2] - E[x]^2, which cancels.
     double squares = 0.0;
@@ -83,6 +80,24 @@ sample_stats summarize(std::span<const double> samples) {
     s.cv = coefficient_of_variation(s.stddev, s.mean);
   }
   return s;
+}
+
+double mean_of(std::span<const double> values) {
+  require_finite(values, "mean_of");
+  if (values.empty())
+    return 0.0;
+  double sum = 0.0;
+  double lo = values.front();
+  double hi = values.front();
+  for (const double x : values) {
+    sum += x;
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  // sum / n rounds: ten equal samples of 0.1 sum to 0.9999999999999999, a mean an ulp below
+  // them. A mean is within its values' range, so it is held there (integrity.cpp still
+  // tolerates reports written before, whose mean may sit an ulp outside).
+  return std::clamp(sum / static_cast<double>(values.size()), lo, hi);
 }
 
 double quantile_of(std::span<const double> values, double p) {

@@ -1,8 +1,45 @@
 #include "gpuspec/reports/text_format.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
+#include "gpuspec/reports/units.hpp"
+
 namespace gpuspec::reports {
+
+std::string format_figure(double value) {
+  if (!std::isfinite(value))
+    return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+  const double a = std::abs(value);
+  if (a >= 1e6)
+    return fmt::format("{:.4g}", value);
+  if (a >= 100)
+    return fmt::format("{:.1f}", value);
+  if (a >= 1)
+    return fmt::format("{:.2f}", value);
+  return fmt::format("{:.4g}", value);
+}
+
+std::string format_percent(double fraction) {
+  if (!std::isfinite(fraction))
+    return format_figure(fraction) + "%";
+  const double percent = 100 * fraction;
+  return std::abs(percent) < 1e5 ? fmt::format("{:.1f}%", percent)
+                                 : fmt::format("{:.3g}%", percent);
+}
+
+std::string format_quantity(const std::optional<double>& value, metric_unit unit_of) {
+  if (!value || !std::isfinite(*value))
+    return "";
+  const std::string unit(to_string(unit_of));
+  const std::string number = format_figure(*value);
+  return unit.empty() ? number : number + " " + unit;
+}
+
+std::string format_percent(const std::optional<double>& fraction) {
+  return fraction && std::isfinite(*fraction) ? format_percent(*fraction) : "";
+}
 
 std::string format_parameters(const nlohmann::ordered_json& parameters) {
   if (!parameters.is_object())
@@ -26,6 +63,29 @@ std::string format_values(const nlohmann::ordered_json& parameters) {
     out += v.is_string() ? v.get<std::string>() : v.dump();
   }
   return out;
+}
+
+std::string elide_path(std::string_view path, std::size_t width) {
+  const auto starts = [](char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; };
+  std::size_t points = 0;
+  for (char c : path)
+    points += starts(c) ? 1 : 0;
+  if (points <= width)
+    return std::string(path);
+  if (width <= 1)
+    return width == 1 ? "…" : "";
+  // The last width - 1 code points, after the "…".
+  std::size_t keep = width - 1, at = path.size();
+  while (at > 0 && keep > 0) {
+    --at;
+    if (starts(path[at]))
+      --keep;
+  }
+  std::string_view tail = path.substr(at);
+  // Start at a directory boundary when there is one in the tail, keeping the file's name.
+  if (const auto slash = tail.find('/'); slash != std::string_view::npos && slash + 1 < tail.size())
+    tail.remove_prefix(slash);
+  return "…" + std::string(tail);
 }
 
 std::string markdown_cell(std::string_view text) {

@@ -5,13 +5,20 @@
 
 #include "gpuspec/benches/device_probe.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "gpuspec/benches/pci_bus_id.hpp"
+#include "gpuspec/reports/host_rules.hpp"
 
 namespace gpuspec::benches {
 namespace {
@@ -216,7 +223,116 @@ void read_nvlink(const nvml_api& api, nvmlDevice_t device, counter_reader& reade
   }
 }
 
+/// One GPU of the driver's /proc list.
+struct driver_gpu {
+  std::string bus_id; ///< normalized ("0000:3b:00.0")
+  std::string model, uuid;
+  std::filesystem::path file;
+};
+
+/// "Key:   value" of an information file; "" when absent.
+std::string info_field(const std::string& text, std::string_view key) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) != 0 || line.size() <= key.size() || line[key.size()] != ':')
+      continue;
+    std::string value = line.substr(key.size() + 1);
+    const auto first = value.find_first_not_of(" \t");
+    const auto last = value.find_last_not_of(" \t\r");
+    return first == std::string::npos ? "" : value.substr(first, last - first + 1);
+  }
+  return "";
+}
+
+std::vector<driver_gpu> driver_gpus(const std::filesystem::path& root) {
+  std::vector<driver_gpu> out;
+  std::error_code ec;
+  const auto dir = root / "proc/driver/nvidia/gpus";
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    driver_gpu g;
+    g.bus_id = normalize_pci_bus_id(it->path().filename().string());
+    if (g.bus_id.empty())
+      continue;
+    g.file = it->path() / "information";
+    std::ifstream in(g.file);
+    std::stringstream text;
+    text << in.rdbuf();
+    g.model = info_field(text.str(), "Model");
+    g.uuid = info_field(text.str(), "GPU UUID");
+    // The driver writes question marks for what it cannot read from a GPU.
+    if (g.uuid.find('?') != std::string::npos)
+      g.uuid.clear();
+    if (g.model.find('?') != std::string::npos)
+      g.model.clear();
+    out.push_back(std::move(g));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const driver_gpu& a, const driver_gpu& b) { return a.bus_id < b.bus_id; });
+  return out;
+}
+
+/// NVML's bus id form ("00000000:3B:00.0") of a normalized one ("0000:3b:00.0").
+std::string nvml_bus_id(const std::string& normalized) {
+  std::string upper = normalized;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return "0000" + upper;
+}
+
 } // namespace
+
+void identify_lost_devices(std::vector<reports::device_info>& devices,
+                           const std::filesystem::path& root) {
+  std::vector<reports::device_info*> nameless;
+  std::set<std::string> answered;
+  for (auto& d : devices) {
+    if (!d.pci_bus_id.empty())
+      answered.insert(normalize_pci_bus_id(d.pci_bus_id));
+    else if (reports::gpu_is_lost(d))
+      nameless.push_back(&d);
+  }
+  if (nameless.empty())
+    return;
+  const std::vector<driver_gpu> all = driver_gpus(root);
+  std::vector<const driver_gpu*> unclaimed;
+  for (const auto& g : all)
+    if (!answered.contains(g.bus_id))
+      unclaimed.push_back(&g);
+
+  // NVML's order is the bus order on every GPU that answered, and every GPU is in both lists.
+  const bool bus_order = all.size() == devices.size() &&
+                         std::all_of(devices.begin(), devices.end(), [&](const auto& d) {
+                           return d.pci_bus_id.empty() ||
+                                  (d.index >= 0 && static_cast<std::size_t>(d.index) < all.size() &&
+                                   all[static_cast<std::size_t>(d.index)].bus_id ==
+                                       normalize_pci_bus_id(d.pci_bus_id));
+                         });
+  const auto identify = [](reports::device_info& d, const driver_gpu& g, std::string_view how) {
+    d.pci_bus_id = nvml_bus_id(g.bus_id);
+    if (d.name.empty())
+      d.name = g.model;
+    if (d.uuid.empty())
+      d.uuid = g.uuid;
+    d.problems.push_back(
+        fmt::format("identity from {} ({}): NVML lost the GPU", g.file.string(), how));
+  };
+  if (nameless.size() == 1 && unclaimed.size() == 1) {
+    identify(*nameless.front(), *unclaimed.front(), "the one GPU of the driver NVML did not name");
+    return;
+  }
+  if (bus_order && nameless.size() == unclaimed.size()) {
+    for (auto* d : nameless)
+      identify(*d, all[static_cast<std::size_t>(d->index)], "NVML's order is the bus order");
+    return;
+  }
+  for (auto* d : nameless)
+    d->problems.push_back(fmt::format(
+        "identity unknown: NVML lost the GPU, and {} of the driver's {} GPUs ({}) are not one "
+        "NVML named, for {} lost GPU(s)",
+        unclaimed.size(), all.size(), (root / "proc/driver/nvidia/gpus").string(),
+        nameless.size()));
+}
 
 void probe_driver_versions(const nvml_library& nvml, reports::host_info& host) {
   const nvml_api& api = nvml.api();

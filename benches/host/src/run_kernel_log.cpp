@@ -71,10 +71,23 @@ kernel_log_placement place_kernel_log_xids(reports::report& r, std::string_view 
         nearest = &res;
       }
     }
+    bool windowless = false;
     if (nearest == nullptr) {
-      out.notes.push_back(fmt::format(
-          "kernel log: Xid {} on GPU {} at {:.3f} s, which has no measured result to hold it",
-          x.xid, gpu->index, time_s));
+      // No measured window on that GPU (it was lost, or its worker failed to start): the Xid
+      // goes with the GPU's first result all the same, which is what it explains.
+      const auto any = std::find_if(r.results.begin(), r.results.end(), [&](const auto& res) {
+        return std::find(res.devices.begin(), res.devices.end(), gpu->index) != res.devices.end();
+      });
+      if (any != r.results.end()) {
+        nearest = &*any;
+        best = 0;
+        windowless = true;
+      }
+    }
+    if (nearest == nullptr) {
+      out.notes.push_back(
+          fmt::format("kernel log: Xid {} on GPU {} at {:.3f} s, which has no result to hold it",
+                      x.xid, gpu->index, time_s));
       continue;
     }
     reports::gpu_event e;
@@ -85,7 +98,9 @@ kernel_log_placement place_kernel_log_xids(reports::report& r, std::string_view 
     e.source = "kernel_log";
     e.detail = fmt::format(
         "NVRM: Xid (PCI:{}): {}, {}{}", x.pci_bus_id, x.xid, x.text,
-        best > 0 ? fmt::format(" (outside the result's window, {:.3f} s from it)", best) : "");
+        windowless ? std::string(" (the result has no measurement window)")
+        : best > 0 ? fmt::format(" (outside the result's window, {:.3f} s from it)", best)
+                   : std::string());
     const auto at = std::upper_bound(
         nearest->events.begin(), nearest->events.end(), e.time_s,
         [](double t, const reports::gpu_event& other) { return t < other.time_s; });

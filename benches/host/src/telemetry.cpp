@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::benches {
 namespace {
@@ -200,10 +201,7 @@ reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample>
   if (!temperature.empty())
     out.temperature_c_max = *std::max_element(temperature.begin(), temperature.end());
   if (!power.empty()) {
-    double sum = 0;
-    for (const double p : power)
-      sum += p;
-    out.power_w_mean = sum / static_cast<double>(power.size());
+    out.power_w_mean = reports::mean_of(power);
     out.power_w_max = *std::max_element(power.begin(), power.end());
   }
   // Per sample, not on the union: the same thing, since a bit is limiting or not on its own.

@@ -29,6 +29,7 @@ inventory take_inventory(const std::filesystem::path& root, const runtime_enrich
   } else {
     benches::probe_driver_versions(*inv.nvml, inv.host);
     inv.devices = benches::probe_devices(*inv.nvml);
+    benches::identify_lost_devices(inv.devices, root);
     if (inv.devices.empty())
       inv.host.gpu_status = "the NVIDIA driver is loaded but reports no GPU";
     else

@@ -943,6 +943,18 @@ const std::vector<inconclusive_variant>& inconclusive_variants() {
          d.counters_after["pcie.replay"] = reading::of(7);
          d.counters_delta["pcie.replay"] = reading::of(2);
        }},
+      // An Xid the worker says it saw on a GPU the inventory does not have.
+      {"report-inconsistent--event-on-unlisted-gpu", "GPUSPEC-REPORT-INCONSISTENT", 1,
+       [](report& r) {
+         add_nvml_events(r, 1, {{gpu_event_type::xid, 79}});
+         results_of(r, 1).front()->events.front().device = 8;
+       }},
+      // Two inventory entries for GPU 1: which is GPU 1 cannot be told.
+      {"report-inconsistent--duplicate-device-index", "GPUSPEC-REPORT-INCONSISTENT", 1,
+       [](report& r) {
+         r.devices.push_back(r.devices[1]);
+         r.devices.back().serial = "SYNTHETIC-0001-B";
+       }},
       {"stand-in", "GPUSPEC-STAND-IN", std::nullopt, [](report& r) { r.run.backend = "stand-in"; }},
       {"gpu-not-measured", "GPUSPEC-GPU-NOT-MEASURED", 1,
        [](report& r) {

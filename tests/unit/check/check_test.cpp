@@ -1,8 +1,11 @@
 // The comparator, the diagnosis rules and the expectation rules, without a GPU (STYLE.md 10).
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -267,6 +270,161 @@ TEST(Evidence, AResultOnAGpuNotSelectedOrNotListedContradictsTheReport) {
   EXPECT_NE(o.nodes[0].message.find("run.devices[8]"), std::string::npos) << o.nodes[0].message;
 }
 
+// ---- integrity: rounding is not a contradiction; a contradiction still is -------------------
+
+/// The report's GPUSPEC-REPORT-INCONSISTENT diagnoses' fields.
+std::vector<std::string> inconsistent_fields(const check_outcome& o) {
+  std::vector<std::string> out;
+  for (const auto* d : all_diagnoses(o))
+    if (d->code == "GPUSPEC-REPORT-INCONSISTENT")
+      out.push_back(d->evidence.at("field"));
+  return out;
+}
+
+/// healthy_report()'s first result alone, its samples `n` times `v`, its stats as the harness
+/// writes them, but its mean as sum / n: what a report written before summarize() held the mean
+/// within [min, max] carries.
+report equal_samples_report(std::size_t n, double v) {
+  report r = healthy_report();
+  r.results.resize(1);
+  auto& res = r.results[0];
+  const double seconds = res.sample_seconds.front();
+  res.samples.assign(n, v);
+  res.sample_seconds.assign(n, seconds);
+  res.stats = summarize(res.samples);
+  double sum = 0;
+  for (double x : res.samples)
+    sum += x;
+  res.stats.mean = sum / static_cast<double>(n);
+  if (res.efficiency)
+    res.efficiency = res.stats.median / *res.ceiling_value.clock_adjusted;
+  // Equal power readings too: their mean by sum / n, as benches/host telemetry wrote it.
+  const double watts = 699.9;
+  double power_sum = 0;
+  for (std::size_t k = 0; k < n; ++k)
+    power_sum += watts;
+  res.telemetry.power_w_max = watts;
+  res.telemetry.power_w_mean = power_sum / static_cast<double>(n);
+  return r;
+}
+
+TEST(Integrity, EqualSamplesOfEveryCountAndMagnitudeNeverContradictThemselves) {
+  const auto specs = synthetic_specs();
+  const auto rules = default_rules();
+  std::mt19937_64 rng(16);
+  std::uniform_real_distribution<double> exponent(-9.0, 12.0);
+  int outside = 0; // cases where sum / n really left [min, max]
+  for (std::size_t n :
+       {1, 2, 3, 5, 7, 9, 10, 11, 13, 20, 49, 50, 99, 100, 101, 255, 256, 333, 500, 999, 1000}) {
+    for (int k = 0; k < 25; ++k) {
+      const double v = k == 0 ? 0.1 : std::pow(10.0, exponent(rng));
+      const report r = equal_samples_report(n, v);
+      if (r.results[0].stats.mean != v)
+        ++outside;
+      const auto fields = inconsistent_fields(check(r, specs, rules));
+      EXPECT_TRUE(fields.empty()) << n << " samples of " << v << ": " << fields.front();
+    }
+  }
+  EXPECT_GT(outside, 0) << "no case put the mean outside [min, max]: the test tests nothing";
+  // Ten samples of 0.1: the issue's own case (sum 0.9999999999999999).
+  EXPECT_LT(equal_samples_report(10, 0.1).results[0].stats.mean, 0.1);
+}
+
+TEST(Integrity, AMeanMinOrMaxThatIsReallyWrongStillTrips) {
+  const auto specs = synthetic_specs();
+  const auto rules = default_rules();
+  const auto trips = [&](const std::function<void(sample_stats&)>& edit, const std::string& field) {
+    report r = healthy_report();
+    edit(r.results[0].stats);
+    const auto fields = inconsistent_fields(check(r, specs, rules));
+    ASSERT_EQ(fields.size(), 1U) << field;
+    EXPECT_EQ(fields[0], "results[0].stats." + field);
+  };
+  trips([](sample_stats& s) { s.mean = s.max * (1 + 1e-6); }, "mean");
+  trips([](sample_stats& s) { s.mean = s.min * (1 - 1e-6); }, "mean");
+  trips([](sample_stats& s) { s.mean *= 1 + 1e-6; }, "mean");
+  trips([](sample_stats& s) { s.max *= 1.01; }, "max");
+  trips([](sample_stats& s) { s.min *= 0.99; }, "min");
+  trips([](sample_stats& s) { s.stddev *= 2; }, "stddev");
+  trips([](sample_stats& s) { std::swap(s.min, s.max); }, "min");
+  // Equal samples with a mean off by more than rounding.
+  report r = equal_samples_report(10, 4300);
+  r.results[0].stats.mean = 4300 * (1 + 1e-7);
+  const auto fields = inconsistent_fields(check(r, specs, rules));
+  ASSERT_EQ(fields.size(), 1U);
+  EXPECT_EQ(fields[0], "results[0].stats.mean");
+  // A mean power really above the maximum.
+  r = equal_samples_report(10, 4300);
+  r.results[0].telemetry.power_w_mean = 710;
+  EXPECT_EQ(inconsistent_fields(check(r, specs, rules)),
+            std::vector<std::string>{"results[0].telemetry.power_w_mean"});
+}
+
+TEST(Integrity, AnEventOnAGpuTheReportDoesNotListContradictsIt) {
+  const auto specs = synthetic_specs();
+  const auto rules = default_rules();
+  report r = healthy_report();
+  testing::add_nvml_events(r, 2, {{gpu_event_type::xid, 79}, {gpu_event_type::xid, 13}});
+  std::size_t at = 0;
+  for (; at < r.results.size() && r.results[at].events.empty(); ++at) {
+  }
+  ASSERT_LT(at, r.results.size());
+  // Healthy: events on the result's own GPU are judged, nothing contradicts.
+  EXPECT_TRUE(inconsistent_fields(check(r, specs, rules)).empty());
+  // Degraded: the second event names GPU 9, which devices[] does not list.
+  r.results[at].events[1].device = 9;
+  auto o = check(r, specs, rules);
+  EXPECT_EQ(inconsistent_fields(o),
+            std::vector<std::string>{fmt::format("results[{}].events[1].device", at)});
+  const auto& v = o.nodes[0].results[at];
+  EXPECT_EQ(v.status, verdict_status::fail) << "the Xid 79 on GPU 2 is still judged";
+  EXPECT_NE(v.message.find("GPU 9 is not in devices[]"), std::string::npos) << v.message;
+  EXPECT_TRUE(std::any_of(v.diagnoses.begin(), v.diagnoses.end(), [](const diagnosis& d) {
+    return d.code == "GPUSPEC-XID-HARDWARE" && d.device == 2;
+  }));
+  // An event on a listed GPU the result did not run on: the same.
+  r.results[at].events[1].device = 5;
+  o = check(r, specs, rules);
+  EXPECT_EQ(inconsistent_fields(o),
+            std::vector<std::string>{fmt::format("results[{}].events[1].device", at)});
+  EXPECT_EQ(o.status, verdict_status::fail);
+  EXPECT_EQ(o.nodes[0].gpus[5].status, verdict_status::pass) << "GPU 5 is not blamed";
+}
+
+TEST(Integrity, TwoDevicesWithTheSameIndexContradictTheReport) {
+  report r = healthy_report();
+  EXPECT_TRUE(inconsistent_fields(check(r, synthetic_specs(), default_rules())).empty());
+  r.devices.push_back(r.devices[1]);
+  r.devices.back().serial = "SYNTHETIC-OTHER";
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::inconclusive);
+  EXPECT_EQ(inconsistent_fields(o), std::vector<std::string>{"devices[8].index"});
+  EXPECT_NE(o.nodes[0].message.find("GPU 1 is listed twice (devices[1] and devices[8])"),
+            std::string::npos)
+      << o.nodes[0].message;
+}
+
+TEST(Integrity, AnImpossibleResultsFiguresStayShort) {
+  report r = healthy_report();
+  auto& res = r.results[0];
+  for (auto& x : res.samples)
+    x *= 1e88;
+  res.stats = summarize(res.samples);
+  res.efficiency = res.stats.median / *res.ceiling_value.clock_adjusted;
+  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto& v = o.nodes[0].results[0];
+  EXPECT_EQ(v.status, verdict_status::inconclusive);
+  EXPECT_NE(v.message.find("impossible:"), std::string::npos) << v.message;
+  // No run of more than 10 digits anywhere in the message.
+  std::size_t run = 0, longest = 0;
+  for (char c : v.message) {
+    run = std::isdigit(static_cast<unsigned char>(c)) ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  EXPECT_LE(longest, 10U) << v.message;
+  EXPECT_NE(v.message.find("e+"), std::string::npos) << v.message;
+}
+
 TEST(StandIn, AStandInReportNeverPassesButItsWorkerFailuresFail) {
   auto r = healthy_report();
   r.run.backend = "stand-in";
@@ -468,6 +626,37 @@ TEST(Rollup, EveryCombinationOfResultStatesOnOneGpu) {
     EXPECT_EQ(o.status, worst(verdict_status::pass, expected)) << "states " << states;
     EXPECT_EQ(has(o, "GPUSPEC-GPU-NOT-MEASURED", 2), !evidence) << "states " << states;
   }
+}
+
+TEST(Check, AGpuNvmlLostBeforeNamingItIsLostNotAnUnknownModel) {
+  // What probe_devices records for a GPU that answers GPU_IS_LOST from its first query, when
+  // the driver's list could not name it either: no name, bus id or device id.
+  report r = healthy_report();
+  auto& d = r.devices[2];
+  const device_info lost_before = d;
+  d = device_info{};
+  d.index = 2;
+  d.problems = {"nvmlDeviceGetName: GPU is lost (further queries skipped)"};
+  for (const auto& [name, value] : lost_before.counters_before)
+    d.counters_before[name] = reading::unavailable("GPU is lost");
+  std::erase_if(r.results, [](const result& x) { return x.devices.front() == 2; });
+  auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_TRUE(has(o, "GPUSPEC-GPU-LOST", 2));
+  EXPECT_FALSE(has(o, "GPUSPEC-NO-SPEC-ROW", 2)) << "a lost GPU is not news about the table";
+  EXPECT_EQ(o.nodes[0].gpus[2].status, verdict_status::fail);
+  // Named from the driver's list (benches identify_lost_devices): its row is found by name.
+  d.name = lost_before.name;
+  d.pci_bus_id = lost_before.pci_bus_id;
+  o = check(r, synthetic_specs(), default_rules());
+  EXPECT_TRUE(has(o, "GPUSPEC-GPU-LOST", 2));
+  EXPECT_FALSE(has(o, "GPUSPEC-NO-SPEC-ROW", 2));
+  EXPECT_EQ(o.nodes[0].gpus[2].spec_id, "h200-sxm-141gb");
+  // A GPU that answers, of a model the table lacks, still gets the warning.
+  r = healthy_report();
+  r.devices[2].name = "NVIDIA Unlisted GPU";
+  r.devices[2].spec_id = "";
+  r.devices[2].pci_device_id = 0x1234;
+  EXPECT_TRUE(has(check(r, synthetic_specs(), default_rules()), "GPUSPEC-NO-SPEC-ROW", 2));
 }
 
 TEST(Check, NoSpecRowJudgesClockAdjustedEfficiency) {

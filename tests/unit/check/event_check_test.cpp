@@ -152,5 +152,60 @@ TEST(EventCheck, AKernelLogLineIsJudgedByWhatItSays) {
             verdict_status::warn);
 }
 
+/// Every diagnosis of `code` in the outcome: the GPUs' and the results'.
+std::vector<const diagnosis*> all_of_code(const check_outcome& o, const std::string& code) {
+  std::vector<const diagnosis*> out;
+  for (const auto& g : o.nodes.at(0).gpus)
+    for (const auto& d : g.diagnoses)
+      if (d.code == code)
+        out.push_back(&d);
+  for (const auto& v : o.nodes.at(0).results)
+    for (const auto& d : v.diagnoses)
+      if (d.code == code)
+        out.push_back(&d);
+  return out;
+}
+
+TEST(EventCheck, AnEccErrorSeenByTheCountersAndAnEventCountsOnce) {
+  report r = healthy_report();
+  // NVML's double-bit event during GPU 2's first result, and the volatile counter that counted it.
+  add_nvml_events(r, 2, {{gpu_event_type::ecc_double_bit, 0}});
+  r.devices[2].counters_after["ecc.volatile.uncorrected"] = reading::of(1);
+  r.devices[2].counters_delta["ecc.volatile.uncorrected"] = reading::of(1);
+  const auto o = check(r, synthetic_specs(), default_rules());
+  EXPECT_EQ(o.status, verdict_status::fail);
+  const auto found = all_of_code(o, "GPUSPEC-ECC-UNCORRECTED");
+  ASSERT_EQ(found.size(), 1U) << "one ECC error, one diagnosis";
+  const auto& d = *found[0];
+  EXPECT_EQ(d.device, 2);
+  EXPECT_EQ(d.evidence.at("counters_delta.ecc.volatile.uncorrected"), "1");
+  EXPECT_EQ(d.evidence.at("event.count"), "1");
+  const auto& v = first_verdict_of(o, 2);
+  EXPECT_EQ(d.evidence.at("event.bench_id"), v.bench_id);
+  EXPECT_NE(d.cause.find("double-bit"), std::string::npos) << d.cause;
+  EXPECT_EQ(o.nodes[0].gpus[2].status, verdict_status::fail);
+  // The result says where it was seen, and where it is counted.
+  EXPECT_NE(v.message.find("counted once, in GPU 2's GPUSPEC-ECC-UNCORRECTED"), std::string::npos)
+      << v.message;
+
+  // The same for a storm of single-bit events and the corrected counter.
+  r = healthy_report();
+  add_nvml_events(r, 3, single_bits(single_bit_events_warn_above + 1));
+  r.devices[3].counters_after["ecc.volatile.corrected"] = reading::of(500);
+  r.devices[3].counters_delta["ecc.volatile.corrected"] = reading::of(500);
+  const auto storm =
+      all_of_code(check(r, synthetic_specs(), default_rules()), "GPUSPEC-ECC-CORRECTED-STORM");
+  ASSERT_EQ(storm.size(), 1U);
+  EXPECT_EQ(storm[0]->evidence.at("event.count"), "11");
+
+  // Counters that did not see it (not supported, say): the event's finding stands on its own.
+  r = healthy_report();
+  add_nvml_events(r, 2, {{gpu_event_type::ecc_double_bit, 0}});
+  r.devices[2].counters_delta["ecc.volatile.uncorrected"] = reading::not_supported();
+  const auto alone = check(r, synthetic_specs(), default_rules());
+  ASSERT_EQ(all_of_code(alone, "GPUSPEC-ECC-UNCORRECTED").size(), 1U);
+  EXPECT_EQ(first_verdict_of(alone, 2).status, verdict_status::fail);
+}
+
 } // namespace
 } // namespace gpuspec::reports

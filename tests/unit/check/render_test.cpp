@@ -1,14 +1,19 @@
 // The printers: terminal table, Markdown, JSON, JUnit XML, Prometheus text.
 
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
 #include "gpuspec/reports/check.hpp"
 #include "gpuspec/reports/render.hpp"
+#include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/reports/text_table.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -48,6 +53,91 @@ TEST(Render, MarkdownTables) {
   const auto md = render(output_format::markdown);
   EXPECT_NE(md.find("| check | gpu | measured |"), std::string::npos);
   EXPECT_NE(md.find("`GPUSPEC-PCIE-LINK-DEGRADED`"), std::string::npos);
+}
+
+/// The variant's outcome (check_fixtures.cpp).
+check_outcome variant_outcome(const std::string& name) {
+  auto rules = load_expectations(std::filesystem::path(GPUSPEC_SPECS_DIR) / "expect.json");
+  for (const auto& v : testing::degraded_variants())
+    if (v.name == name)
+      return check(testing::build(v.degrade), testing::synthetic_specs(), rules.value());
+  throw std::out_of_range(name);
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(Render, TheSameDiagnosisOnEveryResultOfAGpuIsSaidOnce) {
+  // Thermal throttling on each of GPU 2's three results: three findings, one GPU, one code.
+  const auto o = variant_outcome("thermal-throttle");
+  std::size_t per_result = 0;
+  for (const auto& v : o.nodes[0].results)
+    for (const auto& d : v.diagnoses)
+      per_result += d.code == "GPUSPEC-THERMAL-THROTTLE" ? 1 : 0;
+  ASSERT_GE(per_result, 3U);
+  const auto table = make_renderer(output_format::table)->render(o);
+  const auto diagnosis = table.substr(table.find("\nDiagnosis\n"));
+  EXPECT_EQ(count_of(diagnosis, "GPUSPEC-THERMAL-THROTTLE gpu 2:"), 1U) << diagnosis;
+  EXPECT_NE(diagnosis.find("in 3 results: memory.stream.copy, memory.stream.triad, "
+                           "gemm.cublas.fp16_tc"),
+            std::string::npos)
+      << diagnosis;
+  const auto md = make_renderer(output_format::markdown)->render(o);
+  EXPECT_EQ(count_of(md, "`GPUSPEC-THERMAL-THROTTLE` (gpu 2)"), 1U) << md;
+  EXPECT_NE(md.find("in 3 results: memory.stream.copy"), std::string::npos) << md;
+  // The JSON keeps every result's own diagnosis.
+  const auto j = nlohmann::ordered_json::parse(make_renderer(output_format::json)->render(o));
+  std::size_t in_json = 0;
+  for (const auto& r : j["nodes"][0]["results"])
+    for (const auto& d : r["diagnoses"])
+      in_json += d["code"] == "GPUSPEC-THERMAL-THROTTLE" ? 1 : 0;
+  EXPECT_EQ(in_json, per_result);
+  // A diagnosis found once is said as before, with no count.
+  const auto single = make_renderer(output_format::table)->render(variant_outcome("ecc-disabled"));
+  EXPECT_NE(single.find("GPUSPEC-ECC-DISABLED gpu 2: "), std::string::npos) << single;
+  EXPECT_EQ(single.find(" results: "), std::string::npos) << single;
+}
+
+TEST(Render, FiguresAreNeverWiderThanTenCharacters) {
+  EXPECT_EQ(format_figure(4350.0), "4350.0");
+  EXPECT_EQ(format_figure(1.5), "1.50");
+  EXPECT_EQ(format_figure(0.0125), "0.0125");
+  EXPECT_EQ(format_figure(999999.0), "999999.0");
+  EXPECT_EQ(format_figure(1.5e90), "1.5e+90");
+  EXPECT_EQ(format_figure(-1.5e90), "-1.5e+90");
+  EXPECT_EQ(format_figure(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(format_percent(0.906), "90.6%");
+  EXPECT_EQ(format_percent(1.5e88), "1.5e+90%");
+  EXPECT_EQ(format_quantity(std::optional<double>(4.8e90), metric_unit::gigabytes_per_second),
+            "4.8e+90 GB/s");
+  EXPECT_EQ(format_quantity(std::nullopt, metric_unit::gigabytes_per_second), "");
+  for (double v : {1e-300, 1e-9, 0.5, 7.0, 123.456, 1e5, 1e6, 1e12, 1e90, 1e308, -1e308})
+    EXPECT_LE(format_figure(v).size(), 10U) << v;
+}
+
+TEST(Render, TheTableFitsTheTerminalWhereverTheReportLives) {
+  auto o = degraded_outcome();
+  // A checkout 200 characters deep.
+  o.nodes[0].source = "/" + std::string(190, 'd') + "/tests/fixtures/check/degraded-x.json";
+  const auto table = make_renderer(output_format::table, {false, 100})->render(o);
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("  ", 0) != 0 && line.rfind("note:", 0) != 0) {
+      EXPECT_LE(text_table::display_width(line), 100U) << line;
+    }
+  EXPECT_NE(table.find("(…/tests/fixtures/check/degraded-x.json): FAIL"), std::string::npos)
+      << table.substr(0, 300);
+  // Without a width, or where it fits, the path is whole.
+  EXPECT_NE(make_renderer(output_format::table)->render(o).find(o.nodes[0].source),
+            std::string::npos);
+  EXPECT_EQ(elide_path("/a/b/report.json", 16), "/a/b/report.json");
+  EXPECT_EQ(elide_path("/a/bbbbbbbb/report.json", 16), "…/report.json");
+  EXPECT_EQ(elide_path("/a/b/a-very-long-report-name.json", 10), "…name.json");
+  EXPECT_EQ(text_table::display_width(elide_path(std::string(300, 'x'), 40)), 40U);
 }
 
 TEST(Render, JsonCarriesStatusExitCodeAndDiagnoses) {

@@ -186,20 +186,58 @@ scripts)
   grep -q "NOT drained" "$out/slurm.err" || fail "slurm unknown: does not say it did not drain: $(cat "$out/slurm.err")"
   grep -q "kernel log: NOT READ" "$out/slurm.err" || fail "slurm unknown: does not say why"
 
-  # node_exporter's textfile: written atomically, valid, nothing left behind.
+  # node_exporter's textfile: written atomically, valid, nothing left behind; its status file
+  # says when the health file was last written and how the last run ended.
   mkdir -p "$out/textfile"
-  env PATH="$out/bin:$PATH" GPUSPEC_NVML_LIBRARY="$fake" GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/eight-healthy.json" \
-    GPUSPEC_KERNEL_LOG="$xid79" bash "$textfile" "$out/textfile"
-  [ $? -eq 0 ] || fail "textfile: script exit code not 0"
-  [ "$(ls -A "$out/textfile")" = "gpuspec-health.prom" ] || fail "textfile: directory holds '$(ls -A "$out/textfile")'"
+  prom_lint() { # FILE: promtool accepts it (its camelCase note on dcgm-exporter's labels aside)
+    command -v promtool >/dev/null || return 0
+    if ! promtool check metrics <"$1" >"$out/textfile.lint" 2>&1 &&
+      grep -v "label names should be written in 'snake_case' not 'camelCase'" "$out/textfile.lint" | grep -q .; then
+      fail "textfile: promtool on $1: $(cat "$out/textfile.lint")"
+    fi
+  }
+  gauge() { sed -n "s/^$1 //p" "$out/textfile/gpuspec-textfile.prom"; }
+  run_textfile() { # GPUSPEC: the script as cron runs it, over eight healthy GPUs and an Xid 79
+    env PATH="$out/bin:$PATH" GPUSPEC="$1" GPUSPEC_NVML_LIBRARY="$fake" \
+      GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/eight-healthy.json" GPUSPEC_KERNEL_LOG="$xid79" \
+      bash "$textfile" "$out/textfile" 2>"$out/textfile.err"
+  }
+  before=$(date +%s)
+  run_textfile gpuspec
+  [ $? -eq 0 ] || fail "textfile: script exit code not 0: $(cat "$out/textfile.err")"
+  [ "$(ls -A "$out/textfile" | tr '\n' ' ')" = "gpuspec-health.prom gpuspec-textfile.prom " ] ||
+    fail "textfile: directory holds '$(ls -A "$out/textfile")'"
   grep -q '^gpuspec_health_status{Hostname="gpu-node-01"} 2$' "$out/textfile/gpuspec-health.prom" ||
     fail "textfile: no failing status gauge"
-  if command -v promtool >/dev/null; then
-    if ! promtool check metrics <"$out/textfile/gpuspec-health.prom" >"$out/textfile.lint" 2>&1 &&
-      grep -v "label names should be written in 'snake_case' not 'camelCase'" "$out/textfile.lint" | grep -q .; then
-      fail "textfile: promtool: $(cat "$out/textfile.lint")"
-    fi
-  fi
+  [ "$(gauge gpuspec_textfile_exit_code)" = 2 ] || fail "textfile: exit code gauge '$(gauge gpuspec_textfile_exit_code)', expected 2"
+  [ "$(gauge gpuspec_textfile_written)" = 1 ] || fail "textfile: written gauge not 1"
+  good=$(gauge gpuspec_textfile_last_success_timestamp_seconds)
+  [ "${good:-0}" -ge "$before" ] || fail "textfile: last success '$good' is before the run ($before)"
+  [ "$good" = "$(stat -c %Y "$out/textfile/gpuspec-health.prom")" ] || fail "textfile: last success is not the file's time"
+  prom_lint "$out/textfile/gpuspec-health.prom"
+  prom_lint "$out/textfile/gpuspec-textfile.prom"
+  cp "$out/textfile/gpuspec-health.prom" "$out/last-good.prom"
+
+  # gpuspec health stops on bad input (a spec table that is not there) and writes nothing: the
+  # last good file stays, but the status file says so and the script fails.
+  printf '#!/bin/sh\nexec "%s" "$@" --specs /nonexistent/gpus.json\n' "$out/bin/gpuspec" >"$out/bin/gpuspec-bad-input"
+  chmod +x "$out/bin/gpuspec-bad-input"
+  sleep 1 # a second later, so that the run's time and the last success differ
+  run_textfile gpuspec-bad-input
+  [ $? -eq 1 ] || fail "textfile bad input: script exit code not 1"
+  grep -q "exited 3 and wrote nothing" "$out/textfile.err" || fail "textfile bad input: does not say so: $(cat "$out/textfile.err")"
+  cmp -s "$out/textfile/gpuspec-health.prom" "$out/last-good.prom" || fail "textfile bad input: the last good file changed"
+  [ "$(gauge gpuspec_textfile_exit_code)" = 3 ] || fail "textfile bad input: exit code gauge '$(gauge gpuspec_textfile_exit_code)', expected 3"
+  [ "$(gauge gpuspec_textfile_written)" = 0 ] || fail "textfile bad input: written gauge not 0"
+  [ "$(gauge gpuspec_textfile_last_success_timestamp_seconds)" = "$good" ] || fail "textfile bad input: last success moved"
+  [ "$(gauge gpuspec_textfile_last_run_timestamp_seconds)" -gt "$good" ] || fail "textfile bad input: last run not after the last success"
+  [ "$(ls -A "$out/textfile" | tr '\n' ' ')" = "gpuspec-health.prom gpuspec-textfile.prom " ] ||
+    fail "textfile bad input: directory holds '$(ls -A "$out/textfile")'"
+  prom_lint "$out/textfile/gpuspec-textfile.prom"
+  # A binary that is not there: the same.
+  run_textfile /nonexistent/gpuspec
+  [ $? -eq 1 ] || fail "textfile no binary: script exit code not 1"
+  [ "$(gauge gpuspec_textfile_exit_code)" = 127 ] || fail "textfile no binary: exit code gauge '$(gauge gpuspec_textfile_exit_code)'"
   bash "$textfile" "$out/does-not-exist" 2>/dev/null && fail "textfile: a missing directory is not an error"
   ;;
 *)

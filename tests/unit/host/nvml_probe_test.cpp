@@ -312,6 +312,80 @@ TEST(ProbeDevices, NotSupportedAndLostGpu) {
     EXPECT_EQ(lost.counters_before.at(name), reading::unavailable("GPU is lost")) << name;
 }
 
+/// A root whose /proc/driver/nvidia/gpus lists `bus_ids` (the driver's information files).
+std::filesystem::path driver_root(const std::string& name,
+                                  const std::vector<std::string>& bus_ids) {
+  const auto root = std::filesystem::path(::testing::TempDir()) / ("gpuspec_driver_" + name);
+  std::filesystem::remove_all(root);
+  for (std::size_t k = 0; k < bus_ids.size(); ++k) {
+    const auto dir = root / "proc/driver/nvidia/gpus" / bus_ids[k];
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "information")
+        << "Model: \t\t NVIDIA H100 80GB HBM3\nGPU UUID: \t GPU-driver-" << k
+        << "\nBus Location: \t " << bus_ids[k] << "\nDevice Minor: \t " << k << "\n";
+  }
+  return root;
+}
+
+TEST(IdentifyLostDevices, TheDriversListNamesTheGpuNvmlLost) {
+  const auto lib = open_fake(configs / "mixed-lost.json");
+  auto devices = gb::probe_devices(lib);
+  ASSERT_EQ(devices[1].pci_bus_id, "") << "NVML could not name it";
+  // Healthy: nothing lost without a bus id, nothing changes (GPU 0 answered).
+  auto healthy = std::vector<gpuspec::reports::device_info>{devices[0]};
+  gb::identify_lost_devices(healthy, GPUSPEC_FIXTURES_DIR "/hosts/lost-gpu");
+  EXPECT_EQ(healthy[0], devices[0]);
+
+  gb::identify_lost_devices(devices, GPUSPEC_FIXTURES_DIR "/hosts/lost-gpu");
+  const auto& lost = devices[1];
+  EXPECT_EQ(lost.pci_bus_id, "00000000:02:00.0");
+  EXPECT_EQ(lost.name, "NVIDIA GeForce RTX 4090");
+  EXPECT_EQ(lost.uuid, "GPU-5e7e71c0-0000-4000-8000-000000004091");
+  EXPECT_TRUE(has_problem_starting(lost, "identity from ")) << lost.problems.back();
+  EXPECT_EQ(lost.problems.front(), "nvmlDeviceGetName: GPU is lost (further queries skipped)");
+  EXPECT_EQ(devices[0].pci_bus_id, "00000000:01:00.0") << "the answering GPU is left alone";
+  // Nothing else is invented: memory, clocks and counters stay unknown.
+  EXPECT_FALSE(lost.memory_bytes);
+  EXPECT_EQ(lost.vbios, "");
+}
+
+TEST(IdentifyLostDevices, OnlyWhenItIsUnambiguous) {
+  // Three GPUs, two lost (every query answers GPU_IS_LOST), one answering at 18.
+  const auto config = write_config("two-lost", R"({"devices": [
+      {"name": "NVIDIA H100 80GB HBM3", "pci": {"bus_id": "00000000:18:00.0"}},
+      {"fail_all": "NVML_ERROR_GPU_IS_LOST"},
+      {"fail_all": "NVML_ERROR_GPU_IS_LOST"}]})");
+  const auto lib = open_fake(config);
+  const auto probed = gb::probe_devices(lib);
+  ASSERT_EQ(probed.size(), 3U);
+
+  // NVML's order is the bus order on the GPU that answered: the lost ones take theirs.
+  auto devices = probed;
+  gb::identify_lost_devices(
+      devices, driver_root("ordered", {"0000:18:00.0", "0000:2a:00.0", "0000:3b:00.0"}));
+  EXPECT_EQ(devices[1].pci_bus_id, "00000000:2A:00.0");
+  EXPECT_EQ(devices[2].pci_bus_id, "00000000:3B:00.0");
+  EXPECT_EQ(devices[2].uuid, "GPU-driver-2");
+
+  // The answering GPU is not where the bus order puts it: which lost GPU is which cannot be
+  // told, and nothing is guessed.
+  devices = probed;
+  gb::identify_lost_devices(
+      devices, driver_root("unordered", {"0000:07:00.0", "0000:18:00.0", "0000:3b:00.0"}));
+  for (int i : {1, 2}) {
+    EXPECT_EQ(devices[i].pci_bus_id, "") << i;
+    EXPECT_TRUE(has_problem_starting(devices[i], "identity unknown: NVML lost the GPU, and 2 of "
+                                                 "the driver's 3 GPUs"))
+        << devices[i].problems.back();
+  }
+  // No driver list at all (another OS, a container without /proc/driver): nothing changes but
+  // the problem line.
+  devices = probed;
+  gb::identify_lost_devices(devices, driver_root("none", {}));
+  EXPECT_EQ(devices[1].pci_bus_id, "");
+  EXPECT_EQ(devices[1].name, "");
+}
+
 TEST(ProbeDevices, HandleFailure) {
   const auto lib = open_fake(write_config("handle", R"({"devices": [
       {"name": "A", "handle_error": "NVML_ERROR_UNKNOWN"},

@@ -67,6 +67,34 @@ TEST(RunKernelLog, PlacesEachXidAfterTheStartInTheResultOfItsGpu) {
   EXPECT_NE(r.results[2].events[0].detail.find("outside the result's window"), std::string::npos);
 }
 
+TEST(RunKernelLog, AnXidOnALostGpuGoesWithItsResultThatHasNoWindow) {
+  // GPU 3 fell off the bus: its worker could not start, so its one result failed with no
+  // measurement window. Its bus id is the one identify_lost_devices took from the driver.
+  gr::report r = two_gpu_report();
+  r.results.resize(1);
+  gr::result failed;
+  failed.bench_id = "memory.stream.copy";
+  failed.devices = {3};
+  failed.status = gr::result_status::failed;
+  failed.failure = gr::failure_kind::gpu_start;
+  r.results.push_back(failed);
+  const auto placed = gb::place_kernel_log_xids(r, fixture_log("xid79-gpu3.log"), 3000.0);
+  EXPECT_EQ(placed.placed, 3U);
+  EXPECT_TRUE(placed.notes.empty()) << placed.notes.front();
+  ASSERT_EQ(r.results[1].events.size(), 2U);
+  EXPECT_EQ(r.results[1].events[0].xid, 79);
+  EXPECT_EQ(r.results[1].events[0].device, 3);
+  EXPECT_NE(r.results[1].events[0].detail.find("the result has no measurement window"),
+            std::string::npos)
+      << r.results[1].events[0].detail;
+  // A GPU with no result at all: the note names it.
+  r.results.resize(1);
+  const auto none = gb::place_kernel_log_xids(r, fixture_log("xid79-gpu3.log"), 3000.0);
+  EXPECT_EQ(none.placed, 1U);
+  ASSERT_EQ(none.notes.size(), 2U);
+  EXPECT_NE(none.notes[0].find("on GPU 3"), std::string::npos) << none.notes[0];
+}
+
 TEST(RunKernelLog, LeavesOutTheXidsBeforeTheRun) {
   gr::report r = two_gpu_report();
   // Started at 4000 s after boot: the Xid 13 of 3601 s is health's, not the run's.

@@ -86,6 +86,56 @@ TEST(Summarize, LargeOffsetDoesNotCancel) {
   EXPECT_DOUBLE_EQ(s.mean, 1e9);
 }
 
+/// Equal samples at every count and magnitude the harness can produce: sum / n rounds (ten
+/// samples of 0.1 sum to 0.9999999999999999), and the mean must still be the samples' value's
+/// neighbourhood inside [min, max], the quantiles the value itself.
+TEST(Summarize, EqualSamplesHaveTheirValueAsEveryLocationFigure) {
+  std::mt19937_64 rng(20261201);
+  std::uniform_real_distribution<double> exponent(-9.0, 12.0);
+  int mean_rounded = 0;
+  for (std::size_t n = 1; n <= 1000; n += (n < 30 ? 1 : 37)) {
+    for (int k = 0; k < 40; ++k) {
+      const double v = std::pow(10.0, exponent(rng)) * (k % 2 == 0 ? 1 : std::sqrt(2.0));
+      const std::vector<double> samples(n, v);
+      double sum = 0;
+      for (double x : samples)
+        sum += x;
+      if (sum / static_cast<double>(n) != v)
+        ++mean_rounded;
+      const auto s = summarize(samples);
+      EXPECT_EQ(s.min, v);
+      EXPECT_EQ(s.max, v);
+      EXPECT_EQ(s.median, v);
+      EXPECT_EQ(s.q1, v);
+      EXPECT_EQ(s.q3, v);
+      EXPECT_EQ(s.mean, v) << n << " samples of " << v;
+      EXPECT_EQ(mean_of(samples), v);
+      EXPECT_LE(s.cv, 1e-12);
+    }
+  }
+  // The case is real: plain sum / n leaves the samples' value for some of them.
+  EXPECT_GT(mean_rounded, 0);
+}
+
+TEST(Summarize, TheMeanIsWithinTheRangeOfAnySamples) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> exponent(-9.0, 12.0);
+  std::uniform_real_distribution<double> jitter(1.0, 1.0 + 1e-15);
+  for (int k = 0; k < 2000; ++k) {
+    const double v = std::pow(10.0, exponent(rng));
+    std::vector<double> samples(1 + static_cast<std::size_t>(k % 97));
+    for (auto& x : samples)
+      x = v * jitter(rng);
+    const auto s = summarize(samples);
+    EXPECT_LE(s.min, s.mean);
+    EXPECT_LE(s.mean, s.max);
+    EXPECT_LE(s.min, s.q1);
+    EXPECT_LE(s.q3, s.max);
+  }
+  EXPECT_EQ(mean_of({}), 0.0);
+  EXPECT_EQ(mean_of(std::vector<double>{1, 2, 3, 6}), 3.0);
+}
+
 TEST(Summarize, NonFiniteSamplesThrowNamingTheIndex) {
   const std::vector<double> data{1.0, std::numeric_limits<double>::quiet_NaN()};
   try {

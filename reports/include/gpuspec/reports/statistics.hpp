@@ -15,6 +15,11 @@ namespace gpuspec::reports {
 /// std::invalid_argument naming its index.
 [[nodiscard]] sample_stats summarize(std::span<const double> samples);
 
+/// The arithmetic mean, held within [min, max] of the values (sum / n alone can round an ulp
+/// outside: ten equal samples must not have a mean above their maximum). 0 for an empty span;
+/// values must be finite (std::invalid_argument otherwise). summarize()'s mean.
+[[nodiscard]] double mean_of(std::span<const double> values);
+
 /// The type-7 quantile p in [0, 1] of `values` (linear interpolation between order statistics,
 /// R's default and NumPy's "linear"): the one quantile every part of gpuspec uses. 0 for an
 /// empty span; values must be finite (std::invalid_argument otherwise).

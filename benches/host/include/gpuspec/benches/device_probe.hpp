@@ -1,6 +1,7 @@
 #pragma once
 /// GPU inventory and error counters through NVML.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,18 @@ void probe_driver_versions(const nvml_library& nvml, reports::host_info& host);
 /// leaves its field empty and appends "<query>: <nvml error>" to `problems`; one broken GPU
 /// never hides the others. counters_before is filled with a first snapshot.
 [[nodiscard]] std::vector<reports::device_info> probe_devices(const nvml_library& nvml);
+
+/// NVML cannot name a GPU it has lost: after GPU_IS_LOST every query is skipped, so the device
+/// has no bus id, name or UUID, and nothing (the spec table, the kernel log's Xids) can find it.
+/// The driver still lists every GPU it attached, in /proc/driver/nvidia/gpus/<bus id>/information
+/// (NVIDIA's README, "Using the /proc File System Interface"; read under `root`). A lost device
+/// without a bus id takes the bus id, model and UUID of the driver's entry that no answering GPU
+/// has, when that is unambiguous: one such entry for one such device, or as many as there are
+/// and NVML's order is the driver's bus order on every GPU that answered (NVML numbers GPUs by
+/// bus id, though it does not promise to). `problems` says where the identity came from, or why
+/// none could be given.
+void identify_lost_devices(std::vector<reports::device_info>& devices,
+                           const std::filesystem::path& root);
 
 /// The error counters of one device, by stable name:
 ///   ecc.volatile.corrected, ecc.volatile.uncorrected, ecc.aggregate.corrected,
