@@ -103,9 +103,10 @@ void add_for_node(std::vector<result>& out, const result& r, const std::string& 
                       x->status == "missing" ? "never answered (" + r.reason + ")" : x->reason));
     failed.reason = fmt::format("{}", fmt::join(parts, "; "));
     // The verification verdict is the failing rank's: a rank that only timed out checked
-    // nothing wrong.
-    if (failed.failure != failure_kind::verification &&
-        failed.check.status == verification_status::failed)
+    // nothing wrong; a rank with wrong elements is named in it (the check's cause).
+    if (failed.failure == failure_kind::verification)
+      failed.check.detail = failed.reason;
+    else if (failed.check.status == verification_status::failed)
       failed.check = verification{};
     out.push_back(std::move(failed));
   }

@@ -309,6 +309,18 @@ reports::result merge_case(const mpi_case& c, std::span<const rank_reply> replie
       if (reply.rank == spread->slowest_rank)
         out = reply.result;
     merge_telemetry(out, replies, ranks);
+    // nccl-tests' own figure (-a 1, its default): the mean of the ranks' times, beside ours.
+    std::vector<double> times;
+    for (const auto& reply : replies)
+      if (const auto t = reply.result.observations.find("time_us");
+          t != reply.result.observations.end() && t->is_number())
+        times.push_back(t->get<double>());
+    if (times.size() == replies.size() && !times.empty()) {
+      double sum = 0;
+      for (double t : times)
+        sum += t;
+      out.observations["time_us_rank_mean"] = sum / static_cast<double>(times.size());
+    }
   } else if (worst != nullptr) {
     // Each reason of that disposition once, with the ranks that gave it.
     std::vector<std::pair<std::string, std::vector<int>>> reasons;

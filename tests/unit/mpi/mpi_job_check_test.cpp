@@ -181,6 +181,7 @@ TEST(MpiJobCheck, AHealthyTwoNodeJobWithTelemetryPasses) {
   ASSERT_TRUE(first.ceiling_value.clock_adjusted);
   EXPECT_DOUBLE_EQ(*first.ceiling_value.clock_adjusted, 50.0);
   EXPECT_EQ(first.telemetry.status, "ok");
+  EXPECT_DOUBLE_EQ(first.observations.at("time_us_rank_mean").get<double>(), 40000.0);
 
   const auto o = j.judged();
   EXPECT_EQ(o.status, r::verdict_status::pass) << r::to_string(o.status);
@@ -266,7 +267,8 @@ TEST(MpiJobCheck, WrongElementsOnRankOneNameItsNodeAndGpu) {
       EXPECT_EQ(v.devices, std::vector<int>{0});
       for (const auto& d : v.diagnoses)
         if (d.code == "GPUSPEC-VERIFICATION-FAILED" && d.device == 0 &&
-            d.evidence.at("serial") == "SYNTHETIC-node-b")
+            d.evidence.at("serial") == "SYNTHETIC-node-b" &&
+            d.cause.find("rank 1 on node-b, GPU 0 (00000000:10:00.0") != std::string::npos)
           named = true;
     }
   EXPECT_TRUE(named) << "node B's GPU is not named in a verification failure";
