@@ -27,6 +27,7 @@ using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 using testing::burnin_report;
 using testing::interrupted_report;
+using testing::multi_node_report;
 using testing::no_gpu_report;
 using testing::random_report;
 using testing::synthetic_report;
