@@ -135,6 +135,13 @@ TEST(MpiPlan, CasesAreEveryCollectiveAtEverySizeAndSurviveTheWire) {
   c.nccl_unique_id_hex = m::to_hex(m::nccl_unique_id{'\x01', '\xff'});
   EXPECT_EQ(m::case_from_json(m::to_json(c)), c);
   EXPECT_EQ(m::case_from_json({{"index", 1}}), std::nullopt);
+  // The first case of an id carries the communicator's own init allowance; never negative.
+  EXPECT_EQ(cases[1].init_allowance_s, 0);
+  c.init_allowance_s = 30;
+  EXPECT_EQ(m::case_from_json(m::to_json(c)), c);
+  auto bad = m::to_json(c);
+  bad["init_allowance_s"] = -1;
+  EXPECT_EQ(m::case_from_json(bad), std::nullopt);
 }
 
 TEST(MpiPlan, UniqueIdsRoundTripThroughHex) {
