@@ -131,8 +131,8 @@ exit_code run_check(const check_cli_options& o) {
   if (o.tolerance >= 0)
     options.baseline_tolerance = o.tolerance;
   auto outcome = reports::check(reports, loaded->specs, loaded->rules, options);
-  for (std::size_t i = 0; i < outcome.nodes.size(); ++i)
-    outcome.nodes[i].source = o.reports[i];
+  for (auto& node : outcome.nodes)
+    node.source = o.reports[node.report_index];
 
   reports::render_options render;
   render.colour = o.output.empty() && *format == reports::output_format::table && colour_stdout();
@@ -167,8 +167,8 @@ exit_code check_after_run(const reports::report& report, const std::string& sour
   if (!loaded)
     return exit_code::unknown;
   auto outcome = reports::check(report, loaded->specs, loaded->rules);
-  if (!outcome.nodes.empty())
-    outcome.nodes.front().source = source;
+  for (auto& node : outcome.nodes)
+    node.source = source;
   if (!print_table)
     return to_exit_code(outcome.status);
   reports::render_options render;

@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <ctime>
 #include <exception>
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,11 +20,15 @@
 
 #include "cmd_check.hpp"
 #include "exit_code.hpp"
+#include "gpuspec/benches/network_ports.hpp"
+#include "gpuspec/benches/telemetry.hpp"
 #include "gpuspec/collectives/mpi/launcher.hpp"
 #include "gpuspec/collectives/mpi/mpi_world.hpp"
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
+#include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
 #include "inventory.hpp"
+#include "specs_location.hpp"
 
 namespace {
 
@@ -69,10 +76,13 @@ std::string default_output(const std::string& host) {
                      fmt::gmtime(std::time(nullptr)));
 }
 
-mpi::node_view take_node() {
-  const auto inv = gpuspec::cli::take_inventory();
+/// This rank's node: the inventory `gpuspec info` takes, its InfiniBand / RoCE ports, and NVML for
+/// the telemetry sampler (the one-node worker's).
+mpi::node_view take_node(const mpi::environment_lookup& env) {
+  auto inv = gpuspec::cli::take_inventory();
   mpi::node_view node;
   node.host_info = inv.host;
+  node.host_info.network_ports = gpuspec::benches::read_network_ports("/");
   node.devices = inv.devices;
   node.host = inv.host.hostname;
   if (node.host.empty()) {
@@ -80,16 +90,29 @@ mpi::node_view take_node() {
     if (::gethostname(name, sizeof(name) - 1) == 0)
       node.host = name;
   }
+  // Test hook (docs/multi-node.md): ranks on one machine stand for two nodes.
+  if (const auto host = env("GPUSPEC_MPI_TEST_HOSTNAME"); host && !host->empty())
+    node.host = *host;
+  node.host_info.hostname = node.host;
   if (!gpuspec::cli::has_gpus(inv))
     node.no_gpu_reason =
         inv.host.gpu_status != "ok" ? inv.host.gpu_status : std::string("no GPU in the inventory");
+  if (inv.nvml && !env("GPUSPEC_MPI_TEST_NO_TELEMETRY")) {
+    auto nvml = std::make_shared<gpuspec::benches::nvml_library>(std::move(*inv.nvml));
+    node.telemetry = [nvml] { return gpuspec::benches::make_nvml_telemetry_source(*nvml); };
+  } else {
+    node.telemetry_unavailable =
+        fmt::format("no telemetry: NVML is not available on {} ({})", node.host,
+                    inv.nvml ? "GPUSPEC_MPI_TEST_NO_TELEMETRY is set" : inv.host.gpu_status);
+  }
   return node;
 }
 
 int run(int argc, char** argv, const mpi_cli_options& o) {
   mpi::mpi_world world(argc, argv);
   const gpuspec::spine::stop_signal_guard interrupt(gpuspec::spine::second_signal::ends_process);
-  const auto node = take_node();
+  const auto env = mpi::process_environment();
+  const auto node = take_node(env);
 
   mpi::launcher_options options;
   options.plan.collectives = o.collectives;
@@ -101,7 +124,22 @@ int run(int argc, char** argv, const mpi_cli_options& o) {
   options.output = o.output.empty() ? default_output(node.host) : o.output;
   options.tool_version = GPUSPEC_VERSION;
   options.command_line.assign(argv, argv + argc);
-  options.hooks = mpi::test_hooks_from_environment(mpi::process_environment());
+  options.hooks = mpi::test_hooks_from_environment(env);
+  // The spec table the link ceilings take the GPUs' rows from (rank 0); the check loads its own.
+  std::optional<gpuspec::reports::spec_table> specs;
+  if (world.rank() == 0) {
+    const auto path =
+        o.specs.empty()
+            ? gpuspec::reports::default_spec_table_path(gpuspec::cli::specs_dir().string())
+            : std::filesystem::path(o.specs);
+    auto loaded = gpuspec::reports::load_spec_table(path);
+    if (loaded)
+      specs = std::move(loaded).value();
+    else
+      fmt::print(stderr, "gpuspec-mpi: warning: {}: the ceilings have no datasheet figure\n",
+                 loaded.error().to_string());
+  }
+  options.specs = specs ? &*specs : nullptr;
 
   const auto backend = mpi::collective_rank_backend();
   const auto outcome = mpi::run_launcher(world, options, node, backend, interrupt.requested());

@@ -14,6 +14,7 @@
 #include "gpuspec/reports/diagnosis.hpp"
 #include "gpuspec/reports/event_rules.hpp"
 #include "gpuspec/reports/identity.hpp"
+#include "gpuspec/reports/multi_node.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
@@ -266,6 +267,7 @@ public:
     for (std::size_t i = 0; i < m_report.results.size(); ++i) {
       auto v = judge(i, node);
       add_event_findings(v, m_report.results[i], node);
+      add_telemetry_notes(v, m_report.results[i]);
       auto& count = names[v.name];
       if (++count > 1)
         v.name += fmt::format(" #{}", count);
@@ -629,6 +631,19 @@ private:
     counted.cause += "; the run's events saw them too: " + event.cause;
   }
 
+  /// A multi-node result whose telemetry some ranks could not sample (collectives/mpi
+  /// rank_merge.hpp): judged by the ranks that did, and the others named in a note.
+  static void add_telemetry_notes(result_verdict& v, const result& r) {
+    const auto it = r.observations.find("telemetry_missing");
+    if (it == r.observations.end() || !it->is_array() || it->empty())
+      return;
+    for (const auto& m : *it)
+      if (m.is_string())
+        v.message +=
+            (v.message.empty() ? "note: no telemetry from " : "; note: no telemetry from ") +
+            m.get<std::string>();
+  }
+
   /// "impossible: ..." when the result beats the hardware by more than its own noise.
   [[nodiscard]] std::string impossible(const result& r) const {
     const auto& c = r.ceiling_value;
@@ -894,8 +909,22 @@ void roll_up(const report& r, node_verdict& node) {
 
 } // namespace
 
-check_outcome check(std::span<const report> reports, const spec_table& specs,
+check_outcome check(std::span<const report> given, const spec_table& specs,
                     const expectations& rules, const check_options& options) {
+  // A multi-node report is judged node by node (multi_node.hpp): its faults go to the node and
+  // GPU that had them. Each node's verdict says which report it came from.
+  std::vector<report> by_node;
+  std::vector<std::size_t> origin;
+  const bool multi_node =
+      std::any_of(given.begin(), given.end(), [](const report& r) { return !r.nodes.empty(); });
+  if (multi_node)
+    for (std::size_t i = 0; i < given.size(); ++i)
+      for (auto& n : reports_by_node(given[i])) {
+        by_node.push_back(std::move(n));
+        origin.push_back(i);
+      }
+  const std::span<const report> reports = multi_node ? std::span<const report>(by_node) : given;
+
   std::optional<baseline_index> baseline;
   if (options.baseline != nullptr)
     baseline.emplace(*options.baseline);
@@ -906,6 +935,8 @@ check_outcome check(std::span<const report> reports, const spec_table& specs,
   for (const auto& r : reports) {
     node_checker checker(r, specs, rules, baseline ? &*baseline : nullptr, tolerance);
     out.nodes.push_back(checker.run());
+    out.nodes.back().report_index =
+        multi_node ? origin[out.nodes.size() - 1] : out.nodes.size() - 1;
     replaced += checker.replaced_ceilings();
     for (const auto& note : checker.notes())
       out.notes.push_back(

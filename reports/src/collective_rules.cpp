@@ -41,10 +41,12 @@ std::optional<std::int64_t> links_active(const device_info& d) {
 std::string collective_not_judged(const result& res) {
   if (!is_collective(res))
     return {};
+  // The communicator's ranks where the result says (a multi-node result names one node's GPUs
+  // in `devices`, of a collective over more), else its GPUs.
   const auto n = res.observations.find("nranks");
-  const bool one_rank =
-      (n != res.observations.end() && n->is_number_integer() && n->get<std::int64_t>() == 1) ||
-      res.devices.size() == 1;
+  const bool one_rank = n != res.observations.end() && n->is_number_integer()
+                            ? n->get<std::int64_t>() == 1
+                            : res.devices.size() == 1;
   if (!one_rank)
     return {};
   return "reported, not judged: one rank, so nothing crosses a bus (nccl-tests' busbw factor "

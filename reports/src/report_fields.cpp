@@ -15,9 +15,19 @@ namespace {
 
 using f = report_field;
 
-constexpr std::array report_keys{f{"schema"},           f{"run"},     f{"host"},
-                                 f{"devices"},          f{"results"}, f{"complete"},
-                                 f{"incomplete_reason"}};
+constexpr std::array report_keys{f{"schema"},
+                                 f{"run"},
+                                 f{"host"},
+                                 f{"devices"},
+                                 f{"results"},
+                                 f{"complete"},
+                                 f{"incomplete_reason"},
+                                 f{"nodes", 1, true}};
+// Another node of a multi-node run (report.hpp node_inventory), inside the report's "nodes".
+constexpr std::array node_inventory_keys{f{"host", 1}, f{"devices", 1}, f{"run_devices", 1}};
+// An InfiniBand or RoCE port (report.hpp network_port), inside host_info's "network_ports".
+constexpr std::array network_port_keys{f{"device", 1}, f{"port", 1},      f{"state", 1},
+                                       f{"rate", 1},   f{"rate_gbps", 1}, f{"link_layer", 1}};
 constexpr std::array run_keys{f{"tool_version"}, f{"started_utc"}, f{"finished_utc"},
                               f{"suite"},        f{"filter"},      f{"command_line"},
                               f{"backend", 1},   f{"devices", 1},  f{"concurrency", 1}};
@@ -38,7 +48,8 @@ constexpr std::array host_keys{f{"hostname"},
                                f{"nccl_version"},
                                f{"gpu_status"},
                                f{"checks"},
-                               f{"topology", 1, true}};
+                               f{"topology", 1, true},
+                               f{"network_ports", 1, true}};
 constexpr std::array topology_keys{f{"gpus"}, f{"pairs"}, f{"problems"}};
 constexpr std::array gpu_topology_keys{
     f{"device"},          f{"numa_node"},          f{"cpu_list"}, f{"nvlink_version"},
@@ -185,6 +196,8 @@ constexpr std::array objects{
     report_object{"run_info", run_keys},
     report_object{"host_info", host_keys},
     report_object{"host_check", check_keys},
+    report_object{"network_port", network_port_keys},
+    report_object{"node_inventory", node_inventory_keys},
     report_object{"topology_info", topology_keys},
     report_object{"gpu_topology", gpu_topology_keys},
     report_object{"gpu_activity", activity_keys},

@@ -139,6 +139,21 @@ topology_info read_topology(element e, const path_ref& path) {
   return t;
 }
 
+network_port read_network_port(element e, const path_ref& path) {
+  const auto o = reader(e, path, "network_port", 1);
+  network_port p;
+  p.device = o.string("device");
+  p.port = o.integer<int>("port");
+  p.state = o.string("state");
+  p.rate = o.string("rate");
+  p.rate_gbps = o.nullable_number("rate_gbps");
+  if (p.rate_gbps && *p.rate_gbps < 0) {
+    fail(o.path_of("rate_gbps"), fmt::format("a rate cannot be negative, got {}", *p.rate_gbps));
+  }
+  p.link_layer = o.string("link_layer");
+  return p;
+}
+
 host_info read_host(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "host_info", minor);
   host_info host;
@@ -162,6 +177,9 @@ host_info read_host(element e, const path_ref& path, int minor) {
   if (minor >= 1) {
     if (const auto topology = o.find("topology")) {
       host.topology = read_topology(*topology, o.field("topology"));
+    }
+    if (const auto ports = o.find("network_ports")) {
+      host.network_ports = read_array(*ports, o.field("network_ports"), read_network_port);
     }
   }
   return host;
@@ -603,6 +621,25 @@ report read_report(element e) {
       });
   r.complete = o.boolean("complete");
   r.incomplete_reason = o.string("incomplete_reason");
+  // May be absent (report_fields.hpp: optional), never null or empty.
+  if (minor >= 1) {
+    if (const auto nodes = o.find("nodes")) {
+      r.nodes = read_array(*nodes, o.field("nodes"), [minor](element item, const path_ref& at) {
+        const auto n = reader(item, at, "node_inventory", minor);
+        node_inventory node;
+        node.host = read_host(n.at("host"), n.path_of("host"), minor);
+        node.devices = read_array(
+            n.at("devices"), n.path_of("devices"),
+            [minor](element d, const path_ref& where) { return read_device(d, where, minor); });
+        node.run_devices = read_array(
+            n.at("run_devices"), n.path_of("run_devices"),
+            [](element x, const path_ref& where) { return read_integer<int>(x, where); });
+        return node;
+      });
+      if (r.nodes.empty())
+        fail(o.field("nodes").str(), "an empty list is written as no key at all");
+    }
+  }
   return r;
 }
 

@@ -200,6 +200,21 @@ json host_json(const host_info& host) {
   if (host.topology) {
     j["topology"] = topology_json(*host.topology, "host.topology");
   }
+  if (host.network_ports) {
+    json ports = json::array();
+    for (std::size_t i = 0; i < host.network_ports->size(); ++i) {
+      const network_port& p = (*host.network_ports)[i];
+      json pj = json::object();
+      pj["device"] = p.device;
+      pj["port"] = p.port;
+      pj["state"] = p.state;
+      pj["rate"] = p.rate;
+      pj["rate_gbps"] = number(p.rate_gbps, index_path("host.network_ports", i) + ".rate_gbps");
+      pj["link_layer"] = p.link_layer;
+      ports.push_back(std::move(pj));
+    }
+    j["network_ports"] = std::move(ports);
+  }
   return j;
 }
 
@@ -604,6 +619,23 @@ nlohmann::ordered_json to_json(const report& r) {
   j["results"] = std::move(results);
   j["complete"] = r.complete;
   j["incomplete_reason"] = r.incomplete_reason;
+  if (!r.nodes.empty()) {
+    json nodes = json::array();
+    for (std::size_t n = 0; n < r.nodes.size(); ++n) {
+      const node_inventory& node = r.nodes[n];
+      const std::string at = index_path("nodes", n);
+      json nj = json::object();
+      nj["host"] = host_json(node.host);
+      json node_devices = json::array();
+      for (std::size_t i = 0; i < node.devices.size(); ++i) {
+        node_devices.push_back(device_json(node.devices[i], index_path(at + ".devices", i)));
+      }
+      nj["devices"] = std::move(node_devices);
+      nj["run_devices"] = node.run_devices;
+      nodes.push_back(std::move(nj));
+    }
+    j["nodes"] = std::move(nodes);
+  }
   return j;
 }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/benches/network_ports.hpp"
 #include "gpuspec/benches/pcie_link.hpp"
 
 namespace gpuspec::benches {
@@ -146,13 +147,89 @@ std::string_view to_string(collective_link link) {
     return "NVLink";
   case collective_link::pcie:
     return "PCIe";
+  case collective_link::network:
+    return "network";
   case collective_link::none:
     break;
   }
   return "none";
 }
 
+namespace {
+
+collective_ceiling_choice intra_node_ceiling(const collective_ceiling_inputs& in);
+
+/// The network between nodes against the link inside them: the lower bounds the collective.
+collective_ceiling_choice across_nodes(const collective_ceiling_inputs& in) {
+  collective_ceiling_choice inside = intra_node_ceiling(in);
+  const auto name = [&](std::size_t n) {
+    return n < in.node_names.size() ? in.node_names[n] : fmt::format("node {}", n);
+  };
+  std::optional<double> slowest_gbs;
+  std::string slowest_text;
+  std::vector<std::string> idle;
+  for (std::size_t n = 0; n < in.node_ports.size(); ++n) {
+    const auto active = active_network_ports(in.node_ports[n]);
+    if (active.count == 0) {
+      idle.push_back(name(n));
+      continue;
+    }
+    const double gbs = active.gbps / 8.0;
+    if (!slowest_gbs || gbs < *slowest_gbs) {
+      slowest_gbs = gbs;
+      slowest_text = fmt::format("{}: {} active port(s), {:g} Gb/s together", name(n), active.count,
+                                 active.gbps);
+    }
+  }
+  if (!idle.empty()) {
+    // No figure for the path between nodes: held to nothing rather than to the link inside.
+    collective_ceiling_choice out;
+    const std::string why =
+        fmt::format("across nodes, but {} has no active InfiniBand or RoCE port in its inventory "
+                    "(host.network_ports): NCCL's path between nodes has no rate to hold busbw to",
+                    fmt::join(idle, ", "));
+    out.ceiling.datasheet_source = why;
+    out.ceiling.clock_adjusted_source = why;
+    out.why = why;
+    return out;
+  }
+  // The figure that judges inside the node (the datasheet where there is one).
+  const auto inside_value =
+      inside.ceiling.datasheet ? inside.ceiling.datasheet : inside.ceiling.clock_adjusted;
+  if (inside_value && *inside_value <= *slowest_gbs) {
+    inside.why += fmt::format("; across {} nodes, whose network is not slower (slowest: {} = "
+                              "{:g} GB/s)",
+                              in.node_ports.size(), slowest_text, *slowest_gbs);
+    return inside;
+  }
+  collective_ceiling_choice out;
+  out.link = collective_link::network;
+  out.ceiling.datasheet_source = "no datasheet figure for the network between nodes: the ports' "
+                                 "rate as found judges";
+  out.ceiling.clock_adjusted = slowest_gbs;
+  out.ceiling.clock_adjusted_source = fmt::format(
+      "the network between nodes, the slowest node's active InfiniBand / RoCE ports together as "
+      "the kernel reports their rate (sysfs ports/<n>/rate, Gb/s / 8): {} = {:g} GB/s; busbw is "
+      "held to the bottleneck of the path (nccl-tests doc/PERFORMANCE.md), here below the link "
+      "inside the nodes ({})",
+      slowest_text, *slowest_gbs, inside.why);
+  out.why = fmt::format("network: across {} nodes, {} is the slowest link on the path",
+                        in.node_ports.size(), slowest_text);
+  return out;
+}
+
+} // namespace
+
 collective_ceiling_choice collective_link_ceiling(const collective_ceiling_inputs& in) {
+  if (in.node_ports.size() >= 2 && in.gpus.size() >= 2)
+    return across_nodes(in);
+  return intra_node_ceiling(in);
+}
+
+namespace {
+
+/// One node's GPUs (or a job's, inside each node): NVLink, else PCIe; none for one rank.
+collective_ceiling_choice intra_node_ceiling(const collective_ceiling_inputs& in) {
   collective_ceiling_choice out;
   if (in.gpus.size() < 2) {
     const std::string why = "one rank: nothing crosses a bus, so no link ceiling (reported, not "
@@ -190,5 +267,7 @@ collective_ceiling_choice collective_link_ceiling(const collective_ceiling_input
   out.why = why;
   return out;
 }
+
+} // namespace
 
 } // namespace gpuspec::benches

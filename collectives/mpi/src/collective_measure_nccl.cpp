@@ -9,8 +9,11 @@
 // the counting kernel. Rank 0's merge keeps the slowest rank (nccl-tests' convention).
 //
 // Bootstrap: rank 0 made the group's ncclUniqueId (make_unique_id) and sent it with the case;
-// every rank joins with ncclCommInitRankConfig, non-blocking, on its GPU (the CUDA ordinal the
-// inventory matched by PCI bus id). Watchdog: the collective is abandoned and the communicator
+// every rank joins with ncclCommInitRankConfig, non-blocking, on its GPU (the CUDA ordinal its
+// own process's inventory matched by PCI bus id, among the GPUs its CUDA sees), within the case's
+// init allowance, once per id: the communicator is kept for the group's next cases (rank 0 sends
+// the same id while the group's cases end ok) and dropped when an abort spoils it or a new id
+// replaces it. Watchdog: the collective is abandoned and the communicator
 // aborted (ncclCommAbort) well before the case's deadline, so that this rank's reply names
 // what was stuck instead of rank 0 naming this rank as silent.
 
@@ -18,9 +21,12 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -54,7 +60,13 @@ reports::result with_status(reports::result r, reports::result_status status, st
   return r;
 }
 
-reports::result measure_rank(const rank_context& ctx, const mpi_case& c) {
+/// This process's communicators, one per group (the id rank 0 sent), kept across cases.
+struct communicator_cache {
+  std::map<std::vector<int>, std::pair<std::string, std::shared_ptr<node_communicators>>> by_group;
+};
+
+reports::result measure_rank(communicator_cache& cache, const rank_context& ctx,
+                             const mpi_case& c) {
   reports::result r = skipped_result(c, ctx, "");
   r.status = reports::result_status::ok;
   const auto skip = [&](std::string why) {
@@ -85,17 +97,28 @@ reports::result measure_rank(const rank_context& ctx, const mpi_case& c) {
     return skip(fmt::format("the CUDA runtime does not see this rank's GPU ({})",
                             ctx.self.device ? ctx.self.device->pci_bus_id : "none"));
 
-  // Inside the case's deadline, as the one-node family inside its worker's: communicator
-  // first (half the time at most), then the collective with what is left.
+  // Inside the case's deadline, as the one-node family inside its worker's: the communicator
+  // within its own allowance (the first case of an id), or half the time where the case has
+  // none, then the collective with what is left.
   const double budget = 0.8 * seconds_until(ctx.deadline) - 1.0;
   if (budget <= 0.1)
     return skip(fmt::format("the case's deadline leaves no time ({:.1f} s)", budget));
-  std::shared_ptr<node_communicators> comms;
-  try {
-    comms = node_communicators::join(*ctx.self.device->cuda_index, ctx.unique_id, ctx.group_size,
-                                     ctx.group_rank, 0.5 * budget);
-  } catch (const nccl_unavailable& e) {
-    return skip(std::string("NCCL unavailable: ") + e.what());
+  auto& held = cache.by_group[c.group];
+  if (held.first != c.nccl_unique_id_hex || !held.second || held.second->aborted())
+    held = {}; // a new id for the group: the old communicator goes first
+  std::shared_ptr<node_communicators> comms = held.second;
+  if (!comms) {
+    const double init_s =
+        c.init_allowance_s > 0 ? std::min(c.init_allowance_s, budget) : 0.5 * budget;
+    try {
+      comms = node_communicators::join(*ctx.self.device->cuda_index, ctx.unique_id, ctx.group_size,
+                                       ctx.group_rank, init_s);
+    } catch (const nccl_unavailable& e) {
+      return skip(fmt::format("NCCL unavailable: {} (communicator of {} ranks, {:.0f} s allowed "
+                              "for its init)",
+                              e.what(), ctx.group_size, init_s));
+    }
+    held = {c.nccl_unique_id_hex, comms};
   }
 
   collective_request q;
@@ -114,8 +137,11 @@ reports::result measure_rank(const rank_context& ctx, const mpi_case& c) {
     o = run_collective(*comms, q);
   } catch (const std::exception& e) {
     comms->abort(); // a failed call leaves the communicator unusable; never finalise it
+    held = {};
     return with_status(r, reports::result_status::failed, e.what());
   }
+  if (comms->aborted())
+    held = {};
 
   const auto& counts = o.counts;
   const int eb = element_size(*type);
@@ -167,8 +193,10 @@ reports::result measure_rank(const rank_context& ctx, const mpi_case& c) {
     return r;
   }
   r = with_status(r, reports::result_status::failed,
-                  fmt::format("verification failed: {} wrong element(s) on rank {} of the group",
-                              f.wrong, ctx.group_rank));
+                  fmt::format("verification failed: {} wrong element(s) on rank {} of the group "
+                              "(its GPU {}, {})",
+                              f.wrong, ctx.group_rank, ctx.self.device->index,
+                              ctx.self.device->pci_bus_id));
   r.failure = reports::failure_kind::verification;
   return r;
 }
@@ -182,7 +210,10 @@ measure_backend collective_rank_backend() {
     return unavailable_backend(std::move(why));
   measure_backend b;
   b.name = "cuda";
-  b.measure = measure_rank;
+  auto cache = std::make_shared<communicator_cache>();
+  b.measure = [cache](const rank_context& ctx, const mpi_case& c) {
+    return measure_rank(*cache, ctx, c);
+  };
   b.make_unique_id = []() -> std::optional<nccl_unique_id> {
     try {
       return make_unique_id();

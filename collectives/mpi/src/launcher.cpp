@@ -58,6 +58,59 @@ bool process_gone(long pid) {
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
 }
 
+/// This rank's GPU's telemetry, sampled all through the run by the one-node worker's sampler
+/// (benches/host telemetry.hpp); each result gets its window's summary.
+class rank_telemetry {
+public:
+  rank_telemetry(const node_view& node, const rank_assignment& self) {
+    if (!self.device)
+      return;
+    m_device = self.device->index;
+    if (self.device->sm_clock_max_mhz)
+      m_sm_clock_max = *self.device->sm_clock_max_mhz;
+    m_unavailable = node.telemetry_unavailable;
+    if (!node.telemetry)
+      return;
+    try {
+      if (auto source = node.telemetry())
+        m_sampler = std::make_unique<benches::telemetry_sampler>(
+            std::move(source), std::vector<int>{m_device}, node.telemetry_period);
+    } catch (const std::exception& e) {
+      m_unavailable = fmt::format("no telemetry: the sampler could not start: {}", e.what());
+    }
+  }
+
+  /// The summary of [begin, end] on this rank's GPU, or why there is none.
+  [[nodiscard]] reports::telemetry_summary summary(clock::time_point begin, clock::time_point end) {
+    if (!m_sampler) {
+      reports::telemetry_summary t;
+      t.status = m_unavailable;
+      return t;
+    }
+    return m_sampler->summary(m_device, begin, end, m_sm_clock_max);
+  }
+
+private:
+  int m_device = 0;
+  std::optional<double> m_sm_clock_max;
+  std::string m_unavailable;
+  std::unique_ptr<benches::telemetry_sampler> m_sampler;
+};
+
+reports::result measure_case(const measure_backend& backend, const rank_context& ctx,
+                             const mpi_case& c);
+
+/// What a rank measures for a case, with its GPU's telemetry over the measure's window (from
+/// its start to its reply, communicator set-up and check included) for a result that ran.
+reports::result measured_case(const measure_backend& backend, const rank_context& ctx,
+                              const mpi_case& c, rank_telemetry& telemetry) {
+  const auto begin = clock::now();
+  auto r = measure_case(backend, ctx, c);
+  if (r.status == reports::result_status::ok || !r.samples.empty())
+    r.telemetry = telemetry.summary(begin, clock::now());
+  return r;
+}
+
 /// What a rank measures for a case: skipped with the reason when nothing can run here.
 reports::result measure_case(const measure_backend& backend, const rank_context& ctx,
                              const mpi_case& c) {
@@ -87,7 +140,7 @@ rank_context context_for(const mpi_world& world, const rank_assignment& self, co
   ctx.group_size = static_cast<int>(c.group.size());
   if (auto id = unique_id_from_hex(c.nccl_unique_id_hex))
     ctx.unique_id = *id;
-  ctx.deadline = after(c.deadline_s);
+  ctx.deadline = after(c.deadline_s + c.init_allowance_s);
   return ctx;
 }
 
@@ -131,11 +184,22 @@ public:
     const auto cases = schedule();
     if (cases.empty())
       return finish(false);
+    // One communicator per group, reused case after case: a group keeps its NCCL id while its
+    // cases end with every rank ok; any other end makes a new one (a rank may have aborted its
+    // communicator), and the first case with an id gives the ranks time to make it.
+    std::map<std::vector<int>, std::string> ids;
     for (auto c : cases) {
-      if (auto id = m_backend.make_unique_id ? m_backend.make_unique_id() : std::nullopt)
-        c.nccl_unique_id_hex = to_hex(*id);
+      auto& id = ids[c.group];
+      if (id.empty()) {
+        if (auto made = m_backend.make_unique_id ? m_backend.make_unique_id() : std::nullopt)
+          id = to_hex(*made);
+        c.init_allowance_s = id.empty() ? 0.0 : m_options.bootstrap_timeout_s;
+      }
+      c.nccl_unique_id_hex = id;
       if (!run_case(c))
         return finish(false);
+      if (m_report.results.empty() || m_report.results.back().status != reports::result_status::ok)
+        id.clear();
       save("run in progress: " + fmt::format("{} of {} cases done", c.index + 1, cases.size()));
     }
     tell_all({{"type", "stop"}});
@@ -218,6 +282,8 @@ private:
       return false;
     }
     m_ranks = std::move(outcome.ranks);
+    m_telemetry = std::make_unique<rank_telemetry>(m_node, m_ranks.front());
+    m_report.nodes = other_nodes(m_hellos, m_ranks, m_node.host);
     auto ranks = nlohmann::ordered_json::array();
     for (const auto& a : m_ranks)
       ranks.push_back(to_json(a));
@@ -264,7 +330,7 @@ private:
 
   /// One case: sent to every rank, measured here, every reply awaited until the deadline.
   bool run_case(const mpi_case& c) {
-    const auto deadline = after(c.deadline_s);
+    const auto deadline = after(c.deadline_s + c.init_allowance_s);
     const nlohmann::ordered_json message = {{"type", "case"}, {"case", to_json(c)}};
     const std::string text = message.dump();
     std::vector<bool> answered(static_cast<std::size_t>(m_world.size()), false);
@@ -276,7 +342,8 @@ private:
 
     const auto& self = m_ranks.front();
     if (in_group(c, 0))
-      replies.push_back({0, measure_case(m_backend, context_for(m_world, self, c), c)});
+      replies.push_back(
+          {0, measured_case(m_backend, context_for(m_world, self, c), c, *m_telemetry)});
     answered[0] = true;
     for (const auto& l : lost)
       answered[static_cast<std::size_t>(l.rank)] = true;
@@ -331,7 +398,10 @@ private:
     std::sort(missing.begin(), missing.end(),
               [](const missing_rank& a, const missing_rank& b) { return a.rank < b.rank; });
     if (missing.empty()) {
-      m_report.results.push_back(merge_case(c, replies, m_ranks, m_node.host));
+      auto merged = merge_case(c, replies, m_ranks, m_node.host);
+      if (merged.status == reports::result_status::ok)
+        attach_ceiling(merged, c, m_ranks, m_hellos, m_options.specs);
+      m_report.results.push_back(std::move(merged));
       return true;
     }
 
@@ -444,6 +514,7 @@ private:
   reports::report m_report;
   std::vector<rank_hello> m_hellos;
   std::vector<rank_assignment> m_ranks;
+  std::unique_ptr<rank_telemetry> m_telemetry;
   std::string m_incomplete;
   launcher_outcome m_outcome;
 };
@@ -494,6 +565,7 @@ launcher_outcome run_other(mpi_world& world, const launcher_options& options, co
       self = std::move(x);
   if (!self)
     return lost_root("rank 0's answer does not assign this rank");
+  rank_telemetry telemetry(node, *self);
 
   // Rank 0 sends the next case once every rank has answered this one, or the case's deadline
   // has passed: waiting longer than that (plus the bootstrap allowance) means rank 0 is lost.
@@ -512,11 +584,11 @@ launcher_outcome run_other(mpi_world& world, const launcher_options& options, co
     apply_test_hooks(options.hooks, world.rank(), c->index, stop);
     nlohmann::ordered_json reply = {{"index", c->index}, {"result", nullptr}};
     if (in_group(*c, world.rank()))
-      reply["result"] =
-          reports::result_to_json(measure_case(backend, context_for(world, *self, *c), *c));
+      reply["result"] = reports::result_to_json(
+          measured_case(backend, context_for(world, *self, *c), *c, telemetry));
     if (auto why = world.send(0, tag_reply, reply.dump(), after(c->deadline_s), stop))
       return lost_root("could not send its reply to rank 0: " + *why);
-    wait_s = c->deadline_s + options.bootstrap_timeout_s;
+    wait_s = c->deadline_s + c->init_allowance_s + options.bootstrap_timeout_s;
   }
 }
 

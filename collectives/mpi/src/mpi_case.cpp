@@ -16,7 +16,8 @@ nlohmann::ordered_json to_json(const mpi_case& c) {
           {"group", c.group},
           {"pair", c.pair},
           {"deadline_s", c.deadline_s},
-          {"nccl_unique_id_hex", c.nccl_unique_id_hex}};
+          {"nccl_unique_id_hex", c.nccl_unique_id_hex},
+          {"init_allowance_s", c.init_allowance_s}};
 }
 
 std::optional<mpi_case> case_from_json(const nlohmann::ordered_json& j) {
@@ -29,7 +30,9 @@ std::optional<mpi_case> case_from_json(const nlohmann::ordered_json& j) {
     c.pair = j.at("pair").get<std::string>();
     c.deadline_s = j.at("deadline_s").get<double>();
     c.nccl_unique_id_hex = j.at("nccl_unique_id_hex").get<std::string>();
-    if (!c.axes.is_object() || c.bench_id.empty() || c.group.empty() || !(c.deadline_s > 0))
+    c.init_allowance_s = j.at("init_allowance_s").get<double>();
+    if (!c.axes.is_object() || c.bench_id.empty() || c.group.empty() || !(c.deadline_s > 0) ||
+        c.init_allowance_s < 0)
       return std::nullopt;
     return c;
   } catch (const nlohmann::json::exception&) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/benches/pci_bus_id.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
 namespace gpuspec::collectives::mpi {
@@ -118,6 +119,36 @@ std::optional<rank_assignment> assignment_from_json(const nlohmann::ordered_json
   }
 }
 
+namespace {
+
+/// Which of the host's GPUs (bus-id order) this rank's own CUDA runtime sees: those its own
+/// inventory gave a CUDA ordinal. A rank whose inventory gave none (a build without CUDA, whose
+/// measure skips anyway) is taken to see them all.
+std::vector<bool> visible_to(const rank_hello& h, const std::vector<reports::device_info>& gpus) {
+  const bool any = std::any_of(h.devices.begin(), h.devices.end(),
+                               [](const reports::device_info& d) { return d.cuda_index; });
+  std::vector<bool> out(gpus.size(), !any);
+  if (!any)
+    return out;
+  for (std::size_t g = 0; g < gpus.size(); ++g)
+    for (const auto& d : h.devices)
+      if (d.cuda_index && benches::normalize_pci_bus_id(d.pci_bus_id) ==
+                              benches::normalize_pci_bus_id(gpus[g].pci_bus_id))
+        out[g] = true;
+  return out;
+}
+
+/// The rank's own inventory record of `gpu` (its own CUDA ordinal), else the host's.
+reports::device_info own_record(const rank_hello& h, const reports::device_info& gpu) {
+  for (const auto& d : h.devices)
+    if (benches::normalize_pci_bus_id(d.pci_bus_id) ==
+        benches::normalize_pci_bus_id(gpu.pci_bus_id))
+      return d;
+  return gpu;
+}
+
+} // namespace
+
 assignment_outcome assign_ranks(std::span<const rank_hello> hellos) {
   std::map<std::string, std::vector<const rank_hello*>> by_host;
   for (const auto& h : hellos)
@@ -158,19 +189,48 @@ assignment_outcome assign_ranks(std::span<const rank_hello> hellos) {
           gpus.size() == 1 ? "" : "s", gpus.size(), gpus.size());
       return out;
     }
-    for (int i = 0; i < n; ++i) {
-      const rank_hello& h = *ranks[static_cast<std::size_t>(i)];
+    // In local-rank order, each rank takes the local_rank-th GPU, or else the first one still
+    // free, among those its own CUDA sees (per-rank CUDA_VISIBLE_DEVICES, srun
+    // --gpus-per-task=1), and its own inventory's record of it (its own CUDA ordinal).
+    std::vector<std::size_t> order(ranks.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    const auto local_of = [&](std::size_t i) {
+      return use_launcher ? ranks[i]->local_rank->local_rank : static_cast<int>(i);
+    };
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t x, std::size_t y) { return local_of(x) < local_of(y); });
+    std::vector<bool> taken(gpus.size(), false);
+    for (const std::size_t i : order) {
+      const rank_hello& h = *ranks[i];
       if (h.rank < 0 || h.rank >= static_cast<int>(hellos.size()))
         continue; // hellos are indexed by rank; the launcher never sends another
       rank_assignment& a = out.ranks[static_cast<std::size_t>(h.rank)];
       a.rank = h.rank;
       a.host = host;
-      a.local_rank = use_launcher ? h.local_rank->local_rank : i;
+      a.local_rank = local_of(i);
       a.local_ranks = n;
-      if (gpus.empty())
+      if (gpus.empty()) {
         a.no_device_reason = no_gpu;
-      else
-        a.device = gpus[static_cast<std::size_t>(a.local_rank)];
+        continue;
+      }
+      const auto visible = visible_to(h, gpus);
+      std::optional<std::size_t> pick;
+      const auto wanted = static_cast<std::size_t>(a.local_rank);
+      if (wanted < gpus.size() && visible[wanted] && !taken[wanted])
+        pick = wanted;
+      for (std::size_t g = 0; !pick && g < gpus.size(); ++g)
+        if (visible[g] && !taken[g])
+          pick = g;
+      if (!pick) {
+        a.no_device_reason = fmt::format(
+            "rank {}'s CUDA runtime sees none of host {}'s GPUs that no other rank took "
+            "(CUDA_VISIBLE_DEVICES of this rank, or MIG mode)",
+            h.rank, host);
+        continue;
+      }
+      taken[*pick] = true;
+      a.device = own_record(h, gpus[*pick]);
     }
   }
   return out;

@@ -7,7 +7,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuspec/benches/collective_ceiling.hpp"
+#include "gpuspec/benches/telemetry.hpp" // merge_gpu_summaries
+#include "gpuspec/collectives/bandwidth.hpp"
+#include "gpuspec/collectives/collective_kind.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
@@ -32,22 +37,79 @@ bool slower(const reports::result& a, const reports::result& b) {
   return a.higher_is_better ? a.stats.median < b.stats.median : a.stats.median > b.stats.median;
 }
 
-/// Every rank's own figure, for the observations.
+/// Who a rank is, for the observations: its node and its GPU (NVML index, PCI bus id, serial,
+/// UUID), so that a check of the report names the GPU at fault on its own node.
+nlohmann::ordered_json rank_entry(int rank, std::span<const rank_assignment> ranks) {
+  const auto* a = assignment_of(rank, ranks);
+  const bool gpu = a != nullptr && a->device.has_value();
+  return {{"rank", rank},
+          {"host", a ? a->host : std::string("?")},
+          {"gpu", gpu ? nlohmann::ordered_json(a->device->index) : nullptr},
+          {"pci_bus_id", gpu ? a->device->pci_bus_id : std::string()},
+          {"serial", gpu ? a->device->serial : std::string()},
+          {"uuid", gpu ? a->device->uuid : std::string()}};
+}
+
+/// Every rank's own disposition and figure, for the observations (missing ranks last, status
+/// "missing").
 nlohmann::ordered_json ranks_observation(std::span<const rank_reply> replies,
-                                         std::span<const rank_assignment> ranks) {
+                                         std::span<const rank_assignment> ranks,
+                                         std::span<const int> missing = {}) {
   auto out = nlohmann::ordered_json::array();
   for (const auto& reply : replies) {
-    const auto* a = assignment_of(reply.rank, ranks);
     const auto& r = reply.result;
     const bool ok = r.status == reports::result_status::ok;
-    out.push_back({{"rank", reply.rank},
-                   {"host", a ? a->host : std::string("?")},
-                   {"gpu", a && a->device ? nlohmann::ordered_json(a->device->index) : nullptr},
-                   {"pci_bus_id", a && a->device ? a->device->pci_bus_id : std::string()},
-                   {"status", reports::to_string(r.status)},
-                   {"median", ok ? nlohmann::ordered_json(r.stats.median) : nullptr}});
+    auto e = rank_entry(reply.rank, ranks);
+    e["status"] = reports::to_string(r.status);
+    e["median"] = ok ? nlohmann::ordered_json(r.stats.median) : nullptr;
+    if (r.status == reports::result_status::failed)
+      e["failure"] = reports::to_string(r.failure);
+    if (!ok)
+      e["reason"] = r.reason;
+    if (const auto w = r.observations.find("wrong"); w != r.observations.end())
+      e["wrong"] = *w;
+    if (ok || r.status == reports::result_status::failed) {
+      e["telemetry"] = r.telemetry.status;
+      if (r.telemetry.temperature_c_max)
+        e["temperature_c_max"] = *r.telemetry.temperature_c_max;
+      if (r.telemetry.sm_clock_mhz_median)
+        e["sm_clock_mhz_median"] = *r.telemetry.sm_clock_mhz_median;
+    }
+    out.push_back(std::move(e));
+  }
+  for (int rank : missing) {
+    auto e = rank_entry(rank, ranks);
+    e["status"] = "missing";
+    e["median"] = nullptr;
+    out.push_back(std::move(e));
   }
   return out;
+}
+
+/// The job's telemetry over the ranks that sampled (the worst rank for each figure,
+/// merge_gpu_summaries), and a note for each rank that could not: a rank without telemetry is
+/// said, not made to turn a verified result into an unknown one. No rank sampled: the first
+/// rank's status stands (the check then says the telemetry is missing).
+void merge_telemetry(reports::result& out, std::span<const rank_reply> replies,
+                     std::span<const rank_assignment> ranks) {
+  std::vector<std::pair<int, reports::telemetry_summary>> sampled;
+  auto missing = nlohmann::ordered_json::array();
+  for (const auto& reply : replies) {
+    if (reply.result.status != reports::result_status::ok)
+      continue;
+    if (reply.result.telemetry.status == "ok" && reply.result.telemetry.samples > 0)
+      sampled.emplace_back(reply.rank, reply.result.telemetry);
+    else
+      missing.push_back(fmt::format("{}: {}", rank_gpu_name(reply.rank, ranks),
+                                    reply.result.telemetry.status == "ok"
+                                        ? std::string("no sample in its measurement window")
+                                        : reply.result.telemetry.status));
+  }
+  if (sampled.empty())
+    return;
+  out.telemetry = benches::merge_gpu_summaries(sampled);
+  if (!missing.empty())
+    out.observations["telemetry_missing"] = std::move(missing);
 }
 
 nlohmann::ordered_json nodes_observation(const mpi_case& c,
@@ -104,6 +166,14 @@ std::string ranks_text(const std::vector<int>& list, std::span<const rank_assign
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+/// "rank 1 on b, GPU 0 (00000000:18:00.0, serial X)": each rank of a failure by its GPU.
+std::string gpus_text(const std::vector<int>& list, std::span<const rank_assignment> ranks) {
+  std::vector<std::string> parts;
+  for (int r : list)
+    parts.push_back(rank_gpu_name(r, ranks));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 std::string size_text(const mpi_case& c) {
   const auto it = c.axes.find("size");
   if (it == c.axes.end() || !it->is_string())
@@ -117,8 +187,87 @@ std::string size_text(const mpi_case& c) {
 
 } // namespace
 
+std::vector<reports::node_inventory> other_nodes(std::span<const rank_hello> hellos,
+                                                 std::span<const rank_assignment> ranks,
+                                                 const std::string& report_host) {
+  std::vector<reports::node_inventory> out;
+  for (const auto& host : hosts_of(ranks)) {
+    if (host == report_host)
+      continue;
+    reports::node_inventory n;
+    for (const auto& h : hellos)
+      if (h.host == host) {
+        n.host = h.host_info;
+        n.host.hostname = host;
+        n.devices = h.devices;
+        break;
+      }
+    for (const auto& a : ranks)
+      if (a.host == host && a.device)
+        n.run_devices.push_back(a.device->index);
+    std::sort(n.run_devices.begin(), n.run_devices.end());
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+void attach_ceiling(reports::result& r, const mpi_case& c, std::span<const rank_assignment> ranks,
+                    std::span<const rank_hello> hellos, const reports::spec_table* specs) {
+  benches::collective_ceiling_inputs in;
+  std::vector<std::string> hosts;
+  for (int rank : c.group) {
+    const auto* a = assignment_of(rank, ranks);
+    if (a == nullptr || !a->device)
+      return; // a rank without a GPU: nothing to hold the group to
+    const auto* spec =
+        specs != nullptr && !a->device->spec_id.empty() ? specs->find(a->device->spec_id) : nullptr;
+    in.gpus.push_back({&*a->device, spec});
+    if (std::find(hosts.begin(), hosts.end(), a->host) == hosts.end())
+      hosts.push_back(a->host);
+  }
+  if (hosts.size() >= 2) {
+    for (const auto& host : hosts) {
+      const auto hello = std::find_if(hellos.begin(), hellos.end(),
+                                      [&](const rank_hello& h) { return h.host == host; });
+      in.node_ports.push_back(hello != hellos.end() && hello->host_info.network_ports
+                                  ? *hello->host_info.network_ports
+                                  : std::vector<reports::network_port>{});
+      in.node_names.push_back(host);
+    }
+  } else {
+    // One node: an all-reduce may gain from the switch's reduction, as for the one-node family.
+    const std::string prefix = "collective.";
+    const auto kind = c.bench_id.starts_with(prefix)
+                          ? parse_collective(std::string_view(c.bench_id).substr(prefix.size()))
+                          : std::nullopt;
+    if (kind == collective_kind::all_reduce)
+      in.in_switch_factor = std::max(1.0, bus_factor(*kind, static_cast<int>(in.gpus.size())));
+  }
+  const auto choice = benches::collective_link_ceiling(in);
+  r.observations["ceiling_link"] = std::string(benches::to_string(choice.link));
+  r.observations["ceiling_why"] = choice.why;
+  r.ceiling_value = choice.ceiling;
+  r.ceiling_value.reference = reports::choose_reference(r.ceiling_value);
+  // As node_state's builder: against the clock-adjusted ceiling where there is one.
+  const auto& cv = r.ceiling_value;
+  const auto reference =
+      cv.clock_adjusted && *cv.clock_adjusted > 0 ? cv.clock_adjusted : cv.datasheet;
+  r.efficiency.reset();
+  if (r.status == reports::result_status::ok && reference && *reference > 0 && r.stats.median > 0)
+    r.efficiency = r.higher_is_better ? r.stats.median / *reference : *reference / r.stats.median;
+}
+
 std::string rank_name(int rank, std::span<const rank_assignment> ranks) {
   return fmt::format("rank {} ({})", rank, host_of(rank, ranks));
+}
+
+std::string rank_gpu_name(int rank, std::span<const rank_assignment> ranks) {
+  const auto* a = assignment_of(rank, ranks);
+  if (a == nullptr || !a->device)
+    return fmt::format("rank {} on {}, no GPU", rank, host_of(rank, ranks));
+  const auto& d = *a->device;
+  return fmt::format("rank {} on {}, GPU {} ({}{})", rank, a->host, d.index, d.pci_bus_id,
+                     d.serial.empty() ? std::string() : ", serial " + d.serial);
 }
 
 std::optional<rank_spread> spread_of(std::span<const rank_reply> replies,
@@ -159,6 +308,19 @@ reports::result merge_case(const mpi_case& c, std::span<const rank_reply> replie
     for (const auto& reply : replies)
       if (reply.rank == spread->slowest_rank)
         out = reply.result;
+    merge_telemetry(out, replies, ranks);
+    // nccl-tests' own figure (-a 1, its default): the mean of the ranks' times, beside ours.
+    std::vector<double> times;
+    for (const auto& reply : replies)
+      if (const auto t = reply.result.observations.find("time_us");
+          t != reply.result.observations.end() && t->is_number())
+        times.push_back(t->get<double>());
+    if (times.size() == replies.size() && !times.empty()) {
+      double sum = 0;
+      for (double t : times)
+        sum += t;
+      out.observations["time_us_rank_mean"] = sum / static_cast<double>(times.size());
+    }
   } else if (worst != nullptr) {
     // Each reason of that disposition once, with the ranks that gave it.
     std::vector<std::pair<std::string, std::vector<int>>> reasons;
@@ -173,8 +335,11 @@ reports::result merge_case(const mpi_case& c, std::span<const rank_reply> replie
         it->second.push_back(reply.rank);
     }
     std::vector<std::string> parts;
+    // A failure names each GPU at fault; a skip, the ranks by node.
+    const bool failed = worst->result.status == reports::result_status::failed;
     for (const auto& [reason, rs] : reasons)
-      parts.push_back(fmt::format("{} ({})", reason, ranks_text(rs, ranks)));
+      parts.push_back(
+          fmt::format("{} ({})", reason, failed ? gpus_text(rs, ranks) : ranks_text(rs, ranks)));
     out.status = worst->result.status;
     out.failure = worst->result.failure;
     out.reason = fmt::format("{}", fmt::join(parts, "; "));
@@ -210,7 +375,7 @@ reports::result missing_ranks_result(const mpi_case& c, std::span<const missing_
   std::vector<std::string> names;
   for (const auto& m : missing) {
     any_died = any_died || m.died;
-    names.push_back(fmt::format("{}{}", rank_name(m.rank, ranks),
+    names.push_back(fmt::format("{}{}", rank_gpu_name(m.rank, ranks),
                                 m.detail.empty() ? "" : fmt::format(": {}", m.detail)));
   }
   out.failure =
@@ -218,13 +383,13 @@ reports::result missing_ranks_result(const mpi_case& c, std::span<const missing_
   out.reason = fmt::format("{} at {}: {} of {} rank{} had not arrived when {}: {}", c.bench_id,
                            size_text(c), missing.size(), c.group.size(),
                            c.group.size() == 1 ? "" : "s", ended_by, fmt::join(names, "; "));
-  out.observations["ranks"] = ranks_observation(arrived, ranks);
-  out.observations["nodes"] = nodes_observation(c, ranks);
-  if (!c.pair.empty())
-    out.observations["pair"] = c.pair;
   std::vector<int> missing_ranks;
   for (const auto& m : missing)
     missing_ranks.push_back(m.rank);
+  out.observations["ranks"] = ranks_observation(arrived, ranks, missing_ranks);
+  out.observations["nodes"] = nodes_observation(c, ranks);
+  if (!c.pair.empty())
+    out.observations["pair"] = c.pair;
   out.observations["missing_ranks"] = missing_ranks;
   return out;
 }

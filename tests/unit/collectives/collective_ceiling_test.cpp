@@ -213,3 +213,65 @@ TEST(CollectiveCeiling, NamesTheLinks) {
   EXPECT_EQ(gb::to_string(gb::collective_link::pcie), "PCIe");
   EXPECT_EQ(gb::to_string(gb::collective_link::none), "none");
 }
+
+namespace {
+
+/// `n` active 400 Gb/s NDR ports and one that is down, as network_ports.hpp reads them.
+std::vector<r::network_port> ndr_ports(int n) {
+  std::vector<r::network_port> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(
+        {"mlx5_" + std::to_string(i), 1, "ACTIVE", "400 Gb/sec (4X NDR)", 400.0, "InfiniBand"});
+  out.push_back({"mlx5_9", 1, "DOWN", "10 Gb/sec (4X SDR)", 10.0, "InfiniBand"});
+  return out;
+}
+
+/// Two H100 nodes of `gpus` GPUs each, their ports as given.
+gb::collective_ceiling_inputs two_nodes(const node& a, const node& b,
+                                        std::vector<r::network_port> ports_a,
+                                        std::vector<r::network_port> ports_b) {
+  gb::collective_ceiling_inputs in = a.inputs();
+  for (const auto& d : b.devices)
+    in.gpus.push_back({&d, b.row});
+  in.node_ports = {std::move(ports_a), std::move(ports_b)};
+  in.node_names = {"node-a", "node-b"};
+  return in;
+}
+
+} // namespace
+
+TEST(CollectiveCeiling, AcrossNodesTheSlowerNodesPortsBoundWhenBelowNvlink) {
+  const auto a = h100_node(), b = h100_node();
+  // Node a: 8 x 400 Gb/s = 400 GB/s; node b: 4 x 400 Gb/s = 200 GB/s (four cables out), both
+  // below the 450 GB/s of NVLink per direction.
+  const auto out = gb::collective_link_ceiling(two_nodes(a, b, ndr_ports(8), ndr_ports(4)));
+  EXPECT_EQ(out.link, gb::collective_link::network);
+  EXPECT_FALSE(out.ceiling.datasheet);
+  ASSERT_TRUE(out.ceiling.clock_adjusted);
+  EXPECT_DOUBLE_EQ(*out.ceiling.clock_adjusted, 200.0);
+  EXPECT_TRUE(contains(out.ceiling.clock_adjusted_source, "node-b: 4 active port(s)"));
+  EXPECT_TRUE(contains(out.why, "network"));
+  // The rate as found judges: the check holds the result to it.
+  EXPECT_EQ(r::choose_reference(out.ceiling), r::reference_kind::clock_adjusted);
+  const auto j = judged(out.ceiling, b.row);
+  ASSERT_TRUE(j.value);
+  EXPECT_DOUBLE_EQ(*j.value, 200.0);
+}
+
+TEST(CollectiveCeiling, AcrossNodesNvlinkStaysTheBarWhenTheNetworkIsFaster) {
+  const auto a = h100_node(), b = h100_node();
+  // 16 x 400 Gb/s = 800 GB/s per node: NVLink's 450 is the slowest link on the path.
+  const auto out = gb::collective_link_ceiling(two_nodes(a, b, ndr_ports(16), ndr_ports(16)));
+  EXPECT_EQ(out.link, gb::collective_link::nvlink);
+  EXPECT_DOUBLE_EQ(*out.ceiling.datasheet, 450.0);
+  EXPECT_TRUE(contains(out.why, "across 2 nodes"));
+}
+
+TEST(CollectiveCeiling, AcrossNodesANodeWithoutAnActivePortHasNoCeiling) {
+  const auto a = h100_node(), b = h100_node();
+  const auto out = gb::collective_link_ceiling(two_nodes(a, b, ndr_ports(8), ndr_ports(0)));
+  EXPECT_EQ(out.link, gb::collective_link::none);
+  EXPECT_FALSE(out.ceiling.datasheet);
+  EXPECT_FALSE(out.ceiling.clock_adjusted);
+  EXPECT_TRUE(contains(out.why, "node-b has no active InfiniBand or RoCE port"));
+}

@@ -73,6 +73,35 @@ std::vector<m::rank_assignment> four_ranks_two_hosts() {
 
 } // namespace
 
+TEST(MpiAssign, EachRankTakesAGpuItsOwnCudaSeesWithItsOwnOrdinal) {
+  // srun --gpus-per-task=1: NVML lists both GPUs to both ranks, but each rank's CUDA sees only
+  // its own, as ordinal 0; the launcher's local ranks go against the bus order (rank 0 was
+  // given the second GPU).
+  auto visible = [](r::device_info d, std::optional<int> ordinal) {
+    d.cuda_index = ordinal;
+    return d;
+  };
+  const auto g0 = gpu(0, "00000000:18:00.0"), g1 = gpu(1, "00000000:2A:00.0");
+  const std::vector<m::rank_hello> hellos = {
+      hello(0, "a", {visible(g0, std::nullopt), visible(g1, 0)}, 0),
+      hello(1, "a", {visible(g0, 0), visible(g1, std::nullopt)}, 1)};
+  const auto out = m::assign_ranks(hellos);
+  ASSERT_TRUE(out.error.empty()) << out.error;
+  ASSERT_TRUE(out.ranks[0].device && out.ranks[1].device);
+  EXPECT_EQ(out.ranks[0].device->pci_bus_id, "00000000:2A:00.0");
+  EXPECT_EQ(out.ranks[0].device->cuda_index, 0); // its own process's ordinal
+  EXPECT_EQ(out.ranks[1].device->pci_bus_id, "00000000:18:00.0");
+  EXPECT_EQ(out.ranks[1].device->cuda_index, 0);
+  // Both ranks see only the same GPU: the second has none, and says why.
+  const std::vector<m::rank_hello> same = {
+      hello(0, "a", {visible(g0, 0), visible(g1, std::nullopt)}, 0),
+      hello(1, "a", {visible(g0, 0), visible(g1, std::nullopt)}, 1)};
+  const auto clash = m::assign_ranks(same);
+  ASSERT_TRUE(clash.ranks[0].device);
+  EXPECT_FALSE(clash.ranks[1].device);
+  EXPECT_NE(clash.ranks[1].no_device_reason.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
+}
+
 TEST(MpiPlan, SizesParseWithBinarySuffixesAndBadItemsAreNamed) {
   EXPECT_EQ(m::parse_sizes("8,4K,1M,1G"),
             (std::vector<std::int64_t>{8, 4096, 1048576, 1073741824}));
@@ -106,6 +135,13 @@ TEST(MpiPlan, CasesAreEveryCollectiveAtEverySizeAndSurviveTheWire) {
   c.nccl_unique_id_hex = m::to_hex(m::nccl_unique_id{'\x01', '\xff'});
   EXPECT_EQ(m::case_from_json(m::to_json(c)), c);
   EXPECT_EQ(m::case_from_json({{"index", 1}}), std::nullopt);
+  // The first case of an id carries the communicator's own init allowance; never negative.
+  EXPECT_EQ(cases[1].init_allowance_s, 0);
+  c.init_allowance_s = 30;
+  EXPECT_EQ(m::case_from_json(m::to_json(c)), c);
+  auto bad = m::to_json(c);
+  bad["init_allowance_s"] = -1;
+  EXPECT_EQ(m::case_from_json(bad), std::nullopt);
 }
 
 TEST(MpiPlan, UniqueIdsRoundTripThroughHex) {
@@ -250,7 +286,12 @@ TEST(MpiMerge, OneFailedRankFailsTheCaseWithItsReason) {
   const auto merged = m::merge_case(c, replies, ranks, "a");
   EXPECT_EQ(merged.status, r::result_status::failed);
   EXPECT_EQ(merged.failure, r::failure_kind::verification);
-  EXPECT_EQ(merged.reason, "#wrong 12 (rank 3 on b)");
+  // The GPU at fault by node, rank, index and PCI bus id: nothing left to decode.
+  EXPECT_EQ(merged.reason, "#wrong 12 (rank 3 on b, GPU 1 (00000000:2A:00.0))");
+  const auto& entry = merged.observations.at("ranks").at(3);
+  EXPECT_EQ(entry.at("status"), "failed");
+  EXPECT_EQ(entry.at("failure"), "verification");
+  EXPECT_EQ(entry.at("reason"), "#wrong 12");
 }
 
 TEST(MpiMerge, MissingRanksAreNamedWithTheSizeAndWhatIsKnown) {
@@ -264,9 +305,17 @@ TEST(MpiMerge, MissingRanksAreNamedWithTheSizeAndWhatIsKnown) {
   EXPECT_EQ(failed.status, r::result_status::failed);
   EXPECT_EQ(failed.failure, r::failure_kind::worker_exit);
   EXPECT_EQ(failed.reason, "collective.all_reduce at 67108864 bytes: 2 of 4 ranks had not "
-                           "arrived when its 3 s deadline passed: rank 1 (a): its process (pid "
-                           "4711) has died; rank 3 (b)");
+                           "arrived when its 3 s deadline passed: rank 1 on a, GPU 1 "
+                           "(00000000:2A:00.0): its process (pid 4711) has died; rank 3 on b, "
+                           "GPU 1 (00000000:2A:00.0)");
   EXPECT_EQ(failed.observations.at("missing_ranks"), (nlohmann::ordered_json{1, 3}));
+  // Every rank of the group in "ranks": the missing ones last, with their node and GPU.
+  const auto& listed = failed.observations.at("ranks");
+  ASSERT_EQ(listed.size(), 4U);
+  EXPECT_EQ(listed.at(2).at("rank"), 1);
+  EXPECT_EQ(listed.at(2).at("status"), "missing");
+  EXPECT_EQ(listed.at(3).at("host"), "b");
+  EXPECT_EQ(listed.at(3).at("pci_bus_id"), "00000000:2A:00.0");
   // Nobody known dead: the deadline's failure.
   const std::vector<m::missing_rank> silent = {{3, false, ""}};
   EXPECT_EQ(m::missing_ranks_result(c, silent, arrived, ranks, "a", "x").failure,

@@ -78,7 +78,7 @@ kill)
   [ "$check_rc" -eq 2 ] || fail "gpuspec check exit $check_rc, expected 2 (a failed result)"
   has "$out/r.json" '"complete": false'
   has "$out/r.json" '"failure": "worker_exit"'
-  has "$out/r.json" 'rank 1 ('
+  has "$out/r.json" 'rank 1 on '
   has "$out/r.json" 'has died'
   [ "$(json r 'r["results"][1]["parameters"]["missing_ranks"]' "$out/r.json")" = "[1]" ] ||
     fail "case 1 does not name rank 1 as missing"
@@ -92,7 +92,7 @@ stall)
   report_ok "$out/r.json"
   has "$out/r.json" '"failure": "worker_timeout"'
   has "$out/r.json" 'had not arrived when its 2 s deadline passed'
-  has "$out/r.json" 'rank 1 ('
+  has "$out/r.json" 'rank 1 on '
   has "$out/r.json" 'at 1048576 bytes'
   [ "$(json r 'len(r["results"])' "$out/r.json")" = "2" ] || fail "expected the results of cases 0 and 1 only"
   ;;
@@ -119,6 +119,39 @@ gpus)
     launch 40 -o "$out/one-report.json" --case-timeout 5 --sizes 4K
   [ "$rc" -eq 3 ] || fail "exit $rc, expected 3 for 2 ranks on 1 GPU"
   has "$out/stderr" '2 ranks but 1 GPU: one rank per GPU'
+  ;;
+nodes)
+  # Two "nodes" on this machine: each rank its own host name (GPUSPEC_MPI_TEST_HOSTNAME) and the
+  # fake NVML's two-healthy GPUs; rank 1 (node-b) stops answering at case 1. The report holds
+  # node-b's inventory in "nodes"; gpuspec check fails node-b's GPU 0 (hung, named with its
+  # serial), never node-a's.
+  if GPUSPEC_NVML_LIBRARY="$fake_nvml" GPUSPEC_FAKE_NVML_CONFIG="$nvml_configs/two-healthy.json" \
+    "$gpuspec" info 2>&1 | grep -q 'The GPUs cannot be used'; then
+    echo "SKIP: a CUDA build without a GPU cannot use the fake NVML's GPUs"
+    exit 77
+  fi
+  args=(-o "$out/r.json" --case-timeout 2 --sizes 4K,1M,4M)
+  nvml=(GPUSPEC_NVML_LIBRARY="$fake_nvml" GPUSPEC_FAKE_NVML_CONFIG="$nvml_configs/two-healthy.json")
+  start=$SECONDS
+  GPUSPEC_MPI_TEST_STALL_RANK=1 timeout --kill-after=5 40 mpirun --oversubscribe \
+    -np 1 env "${nvml[@]}" GPUSPEC_MPI_TEST_HOSTNAME=node-a "$bin" "${args[@]}" : \
+    -np 1 env "${nvml[@]}" GPUSPEC_MPI_TEST_HOSTNAME=node-b GPUSPEC_MPI_TEST_NO_TELEMETRY=1 \
+    "$bin" "${args[@]}" >"$out/stdout" 2>"$out/stderr"
+  rc=$?
+  [ $((SECONDS - start)) -lt 30 ] || fail "took $((SECONDS - start)) s for a 2 s deadline"
+  [ "$rc" -eq 2 ] || fail "exit $rc, expected 2 (node-b's GPU fails)"
+  report_ok "$out/r.json"
+  [ "$(json r '[n["host"]["hostname"] for n in r["nodes"]]' "$out/r.json")" = "['node-b']" ] ||
+    fail "the report's nodes do not hold node-b"
+  [ "$(json r 'r["nodes"][0]["run_devices"]' "$out/r.json")" = "[0]" ] ||
+    fail "node-b's run_devices is not [0]"
+  has "$out/r.json" 'rank 1 on node-b, GPU 0 (00000000:18:00.0'
+  "$gpuspec" check --format json "$out/r.json" >"$out/check.json" 2>"$out/check.err"
+  [ $? -eq 2 ] || fail "gpuspec check exit $?, expected 2"
+  verdict() { python3 -c "import json,sys; c=json.load(open(sys.argv[1])); n=[x for x in c['nodes'] if x['hostname']==sys.argv[2]][0]; g=[x for x in n['gpus'] if x['index']==0][0]; print(g['status'], n['source'] == sys.argv[3])" "$out/check.json" "$1" "$out/r.json"; }
+  [ "$(verdict node-b)" = "fail True" ] || fail "node-b's GPU 0: $(verdict node-b), expected fail"
+  case "$(verdict node-a)" in fail*) fail "node-a's GPU 0 is blamed for node-b's rank" ;; esac
+  grep -q 'GPUSPEC-WORKER-HUNG' "$out/check.json" || fail "no GPUSPEC-WORKER-HUNG in the check"
   ;;
 pairwise)
   launch 40 -o "$out/r.json" --pairwise --case-timeout 5 --sizes 4K

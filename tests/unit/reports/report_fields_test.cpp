@@ -55,6 +55,12 @@ constexpr object_path burnin_paths[] = {
     {"gpu_process", "/devices/0/activity/processes/0"},
 };
 
+/// The multi-node objects, in testing::multi_node_report().
+constexpr object_path multi_node_paths[] = {
+    {"network_port", "/host/network_ports/0"},
+    {"node_inventory", "/nodes/0"},
+};
+
 std::vector<std::string> keys(const json& j) {
   std::vector<std::string> out;
   for (auto it = j.begin(); it != j.end(); ++it)
@@ -104,7 +110,55 @@ TEST(ReportFields, EveryObjectIsListedWithItsPath) {
     with_path.insert(p.object);
   for (const auto& p : burnin_paths)
     with_path.insert(p.object);
+  for (const auto& p : multi_node_paths)
+    with_path.insert(p.object);
   EXPECT_EQ(named, with_path);
+}
+
+TEST(ReportFields, TheMultiNodeObjectsAreWrittenReadAndInTheSchema) {
+  const json good = to_json(testing::multi_node_report());
+  const auto back = report_from_json(good, "good.json");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back.value(), testing::multi_node_report());
+  EXPECT_EQ(keys(good), listed("report", 1, -1, true));
+  EXPECT_EQ(keys(good.at("/host"_json_pointer)), listed("host_info", 1, -1, true));
+  const json s = schema();
+  for (const auto& p : multi_node_paths) {
+    SCOPED_TRACE(std::string(p.object));
+    EXPECT_EQ(keys(good.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
+    const json& def = s.at("$defs").at(std::string(p.object));
+    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
+    EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, 1));
+    EXPECT_FALSE(def.at("additionalProperties").get<bool>());
+    for (const auto& key : listed(p.object, 1)) {
+      SCOPED_TRACE(key);
+      json j = good;
+      j.at(json::json_pointer(std::string(p.pointer))).erase(key);
+      const auto loaded = report_from_json(j, "missing.json");
+      ASSERT_FALSE(loaded);
+      EXPECT_TRUE(loaded.error().field.ends_with(key)) << loaded.error().field;
+    }
+    json j = good;
+    j.at(json::json_pointer(std::string(p.pointer)))["not_a_field"] = 1;
+    const auto loaded = report_from_json(j, "extra.json");
+    ASSERT_FALSE(loaded) << p.object;
+    EXPECT_TRUE(loaded.error().field.ends_with("not_a_field")) << loaded.error().field;
+  }
+  // Absent is a one-node report, or a host whose ports were not read; empty nodes is not how a
+  // writer says so, and null is neither.
+  json one = good;
+  one.erase("nodes");
+  one.at("/host"_json_pointer).erase("network_ports");
+  const auto one_node = report_from_json(one, "one.json");
+  ASSERT_TRUE(one_node) << one_node.error().to_string();
+  EXPECT_TRUE(one_node.value().nodes.empty());
+  EXPECT_FALSE(one_node.value().host.network_ports);
+  json empty = good;
+  empty["nodes"] = json::array();
+  EXPECT_FALSE(report_from_json(empty, "empty.json"));
+  json null_ports = good;
+  null_ports.at("/host"_json_pointer)["network_ports"] = nullptr;
+  EXPECT_FALSE(report_from_json(null_ports, "null.json"));
 }
 
 /// The listed keys of `object` the writer writes into `written`: every key, and an optional one
@@ -291,10 +345,14 @@ TEST(ReportFields, TheSchemaRequiresTheAddedKeysInVersionOnePointOneAndForbidsTh
     for (const auto& k : listed(object, 1, 1, true))
       added.insert(k);
   EXPECT_EQ(forbidden, added);
+  // The report's own: `nodes`, optional, forbidden in version 1.
+  EXPECT_EQ(listed("report", 1, 1, true), std::vector<std::string>{"nodes"});
+  std::set<std::string> top;
+  collect_required(branch.at("else").at("not"), top);
+  EXPECT_EQ(top, std::set<std::string>{"nodes"});
   // No other object gained a key in version 1.1.
-  for (const std::string_view object :
-       {"report", "host_check", "pcie_link", "sample_stats", "verification", "topology_info",
-        "gpu_topology", "nvlink_port", "gpu_pair"})
+  for (const std::string_view object : {"host_check", "pcie_link", "sample_stats", "verification",
+                                        "topology_info", "gpu_topology", "nvlink_port", "gpu_pair"})
     EXPECT_TRUE(listed(object, 1, 1).empty()) << object;
 }
 

@@ -27,6 +27,7 @@ using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 using testing::burnin_report;
 using testing::interrupted_report;
+using testing::multi_node_report;
 using testing::no_gpu_report;
 using testing::random_report;
 using testing::synthetic_report;
@@ -627,7 +628,8 @@ TEST(Fixtures, AreTheSampleReportsByteForByte) {
       {"no-gpu.json", no_gpu_report()},
       {"synthetic-two-gpus.json", synthetic_report()},
       {"synthetic-interrupted.json", interrupted_report()},
-      {"synthetic-burnin.json", burnin_report()}};
+      {"synthetic-burnin.json", burnin_report()},
+      {"synthetic-multi-node.json", multi_node_report()}};
   // With GPUSPEC_WRITE_REPORT_FIXTURES set, this test rewrites the files instead (after a
   // change to the model, a version that adds fields).
   const bool write = std::getenv("GPUSPEC_WRITE_REPORT_FIXTURES") != nullptr;
@@ -834,7 +836,8 @@ TEST(WrittenReports, SaveForSchemaValidation) {
       {"no-gpu.json", no_gpu_report()},
       {"synthetic-two-gpus.json", synthetic_report()},
       {"synthetic-interrupted.json", interrupted_report()},
-      {"synthetic-burnin.json", burnin_report()}};
+      {"synthetic-burnin.json", burnin_report()},
+      {"synthetic-multi-node.json", multi_node_report()}};
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     reports.emplace_back("random-" + std::to_string(seed) + ".json", random_report(seed));
   }
@@ -844,7 +847,7 @@ TEST(WrittenReports, SaveForSchemaValidation) {
     ASSERT_TRUE(loaded) << loaded.error().to_string();
     EXPECT_EQ(loaded.value(), r) << name;
   }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 44);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 45);
   if (keep == nullptr || *keep == '\0') {
     fs::remove_all(dir);
   }

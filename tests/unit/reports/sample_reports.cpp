@@ -509,6 +509,8 @@ report without_version_1_1_fields(report r) {
   r.run.devices.clear();
   r.run.concurrency.reset();
   r.host.topology.reset();
+  r.host.network_ports.reset();
+  r.nodes.clear();
   for (device_info& d : r.devices) {
     d.temperature_slowdown_c.reset();
     d.activity.reset();
@@ -521,6 +523,24 @@ report without_version_1_1_fields(report r) {
     x.telemetry.pcie_gen_min.reset();
     x.telemetry.pcie_width_min.reset();
   }
+  return r;
+}
+
+report multi_node_report() {
+  report r = synthetic_report();
+  r.run.suite = "mpi";
+  r.host.network_ports =
+      std::vector<network_port>{{"mlx5_0", 1, "ACTIVE", "400 Gb/sec (4X NDR)", 400.0, "InfiniBand"},
+                                {"mlx5_1", 1, "DOWN", "10 Gb/sec (4X SDR)", 10.0, "InfiniBand"}};
+  node_inventory b;
+  b.host = synthetic_host();
+  b.host.hostname = "synthetic-host-b";
+  b.host.network_ports = std::vector<network_port>{
+      {"mlx5_0", 1, "ACTIVE", "400 Gb/sec (4X NDR)", 400.0, "InfiniBand"}};
+  b.devices = {synthetic_device(0)};
+  b.devices.front().serial = "SYNTHETIC-B-0";
+  b.run_devices = {0};
+  r.nodes.push_back(std::move(b));
   return r;
 }
 

@@ -23,6 +23,10 @@ namespace gpuspec::reports::testing {
 /// event samples) and a memory-test result (two bad words): every burn-in object.
 [[nodiscard]] report burnin_report();
 
+/// synthetic_report() as a multi-node run's rank 0 writes it: the host's InfiniBand ports (one
+/// active, one down) and a second node with one GPU and its port.
+[[nodiscard]] report multi_node_report();
+
 /// `r` as a version 1 document holds it: the fields version 1.1 added at their defaults
 /// (`failure` stays: version 1 readers derive it from the status and the verification).
 [[nodiscard]] report without_version_1_1_fields(report r);

@@ -57,6 +57,22 @@ struct host_check {
   friend bool operator==(const host_check&, const host_check&) = default;
 };
 
+/// One InfiniBand or RoCE port as the kernel lists it under
+/// /sys/class/infiniband/<device>/ports/<port>/ (the kernel's sysfs-class-infiniband ABI): the
+/// NICs that carry a multi-node job's traffic between nodes (benches/host network_ports.hpp).
+struct network_port {
+  std::string device; ///< the RDMA device, "mlx5_0"
+  int port = 1;
+  /// The name in the `state` file ("4: ACTIVE" -> "ACTIVE"): DOWN, INIT, ARMED, ACTIVE,
+  /// ACTIVE_DEFER; "" when the file could not be read.
+  std::string state;
+  std::string rate; ///< the `rate` file as written, "400 Gb/sec (4X NDR)"; "" when unread
+  /// The rate file's figure in Gb/s (400 above); null when it holds none.
+  std::optional<double> rate_gbps;
+  std::string link_layer; ///< the `link_layer` file: "InfiniBand" | "Ethernet" (RoCE) | ""
+  friend bool operator==(const network_port&, const network_port&) = default;
+};
+
 struct host_info {
   std::string hostname;
   std::string os;     ///< PRETTY_NAME of /etc/os-release
@@ -79,6 +95,9 @@ struct host_info {
   /// optional: absent (not null) when the inventory did not probe it (no driver, an older
   /// writer), so v1.1 reports written before it still load.
   std::optional<topology_info> topology;
+  /// The host's InfiniBand and RoCE ports (network_port). v1.1, optional: absent when the
+  /// inventory did not read them (an older writer); an empty list is a host without RDMA ports.
+  std::optional<std::vector<network_port>> network_ports;
   friend bool operator==(const host_info&, const host_info&) = default;
 };
 
@@ -300,6 +319,17 @@ struct run_info {
   friend bool operator==(const run_info&, const run_info&) = default;
 };
 
+/// Another node of a multi-node run (gpuspec-mpi, docs/multi-node.md): its inventory as its own
+/// ranks took it. Rank 0's node is the report's `host` and `devices`; `gpuspec check` judges each
+/// node of the job on its own, with the results its ranks took part in.
+struct node_inventory {
+  host_info host;
+  std::vector<device_info> devices;
+  /// The GPUs of this node the job's ranks measured (NVML indices), as run.devices is rank 0's.
+  std::vector<int> run_devices;
+  friend bool operator==(const node_inventory&, const node_inventory&) = default;
+};
+
 struct report {
   std::string schema = report_schema_version;
   run_info run;
@@ -308,6 +338,9 @@ struct report {
   std::vector<result> results;
   bool complete = false;
   std::string incomplete_reason; ///< why complete is false ("interrupted", "no GPU", ...)
+  /// The other nodes of a multi-node run (node_inventory). v1.1, optional: written only when
+  /// there are some (a one-node report has none).
+  std::vector<node_inventory> nodes;
   friend bool operator==(const report&, const report&) = default;
 };
 

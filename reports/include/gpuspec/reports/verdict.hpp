@@ -88,6 +88,9 @@ struct gpu_verdict {
 /// The verdict of one node (one report).
 struct node_verdict {
   std::string source; ///< the report's file name; set by the caller, "" from check()
+  /// Which of check()'s reports this node's verdict judges: its position, or that of the
+  /// multi-node report it is one node of (a report with `nodes` gives one verdict per node).
+  std::size_t report_index = 0;
   std::string hostname, driver_version, cuda_driver_version;
   bool complete = true;
   verdict_status status = verdict_status::skipped;

@@ -22,6 +22,17 @@
 /// PCIe figure would be far below what the links carry: a healthy result would read as
 /// impossible).
 ///
+/// Across nodes (gpuspec-mpi): the slowest link on the path, the one above inside each node, or
+/// the network between nodes, whichever is lower. The network's figure is the slowest node's
+/// active InfiniBand / RoCE ports together (network_ports.hpp: the rate the kernel reports for
+/// each ACTIVE port, Gb/s / 8 = GB/s): NCCL spreads its channels over a node's NICs, each
+/// channel's hop between nodes on one NIC, so a rank's busbw can use them all. It is a figure as
+/// found (the rate each port trained at), so it is the clock-adjusted ceiling, with no datasheet
+/// figure beside it. A node without an active port: no network ceiling (NCCL then falls back to
+/// TCP sockets, for which sysfs states no rate), and the result is not judged against one.
+/// Limitations: in-network reductions (SHARP, NCCL's CollNet) can carry an all-reduce above the
+/// ports' rate, and a port NCCL does not use (NCCL_IB_HCA) still counts.
+///
 /// Limitation: the inventory counts links, not the peers they reach, so GPUs joined in pairs by
 /// NVLink bridges look like an NVSwitch node, and a collective over more than one pair is held to
 /// the NVLink figure though its traffic between pairs crosses PCIe.
@@ -50,10 +61,15 @@ struct collective_ceiling_inputs {
   /// the clock-adjusted bound (what the check calls impossible), never the datasheet figure that
   /// judges.
   double in_switch_factor = 1.0;
+  /// A collective across nodes: each node's InfiniBand / RoCE ports (its inventory's
+  /// host.network_ports), one entry per node of the collective. Empty (or one node): the
+  /// collective stays inside one node.
+  std::vector<std::vector<reports::network_port>> node_ports;
+  std::vector<std::string> node_names; ///< the nodes' host names, as node_ports
 };
 
 /// The link a collective's ceiling stands for.
-enum class collective_link { none, nvlink, pcie };
+enum class collective_link { none, nvlink, pcie, network };
 
 struct collective_ceiling_choice {
   collective_link link = collective_link::none;
@@ -68,7 +84,7 @@ struct collective_ceiling_choice {
 [[nodiscard]] collective_ceiling_choice
 collective_link_ceiling(const collective_ceiling_inputs& in);
 
-/// "NVLink", "PCIe", "none".
+/// "NVLink", "PCIe", "network", "none".
 [[nodiscard]] std::string_view to_string(collective_link link);
 
 } // namespace gpuspec::benches

@@ -10,15 +10,19 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "gpuspec/benches/telemetry.hpp"
 #include "gpuspec/collectives/mpi/mpi_case.hpp"
 #include "gpuspec/collectives/mpi/mpi_world.hpp"
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
 #include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/spec_table.hpp"
 
 namespace gpuspec::collectives::mpi {
 
@@ -44,6 +48,9 @@ struct launcher_options {
   std::string tool_version;
   std::vector<std::string> command_line;
   test_hooks hooks;
+  /// Rank 0: the spec table the cases' link ceilings take each GPU's row from (may be null:
+  /// then no datasheet figure, docs/multi-node.md).
+  const reports::spec_table* specs = nullptr;
 };
 
 /// What this rank's node looks like (the caller takes the inventory).
@@ -52,6 +59,12 @@ struct node_view {
   reports::host_info host_info;
   std::vector<reports::device_info> devices;
   std::string no_gpu_reason; ///< "" when the GPUs are usable
+  /// NVML's telemetry on this node, the one-node worker's sampler's source
+  /// (make_nvml_telemetry_source); empty when NVML cannot be opened, and then every result of
+  /// this rank says so in its telemetry status (`telemetry_unavailable`).
+  std::function<std::unique_ptr<benches::telemetry_source>()> telemetry;
+  std::string telemetry_unavailable = "no telemetry: NVML is not available on this node";
+  std::chrono::milliseconds telemetry_period{20};
 };
 
 struct launcher_outcome {

@@ -24,6 +24,11 @@ struct mpi_case {
   std::string pair;               ///< --pairwise: "hostA+hostB"; "" otherwise
   double deadline_s = 60;         ///< from the case's start, for every rank's reply
   std::string nccl_unique_id_hex; ///< rank 0's ncclGetUniqueId for this group; "" without NCCL
+  /// Seconds added to the deadline for making the group's communicator, on the first case with
+  /// this id (every rank then joins it once, and reuses it for the group's next cases); 0 when
+  /// the ranks hold the communicator already. A large job's init has its own allowance, not a
+  /// share of the collective's.
+  double init_allowance_s = 0;
   friend bool operator==(const mpi_case&, const mpi_case&) = default;
 };
 
