@@ -120,7 +120,12 @@ TEST(runner_host, a_gpu_that_cannot_start_fails_its_cases_with_the_reason) {
 
 TEST(runner_host, bad_selections_are_refused) {
   const auto backend = b::cuda_worker_backend();
-  EXPECT_THROW((void)backend.plan("weekly", ""), std::invalid_argument);
-  EXPECT_THROW((void)backend.plan("quick", "("), std::invalid_argument);
-  EXPECT_TRUE(backend.plan("quick", "^no\\.such\\.benchmark$").cases.empty());
+  EXPECT_THROW((void)backend.plan({"weekly", "", {}}), std::invalid_argument);
+  EXPECT_THROW((void)backend.plan({"quick", "(", {}}), std::invalid_argument);
+  EXPECT_TRUE(backend.plan({"quick", "^no\\.such\\.benchmark$", {}}).cases.empty());
+  // The peer pairs fit the node: none on one GPU, a ring both ways on ten in quick.
+  EXPECT_TRUE(backend.plan({"quick", "^transfer\\.p2p$", {0}}).cases.empty());
+  EXPECT_EQ(
+      backend.plan({"quick", "^transfer\\.p2p$", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}).cases.size(),
+      20u);
 }

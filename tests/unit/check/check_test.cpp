@@ -13,6 +13,7 @@
 #include "gpuspec/reports/check.hpp"
 #include "gpuspec/reports/diagnosis.hpp"
 #include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
@@ -381,7 +382,7 @@ result result_in(state s, const result& base, int k) {
     for (auto& x : r.samples)
       x *= f;
     r.stats = summarize(r.samples);
-    r.efficiency = r.stats.median / *r.ceiling_value.clock_adjusted;
+    settle_efficiency(r);
   };
   switch (s) {
   case state::pass:
@@ -503,7 +504,7 @@ TEST(Check, AnInformationalFigureIsReportedNotJudgedAndAJudgedOneIs) {
     t.ceiling_value.clock_adjusted = 10 * t.stats.median;
     t.ceiling_value.clock_adjusted_source = "synthetic: a link ten times the median";
     t.ceiling_value.reference = reference_kind::clock_adjusted;
-    t.efficiency = 0.1;
+    settle_efficiency(t); // 0.1 against the link, the reference
   }
   const auto o = check(r, synthetic_specs(), default_rules());
   ASSERT_EQ(o.nodes[0].results.size(), 2U);
@@ -523,7 +524,8 @@ TEST(Check, LowerIsBetterMetricsAreInverted) {
   // The harness's figure, ceiling / median: a floor at half the median.
   r.results[0].ceiling_value.clock_adjusted = 0.5 * r.results[0].stats.median;
   r.results[0].ceiling_value.datasheet.reset();
-  r.results[0].efficiency = 0.5;
+  r.results[0].ceiling_value.reference = reference_kind::clock_adjusted;
+  settle_efficiency(r.results[0]); // 0.5
   const auto o = check(r, synthetic_specs(), default_rules());
   EXPECT_EQ(o.nodes[0].results[0].frame, "clock_adjusted");
   EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::fail);

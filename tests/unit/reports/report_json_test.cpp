@@ -67,10 +67,11 @@ std::vector<std::uint64_t> double_bits(const report& r) {
                            x.stats.cv, x.stats.q1, x.stats.q3, x.telemetry.period_ms}) {
       add(d);
     }
-    for (const auto& d : {x.bytes_per_iteration, x.flops_per_iteration, x.host_seconds_median,
-                          x.ceiling_value.datasheet, x.ceiling_value.clock_adjusted, x.efficiency,
-                          x.check.max_rel_error, x.check.tolerance, x.telemetry.sm_clock_mhz_min,
-                          x.telemetry.power_w_mean, x.telemetry.low_clock_fraction}) {
+    for (const auto& d :
+         {x.bytes_per_iteration, x.flops_per_iteration, x.host_seconds_median,
+          x.ceiling_value.datasheet, x.ceiling_value.clock_adjusted, x.efficiency,
+          x.efficiency_clock_adjusted, x.check.max_rel_error, x.check.tolerance,
+          x.telemetry.sm_clock_mhz_min, x.telemetry.power_w_mean, x.telemetry.low_clock_fraction}) {
       add_optional(d);
     }
   }
