@@ -65,7 +65,7 @@ benchmark_definition& benchmark_definition::with_axis(std::string name,
     if (a.name == name)
       throw std::invalid_argument("benchmark " + m_id + ": axis '" + name + "' declared twice");
   quick_count = std::clamp<std::size_t>(quick_count, 1, values.size());
-  m_axes.push_back(axis{std::move(name), std::move(values), quick_count});
+  m_axes.push_back(axis{std::move(name), std::move(values), quick_count, {}});
   return *this;
 }
 

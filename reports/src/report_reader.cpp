@@ -558,8 +558,8 @@ result read_result(element e, const path_ref& path, int minor) {
     if (const auto burnin = o.find("burnin")) {
       r.burnin = read_burnin(*burnin, o.field("burnin"));
     }
-    if (const auto e = o.find("efficiency_clock_adjusted")) {
-      r.efficiency_clock_adjusted = read_double(*e, o.field("efficiency_clock_adjusted"));
+    if (const auto adjusted = o.find("efficiency_clock_adjusted")) {
+      r.efficiency_clock_adjusted = read_double(*adjusted, o.field("efficiency_clock_adjusted"));
     }
     if (const auto events = o.find("events")) {
       r.events = read_array(*events, o.field("events"), read_gpu_event);

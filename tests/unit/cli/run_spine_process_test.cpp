@@ -388,15 +388,18 @@ TEST_F(RunSpine, ThePeerPairsArePlannedFromTheGpusMeasuredAtAnyCount) {
         // Every GPU present sends and receives; in quick, to and from both neighbours.
         EXPECT_GE(sends[g], count == 2 ? 1 : 2) << "GPU " << g;
         EXPECT_GE(receives[g], count == 2 ? 1 : 2) << "GPU " << g;
-        for (const int h : n.gpus)
-          if (g != h && suite == "standard")
+        for (const int h : n.gpus) {
+          if (g != h && suite == "standard") {
             EXPECT_TRUE(pairs.count({g, h})) << g << "->" << h;
+          }
+        }
       }
-      if (suite == "quick" && count > 2)
+      if (suite == "quick" && count > 2) {
         for (std::size_t i = 0; i < count; ++i) {
           const int a = n.gpus[i], b = n.gpus[(i + 1) % count];
           EXPECT_TRUE(pairs.count({a, b}) && pairs.count({b, a})) << a << "<->" << b;
         }
+      }
     }
 }
 
