@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/spine/coordinator.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
@@ -99,10 +100,7 @@ std::vector<int> parse_plan_gpus(std::string_view text) {
 }
 
 std::string plan_gpus_text(const std::vector<int>& gpus) {
-  std::string out;
-  for (int g : gpus)
-    out += (out.empty() ? "" : ",") + std::to_string(g);
-  return out;
+  return fmt::format("{}", fmt::join(gpus, ","));
 }
 
 int worker_plan_main(const worker_backend& backend, const plan_request& request) {

@@ -277,6 +277,7 @@ report burnin_report() {
   gemm.cache_state = "hot";
   gemm.flops_per_iteration = 2.0 * 8192 * 8192 * 8192;
   gemm.stop_reason = "time_cap";
+  gemm.efficiency_clock_adjusted = 0.5; // the optional key, present
   gemm.check = {verification_status::failed, std::nullopt, std::nullopt,
                 "checksum of iteration 17 differs from iteration 0's"};
   gemm.status = result_status::failed;
@@ -520,6 +521,7 @@ report without_version_1_1_fields(report r) {
   for (result& x : r.results) {
     x.gpus_busy.reset();
     x.events.clear();
+    x.efficiency_clock_adjusted.reset();
     x.telemetry.window_start_s.reset();
     x.telemetry.window_end_s.reset();
     x.telemetry.pcie_gen_min.reset();
