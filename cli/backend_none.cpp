@@ -21,7 +21,7 @@ std::vector<benches::benchmark_listing> backend_list() { return {}; }
 spine::worker_backend backend_worker() {
   spine::worker_backend b;
   b.name = "none";
-  b.plan = [](std::string_view /*suite*/, std::string_view /*filter*/) {
+  b.plan = [](const spine::plan_request& /*request*/) {
     spine::worker_plan plan;
     plan.backend = "none";
     plan.unavailable = "this is a " + backend_description();

@@ -127,11 +127,12 @@ std::string efficiency_text(std::optional<double> e) {
 }
 
 /// The results as a terminal table. Each efficiency says which ceiling it is against: the
-/// clock-adjusted one (SMs x the clock seen during the run x the architecture's rate, or the
-/// memory clock x bus width) and the datasheet's.
+/// result's reference (the one `check` judges by: the datasheet for a figure the card is sold
+/// on, else the clock-adjusted one) and the clock-adjusted one (SMs x the clock seen during the
+/// run x the architecture's rate, or the memory clock x bus width).
 std::string summary_table(const reports::report& report) {
-  text_table table({"benchmark", "gpu", "parameters", "median", "unit", "cv", "n", "vs clock-adj.",
-                    "vs datasheet", "check", "status"},
+  text_table table({"benchmark", "gpu", "parameters", "median", "unit", "cv", "n", "vs reference",
+                    "vs clock-adj.", "check", "status"},
                    {text_table::align::left, text_table::align::right, text_table::align::left,
                     text_table::align::right, text_table::align::left, text_table::align::right,
                     text_table::align::right, text_table::align::right, text_table::align::right,
@@ -144,14 +145,11 @@ std::string summary_table(const reports::report& report) {
       status = fmt::format("{}: {}", status, r.reason);
     else if (r.telemetry.throttled)
       status += " (throttled)";
-    std::optional<double> vs_datasheet;
-    if (ok && r.ceiling_value.datasheet && *r.ceiling_value.datasheet > 0 && r.stats.median > 0)
-      vs_datasheet = r.higher_is_better ? r.stats.median / *r.ceiling_value.datasheet
-                                        : *r.ceiling_value.datasheet / r.stats.median;
     table.add_row({r.bench_id, gpus, reports::format_parameters(reports::parameters_of(r)),
                    ok ? format_value(r.stats.median) : "", std::string(reports::to_string(r.unit)),
                    ok ? fmt::format("{:.2f}%", 100.0 * r.stats.cv) : "", std::to_string(r.stats.n),
-                   efficiency_text(r.efficiency), efficiency_text(vs_datasheet),
+                   efficiency_text(ok ? r.efficiency : std::nullopt),
+                   efficiency_text(ok ? r.efficiency_clock_adjusted : std::nullopt),
                    std::string(reports::to_string(r.check.status)), status});
   }
   return table.render();

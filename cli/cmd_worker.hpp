@@ -10,6 +10,7 @@ struct worker_cli_options {
   bool plan = false; ///< print the plan of --suite/--filter and exit
   std::string suite = "quick";
   std::string filter;
+  std::string gpus; ///< "0,1,2": the GPUs the plan is for (spine::plan_request)
 };
 
 void setup_worker(CLI::App& app, worker_cli_options& options);

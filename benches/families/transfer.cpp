@@ -99,8 +99,9 @@ struct host_placement {
 /// Free memory on the node must be at least this many times the buffers, or they are not bound:
 /// MPOL_BIND memory cannot spill to another node, and a node that runs out kills the worker.
 constexpr std::uint64_t node_headroom = 2;
-/// The host buffers may take at most this fraction of the host's available memory (the other
-/// GPUs' workers measure at the same time).
+/// The host buffers of every GPU's worker together (they measure at the same time) may take at
+/// most this fraction of the host's memory (MemTotal; numa_placement.hpp says why not
+/// MemAvailable). Initial policy.
 constexpr double host_share = 0.5;
 
 host_placement place(const gpu_numa_locality& where, std::uint64_t host_bytes, bool thread_bound) {
@@ -347,12 +348,12 @@ void run_transfer(bench_state& state, transfer_kind kind) {
                            mib_text(buffer_bytes), mib_text(free_bytes), mib_text(reserve_bytes)));
     return;
   }
-  if (const auto available = host_available_bytes("/");
-      available &&
-      static_cast<double>(buffer_bytes) > host_share * static_cast<double>(*available)) {
-    state.skip(fmt::format("the host buffers need {} and the host has {} available; a case takes "
-                           "at most half of it (the other GPUs' workers run at the same time)",
-                           mib_text(buffer_bytes), mib_text(*available)));
+  int node_gpus = 1; // every GPU of the node may run its transfers at once
+  GPUSPEC_CUDA_CHECK(cudaGetDeviceCount(&node_gpus));
+  if (const auto why =
+          host_memory_skip_reason(buffer_bytes, node_gpus, host_total_bytes("/"), host_share);
+      !why.empty()) {
+    state.skip(why);
     return;
   }
 
@@ -377,6 +378,8 @@ void run_transfer(bench_state& state, transfer_kind kind) {
   state.add_parameter("gpu_local_cpus", where.cpus_text);
   state.add_parameter("cpu_affinity", affinity.status());
   state.add_parameter("launch_hold", pinned);
+  if (const auto available = host_available_bytes("/"))
+    state.add_parameter("host_memory_available_bytes", *available);
 
   // --- the work -------------------------------------------------------------------------------
   state.set_bytes_per_iteration(kernels::transfer_bytes_per_sample(kind, bytes, copies));

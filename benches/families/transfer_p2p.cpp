@@ -8,18 +8,24 @@
 // link). Hardware: two CUDA GPUs with peer access (cudaDeviceCanAccessPeer); a pair without it
 // is not_supported: a copy through host memory is not a peer transfer.
 //
-// Axes (node-wide: registry::add_node; the pair axis is static, p2p_plan.hpp says why):
-//  - pair: "src->dst" NVML indices; a pair not among the selected GPUs is skipped with the
-//    reason, and one GPU skips every case "one GPU: no pair";
+// Axes (node-wide: registry::add_node):
+//  - pair: "src->dst" NVML indices, planned from the GPUs the run measures (p2p_plan.hpp):
+//    every ordered pair in standard and full, in quick a ring over the GPUs and its reverse
+//    (every GPU sends and receives, both directions: 2·N cases); the observation pairs_planned
+//    says which;
 //  - engine: ce (cudaMemcpyPeerAsync: the copy engines) or sm (a copy kernel on dst whose
 //    loads read src's memory through peer access: kernels/src/host_copy.cu's vec4 copy, whose
 //    loads fetch again (.cv) and stores stay in L2 (.cg)); nvbandwidth's _ce and _read_sm;
-//  - direction: one_way or both_ways (ce: one copy on a stream of each GPU at once; sm: the
-//    split-warp kernel, even warps reading the peer, odd warps writing it);
+//  - direction: one_way or both_ways (ce: one copy on a stream of each GPU at once, dst's
+//    stream forked from src's and joined back, so one window times both; sm: the split-warp
+//    kernel, even warps reading the peer, odd warps writing it);
 //  - size: one copy's bytes; quick runs 256 MiB, standard the transfer sweep.
 // The method is nvbandwidth's (NVIDIA/nvbandwidth: CE vs SM copies between device pairs,
-// events on the copying streams, the slower stream's time for bidirectional cases); the code is
-// ours.
+// events on the copying streams); the code is ours. Both ways with the copy engines, a sample is
+// one window: the start event on src's stream, dst's stream forked from it and joined back
+// before the stop event (as transfer.bidir forks and joins its second stream), so the window
+// runs from the first copy's start to the last one's end. (node_state leaves the timing of a
+// node-wide case to it: no harness event spans two GPUs.)
 //
 // Check: the source is a seeded pattern of 64-bit words, the destination poisoned (0xFF)
 // before; after the samples every byte of each destination is read back and compared with the
@@ -161,7 +167,19 @@ void p2p_case(node_state& state) {
                                             kernels::host_copy_resident_blocks());
   }
 
-  // One sample: `copies` copies (each way); its time is the slower stream's.
+  // The timed stream: dst's for the SM kernel, src's for the copy engines; both ways with the
+  // copy engines, dst's stream is forked from it and joined back (events made on their GPUs).
+  side& timed = sm ? b : a;
+  std::optional<kernels::event> fork, join;
+  if (both && !sm) {
+    {
+      const kernels::device_scope on(a.cuda);
+      fork.emplace(cudaEventDisableTiming);
+    }
+    const kernels::device_scope on(b.cuda);
+    join.emplace(cudaEventDisableTiming);
+  }
+  // One sample: `copies` copies (each way), in one window.
   const auto enqueue = [&] {
     if (sm) {
       const kernels::device_scope on(b.cuda);
@@ -177,6 +195,11 @@ void p2p_case(node_state& state) {
       }
       return;
     }
+    if (both) {
+      const kernels::device_scope on(a.cuda);
+      fork->record(*a.stream);
+      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(b.stream->get(), fork->get(), 0));
+    }
     for (std::uint64_t i = 0; i < copies; ++i) {
       GPUSPEC_CUDA_CHECK(cudaMemcpyPeerAsync(b.destination.data(), b.cuda, a.source.data(), a.cuda,
                                              bytes, a.stream->get()));
@@ -184,27 +207,32 @@ void p2p_case(node_state& state) {
         GPUSPEC_CUDA_CHECK(cudaMemcpyPeerAsync(a.destination.data(), a.cuda, b.source.data(),
                                                b.cuda, bytes, b.stream->get()));
     }
+    if (both) {
+      {
+        const kernels::device_scope on(b.cuda);
+        join->record(*b.stream);
+      }
+      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(a.stream->get(), join->get(), 0));
+    }
   };
-  std::vector<side*> timed{sm ? &b : &a};
-  if (both && !sm)
-    timed.push_back(&b);
+  std::optional<kernels::event> start, stop;
+  {
+    const kernels::device_scope on(timed.cuda);
+    start.emplace();
+    stop.emplace();
+  }
   const auto sample = [&]() -> double {
-    std::vector<kernels::event> starts, stops;
-    for (side* s : timed) {
-      const kernels::device_scope on(s->cuda);
-      starts.emplace_back().record(*s->stream);
+    {
+      const kernels::device_scope on(timed.cuda);
+      start->record(*timed.stream);
     }
     enqueue();
-    for (side* s : timed) {
-      const kernels::device_scope on(s->cuda);
-      stops.emplace_back().record(*s->stream);
+    {
+      const kernels::device_scope on(timed.cuda);
+      stop->record(*timed.stream);
     }
-    double slowest = 0;
-    for (std::size_t i = 0; i < timed.size(); ++i) {
-      stops[i].synchronize();
-      slowest = std::max(slowest, kernels::event::elapsed_seconds(starts[i], stops[i]));
-    }
-    return slowest;
+    stop->synchronize();
+    return kernels::event::elapsed_seconds(*start, *stop);
   };
 
   (void)sample(); // warm-up, discarded
@@ -252,7 +280,7 @@ void register_transfer_p2p_benchmarks(registry& r) {
              "both ways, against the path between them (NVLink or PCIe)",
              p2p_case)
       .in_suites({"quick", "standard", "full"})
-      .with_axis("pair", p2p_pair_axis_values(), p2p_max_gpus * (p2p_max_gpus - 1))
+      .with_node_axis("pair", p2p_planned_pairs)
       .with_axis("engine", {"ce", "sm"})
       .with_axis("direction", {"one_way", "both_ways"})
       .with_axis("size", kernels::transfer_size_texts());

@@ -11,9 +11,9 @@
 // nvbandwidth measures peer latency with the same kind of chase (its device_local/remote
 // latency tests); the code is ours.
 //
-// Axes: pair only ("src->dst", the same static pair axis as transfer.p2p, p2p_plan.hpp): a pair
-// not among the selected GPUs is skipped with the reason, one GPU skips every case "one GPU: no
-// pair", and a pair without peer access is not_supported (a load through host memory is not a
+// Axes: pair only ("src->dst", planned from the node's GPUs as transfer.p2p's, p2p_plan.hpp:
+// every ordered pair in standard, a ring both ways in quick; the observation pairs_planned says
+// which), and a pair without peer access is not_supported (a load through host memory is not a
 // peer load). No ceiling: reported, not judged (expect.json); compare it with `diff` and across
 // pairs of one node.
 //
@@ -191,7 +191,7 @@ void register_transfer_p2p_latency_benchmarks(registry& r) {
              "dst's memory walked from src",
              p2p_latency_case)
       .in_suites({"standard", "full"})
-      .with_axis("pair", p2p_pair_axis_values(), p2p_max_gpus * (p2p_max_gpus - 1));
+      .with_node_axis("pair", p2p_planned_pairs);
 }
 
 } // namespace gpuspec::benches

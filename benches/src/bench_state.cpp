@@ -283,6 +283,39 @@ double bench_state::time_run(const std::function<void(kernels::stream_ref)>& wor
   return seconds;
 }
 
+bench_state::batch_times
+bench_state::time_batch(int iterations, const std::function<void(int, kernels::stream_ref)>& timed,
+                        const std::function<void(int, kernels::stream_ref)>& untimed) {
+  constexpr int max_iterations = 1024;
+  if (m_exec_done)
+    throw std::logic_error(id() + ": time_batch() after exec()");
+  if (iterations < 1 || iterations > max_iterations)
+    throw std::invalid_argument(fmt::format("{}: a batch holds 1 to {} iterations, not {}", id(),
+                                            max_iterations, iterations));
+  while (m_batch_events.size() < 2 * static_cast<std::size_t>(iterations))
+    m_batch_events.emplace_back();
+  const kernels::stream_ref s = stream();
+  m_context.start().record(s);
+  for (int i = 0; i < iterations; ++i) {
+    m_batch_events[2 * i].record(s);
+    timed(i, s);
+    m_batch_events[2 * i + 1].record(s);
+    untimed(i, s);
+  }
+  m_context.stop().record(s);
+  m_context.stop().synchronize();
+  batch_times out;
+  out.seconds = kernels::event::elapsed_seconds(m_context.start(), m_context.stop());
+  out.timed_seconds.reserve(static_cast<std::size_t>(iterations));
+  for (int i = 0; i < iterations; ++i)
+    out.timed_seconds.push_back(
+        kernels::event::elapsed_seconds(m_batch_events[2 * i], m_batch_events[2 * i + 1]));
+  ++m_timed_runs;
+  if (m_options.on_run)
+    m_options.on_run(m_timed_runs, out.seconds);
+  return out;
+}
+
 double bench_state::run_clock_s() const {
   return std::chrono::duration<double>(telemetry_clock::now() - m_options.clock_origin).count();
 }
@@ -469,13 +502,8 @@ reports::result bench_state::take_result() {
   m_result.stats = reports::summarize(m_result.samples);
   if (!m_host_seconds.empty())
     m_result.host_seconds_median = reports::summarize(m_host_seconds).median;
-  // Efficiency is "fraction of the ceiling achieved" for both orientations: for a latency
-  // (lower is better) the ceiling is the floor, and efficiency is floor / median.
-  if (!m_result.samples.empty() && m_result.stats.median > 0 &&
-      m_result.ceiling_value.clock_adjusted && *m_result.ceiling_value.clock_adjusted > 0.0)
-    m_result.efficiency = m_result.higher_is_better
-                              ? m_result.stats.median / *m_result.ceiling_value.clock_adjusted
-                              : *m_result.ceiling_value.clock_adjusted / m_result.stats.median;
+  // Against the reference that judges it, and against the clock-adjusted ceiling apart.
+  reports::settle_efficiency(m_result);
 
   if (m_disposition) {
     m_result.status = *m_disposition;

@@ -304,13 +304,14 @@ private:
   node_cache m_cache; // last: communicators go before the sampler and NVML
 };
 
-spine::worker_plan cuda_plan(std::string_view suite, std::string_view filter) {
+spine::worker_plan cuda_plan(const spine::plan_request& request) {
   spine::worker_plan plan;
   plan.backend = "cuda";
   // CUDA context creation on a GPU without persistence mode can take many seconds, and eight
   // workers create theirs at once.
   plan.startup_allowance_s = 120.0;
-  for (const bench_case& c : select_cases(benchmark_registry(), suite, filter))
+  for (const bench_case& c :
+       select_cases(benchmark_registry(), request.suite, request.filter, request.gpus))
     plan.cases.push_back(spine::planned_case{c.id(), c.values, c.definition->setup_allowance_s(),
                                              c.definition->scope() == bench_scope::node,
                                              c.definition->runs_for_duration()});

@@ -97,17 +97,9 @@ reports::result node_state::take_result() {
     m_result.axes[name] = value;
   m_result.ceiling_value.reference = reports::choose_reference(m_result.ceiling_value);
   m_result.stats = reports::summarize(m_result.samples);
-  if (!m_result.samples.empty() && m_result.stats.median > 0) {
-    const auto& c = m_result.ceiling_value;
-    // The report's efficiency is against the clock-adjusted ceiling where there is one (the
-    // check holds it to that: an efficiency that is not median / clock_adjusted contradicts the
-    // report), as bench_state writes it; the datasheet where there is none.
-    const std::optional<double> reference =
-        c.clock_adjusted && *c.clock_adjusted > 0.0 ? c.clock_adjusted : c.datasheet;
-    if (reference && *reference > 0.0)
-      m_result.efficiency = m_result.higher_is_better ? m_result.stats.median / *reference
-                                                      : *reference / m_result.stats.median;
-  }
+  // Against the reference that judges it (as bench_state: one builder), and against the
+  // clock-adjusted ceiling apart.
+  reports::settle_efficiency(m_result);
 
   const bool disposed = m_result.status != reports::result_status::ok;
   if (disposed) {

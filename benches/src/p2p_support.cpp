@@ -45,6 +45,9 @@ std::optional<peer_pair> resolve_pair(node_state& state) {
   std::vector<int> selected;
   for (const auto& d : state.devices())
     selected.push_back(d.info.index);
+  // Which pairs the plan sampled on this node: the report says so beside each pair's figure.
+  state.add_parameter("pairs_planned",
+                      p2p_plan_text(static_cast<int>(selected.size()), state.options().suite));
   if (const auto why = p2p_pair_skip_reason(selected, src_index, dst_index); !why.empty()) {
     state.skip(why);
     return std::nullopt;

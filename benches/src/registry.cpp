@@ -65,7 +65,19 @@ benchmark_definition& benchmark_definition::with_axis(std::string name,
     if (a.name == name)
       throw std::invalid_argument("benchmark " + m_id + ": axis '" + name + "' declared twice");
   quick_count = std::clamp<std::size_t>(quick_count, 1, values.size());
-  m_axes.push_back(axis{std::move(name), std::move(values), quick_count});
+  m_axes.push_back(axis{std::move(name), std::move(values), quick_count, {}});
+  return *this;
+}
+
+benchmark_definition& benchmark_definition::with_node_axis(std::string name,
+                                                           node_axis_values values) {
+  if (name.empty() || !values)
+    throw std::invalid_argument("benchmark " + m_id +
+                                ": a node axis needs a name and a function planning its values");
+  for (const auto& a : m_axes)
+    if (a.name == name)
+      throw std::invalid_argument("benchmark " + m_id + ": axis '" + name + "' declared twice");
+  m_axes.push_back(axis{std::move(name), {}, 1, std::move(values)});
   return *this;
 }
 
@@ -91,6 +103,8 @@ std::string benchmark_definition::axes_text() const {
     if (!out.empty())
       out += ' ';
     out += a.name + '=';
+    if (a.from_node)
+      out += "<planned from the node's GPUs>";
     for (std::size_t i = 0; i < a.values.size(); ++i)
       out += (i == 0 ? "" : "|") + a.values[i];
   }
@@ -150,7 +164,7 @@ std::string check_selection(std::string_view suite, std::string_view filter) {
 }
 
 std::vector<bench_case> select_cases(const registry& r, std::string_view suite,
-                                     std::string_view filter) {
+                                     std::string_view filter, const std::vector<int>& gpus) {
   if (auto problem = check_selection(suite, filter); !problem.empty())
     throw std::invalid_argument(problem);
   const std::regex pattern{std::string(filter), std::regex::ECMAScript};
@@ -163,12 +177,15 @@ std::vector<bench_case> select_cases(const registry& r, std::string_view suite,
     // Cartesian product of the axes' selected values, the first axis varying slowest.
     std::vector<bench_case> partial{bench_case{&def, {}}};
     for (const auto& a : def.axes()) {
-      const std::size_t count = all_values ? a.values.size() : a.quick_count;
+      const std::vector<std::string> planned =
+          a.from_node ? a.from_node(gpus, suite) : std::vector<std::string>{};
+      const std::vector<std::string>& values = a.from_node ? planned : a.values;
+      const std::size_t count = all_values || a.from_node ? values.size() : a.quick_count;
       std::vector<bench_case> next;
       for (const auto& p : partial)
         for (std::size_t i = 0; i < count; ++i) {
           bench_case c = p;
-          c.values.emplace_back(a.name, a.values[i]);
+          c.values.emplace_back(a.name, values[i]);
           next.push_back(std::move(c));
         }
       partial = std::move(next);

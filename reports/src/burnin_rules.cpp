@@ -79,10 +79,11 @@ void rule_drift(const burnin_record& b, const result& res, const report& r,
   const auto unit = to_string(res.unit);
   auto d = make_diagnosis(
       "GPUSPEC-BURNIN-DRIFT", severity,
-      fmt::format("throughput fell {:.1f}% over the run: {:.4g} {} in the first {} interval(s), "
-                  "{:.4g} {} in the last (warn above {:.0f}%, fail above {:.0f}%)",
-                  100 * drift->drop, drift->first, unit, drift->intervals, drift->last, unit,
-                  100 * s.burnin_drift_warn, 100 * s.burnin_drift_fail),
+      fmt::format("throughput fell {:.1f}% over the run: {:.4g} {} in the first {} interval(s) "
+                  "after the {} soak interval(s), {:.4g} {} in the last (warn above {:.0f}%, fail "
+                  "above {:.0f}%: initial policy)",
+                  100 * drift->drop, drift->first, unit, drift->intervals, drift->soak_intervals,
+                  drift->last, unit, 100 * s.burnin_drift_warn, 100 * s.burnin_drift_fail),
       device, r.host);
   d.evidence["drift"] = fmt::format("{:.4f}", drift->drop);
   out.push_back(std::move(d));
@@ -194,9 +195,13 @@ std::optional<throughput_drift> drift_of(std::span<const burnin_interval> interv
   for (const auto& in : intervals)
     if (in.throughput && *in.throughput > 0)
       values.push_back(*in.throughput);
-  if (values.size() < 3)
+  // The first interval with a GEMM is the soak: a cold GPU boosts above what it sustains once
+  // warm (DESIGN.md, measurement rule 10), so it is left out of the comparison.
+  if (values.size() < drift_soak_intervals + 3)
     return std::nullopt;
+  values.erase(values.begin(), values.begin() + drift_soak_intervals);
   throughput_drift d;
+  d.soak_intervals = drift_soak_intervals;
   d.intervals = std::clamp<std::size_t>(values.size() / 4, 1, 5);
   d.first = median_of(std::span<const double>(values.data(), d.intervals));
   d.last =

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::reports::detail {
@@ -113,17 +114,26 @@ std::optional<contradiction> verification_contradiction(const result& r, std::si
 }
 
 std::optional<contradiction> efficiency_contradiction(const result& r, std::size_t i) {
-  const auto& ceiling = r.ceiling_value.clock_adjusted;
-  if (!r.efficiency || !ceiling || !(*ceiling > 0) || !(r.stats.median > 0))
-    return std::nullopt;
-  const double expected =
-      r.higher_is_better ? r.stats.median / *ceiling : *ceiling / r.stats.median;
-  if (std::abs(*r.efficiency - expected) > 1e-6 * std::max(1.0, std::abs(expected)))
-    return contradiction{field_of(i, "efficiency"),
+  const auto differs = [](double carried, double expected) {
+    return std::abs(carried - expected) > 1e-6 * std::max(1.0, std::abs(expected));
+  };
+  const auto adjusted = fraction_of_ceiling(r, r.ceiling_value.clock_adjusted);
+  if (r.efficiency_clock_adjusted && adjusted && differs(*r.efficiency_clock_adjusted, *adjusted))
+    return contradiction{field_of(i, "efficiency_clock_adjusted"),
                          fmt::format("{:.6g}, but the median against the clock-adjusted ceiling "
                                      "gives {:.6g}",
-                                     *r.efficiency, expected)};
-  return std::nullopt;
+                                     *r.efficiency_clock_adjusted, *adjusted)};
+  const auto expected = fraction_of_ceiling(r, reference_value(r.ceiling_value));
+  if (!r.efficiency || !expected || !differs(*r.efficiency, *expected))
+    return std::nullopt;
+  // A report written before efficiency_clock_adjusted held efficiency to the clock-adjusted
+  // ceiling whatever the reference: that is no contradiction.
+  if (!r.efficiency_clock_adjusted && adjusted && !differs(*r.efficiency, *adjusted))
+    return std::nullopt;
+  return contradiction{field_of(i, "efficiency"),
+                       fmt::format("{:.6g}, but the median against the result's reference ({}) "
+                                   "gives {:.6g}",
+                                   *r.efficiency, to_string(r.ceiling_value.reference), *expected)};
 }
 
 std::optional<contradiction> telemetry_contradiction(const result& r, std::size_t i) {

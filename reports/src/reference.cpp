@@ -83,6 +83,29 @@ reference_kind choose_reference(const ceiling& c) {
   return reference_kind::none;
 }
 
+std::optional<double> reference_value(const ceiling& c) {
+  switch (c.reference) {
+  case reference_kind::datasheet:
+    return c.datasheet;
+  case reference_kind::clock_adjusted:
+    return c.clock_adjusted;
+  case reference_kind::none:
+    break;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> fraction_of_ceiling(const result& r, std::optional<double> ceiling) {
+  if (!ceiling || !(*ceiling > 0) || r.samples.empty() || !(r.stats.median > 0))
+    return std::nullopt;
+  return r.higher_is_better ? r.stats.median / *ceiling : *ceiling / r.stats.median;
+}
+
+void settle_efficiency(result& r) {
+  r.efficiency = fraction_of_ceiling(r, reference_value(r.ceiling_value));
+  r.efficiency_clock_adjusted = fraction_of_ceiling(r, r.ceiling_value.clock_adjusted);
+}
+
 std::string_view to_string(reference_kind k) {
   return detail::name_of(detail::reference_kind_names, k);
 }

@@ -139,6 +139,7 @@ constexpr std::array result_keys{f{"bench_id"},
                                  f{"stop_reason"},
                                  f{"ceiling"},
                                  f{"efficiency"},
+                                 f{"efficiency_clock_adjusted", 1, true},
                                  f{"verification"},
                                  f{"telemetry"},
                                  f{"status"},
@@ -185,8 +186,9 @@ constexpr std::array burnin_interval_keys{f{"start_s", 1},
                                           f{"memtest_bad_words", 1}};
 constexpr std::array burnin_mismatch_keys{f{"iteration", 1}, f{"time_s", 1}, f{"expected", 1},
                                           f{"actual", 1}};
-constexpr std::array burnin_bad_word_keys{f{"address", 1}, f{"pattern", 1}, f{"expected", 1},
-                                          f{"actual", 1}};
+constexpr std::array burnin_bad_word_keys{f{"address", 1},      f{"pattern", 1},
+                                          f{"expected", 1},     f{"actual", 1},
+                                          f{"reread", 1, true}, f{"stuck", 1, true}};
 constexpr std::array burnin_sample_keys{f{"time_s", 1},        f{"sm_clock_mhz", 1},
                                         f{"mem_clock_mhz", 1}, f{"temperature_c", 1},
                                         f{"power_w", 1},       f{"throttle_reasons", 1}};

@@ -446,6 +446,10 @@ burnin_bad_word read_burnin_bad_word(element e, const path_ref& path) {
   w.pattern = o.string("pattern");
   w.expected = read_word(o.at("expected"), o.field("expected"));
   w.actual = read_word(o.at("actual"), o.field("actual"));
+  if (const auto reread = o.find("reread"))
+    w.reread = read_word(*reread, o.field("reread"));
+  if (const auto stuck = o.find("stuck"))
+    w.stuck = read_bool(*stuck, o.field("stuck"));
   return w;
 }
 
@@ -571,6 +575,9 @@ result read_result(element e, const path_ref& path, int minor) {
     // The one optional key of a report: only burn-in and memory-test results carry it.
     if (const auto burnin = o.find("burnin")) {
       r.burnin = read_burnin(*burnin, o.field("burnin"));
+    }
+    if (const auto adjusted = o.find("efficiency_clock_adjusted")) {
+      r.efficiency_clock_adjusted = read_double(*adjusted, o.field("efficiency_clock_adjusted"));
     }
     if (const auto events = o.find("events")) {
       r.events = read_array(*events, o.field("events"), read_gpu_event);

@@ -462,6 +462,10 @@ json burnin_memtest_json(const burnin_memtest& m, const std::string& path) {
     x["pattern"] = w.pattern;
     x["expected"] = word_json(w.expected, member_path(where, "expected"));
     x["actual"] = word_json(w.actual, member_path(where, "actual"));
+    if (!w.reread.empty())
+      x["reread"] = word_json(w.reread, member_path(where, "reread"));
+    if (w.stuck)
+      x["stuck"] = *w.stuck;
     bad.push_back(std::move(x));
   }
   j["bad"] = std::move(bad);
@@ -555,6 +559,9 @@ json result_json(const result& r, const std::string& path) {
   j["stop_reason"] = r.stop_reason;
   j["ceiling"] = ceiling_json(r.ceiling_value, at("ceiling"));
   j["efficiency"] = number(r.efficiency, at("efficiency"));
+  if (r.efficiency_clock_adjusted)
+    j["efficiency_clock_adjusted"] =
+        number(r.efficiency_clock_adjusted, at("efficiency_clock_adjusted"));
   j["verification"] = verification_json(r.check, at("verification"));
   j["telemetry"] = telemetry_json(r.telemetry, at("telemetry"));
   j["status"] = to_string(r.status);

@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/benches/burnin_timeline.hpp"
+#include "gpuspec/benches/p2p_plan.hpp"
 #include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "gpuspec/spine/worker.hpp"
@@ -74,7 +75,10 @@ behaviour behaviour_of(const json& script, const std::string& key) {
   return b;
 }
 
-spine::worker_plan plan_of(const json& script) {
+/// The script's cases for the request. A case with "pairs": true stands for the peer
+/// benchmarks: one case per pair the real plan gives the request's GPUs and suite
+/// (p2p_planned_pairs), its axis "pair" first; none on one GPU.
+spine::worker_plan plan_of(const json& script, const spine::plan_request& request) {
   spine::worker_plan plan;
   plan.backend = "stand-in";
   plan.startup_allowance_s = script.value("startup_allowance_s", 5.0);
@@ -88,9 +92,32 @@ spine::worker_plan plan_of(const json& script) {
     p.setup_allowance_s = allowance;
     p.node_wide = c.value("node_wide", false);
     p.runs_for_duration = c.value("burnin", false);
-    plan.cases.push_back(std::move(p));
+    if (!c.value("pairs", false)) {
+      plan.cases.push_back(std::move(p));
+      continue;
+    }
+    for (const auto& pair : gpuspec::benches::p2p_planned_pairs(request.gpus, request.suite)) {
+      spine::planned_case one = p;
+      one.axes.insert(one.axes.begin(), {"pair", pair});
+      plan.cases.push_back(std::move(one));
+    }
   }
   return plan;
+}
+
+/// `--plan --suite S --filter F --gpus 0,1,...` as the coordinator passes them.
+spine::plan_request plan_request_of(int argc, char** argv) {
+  spine::plan_request request;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string key = argv[i], value = argv[i + 1];
+    if (key == "--suite")
+      request.suite = value;
+    else if (key == "--filter")
+      request.filter = value;
+    else if (key == "--gpus")
+      request.gpus = spine::parse_plan_gpus(value);
+  }
+  return request;
 }
 
 /// Sleeps `seconds` in steps, telling progress, until done or stopped.
@@ -153,9 +180,11 @@ const json& script_case(const json& script, const spine::planned_case& c) {
     if (s.at("bench_id").get<std::string>() != c.bench_id)
       continue;
     const json axes = s.value("axes", json::object());
-    bool same = axes.size() == c.axes.size();
+    // A "pairs" entry stands for every pair: its cases carry the axis "pair" besides its own.
+    const bool pairs = s.value("pairs", false);
+    bool same = axes.size() + (pairs ? 1 : 0) == c.axes.size();
     for (const auto& [name, value] : c.axes)
-      same = same && axes.contains(name) && axes[name] == value;
+      same = same && ((pairs && name == "pair") || (axes.contains(name) && axes[name] == value));
     if (same)
       return s;
   }
@@ -372,14 +401,14 @@ int main(int argc, char** argv) {
   const json script = load_script();
   spine::worker_backend backend;
   backend.name = "stand-in";
-  backend.plan = [&script](std::string_view, std::string_view) { return plan_of(script); };
+  backend.plan = [&script](const spine::plan_request& r) { return plan_of(script, r); };
   backend.open = [&script](const spine::worker_assignment& a, const std::atomic<bool>& stop) {
     return std::unique_ptr<spine::case_executor>(
         std::make_unique<stand_in_executor>(script, a, stop));
   };
-  // The coordinator calls `<worker> --plan --suite S --filter F`, or `<worker>` alone.
+  // The coordinator calls `<worker> --plan --suite S --filter F --gpus G`, or `<worker>` alone.
   if (argc > 1 && std::string(argv[1]) == "--plan")
-    return spine::worker_plan_main(backend, "", "");
+    return spine::worker_plan_main(backend, plan_request_of(argc, argv));
   const std::string text{std::istreambuf_iterator<char>(std::cin),
                          std::istreambuf_iterator<char>()};
   if (auto a = spine::assignment_from_text(text, "stdin")) {

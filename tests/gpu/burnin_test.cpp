@@ -47,6 +47,17 @@ TEST_F(burnin_test, a_twenty_second_burn_in_keeps_every_checksum_and_word) {
   EXPECT_EQ(b.intervals.size(), 1u);
   EXPECT_GT(b.intervals.front().gemm_iterations, 0);
   EXPECT_GT(b.busy_s, 10.0);
+  // D checked once against the host reference, within its tolerance.
+  EXPECT_NE(res.check.detail.find("Dot2 host reference"), std::string::npos) << res.check.detail;
+  ASSERT_TRUE(res.check.max_rel_error && res.check.tolerance) << res.check.detail;
+  EXPECT_LE(*res.check.max_rel_error, *res.check.tolerance);
+  // The throughput is the GEMMs' own time: the device time of the batches (busy_s, checksum
+  // kernels included) is more than the GEMMs' (iterations x flops / throughput).
+  ASSERT_TRUE(b.intervals.front().throughput);
+  const double gemm_s = 2.0 * 8192.0 * 8192.0 * 8192.0 *
+                        static_cast<double>(b.intervals.front().gemm_iterations) /
+                        (*b.intervals.front().throughput * 1e12);
+  EXPECT_LT(gemm_s, b.busy_s) << "the checksum kernels are not in the GEMMs' time";
 }
 
 TEST_F(burnin_test, memory_test_checks_most_of_the_free_memory_and_finds_no_bad_word) {

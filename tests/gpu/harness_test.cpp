@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/benches/array_sizing.hpp"
+#include "gpuspec/benches/p2p_plan.hpp"
 #include "gpuspec/benches/pci_bus_id.hpp"
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/benches/runner.hpp"
@@ -115,6 +116,26 @@ TEST(registry, suites_take_the_quick_values_or_all_values) {
   EXPECT_EQ(burnin[0].id(), "gemm.z");
 
   EXPECT_EQ(b::select_cases(r, "full", "").size(), 9u); // everything, every value
+}
+
+TEST(registry, a_node_axis_is_planned_from_the_gpus_measured) {
+  b::registry r;
+  const b::node_function node_noop = [](b::node_state&) {};
+  r.add_node("peer.x", "x", node_noop)
+      .in_suites({"quick", "standard"})
+      .with_node_axis("pair", gpuspec::benches::p2p_planned_pairs)
+      .with_axis("engine", {"ce", "sm"});
+  EXPECT_TRUE(b::select_cases(r, "quick", "", {0}).empty()) << "one GPU: no pair, no case";
+  EXPECT_TRUE(b::select_cases(r, "quick", "").empty()) << "no GPU given: no case";
+  EXPECT_EQ(b::select_cases(r, "quick", "", {0, 1}).size(), 2u); // 2 pairs x ce
+  EXPECT_EQ(b::select_cases(r, "quick", "", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}).size(), 20u);
+  const auto standard = b::select_cases(r, "standard", "", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  ASSERT_EQ(standard.size(), 90u * 2);
+  EXPECT_EQ(standard.back().parameters_text(), "pair=9->8 engine=sm");
+  EXPECT_NE(r.find("peer.x")->axes_text().find("pair=<planned from the node's GPUs>"),
+            std::string::npos);
+  EXPECT_THROW(r.add_node("peer.y", "", node_noop).with_node_axis("pair", nullptr),
+               std::invalid_argument);
 }
 
 TEST(registry, filter_is_an_ecmascript_search_in_the_id) {

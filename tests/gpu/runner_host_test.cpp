@@ -22,7 +22,7 @@ namespace spine = gpuspec::spine;
 namespace {
 
 spine::worker_assignment stream_assignment(const r::device_info& d) {
-  const auto plan = b::cuda_worker_backend().plan("quick", "^memory\\.stream\\.");
+  const auto plan = b::cuda_worker_backend().plan({"quick", "^memory\\.stream\\.", {}});
   spine::worker_assignment a;
   a.device = d;
   a.cases = plan.cases;
@@ -59,7 +59,7 @@ TEST(runner_host, enrich_records_versions_and_never_throws) {
 }
 
 TEST(runner_host, the_plan_is_the_registry_with_each_setup_allowance) {
-  const auto plan = b::cuda_worker_backend().plan("quick", "^memory\\.stream\\.");
+  const auto plan = b::cuda_worker_backend().plan({"quick", "^memory\\.stream\\.", {}});
   EXPECT_EQ(plan.backend, "cuda");
   EXPECT_TRUE(plan.unavailable.empty());
   ASSERT_EQ(plan.cases.size(), 5u); // copy, scale, add, triad, dot; quick: fp32 only
@@ -68,23 +68,23 @@ TEST(runner_host, the_plan_is_the_registry_with_each_setup_allowance) {
             (std::vector<std::pair<std::string, std::string>>{{"dtype", "fp32"}}));
   for (const auto& c : plan.cases)
     EXPECT_EQ(c.setup_allowance_s, spine::default_setup_allowance_s);
-  const auto gemm = b::cuda_worker_backend().plan("quick", "^gemm\\.cublas\\.");
+  const auto gemm = b::cuda_worker_backend().plan({"quick", "^gemm\\.cublas\\.", {}});
   ASSERT_FALSE(gemm.cases.empty());
   for (const auto& c : gemm.cases)
     EXPECT_GT(c.setup_allowance_s, spine::default_setup_allowance_s) << c.label();
 }
 
 TEST(runner_host, the_burnin_suite_is_the_burnin_gemm_for_the_duration_and_the_memory_test) {
-  const auto plan = b::cuda_worker_backend().plan("burnin", "");
+  const auto plan = b::cuda_worker_backend().plan({"burnin", "", {}});
   ASSERT_EQ(plan.cases.size(), 2u);
   EXPECT_EQ(plan.cases[0].label(), "burnin.gemm dtype=bf16");
   EXPECT_TRUE(plan.cases[0].runs_for_duration) << "its deadline grows by --duration";
   EXPECT_EQ(plan.cases[1].bench_id, "memory.test");
   EXPECT_FALSE(plan.cases[1].runs_for_duration);
   // The burn-in GEMM runs in no other suite but full; the memory test also in standard.
-  EXPECT_TRUE(b::cuda_worker_backend().plan("quick", "^burnin\\.").cases.empty());
-  EXPECT_EQ(b::cuda_worker_backend().plan("standard", "^memory\\.test$").cases.size(), 1u);
-  EXPECT_EQ(b::cuda_worker_backend().plan("full", "^burnin\\.").cases.size(), 2u);
+  EXPECT_TRUE(b::cuda_worker_backend().plan({"quick", "^burnin\\.", {}}).cases.empty());
+  EXPECT_EQ(b::cuda_worker_backend().plan({"standard", "^memory\\.test$", {}}).cases.size(), 1u);
+  EXPECT_EQ(b::cuda_worker_backend().plan({"full", "^burnin\\.", {}}).cases.size(), 2u);
 }
 
 TEST(runner_host, a_gpu_cuda_cannot_see_is_skipped_with_the_reason) {
@@ -120,7 +120,12 @@ TEST(runner_host, a_gpu_that_cannot_start_fails_its_cases_with_the_reason) {
 
 TEST(runner_host, bad_selections_are_refused) {
   const auto backend = b::cuda_worker_backend();
-  EXPECT_THROW((void)backend.plan("weekly", ""), std::invalid_argument);
-  EXPECT_THROW((void)backend.plan("quick", "("), std::invalid_argument);
-  EXPECT_TRUE(backend.plan("quick", "^no\\.such\\.benchmark$").cases.empty());
+  EXPECT_THROW((void)backend.plan({"weekly", "", {}}), std::invalid_argument);
+  EXPECT_THROW((void)backend.plan({"quick", "(", {}}), std::invalid_argument);
+  EXPECT_TRUE(backend.plan({"quick", "^no\\.such\\.benchmark$", {}}).cases.empty());
+  // The peer pairs fit the node: none on one GPU, a ring both ways on ten in quick.
+  EXPECT_TRUE(backend.plan({"quick", "^transfer\\.p2p$", {0}}).cases.empty());
+  EXPECT_EQ(
+      backend.plan({"quick", "^transfer\\.p2p$", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}).cases.size(),
+      20u);
 }

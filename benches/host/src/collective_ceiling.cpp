@@ -111,9 +111,7 @@ collective_ceiling_choice pcie_ceiling(const collective_ceiling_inputs& in) {
   std::optional<double> trained;
   std::string trained_text;
   for (const auto& g : in.gpus) {
-    const auto& p = g.device->pcie;
-    const auto gen = p.gen_max ? p.gen_max : p.gen_current;
-    const auto width = p.width_current ? p.width_current : p.width_max;
+    const auto [gen, width] = pcie_link_for_ceiling(g.device->pcie);
     const auto gbs = gen && width ? pcie_link_gbs(*gen, *width) : std::nullopt;
     if (!gbs) {
       trained.reset();

@@ -166,6 +166,27 @@ std::optional<std::uint64_t> host_available_bytes(const fs::path& root) {
   return text ? meminfo_bytes(*text, "MemAvailable:") : std::nullopt;
 }
 
+std::optional<std::uint64_t> host_total_bytes(const fs::path& root) {
+  const auto text = read_text(root / "proc/meminfo");
+  return text ? meminfo_bytes(*text, "MemTotal:") : std::nullopt;
+}
+
+std::string host_memory_skip_reason(std::uint64_t buffer_bytes, int workers,
+                                    std::optional<std::uint64_t> total_bytes, double share) {
+  if (!total_bytes)
+    return {};
+  const int at_once = std::max(workers, 1);
+  const double needed = static_cast<double>(buffer_bytes) * at_once;
+  const double allowed = share * static_cast<double>(*total_bytes);
+  if (needed <= allowed)
+    return {};
+  return fmt::format("the host buffers need {:.0f} MiB a GPU, {:.0f} MiB for the {} GPU(s) that "
+                     "may copy at once, and the host has {:.0f} MiB (MemTotal): the transfers take "
+                     "at most {:.0f}% of it",
+                     static_cast<double>(buffer_bytes) / 1048576.0, needed / 1048576.0, at_once,
+                     static_cast<double>(*total_bytes) / 1048576.0, 100 * share);
+}
+
 std::optional<std::uint64_t> node_free_bytes(const fs::path& root, int node) {
   if (node < 0)
     return std::nullopt;

@@ -21,21 +21,59 @@ std::optional<int> parse_index(std::string_view text) {
   return value;
 }
 
+/// The link as the collective ceiling reads it: NVML's maximum generation (an idle link
+/// downtrains), the width as trained.
 std::optional<double> pcie_gbs(const reports::device_info& d) {
-  if (!d.pcie.gen_current || !d.pcie.width_current)
+  const auto [gen, width] = pcie_link_for_ceiling(d.pcie);
+  if (!gen || !width)
     return std::nullopt;
-  return pcie_link_gbs(*d.pcie.gen_current, *d.pcie.width_current);
+  return pcie_link_gbs(*gen, *width);
 }
 
 } // namespace
 
-std::vector<std::string> p2p_pair_axis_values() {
+namespace {
+
+bool every_pair(std::string_view suite) { return suite == "standard" || suite == "full"; }
+
+} // namespace
+
+std::vector<std::string> p2p_planned_pairs(std::vector<int> gpus, std::string_view suite) {
+  std::sort(gpus.begin(), gpus.end());
+  gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
   std::vector<std::string> values;
-  for (int src = 0; src < p2p_max_gpus; ++src)
-    for (int dst = 0; dst < p2p_max_gpus; ++dst)
-      if (src != dst)
-        values.push_back(fmt::format("{}->{}", src, dst));
+  const std::size_t n = gpus.size();
+  if (n < 2)
+    return values;
+  const auto add = [&](int src, int dst) {
+    auto v = fmt::format("{}->{}", src, dst);
+    if (std::find(values.begin(), values.end(), v) == values.end())
+      values.push_back(std::move(v));
+  };
+  if (every_pair(suite)) {
+    for (const int src : gpus)
+      for (const int dst : gpus)
+        if (src != dst)
+          add(src, dst);
+    return values;
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    add(gpus[i], gpus[(i + 1) % n]);
+  for (std::size_t i = 0; i < n; ++i)
+    add(gpus[(i + 1) % n], gpus[i]);
   return values;
+}
+
+std::string p2p_plan_text(int gpu_count, std::string_view suite) {
+  const int all = gpu_count * (gpu_count - 1);
+  if (gpu_count < 2)
+    return fmt::format("no pair: {} GPU", gpu_count);
+  if (every_pair(suite))
+    return fmt::format("every ordered pair of the {} GPUs ({})", gpu_count, all);
+  const int ring = gpu_count == 2 ? 2 : 2 * gpu_count;
+  return fmt::format("a ring over the {} GPUs, each to the next and back: {} of the {} ordered "
+                     "pairs ({} suite)",
+                     gpu_count, ring, all, suite);
 }
 
 std::optional<std::pair<int, int>> parse_p2p_pair(std::string_view text) {
@@ -79,11 +117,12 @@ reports::ceiling p2p_ceiling(const reports::topology_info& topology,
       return c;
     const bool src_slower = *a <= *b;
     const auto& slower = src_slower ? src : dst;
+    const auto [gen, width] = pcie_link_for_ceiling(slower.pcie);
     c.clock_adjusted = std::min(*a, *b) * directions;
     c.clock_adjusted_source = fmt::format(
-        "no NVLink between GPU {} and GPU {}: the slower PCIe link, GPU {}'s: {}", src.index,
-        dst.index, slower.index,
-        pcie_link_formula(*slower.pcie.gen_current, *slower.pcie.width_current, directions));
+        "no NVLink between GPU {} and GPU {}: the slower PCIe link, GPU {}'s, at NVML's maximum "
+        "generation (an idle link downtrains) and the width as trained: {}",
+        src.index, dst.index, slower.index, pcie_link_formula(*gen, *width, directions));
   }
   c.reference = reports::reference_kind::clock_adjusted;
   return c;

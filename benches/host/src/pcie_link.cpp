@@ -106,4 +106,8 @@ reports::ceiling pcie_transfer_ceiling(const pcie_ceiling_inputs& in) {
   return c;
 }
 
+pcie_link_state pcie_link_for_ceiling(const reports::pcie_link& p) {
+  return {p.gen_max ? p.gen_max : p.gen_current, p.width_current ? p.width_current : p.width_max};
+}
+
 } // namespace gpuspec::benches

@@ -181,10 +181,10 @@ std::vector<int> selected_devices(const session_options& o, const inventory& inv
 
 } // namespace
 
-worker_plan ask_plan(const std::vector<std::string>& worker_command, const std::string& suite,
-                     const std::string& filter) {
+worker_plan ask_plan(const std::vector<std::string>& worker_command, const plan_request& request) {
   std::vector<std::string> argv = worker_command;
-  argv.insert(argv.end(), {"--plan", "--suite", suite, "--filter", filter});
+  argv.insert(argv.end(), {"--plan", "--suite", request.suite, "--filter", request.filter, "--gpus",
+                           plan_gpus_text(request.gpus)});
   finished_process p = run_to_end(argv, plan_timeout_s);
   const std::string program = worker_command.empty() ? "" : worker_command.front();
   std::string err = p.err;
@@ -246,27 +246,6 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
 
   if (!nvml_lists_gpus(inv))
     return write_without_run("no GPU: " + inv.host.gpu_status);
-  worker_plan plan;
-  try {
-    plan = ask_plan(o.worker_command, o.suite, o.filter);
-  } catch (const session_input_error&) {
-    throw;
-  } catch (const std::exception& e) {
-    // A worker that cannot even plan is a broken installation: nothing can be measured, and
-    // the inventory is still worth its report.
-    return write_without_run(std::string("the worker could not plan the run: ") + e.what());
-  }
-  if (!plan.unavailable.empty())
-    return write_without_run("no benchmarks: " + plan.unavailable);
-  // A CUDA worker needs the CUDA runtime to see the GPUs; a stand-in does not.
-  if (plan.backend == "cuda" && inv.host.gpu_status != "ok")
-    return write_without_run("no GPU: " + inv.host.gpu_status);
-  if (plan.cases.empty())
-    return write_without_run(
-        fmt::format("no benchmark of suite '{}' matches the filter '{}'", o.suite, o.filter));
-
-  report.run.backend = plan.backend;
-
   // The idle precondition: a GPU another process uses would give figures of a shared GPU, and
   // the run would disturb that process. Refused unless --allow-busy; the check says why.
   std::vector<int> measured;
@@ -289,6 +268,29 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   if (measured.empty())
     return write_without_run("every selected GPU is in use by another process (--allow-busy "
                              "measures them anyway)");
+
+  worker_plan plan;
+  try {
+    // The plan fits the node: the node-wide cases are planned for the GPUs measured.
+    plan = ask_plan(o.worker_command, plan_request{o.suite, o.filter, measured});
+  } catch (const session_input_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A worker that cannot even plan is a broken installation: nothing can be measured, and
+    // the inventory is still worth its report.
+    return write_without_run(std::string("the worker could not plan the run: ") + e.what());
+  }
+  if (!plan.unavailable.empty())
+    return write_without_run("no benchmarks: " + plan.unavailable);
+  // A CUDA worker needs the CUDA runtime to see the GPUs; a stand-in does not.
+  if (plan.backend == "cuda" && inv.host.gpu_status != "ok")
+    return write_without_run("no GPU: " + inv.host.gpu_status);
+  if (plan.cases.empty())
+    return write_without_run(fmt::format("no benchmark of suite '{}' matches the filter '{}' on "
+                                         "the {} GPU(s) measured (a peer benchmark needs two)",
+                                         o.suite, o.filter, measured.size()));
+
+  report.run.backend = plan.backend;
 
   const int gpu_count = static_cast<int>(measured.size());
   const int concurrency = o.concurrency > 0 ? std::min(o.concurrency, gpu_count) : gpu_count;

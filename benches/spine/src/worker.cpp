@@ -7,7 +7,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/spine/coordinator.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
@@ -76,10 +79,33 @@ private:
 
 } // namespace
 
-int worker_plan_main(const worker_backend& backend, std::string_view suite,
-                     std::string_view filter) {
+std::vector<int> parse_plan_gpus(std::string_view text) {
+  std::vector<int> out;
+  if (text.empty())
+    return out;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string_view item = text.substr(at, end - at);
+    int value = -1;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || value < 0)
+      throw std::invalid_argument(fmt::format(
+          "--gpus: '{}' is not a comma-separated list of GPU indices (e.g. 0,1,2)", text));
+    out.push_back(value);
+    if (end == text.size())
+      return out;
+    at = end + 1;
+  }
+}
+
+std::string plan_gpus_text(const std::vector<int>& gpus) {
+  return fmt::format("{}", fmt::join(gpus, ","));
+}
+
+int worker_plan_main(const worker_backend& backend, const plan_request& request) {
   try {
-    const worker_plan plan = backend.plan(suite, filter);
+    const worker_plan plan = backend.plan(request);
     const std::string text = plan_to_text(plan);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);

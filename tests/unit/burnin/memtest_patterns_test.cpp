@@ -85,6 +85,18 @@ TEST(MemtestCheck, AFlippedBitIsFoundWithItsAddressAndBothValues) {
   }
 }
 
+TEST(MemtestCheck, ABadWordReadAgainIsStuckWhenStillWrongAndTransientWhenRight) {
+  // A moving-inversions pass found word 1000 wrong in its inverted phase; the pass ends in the
+  // first phase, which is what the word must hold when read again.
+  const auto p = memtest_pattern::moving_inversions;
+  const std::uint64_t left = memtest_word(p, 42, base, 1000, false);
+  const std::uint64_t flipped = left ^ (std::uint64_t{1} << 17);
+  EXPECT_TRUE(memtest_reread_stuck(left, flipped)) << "degraded: the bit is still flipped";
+  EXPECT_FALSE(memtest_reread_stuck(left, left)) << "healthy now: it read wrong once";
+  // The phase found in is not what is compared: a word reading its found-in value is stuck.
+  EXPECT_TRUE(memtest_reread_stuck(left, memtest_word(p, 42, base, 1000, true)));
+}
+
 TEST(MemtestCheck, EveryBadWordIsCountedAndTheFirstSixteenRecorded) {
   auto v = filled(memtest_pattern::random, 10000, false);
   for (std::size_t i = 0; i < 100; ++i)

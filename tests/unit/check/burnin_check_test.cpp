@@ -245,26 +245,52 @@ TEST(BurnIn, DifferentAlgorithmsOrSeedsAreNotComparedAndTheCheckSaysWhy) {
 }
 
 TEST(BurnIn, DriftComparesTheFirstAndLastQuarterCappedAtFiveIntervals) {
-  std::vector<burnin_interval> in(2);
+  std::vector<burnin_interval> in(3);
   in[0].throughput = 100;
-  in[1].throughput = 50;
-  EXPECT_FALSE(drift_of(in)) << "two intervals: nothing to compare";
-  in.resize(30);
+  in[1].throughput = 100;
+  in[2].throughput = 50;
+  EXPECT_FALSE(drift_of(in)) << "two intervals after the soak: nothing to compare";
+  in.resize(31);
   for (std::size_t i = 0; i < in.size(); ++i)
-    in[i].throughput = i < 25 ? 100.0 : 80.0;
+    in[i].throughput = i < 26 ? 100.0 : 80.0;
   const auto d = drift_of(in);
   ASSERT_TRUE(d);
   EXPECT_EQ(d->intervals, 5u);
+  EXPECT_EQ(d->soak_intervals, 1u);
   EXPECT_DOUBLE_EQ(d->first, 100);
   EXPECT_DOUBLE_EQ(d->last, 80);
   EXPECT_NEAR(d->drop, 0.2, 1e-12);
   // Memory-test intervals (no throughput) are left out; a rise is a negative drop.
-  in.assign(4, {});
+  in.assign(5, {});
   in[0].throughput = 100;
-  in[2].throughput = 105;
-  in[3].throughput = 110;
+  in[1].throughput = 100;
+  in[3].throughput = 105;
+  in[4].throughput = 110;
   ASSERT_TRUE(drift_of(in));
   EXPECT_LT(drift_of(in)->drop, 0);
+}
+
+TEST(BurnIn, TheColdFirstIntervalIsNotADrift) {
+  // A cold GPU boosts in its first minute: 10% above what it sustains after. Healthy: the soak
+  // is left out, the rest is flat.
+  report r = healthy_burnin_report();
+  auto& res = burnin_on(r, 3);
+  ASSERT_GE(res.burnin->intervals.size(), 6u);
+  std::size_t first_gemm = 0;
+  while (!res.burnin->intervals[first_gemm].throughput)
+    ++first_gemm;
+  const double sustained = *res.burnin->intervals[first_gemm].throughput;
+  res.burnin->intervals[first_gemm].throughput = sustained * 1.10;
+  const auto d = drift_of(res.burnin->intervals);
+  ASSERT_TRUE(d);
+  EXPECT_NEAR(d->drop, 0, 1e-9);
+  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::pass);
+
+  // Degraded: the same cold start, then a real fall of 10% over the run warns.
+  for (std::size_t i = res.burnin->intervals.size() / 2; i < res.burnin->intervals.size(); ++i)
+    if (res.burnin->intervals[i].throughput)
+      res.burnin->intervals[i].throughput = sustained * 0.90;
+  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::warn);
 }
 
 TEST(BurnIn, DriftAtTheThresholdPassesAndJustAboveWarns) {

@@ -16,6 +16,7 @@
 #include "gpuspec/reports/check.hpp"
 #include "gpuspec/reports/diagnosis.hpp"
 #include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
@@ -539,7 +540,7 @@ result result_in(state s, const result& base, int k) {
     for (auto& x : r.samples)
       x *= f;
     r.stats = summarize(r.samples);
-    r.efficiency = r.stats.median / *r.ceiling_value.clock_adjusted;
+    settle_efficiency(r);
   };
   switch (s) {
   case state::pass:
@@ -692,7 +693,7 @@ TEST(Check, AnInformationalFigureIsReportedNotJudgedAndAJudgedOneIs) {
     t.ceiling_value.clock_adjusted = 10 * t.stats.median;
     t.ceiling_value.clock_adjusted_source = "synthetic: a link ten times the median";
     t.ceiling_value.reference = reference_kind::clock_adjusted;
-    t.efficiency = 0.1;
+    settle_efficiency(t); // 0.1 against the link, the reference
   }
   const auto o = check(r, synthetic_specs(), default_rules());
   ASSERT_EQ(o.nodes[0].results.size(), 2U);
@@ -712,7 +713,8 @@ TEST(Check, LowerIsBetterMetricsAreInverted) {
   // The harness's figure, ceiling / median: a floor at half the median.
   r.results[0].ceiling_value.clock_adjusted = 0.5 * r.results[0].stats.median;
   r.results[0].ceiling_value.datasheet.reset();
-  r.results[0].efficiency = 0.5;
+  r.results[0].ceiling_value.reference = reference_kind::clock_adjusted;
+  settle_efficiency(r.results[0]); // 0.5
   const auto o = check(r, synthetic_specs(), default_rules());
   EXPECT_EQ(o.nodes[0].results[0].frame, "clock_adjusted");
   EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::fail);
@@ -723,6 +725,7 @@ TEST(Reference, AReportCannotLowerItsOwnBar) {
   // table, and the check says so.
   auto r = healthy_report();
   r.results[1].ceiling_value.datasheet = 3000;
+  settle_efficiency(r.results[1]); // as a harness with the stale figure wrote it
   const auto o = check(r, synthetic_specs(), default_rules());
   const auto& triad = o.nodes[0].results[1];
   EXPECT_EQ(triad.frame, "spec");
@@ -735,7 +738,46 @@ TEST(Reference, AReportCannotLowerItsOwnBar) {
   // Within the tolerance (1%) the carried figure stands.
   r = healthy_report();
   r.results[1].ceiling_value.datasheet = 4790;
+  settle_efficiency(r.results[1]);
   EXPECT_TRUE(check(r, synthetic_specs(), default_rules()).notes.empty());
+}
+
+TEST(Reference, EfficiencyIsAgainstTheReferenceAndTheClockAdjustedFractionIsItsOwnFigure) {
+  // An H200's triad as the harness writes it: the datasheet (4800 GB/s) is the reference, the
+  // memory formula at its clock (4917 GB/s) the clock-adjusted ceiling.
+  auto r = healthy_report();
+  const result& triad = r.results[1];
+  ASSERT_EQ(triad.ceiling_value.reference, reference_kind::datasheet);
+  ASSERT_TRUE(triad.efficiency && triad.efficiency_clock_adjusted);
+  EXPECT_DOUBLE_EQ(*triad.efficiency, triad.stats.median / *triad.ceiling_value.datasheet);
+  EXPECT_DOUBLE_EQ(*triad.efficiency_clock_adjusted,
+                   triad.stats.median / *triad.ceiling_value.clock_adjusted);
+  EXPECT_GT(*triad.efficiency, *triad.efficiency_clock_adjusted);
+  const auto verdict = check(r, synthetic_specs(), default_rules()).nodes[0].results[1];
+  EXPECT_DOUBLE_EQ(*verdict.efficiency, *triad.efficiency) << "the report's is the check's";
+  EXPECT_EQ(verdict.status, verdict_status::pass);
+
+  // Degraded: an efficiency against the clock-adjusted ceiling beside its own figure
+  // contradicts the report (the field is named), and so does an edited clock-adjusted one.
+  auto bad = healthy_report();
+  bad.results[1].efficiency = bad.results[1].efficiency_clock_adjusted;
+  auto o = check(bad, synthetic_specs(), default_rules());
+  EXPECT_TRUE(has(o, "GPUSPEC-REPORT-INCONSISTENT", bad.results[1].devices[0]));
+  EXPECT_NE(o.nodes[0].results[1].message.find("efficiency"), std::string::npos)
+      << o.nodes[0].results[1].message;
+  bad = healthy_report();
+  *bad.results[1].efficiency_clock_adjusted *= 1.1;
+  EXPECT_TRUE(has(check(bad, synthetic_specs(), default_rules()), "GPUSPEC-REPORT-INCONSISTENT",
+                  bad.results[1].devices[0]));
+
+  // Healthy old report: written before efficiency_clock_adjusted, its efficiency was against
+  // the clock-adjusted ceiling; that is no contradiction.
+  auto old = healthy_report();
+  for (auto& x : old.results) {
+    x.efficiency = x.efficiency_clock_adjusted;
+    x.efficiency_clock_adjusted.reset();
+  }
+  EXPECT_EQ(check(old, synthetic_specs(), default_rules()).status, verdict_status::pass);
 }
 
 TEST(Reference, ARooflineCappedGemmIsHeldToTheSameRoofline) {
@@ -747,10 +789,12 @@ TEST(Reference, ARooflineCappedGemmIsHeldToTheSameRoofline) {
   const double flops = *g.flops_per_iteration;
   g.ceiling_value.roofline_bytes = flops / 100; // 100 operations per byte: 480 TFLOP/s at 4800
   g.ceiling_value.datasheet = 4800.0 * 100 / 1000;
+  settle_efficiency(g);
   auto o = check(r, synthetic_specs(), default_rules());
   EXPECT_DOUBLE_EQ(*o.nodes[0].results[2].expected, 480);
   EXPECT_TRUE(o.notes.empty());
   g.ceiling_value.datasheet = 989.5;
+  settle_efficiency(g);
   o = check(r, synthetic_specs(), default_rules());
   EXPECT_DOUBLE_EQ(*o.nodes[0].results[2].expected, 480);
   EXPECT_FALSE(o.notes.empty());
@@ -762,11 +806,13 @@ TEST(Reference, CheckJudgesByTheReferenceTheResultCarries) {
   auto r = healthy_report();
   auto& g = r.results[2];
   g.ceiling_value.reference = reference_kind::clock_adjusted;
+  settle_efficiency(g);
   const auto o = check(r, synthetic_specs(), default_rules());
   EXPECT_EQ(o.nodes[0].results[2].frame, "clock_adjusted");
   EXPECT_DOUBLE_EQ(*o.nodes[0].results[2].expected, *g.ceiling_value.clock_adjusted);
   // No reference: not judged against a ceiling (a latency without a baseline).
   g.ceiling_value.reference = reference_kind::none;
+  settle_efficiency(g);
   const auto none = check(r, synthetic_specs(), default_rules());
   EXPECT_EQ(none.nodes[0].results[2].status, verdict_status::skipped);
   EXPECT_NE(none.nodes[0].results[2].message.find("no ceiling judges"), std::string::npos);

@@ -353,6 +353,95 @@ TEST_F(RunSpine, NodeWideCasesRunOnceOverEveryGpuAfterTheOneGpuCases) {
   EXPECT_EQ(rep.results[5].axes.at("size"), "64 MiB");
 }
 
+TEST_F(RunSpine, ThePeerPairsArePlannedFromTheGpusMeasuredAtAnyCount) {
+  // transfer.p2p as the worker plans it from the GPUs the coordinator measures (--plan --gpus):
+  // quick, a ring both ways (every GPU sends to and receives from both neighbours); standard,
+  // every ordered pair. One GPU: no pair, no case. Ten GPUs: every one of them is measured.
+  struct node {
+    std::string config, devices;
+    std::vector<int> gpus;
+  };
+  const std::vector<node> nodes = {{"eight-healthy.json", "--devices 3", {3}},
+                                   {"two-healthy.json", "", {0, 1}},
+                                   {"eight-healthy.json", "", {0, 1, 2, 3, 4, 5, 6, 7}},
+                                   {"ten-pcie.json", "", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}};
+  for (const auto& n : nodes)
+    for (const std::string suite : {"quick", "standard"}) {
+      SCOPED_TRACE(n.config + " " + n.devices + " " + suite);
+      const auto p = run(fmt::format("run -o report-{}.json --suite {} --max-time 0.2 {}", suite,
+                                     suite, n.devices),
+                         n.config, "p2p-pairs.json");
+      EXPECT_EQ(p.exit_code, 3) << p.err; // a stand-in run is never passed
+      const r::report rep = load(m_dir / fmt::format("report-{}.json", suite));
+      EXPECT_TRUE(rep.complete) << rep.incomplete_reason;
+      std::set<std::pair<int, int>> pairs;
+      std::map<int, int> sends, receives;
+      for (const auto& res : rep.results) {
+        if (res.bench_id != "transfer.p2p")
+          continue;
+        EXPECT_EQ(res.devices, n.gpus);
+        EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
+        const std::string pair = res.axes.at("pair").get<std::string>();
+        const auto arrow = pair.find("->");
+        ASSERT_NE(arrow, std::string::npos) << pair;
+        const int src = std::stoi(pair.substr(0, arrow)), dst = std::stoi(pair.substr(arrow + 2));
+        EXPECT_TRUE(pairs.emplace(src, dst).second) << "measured twice: " << pair;
+        ++sends[src];
+        ++receives[dst];
+      }
+      const std::size_t count = n.gpus.size();
+      if (count < 2) {
+        EXPECT_TRUE(pairs.empty()) << "one GPU has no pair";
+        continue;
+      }
+      const std::size_t expected = suite == "standard" ? count * (count - 1)
+                                   : count == 2        ? 2
+                                                       : 2 * count;
+      EXPECT_EQ(pairs.size(), expected);
+      for (const int g : n.gpus) {
+        // Every GPU present sends and receives; in quick, to and from both neighbours.
+        EXPECT_GE(sends[g], count == 2 ? 1 : 2) << "GPU " << g;
+        EXPECT_GE(receives[g], count == 2 ? 1 : 2) << "GPU " << g;
+        for (const int h : n.gpus) {
+          if (g != h && suite == "standard") {
+            EXPECT_TRUE(pairs.count({g, h})) << g << "->" << h;
+          }
+        }
+      }
+      if (suite == "quick" && count > 2) {
+        for (std::size_t i = 0; i < count; ++i) {
+          const int a = n.gpus[i], b = n.gpus[(i + 1) % count];
+          EXPECT_TRUE(pairs.count({a, b}) && pairs.count({b, a})) << a << "<->" << b;
+        }
+      }
+    }
+}
+
+TEST_F(RunSpine, TheRealWorkerPlansThePeerPairsForTheGpusItIsGiven) {
+  const auto planned = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' __worker --plan --suite quick --filter '^transfer\\.p2p$' "
+             "--gpus 0,1,2,3,4,5,6,7,8,9");
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const auto plan = gpuspec::spine::plan_from_text(planned.out, "plan");
+  ASSERT_TRUE(plan) << plan.error().to_string();
+  if (GPUSPEC_TEST_CUDA_BUILD) {
+    // One size, engine and direction in quick: one case per pair of the ring, both ways.
+    ASSERT_EQ(plan.value().cases.size(), 20U);
+    EXPECT_EQ(plan.value().cases.front().axes.front(),
+              (std::pair<std::string, std::string>{"pair", "0->1"}));
+    EXPECT_EQ(plan.value().cases.back().axes.front(),
+              (std::pair<std::string, std::string>{"pair", "0->9"}));
+    for (const auto& c : plan.value().cases)
+      EXPECT_TRUE(c.node_wide);
+  } else {
+    EXPECT_TRUE(plan.value().cases.empty()) << "a host-only build plans nothing";
+  }
+  const auto bad = gpuspec::testing::run_in(m_dir, "'" GPUSPEC_BINARY
+                                                   "' __worker --plan --suite quick --gpus 0,x");
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("--gpus"), std::string::npos) << bad.err;
+}
+
 TEST_F(RunSpine, ANodeWideWorkerThatHangsFailsItsCasesNamingEveryGpuAndKeepsTheRest) {
   const auto p = run("run -o report.json --max-time 0.2 --kill-grace 0.3", "two-healthy.json",
                      "two-node-wide-hangs.json");

@@ -188,6 +188,7 @@ report synthetic_report() {
                          "memory_bandwidth_gbs",
                          std::nullopt};
   triad.efficiency = 0.5;
+  triad.efficiency_clock_adjusted = 0.5;
   triad.check = {verification_status::passed, 0.0, 0.000001, "analytic value"};
   triad.telemetry.window_start_s = 1.5;
   triad.telemetry.window_end_s = 3.25;
@@ -216,7 +217,8 @@ report synthetic_report() {
                         reference_kind::datasheet,
                         "peaks.fp16_tc",
                         6000000.0};
-  gemm.efficiency = 1.0;
+  gemm.efficiency = 0.5;                // against the datasheet, the reference
+  gemm.efficiency_clock_adjusted = 1.0; // at the clock seen during the run
   gemm.check = {verification_status::failed, 0.5, 0.01, "host reference"};
   gemm.telemetry.low_clock_fraction = 0.5;
   gemm.telemetry.throttle_reasons = {"sw_power_cap"};
@@ -275,6 +277,7 @@ report burnin_report() {
   gemm.cache_state = "hot";
   gemm.flops_per_iteration = 2.0 * 8192 * 8192 * 8192;
   gemm.stop_reason = "time_cap";
+  gemm.efficiency_clock_adjusted = 0.5; // the optional key, present
   gemm.check = {verification_status::failed, std::nullopt, std::nullopt,
                 "checksum of iteration 17 differs from iteration 0's"};
   gemm.status = result_status::failed;
@@ -345,7 +348,9 @@ report burnin_report() {
   m.passes = 5;
   m.patterns = {"walking_ones", "walking_zeros", "moving_inversions", "address", "random"};
   m.bad_words = 2;
-  m.bad = {{"0x00007f0000001000", "address", "0x00007f0000001000", "0x00007f0000001004"}};
+  // Read again after its pass: still wrong, a stuck bit.
+  m.bad = {{"0x00007f0000001000", "address", "0x00007f0000001000", "0x00007f0000001004",
+            "0x00007f0000001004", true}};
   t.memtest = m;
   memory.burnin = t;
   r.results.push_back(memory);
@@ -518,6 +523,7 @@ report without_version_1_1_fields(report r) {
   for (result& x : r.results) {
     x.gpus_busy.reset();
     x.events.clear();
+    x.efficiency_clock_adjusted.reset();
     x.telemetry.window_start_s.reset();
     x.telemetry.window_end_s.reset();
     x.telemetry.pcie_gen_min.reset();
@@ -660,6 +666,7 @@ report random_report(std::uint64_t seed) {
         rnd.pick({"", "memory_bandwidth_gbs", "peaks.fp16_tc", "pcie_gbs"}),
         rnd.maybe_number()};
     x.efficiency = rnd.maybe_number();
+    x.efficiency_clock_adjusted = rnd.maybe_number();
     x.check = {rnd.pick({verification_status::passed, verification_status::failed,
                          verification_status::skipped}),
                rnd.maybe_number(), rnd.maybe_number(), rnd.text()};

@@ -202,4 +202,28 @@ TEST(HostMemory, AvailableAndNodeFreeBytesFromMeminfo) {
   EXPECT_FALSE(gb::host_available_bytes(hosts / "no-such-host"));
   // This machine: both are readable on Linux.
   EXPECT_TRUE(gb::host_available_bytes("/"));
+  EXPECT_TRUE(gb::host_total_bytes("/"));
+}
+
+TEST(HostMemory, TheTransferGuardStandsOnMemTotalNotOnMemAvailable) {
+  constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+  constexpr std::uint64_t bidir_1gib = 2 * gib; // the largest case: 1 GiB each way
+  // Healthy: a VM just booted, little of its 2 TB handed over yet (MemAvailable 3 GiB): eight
+  // GPUs' largest cases together run. The old guard (half of MemAvailable a case) skipped them.
+  const auto vm = hosts / "vm-ballooned";
+  ASSERT_EQ(gb::host_available_bytes(vm), 3 * gib);
+  ASSERT_EQ(gb::host_total_bytes(vm), std::uint64_t{2113290240} * 1024);
+  EXPECT_GT(bidir_1gib, *gb::host_available_bytes(vm) / 2) << "what the old guard skipped";
+  EXPECT_EQ(gb::host_memory_skip_reason(bidir_1gib, 8, gb::host_total_bytes(vm), 0.5), "");
+  EXPECT_EQ(gb::host_memory_skip_reason(
+                bidir_1gib, 8, gb::host_total_bytes(hosts / "x86-dual-socket-nouveau"), 0.5),
+            "");
+  // Degraded: a 16 GiB host with eight GPUs copying 2 GiB each at once would run out.
+  const auto why = gb::host_memory_skip_reason(bidir_1gib, 8, 16 * gib, 0.5);
+  EXPECT_NE(why.find("16384 MiB for the 8 GPU(s)"), std::string::npos) << why;
+  EXPECT_NE(why.find("MemTotal"), std::string::npos) << why;
+  // One GPU on that host fits; MemTotal not known does not skip.
+  EXPECT_EQ(gb::host_memory_skip_reason(bidir_1gib, 1, 16 * gib, 0.5), "");
+  EXPECT_EQ(gb::host_memory_skip_reason(bidir_1gib, 8, std::nullopt, 0.5), "");
+  EXPECT_FALSE(gb::host_total_bytes(hosts / "minimal-broken")); // MemTotal not a number
 }

@@ -35,14 +35,64 @@ node probe(const std::string& config) {
   return n;
 }
 
-TEST(P2pPlan, ThePairAxisHoldsEveryOrderedPairOfEightGpus) {
-  const auto values = gb::p2p_pair_axis_values();
-  ASSERT_EQ(values.size(), 56u);
-  EXPECT_EQ(values.front(), "0->1");
-  EXPECT_EQ(values[7], "1->0");
-  EXPECT_EQ(values.back(), "7->6");
-  for (const auto& v : values)
-    EXPECT_TRUE(gb::parse_p2p_pair(v)) << v;
+std::vector<int> first_gpus(int n) {
+  std::vector<int> gpus;
+  for (int i = 0; i < n; ++i)
+    gpus.push_back(i);
+  return gpus;
+}
+
+TEST(P2pPlan, StandardPlansEveryOrderedPairOfTheGpusPresentAtAnyCount) {
+  for (const int n : {1, 2, 8, 10}) {
+    const auto values = gb::p2p_planned_pairs(first_gpus(n), "standard");
+    ASSERT_EQ(values.size(), static_cast<std::size_t>(n * (n - 1))) << n;
+    for (const auto& v : values)
+      EXPECT_TRUE(gb::parse_p2p_pair(v)) << v;
+  }
+  const auto ten = gb::p2p_planned_pairs(first_gpus(10), "standard");
+  EXPECT_EQ(ten.front(), "0->1");
+  EXPECT_EQ(ten[9], "1->0");
+  EXPECT_EQ(ten.back(), "9->8"); // GPUs 8 and 9 are measured: no fixed cap of 8
+  EXPECT_EQ(gb::p2p_planned_pairs(first_gpus(8), "full").size(), 56u);
+  // The GPUs measured, not 0..N-1: a selection {1, 4, 6} gives its own 6 pairs.
+  EXPECT_EQ(gb::p2p_planned_pairs({6, 1, 4}, "standard"),
+            (std::vector<std::string>{"1->4", "1->6", "4->1", "4->6", "6->1", "6->4"}));
+  EXPECT_EQ(gb::p2p_plan_text(10, "standard"), "every ordered pair of the 10 GPUs (90)");
+}
+
+TEST(P2pPlan, QuickPlansARingBothWaysCoveringEveryGpu) {
+  EXPECT_TRUE(gb::p2p_planned_pairs({3}, "quick").empty()) << "one GPU: no pair, no case";
+  EXPECT_TRUE(gb::p2p_planned_pairs({}, "quick").empty());
+  EXPECT_EQ(gb::p2p_planned_pairs({0, 1}, "quick"), (std::vector<std::string>{"0->1", "1->0"}));
+  for (const int n : {3, 8, 10}) {
+    const auto values = gb::p2p_planned_pairs(first_gpus(n), "quick");
+    ASSERT_EQ(values.size(), static_cast<std::size_t>(2 * n)) << n;
+    std::vector<int> sends(n), receives(n);
+    for (const auto& v : values) {
+      const auto pair = gb::parse_p2p_pair(v);
+      ASSERT_TRUE(pair) << v;
+      ++sends[pair->first];
+      ++receives[pair->second];
+      // Neighbours on the ring only.
+      EXPECT_TRUE((pair->first + 1) % n == pair->second || (pair->second + 1) % n == pair->first)
+          << v;
+    }
+    for (int g = 0; g < n; ++g) {
+      EXPECT_EQ(sends[g], 2) << n << " GPUs, GPU " << g;
+      EXPECT_EQ(receives[g], 2) << n << " GPUs, GPU " << g;
+    }
+  }
+  const auto eight = gb::p2p_planned_pairs(first_gpus(8), "quick");
+  EXPECT_EQ(eight.front(), "0->1");
+  EXPECT_EQ(eight[7], "7->0");
+  EXPECT_EQ(eight[8], "1->0");
+  EXPECT_EQ(eight.back(), "0->7");
+  EXPECT_EQ(gb::p2p_plan_text(8, "quick"),
+            "a ring over the 8 GPUs, each to the next and back: 16 of the 56 ordered pairs "
+            "(quick suite)");
+  EXPECT_EQ(gb::p2p_plan_text(2, "quick"),
+            "a ring over the 2 GPUs, each to the next and back: 2 of the 2 ordered pairs "
+            "(quick suite)");
 }
 
 TEST(P2pPlan, PairsParseAndNonsenseDoesNot) {
@@ -85,6 +135,27 @@ TEST(P2pPlan, WithoutNvlinkTheCeilingIsTheSlowerPcieLink) {
   EXPECT_NE(c.clock_adjusted_source.find("GPU 1's"), std::string::npos) << c.clock_adjusted_source;
   EXPECT_EQ(gb::p2p_path_text(n.topology, 0, 1), "PCIe, single_switch (PIX)");
   EXPECT_EQ(gb::p2p_path_text(n.topology, 1, 2), "PCIe, system (SYS)");
+}
+
+TEST(P2pPlan, ThePcieCeilingTakesTheMaximumGenerationNotTheIdleDowntrainedOne) {
+  // Degraded reading, healthy link: at idle the inventory read GPU 0 at Gen1 (power saving),
+  // its maximum is Gen5. The ceiling is the Gen5 link, as the collective ceiling reads it.
+  auto n = probe("pcie-four-gpus-two-sockets.json");
+  n.devices[0].pcie.gen_current = 1;
+  ASSERT_EQ(n.devices[0].pcie.gen_max, 5);
+  const auto c = gb::p2p_ceiling(n.topology, n.devices[0], n.devices[1], 1);
+  ASSERT_TRUE(c.clock_adjusted);
+  EXPECT_NEAR(*c.clock_adjusted, 63.02, 0.01) << c.clock_adjusted_source; // Gen5 x16, not Gen1
+  EXPECT_NE(c.clock_adjusted_source.find("maximum generation"), std::string::npos);
+  // A width trained below the maximum is a real fault and still lowers the ceiling.
+  n.devices[1].pcie.width_current = 4;
+  const auto narrow = gb::p2p_ceiling(n.topology, n.devices[0], n.devices[1], 1);
+  EXPECT_NEAR(*narrow.clock_adjusted, 15.75, 0.01); // Gen5 x4
+  // Where NVML gave no maximum, the reading is all there is.
+  n.devices[0].pcie.gen_max.reset();
+  n.devices[1].pcie.width_current = 16;
+  EXPECT_NEAR(*gb::p2p_ceiling(n.topology, n.devices[0], n.devices[1], 1).clock_adjusted, 4.0,
+              0.01);
 }
 
 TEST(P2pPlan, AGpuWithItsNvlinksDownFallsBackToPcie) {

@@ -129,6 +129,18 @@ public:
   /// long enough for launch latency not to matter), synchronises, tells the progress callback
   /// (the watchdog's heartbeat) and returns the run's device seconds.
   double time_run(const std::function<void(kernels::stream_ref)>& work);
+  /// What time_batch measured, device seconds.
+  struct batch_times {
+    double seconds = 0;                ///< the whole batch, its first event to its last
+    std::vector<double> timed_seconds; ///< each iteration's timed part alone
+  };
+  /// Like time_run, for a batch of `iterations` whose each iteration holds a part to time and a
+  /// part not to (the burn-in: a GEMM, then the checksum of its output, which must not be
+  /// charged to the GEMM): the harness brackets each `timed(i, stream)` with a pair of its own
+  /// events and runs `untimed(i, stream)` after the stop event, enqueues the whole batch,
+  /// synchronises once and tells the progress callback once. `iterations` from 1 to 1024.
+  batch_times time_batch(int iterations, const std::function<void(int, kernels::stream_ref)>& timed,
+                         const std::function<void(int, kernels::stream_ref)>& untimed);
   /// Now, in seconds since the run started (the clock every process of the run shares).
   [[nodiscard]] double run_clock_s() const;
   /// The telemetry of [begin_s, end_s] (seconds since the run started); status says why when
@@ -184,6 +196,7 @@ private:
   std::optional<double> m_items_per_iteration;
   int m_pcie_directions = 1;
   bool m_launch_hold = true;
+  std::vector<kernels::event> m_batch_events; ///< time_batch's start/stop pairs, made once
   std::chrono::steady_clock::time_point m_window_begin{}, m_window_end{}; ///< exec()'s samples
   bool m_exec_done = false;
   bool m_sustained = false; ///< finish_sustained() ended it

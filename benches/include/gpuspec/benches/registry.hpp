@@ -43,12 +43,20 @@ enum class bench_scope { device, node };
 inline constexpr std::string_view suite_names[] = {"quick", "standard", "burnin", "full"};
 [[nodiscard]] bool is_known_suite(std::string_view suite);
 
+/// The values of an axis that depends on the node: given the NVML indices of the GPUs the plan
+/// is for (spine::plan_request::gpus) and the suite, every value to run (transfer.p2p's pairs).
+using node_axis_values =
+    std::function<std::vector<std::string>(const std::vector<int>& gpus, std::string_view suite)>;
+
 /// A parameter axis, e.g. dtype {fp32, fp64}. Values are strings: the benchmark reads
 /// state.axis("dtype") and dispatches.
 struct axis {
   std::string name;
   std::vector<std::string> values;
   std::size_t quick_count = 1; ///< values run in quick and burnin (the leading ones)
+  /// Set for an axis planned from the node (with_node_axis): `values` is then empty, and the
+  /// suite's choice is the function's.
+  node_axis_values from_node;
 };
 
 class benchmark_definition {
@@ -62,6 +70,10 @@ public:
   /// Adds an axis. Throws std::invalid_argument for an empty or duplicate axis, or no values.
   benchmark_definition& with_axis(std::string name, std::vector<std::string> values,
                                   std::size_t quick_count = 1);
+  /// Adds an axis whose values are planned from the node's GPUs (node_axis_values): a node-wide
+  /// benchmark's pairs. No values on a node (one GPU): the benchmark has no case there. Throws
+  /// std::invalid_argument for an empty or duplicate name or no function.
+  benchmark_definition& with_node_axis(std::string name, node_axis_values values);
   /// More time than the default 60 s for what a case does outside its timed runs (allocation,
   /// initialisation, host-side verification): the watchdog's allowance (docs/architecture.md,
   /// "Deadlines"). Throws std::invalid_argument for a value that is not positive.
@@ -134,10 +146,12 @@ struct bench_case {
 [[nodiscard]] std::string check_selection(std::string_view suite, std::string_view filter);
 
 /// The cases of `suite` whose id the ECMAScript regex `filter` finds anywhere ("" = every id),
-/// in registration order, axes expanded (the first axis varies slowest). Throws
+/// in registration order, axes expanded (the first axis varies slowest); an axis planned from
+/// the node takes its values for `gpus` (NVML indices of the GPUs measured). Throws
 /// std::invalid_argument with check_selection's sentence for a bad suite or filter.
 [[nodiscard]] std::vector<bench_case> select_cases(const registry& r, std::string_view suite,
-                                                   std::string_view filter);
+                                                   std::string_view filter,
+                                                   const std::vector<int>& gpus = {});
 
 /// Every family's benchmarks, registered on first use.
 [[nodiscard]] const registry& benchmark_registry();

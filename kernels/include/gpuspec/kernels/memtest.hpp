@@ -37,6 +37,16 @@ void memtest_check(std::uint64_t* words, std::size_t count, memtest_pattern p, s
                    bool inverted, bool then_invert, bool descending, memtest_outcome* outcome,
                    stream_handle stream);
 
+/// A bad word read again after its pass: stuck when it still differs from what the pass left in
+/// it (`left`: the pattern's first phase, where every pass ends), transient when it now holds
+/// that. The walk order of a pass: each check is a grid-stride loop (thread t of T visits words
+/// t, t + T, ...; "descending" visits count - 1 - k for the same k), so thousands of words are
+/// read at once and a pass is ascending or descending only as a whole, not word by word as in
+/// memtest86's single-threaded walk.
+[[nodiscard]] constexpr bool memtest_reread_stuck(std::uint64_t left, std::uint64_t reread) {
+  return reread != left;
+}
+
 /// The host reference of memtest_check's reading (no rewrite): what the kernel must find in
 /// `words`, a host copy of a buffer whose device address was `base_address`.
 inline memtest_outcome memtest_check_host(const std::uint64_t* words, std::size_t count,

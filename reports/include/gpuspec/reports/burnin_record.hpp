@@ -48,6 +48,12 @@ struct burnin_bad_word {
   std::string address;          ///< device virtual address, "0x..." (hex)
   std::string pattern;          ///< memtest_patterns.hpp's name, e.g. "walking_ones"
   std::string expected, actual; ///< the 64-bit word, "0x" and 16 hex digits
+  /// Optional (v1.1): the word read again once its pass ended ("0x" and 16 hex digits), and
+  /// whether it was still wrong then: `stuck` (the cell holds a wrong value: a hard fault) or not
+  /// (transient: it read wrong once and right after), as cuda_memtest and DCGM's memtest tell
+  /// the two apart. Empty / nullopt when the word was not read again.
+  std::string reread;
+  std::optional<bool> stuck;
   friend bool operator==(const burnin_bad_word&, const burnin_bad_word&) = default;
 };
 

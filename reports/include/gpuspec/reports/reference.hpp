@@ -44,6 +44,20 @@ spec_figure_value(const gpu_spec& row, std::string_view figure, metric_unit unit
 /// Either falls back to the other where it has no value; none where neither has one.
 [[nodiscard]] reference_kind choose_reference(const ceiling& c);
 
+/// The value of the ceiling `c.reference` names; nullopt for none or a missing value.
+[[nodiscard]] std::optional<double> reference_value(const ceiling& c);
+
+/// The fraction of `ceiling` that `r`'s median achieved: median / ceiling, or ceiling / median
+/// for a figure where lower is better (a latency, whose ceiling is a floor); nullopt without a
+/// positive ceiling or a positive median.
+[[nodiscard]] std::optional<double> fraction_of_ceiling(const result& r,
+                                                        std::optional<double> ceiling);
+
+/// The one place a result's efficiencies are derived, once its stats and reference are settled:
+/// `efficiency` against the reference (what check and compare judge by), `efficiency_clock_
+/// adjusted` against the clock-adjusted ceiling.
+void settle_efficiency(result& r);
+
 [[nodiscard]] std::string_view to_string(reference_kind k);
 [[nodiscard]] std::optional<reference_kind> reference_kind_from_string(std::string_view s);
 

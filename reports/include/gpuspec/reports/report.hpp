@@ -283,7 +283,14 @@ struct result {
   std::optional<double> host_seconds_median; ///< host-side wall time per sample, second figure
   std::string stop_reason;                   ///< "cv_target", "stalled", "time_cap", "sample_cap"
   ceiling ceiling_value;
-  std::optional<double> efficiency; ///< stats.median / ceiling (clock-adjusted if known)
+  /// The fraction of the result's reference achieved (ceiling.reference: the value that judges
+  /// it): stats.median / that ceiling, or ceiling / median when lower is better. settle_
+  /// efficiency (reference.hpp) sets it, with efficiency_clock_adjusted.
+  std::optional<double> efficiency;
+  /// v1.1, optional: the same fraction of the clock-adjusted ceiling, whatever the reference
+  /// (how close the work came to what the clock seen during the run allows). Absent when there
+  /// is no clock-adjusted ceiling, and in reports written before it (whose efficiency was this).
+  std::optional<double> efficiency_clock_adjusted;
   verification check;
   telemetry_summary telemetry;
   result_status status = result_status::ok;

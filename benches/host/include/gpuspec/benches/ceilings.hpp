@@ -4,9 +4,11 @@
 /// source). Pure functions, host only: tested without a GPU.
 ///
 /// Device memory: GB/s = memory clock (MHz) × 1e6 × bus width (bits) × 2 / 8 / 1e9. With the
-/// memory clock as NVML reports it, this matches the vendor figures for HBM2, HBM2e, HBM3,
-/// HBM3e and GDDR6/6X: A100 40GB 1215 MHz × 5120 bit = 1555 GB/s; H100 SXM 2619 MHz × 5120
-/// bit = 3352 GB/s; RTX 4090 10501 MHz × 384 bit = 1008 GB/s.
+/// memory clock as NVML reports it, this matches the vendor figures for HBM2, HBM2e, HBM3 and
+/// GDDR6/6X: A100 40GB 1215 MHz × 5120 bit = 1555 GB/s; H100 SXM 2619 MHz × 5120 bit = 3352
+/// GB/s; RTX 4090 10501 MHz × 384 bit = 1008 GB/s. Not HBM3e's: an H200 at 3201 MHz × 6144 bit
+/// gives 4917 GB/s, its datasheet 4.8 TB/s (issue 17). Hence a device-memory result's reference
+/// is the datasheet (reference.hpp), and its efficiency is against that.
 ///
 /// Compute: SM count × SM clock × dense operations per SM per clock of the architecture
 /// (reports/arch_rates, the same table `gpuspec specs --check` uses). The datasheet value is the

@@ -36,8 +36,21 @@ struct gpu_numa_locality {
 [[nodiscard]] gpu_numa_locality read_gpu_numa_locality(const std::filesystem::path& root,
                                                        std::string_view pci_bus_id);
 
-/// MemAvailable of /proc/meminfo under `root`, in bytes: what the host can give without swapping.
+/// MemAvailable of /proc/meminfo under `root`, in bytes: what the host can give without swapping
+/// now. An estimate that starts small in a VM whose memory the hypervisor has not yet handed
+/// over (a balloon, pages not yet backed), so no case is skipped on it: context only.
 [[nodiscard]] std::optional<std::uint64_t> host_available_bytes(const std::filesystem::path& root);
+/// MemTotal of /proc/meminfo under `root`, in bytes: the host's memory, fixed for its uptime.
+[[nodiscard]] std::optional<std::uint64_t> host_total_bytes(const std::filesystem::path& root);
+
+/// The host-memory guard of a transfer case, whose host buffers take `buffer_bytes` while up to
+/// `workers` workers (every GPU of the node) may hold as much at once: why the case cannot run
+/// (all of them together above `share` of MemTotal), or "" when it can, and when MemTotal is
+/// not known. A healthy GPU host has at least twice its GPUs' memory (the host-memory check),
+/// far above what the transfers take (at most 2 GiB a GPU), so it never skips there.
+[[nodiscard]] std::string host_memory_skip_reason(std::uint64_t buffer_bytes, int workers,
+                                                  std::optional<std::uint64_t> total_bytes,
+                                                  double share);
 /// MemFree of NUMA node `node` (/sys/devices/system/node/node<N>/meminfo under `root`), in bytes.
 /// Memory bound to a node with MPOL_BIND cannot spill to another: a binding larger than what the
 /// node has free ends in the kernel's out-of-memory killer, so the caller checks this first.

@@ -1,13 +1,12 @@
 #pragma once
-/// The host side of transfer.p2p (benches/families/transfer_p2p.cpp): the pair axis, which
-/// pair a case measures on this node (or why none), and the ceiling from the path between the
-/// two GPUs. Pure functions, host only: tested without a GPU.
+/// The host side of the peer benchmarks (transfer.p2p, transfer.p2p_latency): the pairs planned
+/// on this node, which pair a case measures (or why none), and the ceiling from the path between
+/// the two GPUs. Pure functions, host only: tested without a GPU.
 ///
-/// The pair axis is static (the registry's axes are fixed when the worker lists its plan,
-/// before it knows the node): every ordered pair of NVML indices below p2p_max_gpus, "0->1",
-/// "0->2", ..., "7->6". A case whose pair is not among the selected GPUs is skipped with the
-/// reason (p2p_pair_skip_reason): one GPU gives "one GPU: no pair" for every case. A node with
-/// more GPUs than p2p_max_gpus has its further pairs unmeasured (said in docs/measurement.md).
+/// The pair axis fits the node: the coordinator asks the worker's plan for the GPUs it measures
+/// (`--plan --gpus 0,1,...`, spine::plan_request), and the axis is planned from them, any
+/// count: every ordered pair in standard and full; in quick a ring (p2p_planned_pairs). One GPU
+/// has no pair, and so no case.
 
 #include <optional>
 #include <string>
@@ -19,11 +18,19 @@
 
 namespace gpuspec::benches {
 
-/// The largest node the pair axis covers: an HGX/DGX baseboard's 8 GPUs (56 ordered pairs).
-inline constexpr int p2p_max_gpus = 8;
-
-/// "0->1", "0->2", ..., src-major, every ordered pair of indices below p2p_max_gpus.
-[[nodiscard]] std::vector<std::string> p2p_pair_axis_values();
+/// The pairs planned over `gpus` (NVML indices; sorted and made unique first) in `suite`:
+///  - standard, full: every ordered pair, src-major: "0->1", "0->2", ..., N·(N-1) of N GPUs;
+///  - quick (and any other suite): a ring in index order, each GPU to the next and the last to
+///    the first, then the same ring backwards: "0->1", "1->2", ..., "7->0", "1->0", ..., "0->7":
+///    every GPU sends to and receives from both its neighbours, 2·N pairs of N ≥ 3 GPUs (2 of 2:
+///    the ring's two directions are its only pairs), within the quick suite's budget.
+/// Fewer than two GPUs: none.
+[[nodiscard]] std::vector<std::string> p2p_planned_pairs(std::vector<int> gpus,
+                                                         std::string_view suite);
+/// What the plan measured, for the results' observations: "every ordered pair of the 8 GPUs
+/// (56)", or "a ring over the 8 GPUs, each to the next and back: 16 of the 56 ordered pairs
+/// (quick suite)".
+[[nodiscard]] std::string p2p_plan_text(int gpu_count, std::string_view suite);
 /// (src, dst) of "3->5"; nullopt for text that is not one, or a pair of one GPU with itself.
 [[nodiscard]] std::optional<std::pair<int, int>> parse_p2p_pair(std::string_view text);
 
@@ -35,8 +42,9 @@ inline constexpr int p2p_max_gpus = 8;
 /// The ceiling of a peer copy in GB/s, moving data in `directions` (1 or 2) at once:
 ///  - over NVLink (the topology's pair has nvlink_links > 0): links x the source GPU's
 ///    per-link, per-direction rate x directions, with the rate's vendor source;
-///  - else over PCIe: the slower of the two GPUs' links as the inventory read them
-///    (pcie_link_gbs of generation and width) x directions;
+///  - else over PCIe: the slower of the two GPUs' links as the inventory read them, at NVML's
+///    maximum generation and the width as trained (pcie_link_for_ceiling, as the collective
+///    ceiling reads them: an idle link downtrains) x directions;
 ///  - nothing (reference none) when neither is known.
 /// The figure is the path's, so it is the reference (clock_adjusted: what this node's links
 /// allow), and spec_figure is "" (no spec-table row describes a pair).

@@ -66,6 +66,13 @@ struct pcie_link_state {
   friend bool operator==(const pcie_link_state&, const pcie_link_state&) = default;
 };
 
+/// A GPU's link for a ceiling read from the inventory (not under load): the generation at
+/// NVML's maximum for the device and the system (gen_max: an idle link downtrains its generation
+/// for power saving, so gen_current at idle would lower the bar), the width as trained
+/// (width_current, which power saving does not change; width_max where it was not read). The
+/// rule the collective and the peer-copy ceilings share.
+[[nodiscard]] pcie_link_state pcie_link_for_ceiling(const reports::pcie_link& p);
+
 /// What a transfer ceiling is computed from.
 struct pcie_ceiling_inputs {
   /// 1 for h2d and d2h; 2 for bidir, whose bytes count both directions.

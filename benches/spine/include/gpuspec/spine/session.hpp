@@ -17,6 +17,7 @@
 #include "gpuspec/spine/coordinator.hpp"
 #include "gpuspec/spine/inventory.hpp"
 #include "gpuspec/spine/protocol.hpp"
+#include "gpuspec/spine/worker.hpp"
 
 namespace gpuspec::spine {
 
@@ -97,7 +98,8 @@ recover_session(const std::filesystem::path& journal, const std::filesystem::pat
 
 /// The worker's plan, asked of `worker_command` with --plan. Throws session_input_error when
 /// the worker rejects the suite or filter, std::runtime_error when it fails otherwise.
+/// The request's GPUs travel as --gpus (the node-wide cases are planned from them).
 [[nodiscard]] worker_plan ask_plan(const std::vector<std::string>& worker_command,
-                                   const std::string& suite, const std::string& filter);
+                                   const plan_request& request);
 
 } // namespace gpuspec::spine

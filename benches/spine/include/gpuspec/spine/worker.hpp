@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/spine/protocol.hpp"
@@ -28,11 +29,21 @@ public:
                                             const progress_callback& progress) = 0;
 };
 
+/// What a plan is asked for: the suite, the filter, and the node it is for.
+struct plan_request {
+  std::string suite;
+  std::string filter; ///< an ECMAScript regex on the bench id; "" = every one
+  /// NVML indices of the GPUs the run measures (the inventory's, less those deselected or
+  /// refused): the node-wide cases run over them, and a benchmark whose axis depends on the node
+  /// (transfer.p2p's pairs) is planned from them. Empty: such a benchmark has no case.
+  std::vector<int> gpus;
+};
+
 struct worker_backend {
   std::string name; ///< "cuda", "none", "stand-in": the plan's and the hello's backend
-  /// The cases of `suite` whose id matches `filter` (an ECMAScript regex), and whether this
-  /// backend can measure at all. Throws std::invalid_argument for a bad suite or filter.
-  std::function<worker_plan(std::string_view suite, std::string_view filter)> plan;
+  /// The cases of the request's suite whose id matches its filter, for its GPUs, and whether
+  /// this backend can measure at all. Throws std::invalid_argument for a bad suite or filter.
+  std::function<worker_plan(const plan_request& request)> plan;
   /// Opens the assignment's GPU. A GPU that cannot be started is not an exception: the executor
   /// then returns failed results (failure gpu_start) for every case.
   std::function<std::unique_ptr<case_executor>(const worker_assignment& assignment,
@@ -40,10 +51,15 @@ struct worker_backend {
       open;
 };
 
-/// `<worker> --plan --suite S --filter F`: prints the plan on stdout. Exit code 0, or 3 with a
-/// message on stderr for a bad suite or filter.
-int worker_plan_main(const worker_backend& backend, std::string_view suite,
-                     std::string_view filter);
+/// `<worker> --plan --suite S --filter F --gpus 0,1,...`: prints the plan on stdout. Exit code
+/// 0, or 3 with a message on stderr for a bad suite or filter.
+int worker_plan_main(const worker_backend& backend, const plan_request& request);
+
+/// The GPUs of `--gpus`: "0,1,7" -> {0, 1, 7}; "" -> {}. Throws std::invalid_argument for text
+/// that is not a comma-separated list of indices of 0 or more.
+[[nodiscard]] std::vector<int> parse_plan_gpus(std::string_view text);
+/// The text of `--gpus` for `gpus`: {0, 1, 7} -> "0,1,7".
+[[nodiscard]] std::string plan_gpus_text(const std::vector<int>& gpus);
 
 /// `<worker>`: reads the assignment on stdin, measures its cases, speaks the protocol on stdout
 /// and exits 0. Stray output of libraries goes to stderr (stdout is kept for the protocol).
