@@ -511,6 +511,7 @@ report without_version_1_1_fields(report r) {
   r.host.topology.reset();
   for (device_info& d : r.devices) {
     d.temperature_slowdown_c.reset();
+    d.pcie.gen_max_system.reset();
     d.activity.reset();
   }
   for (result& x : r.results) {
@@ -589,7 +590,7 @@ report random_report(std::uint64_t seed) {
     d.mem_clock_mhz = rnd.maybe_int();
     d.mem_clock_max_mhz = rnd.maybe_int();
     d.memory_bus_width_bits = rnd.maybe_int();
-    d.pcie = {rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int()};
+    d.pcie = {rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int()};
     d.power_limit_w = rnd.maybe_number();
     d.power_limit_default_w = rnd.maybe_number();
     d.power_limit_max_w = rnd.maybe_number();
