@@ -67,7 +67,7 @@ device_info device(int index) {
   d.mem_clock_mhz = h200_mem_clock_mhz;
   d.mem_clock_max_mhz = h200_mem_clock_mhz;
   d.memory_bus_width_bits = h200_bus_width_bits;
-  d.pcie = {1, 5, 16, 16}; // Gen1 at idle: power saving
+  d.pcie = {1, 5, 16, 16, std::nullopt}; // Gen1 at idle: power saving
   d.power_limit_w = 700.0;
   d.power_limit_default_w = 700.0;
   d.power_limit_max_w = 700.0;
@@ -265,13 +265,13 @@ result transfer_result(const device_info& d, const std::string& kind, double gbs
   return r;
 }
 
+} // namespace
+
 void add_transfers(report& r, int dev, double h2d_gbs, double d2h_gbs, int gen, int width) {
   const device_info& d = r.devices[static_cast<std::size_t>(dev)];
   r.results.push_back(transfer_result(d, "h2d", h2d_gbs, gen, width));
   r.results.push_back(transfer_result(d, "d2h", d2h_gbs, gen, width));
 }
-
-} // namespace
 
 result collective_result(const report& rep, const collective_case& cc) {
   namespace co = collectives;

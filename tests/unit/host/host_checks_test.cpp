@@ -63,9 +63,11 @@ TEST(HostChecks, AllPassOnAHealthyNode) {
   EXPECT_EQ(checks[2].id, "gpu.pcie_link");
   EXPECT_EQ(checks[2].device, 0);
   EXPECT_EQ(checks[3].device, 1);
-  EXPECT_EQ(checks[9].id, "gpu.temperature");
-  EXPECT_EQ(checks[11].id, "gpu.ecc_mode");
-  EXPECT_EQ(checks[11].device, 1);
+  EXPECT_EQ(checks[4].id, "gpu.pcie_slot");
+  EXPECT_EQ(checks[4].device, 0);
+  EXPECT_EQ(checks[11].id, "gpu.temperature");
+  EXPECT_EQ(checks[13].id, "gpu.ecc_mode");
+  EXPECT_EQ(checks[13].device, 1);
   EXPECT_FALSE(checks[0].device);
 }
 
@@ -142,7 +144,7 @@ TEST(HostChecks, MemoryRatioSkipped) {
 
 TEST(HostChecks, PcieWidthBelowMaximumWarns) {
   device_info d = healthy_gpu(0);
-  d.pcie = {5, 5, 8, 16};
+  d.pcie = {5, 5, 8, 16, 5};
   const auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.pcie_link", 0);
   EXPECT_EQ(c.status, check_status::warn);
   EXPECT_TRUE(contains(c.message, "x8")) << c.message;
@@ -151,7 +153,7 @@ TEST(HostChecks, PcieWidthBelowMaximumWarns) {
 
 TEST(HostChecks, PcieGenerationBelowMaximumIsNormalAtIdle) {
   device_info d = healthy_gpu(0);
-  d.pcie = {1, 5, 16, 16};
+  d.pcie = {1, 5, 16, 16, 5};
   auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.pcie_link", 0);
   EXPECT_EQ(c.status, check_status::pass);
   EXPECT_TRUE(contains(c.message, "Gen1")) << c.message;
@@ -250,7 +252,7 @@ TEST(HostChecks, AGen4CardInAGen4SystemIsNotCapped) {
 
 TEST(HostChecks, ADriverWithoutTheSystemMaximumSkipsTheCapCheck) {
   device_info d = healthy_gpu(0);
-  d.pcie = {1, 5, 16, std::nullopt}; // neither system maximum read
+  d.pcie = {1, 5, 16, std::nullopt, std::nullopt}; // neither system maximum read
   EXPECT_EQ(gpuspec::reports::pcie_slot_check(d, nullptr).status, check_status::skipped);
 }
 

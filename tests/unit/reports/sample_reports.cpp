@@ -51,7 +51,7 @@ device_info synthetic_device(int index) {
   d.mem_clock_mhz = 1000;
   d.mem_clock_max_mhz = 1000;
   d.memory_bus_width_bits = 1000;
-  d.pcie = {4, 4, 16, 16};
+  d.pcie = {4, 4, 16, 16, std::nullopt};
   d.power_limit_w = 100.0;
   d.power_limit_default_w = 100.0;
   d.power_limit_max_w = 200.0;
