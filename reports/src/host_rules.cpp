@@ -135,10 +135,18 @@ std::string pcie_reach_text(const pcie_reach& r) {
   const auto from = [](const std::string& source) {
     return source.empty() ? std::string() : " (" + source + ")";
   };
-  return fmt::format("{} {} (GPU {}{}, card {}{}; system {} {} (NVML))", gen_text(r.gen),
-                     width_text(r.width), gen_text(r.card_gen), from(r.card_gen_source),
-                     width_text(r.card_width), from(r.card_width_source), gen_text(r.system_gen),
-                     width_text(r.system_width));
+  std::string system;
+  if (r.system_gen && r.system_width)
+    system = fmt::format("system {} {} (NVML)", gen_text(r.system_gen), width_text(r.system_width));
+  else if (r.system_width)
+    system = fmt::format("system {} (NVML; its generation not read)", width_text(r.system_width));
+  else if (r.system_gen)
+    system = fmt::format("system {} (NVML; its width not read)", gen_text(r.system_gen));
+  else
+    system = "the system's maximum not read";
+  return fmt::format("{} {} (GPU {}{}, card {}{}; {})", gen_text(r.gen), width_text(r.width),
+                     gen_text(r.card_gen), from(r.card_gen_source), width_text(r.card_width),
+                     from(r.card_width_source), system);
 }
 
 host_check pcie_link_check(const device_info& d, const gpu_spec* spec, const pcie_under_load* load,

@@ -85,12 +85,13 @@ TEST(PcieCheck, ALinkTrainedAtGen3UnderLoadFailsWithItsTransfersAsEvidence) {
   EXPECT_EQ(d.code, "GPUSPEC-PCIE-LINK-DEGRADED");
   EXPECT_EQ(d.severity, verdict_status::fail);
   EXPECT_TRUE(contains(d.cause, "Gen3 under load")) << d.cause;
-  EXPECT_TRUE(contains(d.cause, "transfers measured: transfer.d2h 12.40 GB/s, transfer.h2d "
-                                "12.60 GB/s"))
+  // The medians: 12.6 and 12.4 GB/s less the 0.05% the fixtures' sample spread leaves.
+  EXPECT_TRUE(contains(d.cause, "transfers measured: transfer.d2h 12.39 GB/s, transfer.h2d "
+                                "12.59 GB/s"))
       << d.cause;
   ASSERT_TRUE(d.evidence.contains("transfer.h2d"));
   const std::string& h2d = d.evidence.at("transfer.h2d");
-  EXPECT_TRUE(contains(h2d, "12.60 GB/s")) << h2d;
+  EXPECT_TRUE(contains(h2d, "12.59 GB/s")) << h2d;
   EXPECT_TRUE(contains(h2d, "20% of the 63.02 GB/s of Gen5 x16")) << h2d;
   EXPECT_TRUE(contains(h2d, "trained Gen3 x16 while it ran: at most 15.75 GB/s")) << h2d;
   // The transfers are judged against Gen5 x16, not the Gen3 link they got: they fail, and
