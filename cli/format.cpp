@@ -22,6 +22,12 @@ std::string format_pcie(const reports::pcie_link& link) {
   auto part = [](std::optional<int> gen, std::optional<int> width) {
     return fmt::format("Gen{} x{}", or_unknown(gen), or_unknown(width));
   };
+  // NVML's two maximum generations, the GPU's own and the one with this system, where both were
+  // read (the width's maximum is the system's alone: NVML has no GPU-only width).
+  if (link.gen_max_system)
+    return fmt::format("{} (max: GPU Gen{}, with this system {})",
+                       part(link.gen_current, link.width_current), or_unknown(link.gen_max),
+                       part(link.gen_max_system, link.width_max));
   return fmt::format("{} (max {})", part(link.gen_current, link.width_current),
                      part(link.gen_max, link.width_max));
 }

@@ -3,9 +3,9 @@
 targets, so the reader of a lent machine's log sees them without opening the JSON:
 
   transfers    pinned copy-engine H2D / D2H / bidir, 16 MiB and more: median, the reference
-               ceiling (the PCIe link as trained), and the fraction of it against the 80% target
-               of the interconnect issue; transfer.p2p cases and why they were not measured
-               (one GPU: "one GPU: no pair", skipped, never failed)
+               ceiling (the PCIe link the card and its slot can reach), and the fraction of it
+               against the 80% target of the interconnect issue; transfer.p2p cases and why
+               they were not measured (one GPU: "one GPU: no pair", skipped, never failed)
   collectives  collective.all_reduce: busbw per size, NCCL's algorithm and #wrong
   burnin       per GPU: GEMM iterations and checksum mismatches, memory words checked and bad,
                and each interval's mean and peak power beside the GPU's power limit

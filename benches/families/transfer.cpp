@@ -4,8 +4,9 @@
 // at once, each a memcpy counted once per direction it moves data (DESIGN.md rule 8: bidir
 // counts both directions; nvbandwidth's CE bidir figure is the one direction of its measured
 // stream, so ours is about twice it). Bound by the PCIe link (and, for pageable memory, the
-// host's own staging copy); judged against the link as trained, read under load (set_pcie_
-// ceiling, pcie_link.hpp). Hardware: any CUDA GPU on PCIe; mapped pinned memory for engine=sm.
+// host's own staging copy); judged against the link the card and its slot can reach, the lower
+// of the GPU's and the system's maxima, not the link as trained (set_pcie_ceiling,
+// pcie_link.hpp). Hardware: any CUDA GPU on PCIe; mapped pinned memory for engine=sm.
 //
 // Axes:
 //  - memory: pinned (page-locked, on the GPU's own NUMA node: mmap + mbind + cudaHostRegister,

@@ -419,6 +419,7 @@ void bench_state::attach_ceiling() {
     pcie_ceiling_inputs in;
     in.directions = m_pcie_directions;
     in.inventory = {m_device.pcie.gen_current, m_device.pcie.width_current};
+    in.reachable = reports::pcie_reachable_link(m_device, spec);
     in.spec = spec;
     if (m_telemetry != nullptr) {
       const pcie_link_seen seen =

@@ -2,6 +2,7 @@
 // rules are host_rules.hpp's, the ones the run recorded; here they become diagnoses.
 
 #include "gpuspec/reports/diagnosis.hpp"
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/text_format.hpp"
 
 #include <algorithm>
@@ -56,10 +57,62 @@ void rule_lost(const gpu_facts& g, std::vector<diagnosis>& out) {
   out.push_back(std::move(d));
 }
 
+/// The host-to-device transfers of one GPU (transfer.h2d, .d2h, .bidir; not the peer copies),
+/// the fastest of each benchmark: what the link moved at its best.
+std::vector<const result*> best_transfers(const gpu_facts& g) {
+  std::map<std::string, const result*> best;
+  for (const auto& r : g.r.results) {
+    if (r.status != result_status::ok || r.devices != std::vector<int>{g.device.index} ||
+        !(r.bench_id == "transfer.h2d" || r.bench_id == "transfer.d2h" ||
+          r.bench_id == "transfer.bidir") ||
+        !(r.stats.median > 0))
+      continue;
+    auto& b = best[r.bench_id];
+    if (b == nullptr || r.stats.median > b->stats.median)
+      b = &r;
+  }
+  std::vector<const result*> out;
+  for (const auto& [id, r] : best)
+    out.push_back(r);
+  return out;
+}
+
 void rule_pcie_link(const gpu_facts& g, std::vector<diagnosis>& out) {
-  add_check(out,
-            pcie_link_check(g.device, g.spec, g.load ? &*g.load : nullptr, host_rule_settings{}),
-            "GPUSPEC-PCIE-LINK-DEGRADED", &g.device, g.r.host);
+  const auto check =
+      pcie_link_check(g.device, g.spec, g.load ? &*g.load : nullptr, host_rule_settings{});
+  auto d = from_check(check, "GPUSPEC-PCIE-LINK-DEGRADED", &g.device, g.r.host);
+  if (!d)
+    return;
+  // The transfers as evidence: what they moved, against the link the card and its slot can
+  // reach (the figure they are judged against) and the link as trained while they ran.
+  const pcie_reach reach = pcie_reachable_link(g.device, g.spec);
+  const auto transfers = best_transfers(g);
+  std::string figures;
+  for (const result* r : transfers) {
+    const int directions = r->bench_id == "transfer.bidir" ? 2 : 1;
+    std::string text = fmt::format("{:.2f} GB/s ({})", r->stats.median, format_parameters(r->axes));
+    if (reach.gen && reach.width)
+      if (const auto gbs = pcie_bandwidth_gbs(*reach.gen, *reach.width))
+        text += fmt::format(", {:.0f}% of the {:.2f} GB/s of Gen{} x{}",
+                            100 * r->stats.median / (*gbs * directions), *gbs * directions,
+                            *reach.gen, *reach.width);
+    const auto& t = r->telemetry;
+    if (t.pcie_gen_min && t.pcie_width_min)
+      if (const auto gbs = pcie_bandwidth_gbs(*t.pcie_gen_min, *t.pcie_width_min))
+        text += fmt::format("; trained Gen{} x{} while it ran: at most {:.2f} GB/s",
+                            *t.pcie_gen_min, *t.pcie_width_min, *gbs * directions);
+    d->evidence[r->bench_id] = text;
+    figures +=
+        fmt::format("{}{} {:.2f} GB/s", figures.empty() ? "" : ", ", r->bench_id, r->stats.median);
+  }
+  if (!figures.empty())
+    d->cause += fmt::format("; transfers measured: {}", figures);
+  out.push_back(std::move(*d));
+}
+
+void rule_pcie_slot(const gpu_facts& g, std::vector<diagnosis>& out) {
+  add_check(out, pcie_slot_check(g.device, g.spec), "GPUSPEC-PCIE-LINK-CAPPED", &g.device,
+            g.r.host);
 }
 
 void rule_power_limit(const gpu_facts& g, std::vector<diagnosis>& out) {
@@ -262,12 +315,11 @@ void rule_peer_paths(const gpu_facts& g, std::vector<diagnosis>& out) {
     out.push_back(std::move(d));
 }
 
-constexpr std::array<device_rule, 15> device_rules = {
-    rule_lost,          rule_shared,      rule_pcie_link,
-    rule_pcie_replays,  rule_power_limit, rule_persistence,
-    rule_temperature,   rule_ecc_mode,    rule_ecc_uncorrected,
-    rule_ecc_storm,     rule_row_remap,   rule_nvlink_down,
-    rule_nvlink_errors, rule_peer_paths,  rule_counter_contradictions,
+constexpr std::array<device_rule, 16> device_rules = {
+    rule_lost,         rule_shared,          rule_pcie_link,   rule_pcie_slot,
+    rule_pcie_replays, rule_power_limit,     rule_persistence, rule_temperature,
+    rule_ecc_mode,     rule_ecc_uncorrected, rule_ecc_storm,   rule_row_remap,
+    rule_nvlink_down,  rule_nvlink_errors,   rule_peer_paths,  rule_counter_contradictions,
 };
 
 } // namespace

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/reference.hpp"
+
 namespace gpuspec::reports {
 namespace {
 
@@ -106,43 +108,70 @@ host_check memory_ratio_check(const host_info& host, std::span<const device_info
               fmt::format("{}; at least {:g} x", seen, advised_memory_ratio));
 }
 
+pcie_reach pcie_reachable_link(const device_info& d, const gpu_spec* spec) {
+  pcie_reach r;
+  if (d.pcie.gen_max) {
+    r.card_gen = d.pcie.gen_max;
+    r.card_gen_source = "NVML";
+  } else if (spec != nullptr && spec->pcie_gen > 0) {
+    r.card_gen = spec->pcie_gen;
+    r.card_gen_source = "spec row " + spec->id;
+  }
+  if (spec != nullptr && spec->pcie_width > 0) {
+    r.card_width = spec->pcie_width;
+    r.card_width_source = "spec row " + spec->id;
+  }
+  r.system_gen = d.pcie.gen_max_system;
+  r.system_width = d.pcie.width_max;
+  const auto lower = [](std::optional<int> a, std::optional<int> b) {
+    return a && b ? std::optional<int>(std::min(*a, *b)) : (a ? a : b);
+  };
+  r.gen = lower(r.card_gen, r.system_gen);
+  r.width = lower(r.card_width, r.system_width);
+  return r;
+}
+
+std::string pcie_reach_text(const pcie_reach& r) {
+  const auto from = [](const std::string& source) {
+    return source.empty() ? std::string() : " (" + source + ")";
+  };
+  std::string system;
+  if (r.system_gen && r.system_width)
+    system = fmt::format("system {} {} (NVML)", gen_text(r.system_gen), width_text(r.system_width));
+  else if (r.system_width)
+    system = fmt::format("system {} (NVML; its generation not read)", width_text(r.system_width));
+  else if (r.system_gen)
+    system = fmt::format("system {} (NVML; its width not read)", gen_text(r.system_gen));
+  else
+    system = "the system's maximum not read";
+  return fmt::format("{} {} (GPU {}{}, card {}{}; {})", gen_text(r.gen), width_text(r.width),
+                     gen_text(r.card_gen), from(r.card_gen_source), width_text(r.card_width),
+                     from(r.card_width_source), system);
+}
+
 host_check pcie_link_check(const device_info& d, const gpu_spec* spec, const pcie_under_load* load,
                            const host_rule_settings& settings) {
   const char* id = "gpu.pcie_link";
   const auto& link = d.pcie;
   const bool idle_known = link.width_current || link.gen_current;
   const bool load_known = load != nullptr && (load->gen || load->width);
-  if (!idle_known && !load_known && !link.width_max && !link.gen_max)
+  const pcie_reach reach = pcie_reachable_link(d, spec);
+  if (!idle_known && !load_known && !reach.gen && !reach.width)
     return make(id, check_status::skipped, "PCIe link unknown (NVML did not report it)", d.index);
 
-  // What the card itself can do: the spec row's figures, else NVML's maximum (which is the
-  // slot's for the width).
-  const std::optional<int> card_gen =
-      spec != nullptr && spec->pcie_gen > 0 ? std::optional<int>(spec->pcie_gen) : link.gen_max;
-  const std::optional<int> card_width = spec != nullptr && spec->pcie_width > 0
-                                            ? std::optional<int>(spec->pcie_width)
-                                            : link.width_max;
-  const std::string card = spec != nullptr
-                               ? fmt::format("card {} {} (spec row {})", gen_text(card_gen),
-                                             width_text(card_width), spec->id)
-                               : fmt::format("card maximum {} {} (NVML; no spec row)",
-                                             gen_text(card_gen), width_text(card_width));
-  std::vector<std::string> problems;
-
-  // Width: the reading under load where there is one, else the idle reading (a link does not
-  // narrow to save power, so the idle width counts).
-  const std::optional<int> width = load_known && load->width ? load->width : link.width_current;
-  const std::string width_where =
-      load_known && load->width ? fmt::format("under load ({})", load->where) : "at idle";
-  if (width && card_width && *width < *card_width)
-    problems.push_back(fmt::format("width {} {} below the card's {}", width_text(width),
-                                   width_where, width_text(card_width)));
-  if (link.width_max && card_width && *link.width_max < *card_width)
-    problems.push_back(fmt::format("the slot allows only {} (NVML's maximum), the card is {}",
-                                   width_text(link.width_max), width_text(card_width)));
-  if (link.gen_max && card_gen && *link.gen_max < *card_gen)
-    problems.push_back(fmt::format("the platform allows only {} (NVML's maximum), the card is {}",
-                                   gen_text(link.gen_max), gen_text(card_gen)));
+  // Below the reachable link under load fails; at idle only the width is judged, and warns.
+  std::vector<std::string> under_load, at_idle;
+  const std::string reachable = "the card and its slot can reach";
+  if (load_known && load->width) {
+    if (reach.width && *load->width < *reach.width)
+      under_load.push_back(fmt::format("width {} under load ({}) below the {} {}",
+                                       width_text(load->width), load->where,
+                                       width_text(reach.width), reachable));
+  } else if (link.width_current && reach.width && *link.width_current < *reach.width) {
+    at_idle.push_back(fmt::format("width {} at idle below the {} {}",
+                                  width_text(link.width_current), width_text(reach.width),
+                                  reachable));
+  }
   // Generation: judged only while busy (links downtrain at idle to save power).
   std::optional<int> gen;
   std::string gen_where;
@@ -153,32 +182,90 @@ host_check pcie_link_check(const device_info& d, const gpu_spec* spec, const pci
     gen = link.gen_current;
     gen_where = "under load (inventory read while busy)";
   }
-  if (gen && card_gen && *gen < *card_gen)
-    problems.push_back(
-        fmt::format("{} {} below the card's {}", gen_text(gen), gen_where, gen_text(card_gen)));
+  if (gen && reach.gen && *gen < *reach.gen)
+    under_load.push_back(fmt::format("{} {} below the {} {}", gen_text(gen), gen_where,
+                                     gen_text(reach.gen), reachable));
 
-  const std::string seen = fmt::format("PCIe {} {} at idle (NVML maximum {} {}), {}",
-                                       gen_text(link.gen_current), width_text(link.width_current),
-                                       gen_text(link.gen_max), width_text(link.width_max), card);
-  if (!problems.empty()) {
+  const std::string seen =
+      fmt::format("PCIe {} {} at idle; reachable {}", gen_text(link.gen_current),
+                  width_text(link.width_current), pcie_reach_text(reach));
+  if (!under_load.empty() || !at_idle.empty()) {
     std::string text = seen + ": ";
-    for (std::size_t i = 0; i < problems.size(); ++i)
-      text += (i == 0 ? "" : "; ") + problems[i];
-    return make(id, check_status::warn,
+    bool first = true;
+    for (const auto* list : {&under_load, &at_idle})
+      for (const auto& p : *list) {
+        text += (first ? "" : "; ") + p;
+        first = false;
+      }
+    return make(id, under_load.empty() ? check_status::warn : check_status::fail,
                 text + " (reseat the card, check the riser, the slot and the BIOS PCIe settings)",
                 d.index);
   }
   if (gen)
-    return make(id, check_status::pass,
-                fmt::format("{}: {} {} at the card's generation", seen, gen_text(gen), gen_where),
-                d.index);
-  if (link.gen_current && card_gen && *link.gen_current < *card_gen)
+    return make(
+        id, check_status::pass,
+        fmt::format("{}: {} {} at the reachable generation", seen, gen_text(gen), gen_where),
+        d.index);
+  if (link.gen_current && reach.gen && *link.gen_current < *reach.gen)
     return make(id, check_status::pass,
                 fmt::format("{}: the generation was read at idle only, where a link below its "
-                            "maximum is normal power saving; the width is at the card's",
+                            "maximum is normal power saving; the width is at the reachable one",
                             seen),
                 d.index);
-  return make(id, check_status::pass, fmt::format("{}: at the card's maximum", seen), d.index);
+  return make(id, check_status::pass, fmt::format("{}: at the reachable link", seen), d.index);
+}
+
+host_check pcie_slot_check(const device_info& d, const gpu_spec* spec) {
+  const char* id = "gpu.pcie_slot";
+  const pcie_reach r = pcie_reachable_link(d, spec);
+  if (!r.system_gen && !r.system_width)
+    return make(id, check_status::skipped,
+                "the maximum PCIe link with this system unknown (NVML did not report it)", d.index);
+  if (!r.card_gen && !r.card_width)
+    return make(id, check_status::skipped,
+                "the card's own maximum PCIe link unknown (NVML gave no GPU maximum and no spec "
+                "row matched)",
+                d.index);
+  std::vector<std::string> caps, causes;
+  if (r.system_gen && r.card_gen && *r.system_gen < *r.card_gen) {
+    caps.push_back(fmt::format("the system allows {} (NVML's maximum with this system), the GPU "
+                               "can train {} ({})",
+                               gen_text(r.system_gen), gen_text(r.card_gen), r.card_gen_source));
+    causes.push_back("a BIOS PCIe link-speed setting below the card's generation, a riser or "
+                     "retimer rated for an older generation, or a slot of one");
+  }
+  if (r.system_width && r.card_width && *r.system_width < *r.card_width) {
+    caps.push_back(fmt::format("the system allows {} (NVML's maximum with this system), the card "
+                               "is {} ({})",
+                               width_text(r.system_width), width_text(r.card_width),
+                               r.card_width_source));
+    causes.push_back("a slot wired for fewer lanes than it holds, a BIOS bifurcation setting, "
+                     "or a riser");
+  }
+  const std::string maxima =
+      fmt::format("PCIe maxima: system {} {}, card {} {}", gen_text(r.system_gen),
+                  width_text(r.system_width), gen_text(r.card_gen), width_text(r.card_width));
+  if (caps.empty())
+    return make(id, check_status::pass,
+                maxima + ": the system allows the card's own link (no slot, riser or BIOS cap)",
+                d.index);
+  std::string text = "the slot, riser or BIOS caps the PCIe link: ";
+  for (std::size_t i = 0; i < caps.size(); ++i)
+    text += (i == 0 ? "" : "; ") + caps[i];
+  const auto card_gen = r.card_gen ? r.card_gen : r.gen;
+  const auto card_width = r.card_width ? r.card_width : r.width;
+  const auto capped = r.gen && r.width ? pcie_bandwidth_gbs(*r.gen, *r.width) : std::nullopt;
+  const auto full =
+      card_gen && card_width ? pcie_bandwidth_gbs(*card_gen, *card_width) : std::nullopt;
+  if (capped && full)
+    text += fmt::format(". Transfers reach at most {} {}, {:.2f} GB/s per direction, instead of "
+                        "the card's {} {}, {:.2f} GB/s",
+                        gen_text(r.gen), width_text(r.width), *capped, gen_text(card_gen),
+                        width_text(card_width), *full);
+  text += ". Likely cause: ";
+  for (std::size_t i = 0; i < causes.size(); ++i)
+    text += (i == 0 ? "" : "; ") + causes[i];
+  return make(id, check_status::warn, text, d.index);
 }
 
 host_check persistence_check(const device_info& d) {
@@ -273,6 +360,8 @@ std::vector<host_check> evaluate_host_checks(const host_info& host,
   checks.push_back(memory_ratio_check(host, devices));
   for (const device_info& d : devices)
     checks.push_back(pcie_link_check(d, row_of(specs, d), nullptr, settings));
+  for (const device_info& d : devices)
+    checks.push_back(pcie_slot_check(d, row_of(specs, d)));
   for (const device_info& d : devices)
     checks.push_back(persistence_check(d));
   for (const device_info& d : devices)

@@ -116,9 +116,16 @@ constexpr std::array codes = {
                 "arriving"},
     // --- inventory ------------------------------------------------------------------------
     reason_code{"GPUSPEC-PCIE-LINK-DEGRADED", remediation::reseat_or_service,
-                "PCIe link below what the card supports (width or generation)",
+                "PCIe link trained below what the card and its slot can reach (width, or "
+                "generation under load)",
                 "reseat the GPU, check the riser, the slot and the BIOS PCIe settings; service if "
                 "it persists"},
+    reason_code{"GPUSPEC-PCIE-LINK-CAPPED", remediation::reseat_or_service,
+                "the slot, riser or BIOS caps the PCIe link below the card's own maximum (NVML's "
+                "maximum with this system below the GPU's)",
+                "check the BIOS PCIe link-speed and bifurcation settings, the riser or retimer, "
+                "and that the slot is wired for the card's generation and width; move the card "
+                "if the slot cannot do more"},
     reason_code{"GPUSPEC-POWER-LIMIT-LOW", remediation::none,
                 "power limit below the card's default",
                 "restore the default limit (nvidia-smi -pl) and check the BMC's power capping"},

@@ -27,9 +27,16 @@ std::string peak_figure(std::string_view key) {
 }
 
 std::optional<double> pcie_bandwidth_gbs(int gen, int width) {
-  // GB/s per lane and direction after line coding (8b/10b to Gen2, 128b/130b from Gen3;
-  // Gen6 FLIT mode counted at its raw rate).
-  static constexpr double per_lane[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
+  // GB/s per lane and direction: GT/s x the line coding's share / 8 bits (8b/10b to Gen2,
+  // 128b/130b from Gen3; Gen6 FLIT mode, 242 of 256 bytes), the PCI-SIG base specifications'
+  // rates as benches/host/pcie_link.hpp spells them out, unrounded so the two agree exactly.
+  static constexpr double per_lane[] = {0,
+                                        2.5 * 8 / 10 / 8,
+                                        5.0 * 8 / 10 / 8,
+                                        8.0 * 128 / 130 / 8,
+                                        16.0 * 128 / 130 / 8,
+                                        32.0 * 128 / 130 / 8,
+                                        64.0 * 242 / 256 / 8};
   if (gen < 1 || gen > 6 || width <= 0)
     return std::nullopt;
   return per_lane[gen] * width;

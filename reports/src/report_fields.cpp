@@ -58,7 +58,8 @@ constexpr std::array nvlink_port_keys{f{"link"}, f{"active"}, f{"remote_type"},
                                       f{"remote_pci_bus_id"}};
 constexpr std::array gpu_pair_keys{f{"src"},       f{"dst"},      f{"pcie_path"}, f{"nvlink_links"},
                                    f{"transport"}, f{"p2p_read"}, f{"p2p_write"}, f{"p2p_nvlink"}};
-constexpr std::array pcie_keys{f{"gen_current"}, f{"gen_max"}, f{"width_current"}, f{"width_max"}};
+constexpr std::array pcie_keys{f{"gen_current"}, f{"gen_max"}, f{"width_current"}, f{"width_max"},
+                               f{"gen_max_system", 1, true}};
 constexpr std::array device_keys{f{"index"},
                                  f{"cuda_index"},
                                  f{"name"},

@@ -208,13 +208,19 @@ gpu_activity read_activity(element e, const path_ref& path) {
   return a;
 }
 
-pcie_link read_pcie(element e, const path_ref& path) {
-  const auto o = reader(e, path, "pcie_link", 0);
+pcie_link read_pcie(element e, const path_ref& path, int minor) {
+  const auto o = reader(e, path, "pcie_link", minor);
   pcie_link link;
   link.gen_current = o.nullable_integer<int>("gen_current");
   link.gen_max = o.nullable_integer<int>("gen_max");
   link.width_current = o.nullable_integer<int>("width_current");
   link.width_max = o.nullable_integer<int>("width_max");
+  // May be absent (report_fields.hpp: optional), never null.
+  if (minor >= 1) {
+    if (const auto system = o.find("gen_max_system")) {
+      link.gen_max_system = read_integer<int>(*system, o.field("gen_max_system"));
+    }
+  }
   return link;
 }
 
@@ -240,7 +246,7 @@ device_info read_device(element e, const path_ref& path, int minor) {
   d.mem_clock_mhz = o.nullable_integer<int>("mem_clock_mhz");
   d.mem_clock_max_mhz = o.nullable_integer<int>("mem_clock_max_mhz");
   d.memory_bus_width_bits = o.nullable_integer<int>("memory_bus_width_bits");
-  d.pcie = read_pcie(o.at("pcie"), o.path_of("pcie"));
+  d.pcie = read_pcie(o.at("pcie"), o.path_of("pcie"), minor);
   d.power_limit_w = o.nullable_number("power_limit_w");
   d.power_limit_default_w = o.nullable_number("power_limit_default_w");
   d.power_limit_max_w = o.nullable_number("power_limit_max_w");

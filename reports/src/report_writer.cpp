@@ -224,6 +224,9 @@ json pcie_json(const pcie_link& link) {
   j["gen_max"] = nullable(link.gen_max);
   j["width_current"] = nullable(link.width_current);
   j["width_max"] = nullable(link.width_max);
+  // Optional (report_fields.hpp): written only when NVML gave it.
+  if (link.gen_max_system)
+    j["gen_max_system"] = *link.gen_max_system;
   return j;
 }
 

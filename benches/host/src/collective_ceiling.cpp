@@ -105,9 +105,9 @@ collective_ceiling_choice pcie_ceiling(const collective_ceiling_inputs& in) {
     c.datasheet_source = "a GPU of the collective has no spec-table row stating its PCIe link";
   }
 
-  // Beside it: the links as the inventory read them. The generation at NVML's maximum for the
-  // device and the system (an idle link downtrains its generation for power saving), the width
-  // as trained.
+  // Beside it: the links as the inventory read them. The generation the card and its slot can
+  // reach (the lower of NVML's GPU and system maxima, reports::pcie_reachable_link: an idle
+  // link downtrains its generation for power saving), the width as trained.
   std::optional<double> trained;
   std::string trained_text;
   for (const auto& g : in.gpus) {
@@ -127,8 +127,9 @@ collective_ceiling_choice pcie_ceiling(const collective_ceiling_inputs& in) {
   if (trained) {
     c.clock_adjusted = trained;
     c.clock_adjusted_source = fmt::format(
-        "the slowest GPU's link as the inventory read it before the run, at NVML's maximum "
-        "generation for the device and the system and the width as trained: {}",
+        "the slowest GPU's link as the inventory read it before the run, at the generation the "
+        "card and its slot can reach (the lower of NVML's GPU and system maxima) and the width "
+        "as trained: {}",
         trained_text);
   } else {
     c.clock_adjusted_source = "no link ceiling: " + trained_text;

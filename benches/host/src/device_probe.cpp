@@ -512,14 +512,16 @@ std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
     d.memory_bus_width_bits = ask_uint("nvmlDeviceGetMemoryBusWidth", api.memory_bus_width);
 
     d.pcie.gen_current = ask_uint("nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_gen_current);
-    // The GPU's own maximum, not the system's (which is capped by the slot); drivers before
-    // r510 lack it, so the system maximum stands in.
+    // NVML's two maxima: the GPU's own (gen_max) and the one "possible with this device and
+    // system" (gen_max_system), which a slot, riser or BIOS setting caps; below the GPU's, that
+    // is the one idle reading that is not power saving (host_rules.hpp, gpu.pcie_slot). Drivers
+    // before r510 lack the GPU's own: gen_max is then unknown, never the system's in its place
+    // (the rules take the card's generation from the spec row).
     {
       unsigned gen = 0;
       if (call(api.gpu_pcie_gen_max, device, &gen) == NVML_SUCCESS)
         d.pcie.gen_max = static_cast<int>(gen);
-      else
-        d.pcie.gen_max = ask_uint("nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_gen_max);
+      d.pcie.gen_max_system = ask_uint("nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_gen_max);
     }
     d.pcie.width_current = ask_uint("nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width_current);
     d.pcie.width_max = ask_uint("nvmlDeviceGetMaxPcieLinkWidth", api.pcie_width_max);

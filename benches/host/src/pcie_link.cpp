@@ -2,6 +2,7 @@
 
 #include "gpuspec/benches/pcie_link.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -82,6 +83,20 @@ reports::ceiling pcie_transfer_ceiling(const pcie_ceiling_inputs& in) {
   const auto known = [](const std::optional<pcie_link_state>& s) {
     return s && s->gen && s->width && pcie_link_gbs(*s->gen, *s->width);
   };
+  const std::string trained =
+      known(in.under_load)
+          ? fmt::format("Gen{} x{}, the highest NVML reported in {} sample(s) while the transfer "
+                        "ran",
+                        *in.under_load->gen, *in.under_load->width, in.under_load_samples)
+          : std::string("not read under load (no telemetry sample during the transfer)");
+  if (const auto& r = in.reachable; r.gen && r.width && pcie_link_gbs(*r.gen, *r.width)) {
+    c.clock_adjusted = *pcie_link_gbs(*r.gen, *r.width) * directions;
+    c.clock_adjusted_source = fmt::format(
+        "the link the card and its slot can reach, the lower of the GPU's and the system's "
+        "maxima: {}: {}; the link as trained: {}",
+        reports::pcie_reach_text(r), pcie_link_formula(*r.gen, *r.width, directions), trained);
+    return c;
+  }
   if (known(in.under_load)) {
     const int gen = *in.under_load->gen, width = *in.under_load->width;
     c.clock_adjusted = *pcie_link_gbs(gen, width) * directions;
@@ -107,7 +122,13 @@ reports::ceiling pcie_transfer_ceiling(const pcie_ceiling_inputs& in) {
 }
 
 pcie_link_state pcie_link_for_ceiling(const reports::pcie_link& p) {
-  return {p.gen_max ? p.gen_max : p.gen_current, p.width_current ? p.width_current : p.width_max};
+  // The generation the card and its slot can reach: the lower of NVML's GPU maximum and its
+  // device-and-system maximum where both were read (reports::pcie_reachable_link's rule, without
+  // the spec row's width, since the width here is the one trained).
+  std::optional<int> gen = p.gen_max;
+  if (p.gen_max_system)
+    gen = gen ? std::min(*gen, *p.gen_max_system) : p.gen_max_system;
+  return {gen ? gen : p.gen_current, p.width_current ? p.width_current : p.width_max};
 }
 
 } // namespace gpuspec::benches

@@ -8,9 +8,11 @@
 #include "gpuspec/benches/ceilings.hpp"
 #include "gpuspec/benches/collective_ceiling.hpp"
 #include "gpuspec/benches/nvml_events.hpp"
+#include "gpuspec/benches/pcie_link.hpp"
 #include "gpuspec/collectives/bandwidth.hpp"
 #include "gpuspec/collectives/collective_sizes.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
+#include "gpuspec/kernels/transfer_math.hpp"
 #include "gpuspec/reports/event_rules.hpp"
 #include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/reference.hpp"
@@ -65,7 +67,7 @@ device_info device(int index) {
   d.mem_clock_mhz = h200_mem_clock_mhz;
   d.mem_clock_max_mhz = h200_mem_clock_mhz;
   d.memory_bus_width_bits = h200_bus_width_bits;
-  d.pcie = {1, 5, 16, 16}; // Gen1 at idle: power saving
+  d.pcie = {1, 5, 16, 16, std::nullopt}; // Gen1 at idle: power saving
   d.power_limit_w = 700.0;
   d.power_limit_default_w = 700.0;
   d.power_limit_max_w = 700.0;
@@ -211,7 +213,64 @@ result gemm_result(int dev, double tflops) {
   return r;
 }
 
+/// A host transfer (transfer.h2d or .d2h; pinned, copy engines, 256 MiB, the quick suite's size)
+/// as benches/families/transfer.cpp and the harness write it, at `gbs`, with the link NVML
+/// reported under load (`gen` x `width`, in the telemetry and the observations) and the ceiling
+/// benches/host/pcie_link.hpp attaches: the link the card and its slot can reach.
+result transfer_result(const device_info& d, const std::string& kind, double gbs, int gen,
+                       int width) {
+  const auto k = kind == "h2d"   ? kernels::transfer_kind::h2d
+                 : kind == "d2h" ? kernels::transfer_kind::d2h
+                                 : kernels::transfer_kind::bidir;
+  const std::uint64_t bytes = kernels::transfer_quick_bytes;
+  const std::uint64_t copies = kernels::transfer_copies_per_sample(bytes);
+  const int directions = kernels::transfer_directions(k);
+  result r;
+  r.bench_id = "transfer." + kind;
+  r.devices = {d.index};
+  r.axes = {{"memory", "pinned"}, {"engine", "copy_engine"}, {"size", "256MiB"}};
+  // The observations in the order transfer.cpp and the harness add them.
+  r.observations = {{"bytes_per_copy", bytes},
+                    {"copies_per_sample", copies},
+                    {"directions", directions},
+                    {"numa_node", d.index < 4 ? 0 : 1},
+                    {"numa_binding", "mbind"},
+                    {"host_memory_node", d.index < 4 ? 0 : 1},
+                    {"gpu_local_cpus", d.index < 4 ? "0-55,112-167" : "56-111,168-223"},
+                    {"cpu_affinity", "bound"},
+                    {"launch_hold", true},
+                    {"pcie_gen_under_load", gen},
+                    {"pcie_width_under_load", width},
+                    {"pcie_link_samples_under_load", 50}};
+  r.metric = "bandwidth";
+  r.unit = metric_unit::gigabytes_per_second;
+  r.cache_state = "hot";
+  r.bytes_per_iteration = kernels::transfer_bytes_per_sample(k, bytes, copies);
+  measure(r, gbs, *r.bytes_per_iteration / (gbs * 1e9));
+  r.telemetry = window(h200_sm_clock_max_mhz, 45, 150, {});
+  r.telemetry.pcie_gen_min = gen;
+  r.telemetry.pcie_width_min = width;
+  benches::pcie_ceiling_inputs in;
+  in.directions = directions;
+  in.under_load = benches::pcie_link_state{gen, width};
+  in.under_load_samples = 50;
+  in.inventory = {d.pcie.gen_current, d.pcie.width_current};
+  in.reachable = pcie_reachable_link(d, &h200_row());
+  in.spec = &h200_row();
+  r.ceiling_value = benches::pcie_transfer_ceiling(in);
+  r.check = {verification_status::passed, 0.0, 0.0,
+             "every byte of the destination against the source"};
+  settle(r);
+  return r;
+}
+
 } // namespace
+
+void add_transfers(report& r, int dev, double h2d_gbs, double d2h_gbs, int gen, int width) {
+  const device_info& d = r.devices[static_cast<std::size_t>(dev)];
+  r.results.push_back(transfer_result(d, "h2d", h2d_gbs, gen, width));
+  r.results.push_back(transfer_result(d, "d2h", d2h_gbs, gen, width));
+}
 
 result collective_result(const report& rep, const collective_case& cc) {
   namespace co = collectives;
@@ -551,22 +610,57 @@ report build(const std::function<void(report&)>& degrade) {
 const std::vector<degraded_variant>& degraded_variants() {
   using vs = verdict_status;
   static const std::vector<degraded_variant> variants = {
-      {"pcie-link-degraded", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::warn,
+      // GPU 2 read at x8 at idle, no reading under load: a warning (the first variant: a warn).
+      {"pcie-link-degraded--x8-at-idle", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::warn,
        [](report& r) { r.devices[2].pcie.width_current = 8; }},
-      // An x16 card in an x8 slot: NVML's maximum is the slot's, so the link reads "at
-      // maximum"; the spec row says the card is x16.
-      {"pcie-link-degraded--slot-narrower-than-card", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::warn,
+      // GPU 2 trained at x8 of the card's and slot's x16, at idle and under load (its results'
+      // telemetry): a link below what it can reach under load fails.
+      {"pcie-link-degraded", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::fail,
        [](report& r) {
-         r.devices[2].pcie = {4, 4, 8, 8};
+         r.devices[2].pcie.width_current = 8;
+         for (auto* res : results_of(r, 2)) {
+           res->telemetry.pcie_gen_min = 5;
+           res->telemetry.pcie_width_min = 8;
+         }
        }},
-      // Gen4 at idle is read as power saving; under load the link stayed at Gen3.
-      {"pcie-link-degraded--gen3-under-load", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::warn,
+      // Gen1 at idle is power saving; under load the link stayed at Gen3 x16, and the host
+      // transfers moved what Gen3 x16 moves (80% of its 15.75 GB/s), judged against the Gen5 x16
+      // the card and its slot can reach.
+      {"pcie-link-degraded--gen3-under-load", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::fail,
        [](report& r) {
-         r.devices[2].pcie.gen_current = 1;
+         r.devices[2].pcie.gen_max_system = 5;
          for (auto* res : results_of(r, 2)) {
            res->telemetry.pcie_gen_min = 3;
            res->telemetry.pcie_width_min = 16;
          }
+         add_transfers(r, 2, 12.6, 12.4, 3, 16);
+       }},
+      // Trained at Gen4 x8 under load: a quarter of the link, transfers at 80% of Gen4 x8.
+      {"pcie-link-degraded--gen4-x8-under-load", "GPUSPEC-PCIE-LINK-DEGRADED", 2, vs::fail,
+       [](report& r) {
+         r.devices[2].pcie = {1, 5, 8, 16, 5};
+         for (auto* res : results_of(r, 2)) {
+           res->telemetry.pcie_gen_min = 4;
+           res->telemetry.pcie_width_min = 8;
+         }
+         add_transfers(r, 2, 12.6, 12.5, 4, 8);
+       }},
+      // A Gen5 card behind a riser (or a BIOS setting) that allows Gen4: NVML's GPU maximum
+      // Gen5, its maximum with this system Gen4. Found at idle; the transfers at 80% of Gen4 x16
+      // pass, judged against the Gen4 x16 the card can reach in this slot.
+      {"pcie-link-capped", "GPUSPEC-PCIE-LINK-CAPPED", 2, vs::warn,
+       [](report& r) {
+         r.devices[2].pcie.gen_max_system = 4;
+         for (auto* res : results_of(r, 2)) {
+           res->telemetry.pcie_gen_min = 4;
+           res->telemetry.pcie_width_min = 16;
+         }
+         add_transfers(r, 2, 25.2, 25.0, 4, 16);
+       }},
+      // An x16 card in an x8 slot: NVML's maximum width is the slot's; the spec row says x16.
+      {"pcie-link-capped--x8-slot", "GPUSPEC-PCIE-LINK-CAPPED", 2, vs::warn,
+       [](report& r) {
+         r.devices[2].pcie = {1, 5, 8, 8, 5};
        }},
       {"pcie-replays", "GPUSPEC-PCIE-REPLAYS", 2, vs::warn,
        [](report& r) {

@@ -43,6 +43,12 @@ void add_burnin(report& r, double seconds = 720);
 void add_nvml_events(report& r, int device,
                      const std::vector<std::pair<gpu_event_type, std::uint64_t>>& events);
 
+/// Appends GPU `dev`'s host transfers (transfer.h2d and .d2h; pinned, copy engines, 256 MiB) as
+/// benches/families/transfer.cpp and the harness write them, at the GB/s given, with NVML's
+/// link under load `gen` x `width` in their telemetry and observations, and the ceiling
+/// benches/host/pcie_link.hpp attaches (the link the GPU and its slot can reach).
+void add_transfers(report& r, int dev, double h2d_gbs, double d2h_gbs, int gen, int width);
+
 /// Multiplies the measured values of one GPU's results (samples, stats, efficiency).
 void scale_device_results(report& r, int device, double factor);
 

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -170,6 +171,34 @@ TEST_F(GpuspecProcess, InfoJsonCarriesDegradedLinkAndUnsupportedCounters) {
     if (c.at("id") == "gpu.pcie_link" && c.at("status") == "warn")
       pcie_warned = true;
   EXPECT_TRUE(pcie_warned);
+}
+
+TEST_F(GpuspecProcess, InfoNamesTheGpuWhoseSlotCapsItsLinkFromIdleReadings) {
+  // pcie-links.json: GPU 1's maximum with this system is Gen4 under its own Gen5 (a riser or a
+  // BIOS setting); GPU 0 idles at Gen1 (power saving) and GPU 2 is a Gen4 card in a Gen4 system.
+  const auto r = gpuspec("info --json " + fixture_root("x86-gpu-node"), fake("pcie-links.json"));
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("devices").size(), 3U);
+  const auto& pcie = j.at("devices").at(1).at("pcie");
+  EXPECT_EQ(pcie.at("gen_max"), 5);
+  EXPECT_EQ(pcie.at("gen_max_system"), 4);
+  std::map<int, std::string> slot, link;
+  for (const auto& c : j.at("host").at("checks")) {
+    if (c.at("id") == "gpu.pcie_slot")
+      slot[c.at("device").get<int>()] = c.at("status").get<std::string>();
+    if (c.at("id") == "gpu.pcie_link")
+      link[c.at("device").get<int>()] = c.at("status").get<std::string>();
+  }
+  EXPECT_EQ(slot, (std::map<int, std::string>{{0, "pass"}, {1, "warn"}, {2, "pass"}}));
+  EXPECT_EQ(link, (std::map<int, std::string>{{0, "pass"}, {1, "pass"}, {2, "pass"}}));
+  if (!cuda_build) {
+    EXPECT_EQ(r.exit_code, 1) << "a capped link warns";
+  }
+  const auto text = gpuspec("info " + fixture_root("x86-gpu-node"), fake("pcie-links.json"));
+  EXPECT_NE(text.out.find("Gen1 x16 (max: GPU Gen5, with this system Gen4 x16)"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("the slot, riser or BIOS caps the PCIe link"), std::string::npos)
+      << text.out;
 }
 
 TEST_F(GpuspecProcess, RunWithFakeGpusWritesAReportAndSaysWhyNothingRan) {

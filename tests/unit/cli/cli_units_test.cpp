@@ -89,8 +89,10 @@ TEST(Format, BytesPcieReadingsAndValues) {
   EXPECT_EQ(format_bytes(std::int64_t{80} << 30), "80.0 GiB");
   EXPECT_EQ(format_bytes(std::int64_t{50} << 20), "50.0 MiB");
   EXPECT_EQ(format_bytes(std::nullopt), "n/a");
-  reports::pcie_link link{4, 5, 8, 16};
+  reports::pcie_link link{4, 5, 8, 16, std::nullopt};
   EXPECT_EQ(format_pcie(link), "Gen4 x8 (max Gen5 x16)");
+  link.gen_max_system = 4; // a riser or BIOS setting caps the link at Gen4
+  EXPECT_EQ(format_pcie(link), "Gen4 x8 (max: GPU Gen5, with this system Gen4 x16)");
   EXPECT_EQ(format_reading(reports::reading::not_supported()), "not supported");
   EXPECT_EQ(format_reading(reports::reading::of(0)), "0");
   EXPECT_EQ(format_value(3012.44), "3012.4");

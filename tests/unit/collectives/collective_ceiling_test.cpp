@@ -33,7 +33,7 @@ const r::spec_table& shipped() {
 r::device_info gpu(int index, std::int64_t links, int gen_max = 5) {
   r::device_info d;
   d.index = index;
-  d.pcie = {1, gen_max, 16, 16};
+  d.pcie = {1, gen_max, 16, 16, std::nullopt};
   d.counters_before["nvlink.links_active"] = r::reading::of(links);
   return d;
 }
@@ -144,8 +144,9 @@ TEST(CollectiveCeiling, EveryLinkDownFallsToPcie) {
 TEST(CollectiveCeiling, PcieOnlyL40sNodeIsHeldToTheCardsLinkAndShowsTheTrainedOne) {
   auto n = l40s_node();
   ASSERT_NE(n.row, nullptr);
-  // One GPU in a slot whose system allows Gen3 only: the trained figure is the slowest link.
-  n.devices[2].pcie.gen_max = 3;
+  // One GPU in a slot whose system allows Gen3 only (NVML's maximum with this system, under
+  // the GPU's own Gen4): the trained figure is the slowest link.
+  n.devices[2].pcie.gen_max_system = 3;
   const auto out = gb::collective_link_ceiling(n.inputs(2.0 * 3 / 4));
   EXPECT_EQ(out.link, gb::collective_link::pcie);
   EXPECT_EQ(out.ceiling.spec_figure, "pcie_gbs");
@@ -154,7 +155,8 @@ TEST(CollectiveCeiling, PcieOnlyL40sNodeIsHeldToTheCardsLinkAndShowsTheTrainedOn
   EXPECT_NEAR(*out.ceiling.datasheet, *gb::pcie_link_gbs(4, 16), 1e-9);
   EXPECT_TRUE(contains(out.ceiling.datasheet_source, "l40s"));
   EXPECT_TRUE(contains(out.ceiling.datasheet_source, "Gen4 x16"));
-  // ... beside the slowest link as trained, at NVML's maximum generation, not the idle Gen1;
+  // ... beside the slowest link as trained, at the generation the card and its slot can reach,
+  // not the idle Gen1;
   // no in-switch factor on PCIe.
   ASSERT_TRUE(out.ceiling.clock_adjusted);
   EXPECT_NEAR(*out.ceiling.clock_adjusted, *gb::pcie_link_gbs(3, 16), 1e-9);

@@ -30,7 +30,7 @@ device_info synthetic_gpu(int index, const std::string& serial, const std::strin
   d.pci_bus_id = "00000000:0" + std::to_string(index + 1) + ":00.0";
   d.sm_clock_max_mhz = 2000;
   d.mem_clock_max_mhz = 1000;
-  d.pcie = {4, 4, 16, 16};
+  d.pcie = {4, 4, 16, 16, std::nullopt};
   d.power_limit_w = 300.0;
   d.power_limit_default_w = 300.0;
   d.ecc_mode = "enabled";

@@ -49,6 +49,7 @@ case "$mode" in
 cli)
   expect healthy 0 "" eight-healthy.json "$clean" x86-gpu-node
   expect row-remap-pending 1 "gpuspec:GPUSPEC-ROW-REMAP-PENDING:gpu3" eight-row-remap-pending.json "$clean" x86-gpu-node
+  expect pcie-link-capped 1 "gpuspec:GPUSPEC-PCIE-LINK-CAPPED:gpu1" pcie-links.json "$clean" x86-gpu-node
   expect xid79 2 "gpuspec:GPUSPEC-XID-HARDWARE:gpu3" eight-healthy.json "$xid79" x86-gpu-node
   expect application-xids 0 "" eight-healthy.json "$fx/kernel-log/xid13-application.log" x86-gpu-node
   expect driver-library-mismatch 2 "gpuspec:GPUSPEC-DRIVER-MISMATCH:node" driver-library-mismatch.json "$clean" x86-gpu-node

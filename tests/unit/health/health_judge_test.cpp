@@ -281,6 +281,27 @@ TEST(HealthJudge, PcieLinkBelowTheCardsWidthWarnsAgainstTheSpecRow) {
   EXPECT_EQ(d->device, 4);
 }
 
+TEST(HealthJudge, ASlotRiserOrBiosThatCapsTheLinkWarnsOnThatGpuFromIdleReadings) {
+  // pcie-links.json: GPU 1's maximum with this system is Gen4 under its own Gen5 (NVML's two
+  // maxima); GPU 0 idles at Gen1 (power saving) and GPU 2 is a Gen4 card in a Gen4 system.
+  auto in = inventory("pcie-links.json");
+  in.kernel_log = log_file("clean-boot.log");
+  const auto h = judge(in);
+  const auto* d = find(h, "GPUSPEC-PCIE-LINK-CAPPED");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->device, 1);
+  EXPECT_EQ(d->severity, verdict_status::warn);
+  for (const char* part :
+       {"the system allows Gen4", "the GPU can train Gen5 (NVML)", "riser", "BIOS"})
+    EXPECT_NE(d->cause.find(part), std::string::npos) << part << ": " << d->cause;
+  for (int healthy : {0, 2})
+    for (const auto& g : gpu(h, healthy).diagnoses)
+      ADD_FAILURE() << "GPU " << healthy << ": " << g.code << ": " << g.cause;
+  EXPECT_EQ(gpu(h, 1).diagnoses.size(), 1U);
+  EXPECT_EQ(h.check.status, verdict_status::warn);
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-PCIE-LINK-CAPPED:gpu1");
+}
+
 TEST(HealthJudge, NvlinkLinksDownAgainstIdenticalGpusFails) {
   auto in = inventory("eight-healthy.json");
   const auto active = in.inventory.devices[7].counters_before.at("nvlink.links_active").value;

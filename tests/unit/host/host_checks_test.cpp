@@ -20,7 +20,7 @@ device_info healthy_gpu(int index) {
   device_info d;
   d.index = index;
   d.memory_bytes = 80 * gib;
-  d.pcie = {5, 5, 16, 16};
+  d.pcie = {5, 5, 16, 16, 5};
   d.persistence_mode = "enabled";
   d.power_limit_w = 700;
   d.power_limit_default_w = 700;
@@ -54,7 +54,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST(HostChecks, AllPassOnAHealthyNode) {
   const auto checks = gb::evaluate_host_checks(healthy_host(), {healthy_gpu(0), healthy_gpu(1)});
-  ASSERT_EQ(checks.size(), 2u + 5u * 2u);
+  ASSERT_EQ(checks.size(), 2u + 6u * 2u);
   for (const auto& c : checks)
     EXPECT_EQ(c.status, check_status::pass) << c.id << ": " << c.message;
   // Stable order: host checks, then each GPU check for every device.
@@ -63,9 +63,11 @@ TEST(HostChecks, AllPassOnAHealthyNode) {
   EXPECT_EQ(checks[2].id, "gpu.pcie_link");
   EXPECT_EQ(checks[2].device, 0);
   EXPECT_EQ(checks[3].device, 1);
-  EXPECT_EQ(checks[9].id, "gpu.temperature");
-  EXPECT_EQ(checks[11].id, "gpu.ecc_mode");
-  EXPECT_EQ(checks[11].device, 1);
+  EXPECT_EQ(checks[4].id, "gpu.pcie_slot");
+  EXPECT_EQ(checks[4].device, 0);
+  EXPECT_EQ(checks[11].id, "gpu.temperature");
+  EXPECT_EQ(checks[13].id, "gpu.ecc_mode");
+  EXPECT_EQ(checks[13].device, 1);
   EXPECT_FALSE(checks[0].device);
 }
 
@@ -142,7 +144,7 @@ TEST(HostChecks, MemoryRatioSkipped) {
 
 TEST(HostChecks, PcieWidthBelowMaximumWarns) {
   device_info d = healthy_gpu(0);
-  d.pcie = {5, 5, 8, 16};
+  d.pcie = {5, 5, 8, 16, 5};
   const auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.pcie_link", 0);
   EXPECT_EQ(c.status, check_status::warn);
   EXPECT_TRUE(contains(c.message, "x8")) << c.message;
@@ -151,7 +153,7 @@ TEST(HostChecks, PcieWidthBelowMaximumWarns) {
 
 TEST(HostChecks, PcieGenerationBelowMaximumIsNormalAtIdle) {
   device_info d = healthy_gpu(0);
-  d.pcie = {1, 5, 16, 16};
+  d.pcie = {1, 5, 16, 16, 5};
   auto c = find(gb::evaluate_host_checks(healthy_host(), {d}), "gpu.pcie_link", 0);
   EXPECT_EQ(c.status, check_status::pass);
   EXPECT_TRUE(contains(c.message, "Gen1")) << c.message;
@@ -161,7 +163,7 @@ TEST(HostChecks, PcieGenerationBelowMaximumIsNormalAtIdle) {
   gb::host_check_options loaded;
   loaded.pcie_under_load = true;
   c = find(gb::evaluate_host_checks(healthy_host(), {d}, loaded), "gpu.pcie_link", 0);
-  EXPECT_EQ(c.status, check_status::warn);
+  EXPECT_EQ(c.status, check_status::fail);
   EXPECT_TRUE(contains(c.message, "under load")) << c.message;
 }
 
@@ -185,32 +187,91 @@ gpuspec::reports::gpu_spec gen5_x16_card() {
   return s;
 }
 
-TEST(HostChecks, PcieIsJudgedAgainstTheCardNotTheSlot) {
-  // An x16 card in an x8 slot: NVML's maximum is the slot's, so against it the link is "at
-  // maximum"; against the spec row it is not.
+gpuspec::reports::gpu_spec gen4_x16_card() {
+  gpuspec::reports::gpu_spec s;
+  s.id = "synthetic-gen4";
+  s.pcie_gen = 4;
+  s.pcie_width = 16;
+  return s;
+}
+
+TEST(HostChecks, AnX8SlotUnderAnX16CardIsTheSlotsFindingNotTheLinks) {
+  // An x16 card in an x8 slot: NVML's maximum width is the slot's, so the link is at what the
+  // card and its slot can reach; the spec row says the card is x16, and the slot caps it.
   device_info d = healthy_gpu(0);
-  d.pcie = {5, 5, 8, 8};
+  d.pcie = {5, 5, 8, 8, 5};
   const auto card = gen5_x16_card();
-  EXPECT_EQ(gpuspec::reports::pcie_link_check(d, nullptr, nullptr).status, check_status::pass);
-  auto c = gpuspec::reports::pcie_link_check(d, &card, nullptr);
+  EXPECT_EQ(gpuspec::reports::pcie_link_check(d, &card, nullptr).status, check_status::pass);
+  // Without a spec row the card's width is unknown (NVML has no GPU-only width): no finding.
+  EXPECT_EQ(gpuspec::reports::pcie_slot_check(d, nullptr).status, check_status::pass);
+  const auto c = gpuspec::reports::pcie_slot_check(d, &card);
   EXPECT_EQ(c.status, check_status::warn);
-  EXPECT_TRUE(contains(c.message, "the slot allows only x8")) << c.message;
-  // A Gen3 platform under a Gen5 card.
-  d.pcie = {3, 3, 16, 16};
-  c = gpuspec::reports::pcie_link_check(d, &card, nullptr);
+  EXPECT_TRUE(contains(c.message, "the system allows x8")) << c.message;
+  EXPECT_TRUE(contains(c.message, "the card is x16 (spec row synthetic-gen5)")) << c.message;
+  EXPECT_TRUE(contains(c.message, "bifurcation")) << c.message;
+}
+
+TEST(HostChecks, ASystemMaximumBelowTheGpusOwnIsACapFoundAtIdle) {
+  // A Gen5 card behind a Gen4 riser (or a BIOS set to Gen4): NVML's GPU maximum is Gen5, its
+  // maximum with this system Gen4. Idle at Gen1, no load needed: the cap is found from the
+  // two maxima, in `info` without a spec row too.
+  device_info d = healthy_gpu(0);
+  d.pcie = {1, 5, 16, 16, 4};
+  const auto checks = gb::evaluate_host_checks(healthy_host(), {d});
+  auto c = find(checks, "gpu.pcie_slot", 0);
   EXPECT_EQ(c.status, check_status::warn);
-  EXPECT_TRUE(contains(c.message, "platform allows only Gen3")) << c.message;
+  EXPECT_TRUE(contains(c.message, "the system allows Gen4")) << c.message;
+  EXPECT_TRUE(contains(c.message, "the GPU can train Gen5 (NVML)")) << c.message;
+  EXPECT_TRUE(contains(c.message, "riser")) << c.message;
+  EXPECT_TRUE(contains(c.message, "BIOS")) << c.message;
+  // The idle link itself is power saving, not a degraded link.
+  EXPECT_EQ(find(checks, "gpu.pcie_link", 0).status, check_status::pass);
+  const auto card = gen5_x16_card();
+  c = gpuspec::reports::pcie_slot_check(d, &card);
+  EXPECT_EQ(c.status, check_status::warn);
+  EXPECT_TRUE(contains(c.message, "31.51 GB/s per direction, instead of the card's Gen5 x16, "
+                                  "63.02 GB/s"))
+      << c.message;
+  // Under load at Gen4 the link is at what the slot allows: the cap is the one finding.
+  const gpuspec::reports::pcie_under_load gen4{4, 16, "transfer.h2d"};
+  c = gpuspec::reports::pcie_link_check(d, &card, &gen4);
+  EXPECT_EQ(c.status, check_status::pass) << c.message;
+  EXPECT_TRUE(contains(c.message, "reachable Gen4 x16")) << c.message;
+}
+
+TEST(HostChecks, AGen4CardInAGen4SystemIsNotCapped) {
+  device_info d = healthy_gpu(0);
+  d.pcie = {1, 4, 16, 16, 4}; // idle Gen1: power saving
+  const auto card = gen4_x16_card();
+  EXPECT_EQ(gpuspec::reports::pcie_slot_check(d, &card).status, check_status::pass);
+  EXPECT_EQ(gpuspec::reports::pcie_link_check(d, &card, nullptr).status, check_status::pass);
+  const gpuspec::reports::pcie_under_load gen4{4, 16, "transfer.h2d"};
+  const auto c = gpuspec::reports::pcie_link_check(d, &card, &gen4);
+  EXPECT_EQ(c.status, check_status::pass) << c.message;
+}
+
+TEST(HostChecks, ADriverWithoutTheSystemMaximumSkipsTheCapCheck) {
+  device_info d = healthy_gpu(0);
+  d.pcie = {1, 5, 16, std::nullopt, std::nullopt}; // neither system maximum read
+  EXPECT_EQ(gpuspec::reports::pcie_slot_check(d, nullptr).status, check_status::skipped);
 }
 
 TEST(HostChecks, PcieGenerationIsJudgedUnderLoadAndSaysSo) {
   device_info d = healthy_gpu(0);
-  d.pcie = {1, 5, 16, 16}; // Gen1 at idle: power saving
+  d.pcie = {1, 5, 16, 16, 5}; // Gen1 at idle: power saving
   const auto card = gen5_x16_card();
   EXPECT_EQ(gpuspec::reports::pcie_link_check(d, &card, nullptr).status, check_status::pass);
-  const gpuspec::reports::pcie_under_load gen3{3, 16, "gemm.cublas.fp16_tc"};
+  // Trained at Gen3 x16 under load, against the Gen5 x16 the card and its slot can reach.
+  const gpuspec::reports::pcie_under_load gen3{3, 16, "transfer.h2d"};
   auto c = gpuspec::reports::pcie_link_check(d, &card, &gen3);
-  EXPECT_EQ(c.status, check_status::warn);
-  EXPECT_TRUE(contains(c.message, "Gen3 under load (gemm.cublas.fp16_tc)")) << c.message;
+  EXPECT_EQ(c.status, check_status::fail);
+  EXPECT_TRUE(contains(c.message, "Gen3 under load (transfer.h2d) below the Gen5")) << c.message;
+  // Gen4 x8 under load: both below.
+  const gpuspec::reports::pcie_under_load gen4x8{4, 8, "transfer.d2h"};
+  c = gpuspec::reports::pcie_link_check(d, &card, &gen4x8);
+  EXPECT_EQ(c.status, check_status::fail);
+  EXPECT_TRUE(contains(c.message, "width x8 under load (transfer.d2h) below the x16")) << c.message;
+  EXPECT_TRUE(contains(c.message, "Gen4 under load")) << c.message;
   const gpuspec::reports::pcie_under_load gen5{5, 16, "gemm.cublas.fp16_tc"};
   c = gpuspec::reports::pcie_link_check(d, &card, &gen5);
   EXPECT_EQ(c.status, check_status::pass) << c.message;

@@ -201,6 +201,7 @@ TEST(ProbeDevices, TwoHealthyFieldByField) {
   EXPECT_EQ(d.memory_bus_width_bits, 5120);
   EXPECT_EQ(d.pcie.gen_current, 5);
   EXPECT_EQ(d.pcie.gen_max, 5);
+  EXPECT_EQ(d.pcie.gen_max_system, 5);
   EXPECT_EQ(d.pcie.width_current, 16);
   EXPECT_EQ(d.pcie.width_max, 16);
   EXPECT_EQ(d.power_limit_w, 700.0);
@@ -261,6 +262,19 @@ TEST(ProbeDevices, Degraded) {
     EXPECT_EQ(c.at(name), reading::not_supported()) << name;
 }
 
+TEST(ProbeDevices, BothMaximumGenerationsAreRead) {
+  // pcie-links.json: GPU 1's maximum with this system (nvmlDeviceGetMaxPcieLinkGeneration) is
+  // Gen4 under its own Gen5 (nvmlDeviceGetGpuMaxPcieLinkGeneration), as behind a Gen4 riser.
+  const auto lib = open_fake(configs / "pcie-links.json");
+  const auto devices = gb::probe_devices(lib);
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_EQ(devices[0].pcie, (gpuspec::reports::pcie_link{1, 5, 16, 16, 5}));
+  EXPECT_EQ(devices[1].pcie, (gpuspec::reports::pcie_link{1, 5, 16, 16, 4}));
+  EXPECT_EQ(devices[2].pcie, (gpuspec::reports::pcie_link{1, 4, 16, 16, 4}));
+  for (const auto& d : devices)
+    EXPECT_TRUE(d.problems.empty()) << d.problems.front();
+}
+
 TEST(ProbeDevices, NotSupportedAndLostGpu) {
   const auto lib = open_fake(configs / "mixed-lost.json");
   const auto devices = gb::probe_devices(lib);
@@ -279,7 +293,8 @@ TEST(ProbeDevices, NotSupportedAndLostGpu) {
   EXPECT_FALSE(has_problem_starting(d, "nvmlDeviceGetEccMode")) << "not supported is an answer";
   EXPECT_FALSE(has_problem_starting(d, "nvmlDeviceGetMigMode"));
   EXPECT_EQ(d.pcie.gen_current, 1);
-  EXPECT_EQ(d.pcie.gen_max, 4) << "the system maximum stands in for the GPU's own";
+  EXPECT_FALSE(d.pcie.gen_max) << "the GPU's own is unknown; the system's never stands in";
+  EXPECT_EQ(d.pcie.gen_max_system, 4);
   EXPECT_FALSE(has_problem_starting(d, "nvmlDeviceGetMaxPcieLinkGeneration"));
   EXPECT_FALSE(has_problem_starting(d, "nvmlDeviceGetGpuMaxPcieLinkGeneration"));
   EXPECT_FALSE(d.memory_bus_width_bits);

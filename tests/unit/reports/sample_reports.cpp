@@ -51,7 +51,7 @@ device_info synthetic_device(int index) {
   d.mem_clock_mhz = 1000;
   d.mem_clock_max_mhz = 1000;
   d.memory_bus_width_bits = 1000;
-  d.pcie = {4, 4, 16, 16};
+  d.pcie = {4, 4, 16, 16, std::nullopt};
   d.power_limit_w = 100.0;
   d.power_limit_default_w = 100.0;
   d.power_limit_max_w = 200.0;
@@ -518,6 +518,7 @@ report without_version_1_1_fields(report r) {
   r.nodes.clear();
   for (device_info& d : r.devices) {
     d.temperature_slowdown_c.reset();
+    d.pcie.gen_max_system.reset();
     d.activity.reset();
   }
   for (result& x : r.results) {
@@ -615,7 +616,7 @@ report random_report(std::uint64_t seed) {
     d.mem_clock_mhz = rnd.maybe_int();
     d.mem_clock_max_mhz = rnd.maybe_int();
     d.memory_bus_width_bits = rnd.maybe_int();
-    d.pcie = {rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int()};
+    d.pcie = {rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int(), rnd.maybe_int()};
     d.power_limit_w = rnd.maybe_number();
     d.power_limit_default_w = rnd.maybe_number();
     d.power_limit_max_w = rnd.maybe_number();

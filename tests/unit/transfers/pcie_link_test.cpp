@@ -72,7 +72,7 @@ TEST(PcieRates, AgreesWithTheReportsTable) {
       const auto ours = gb::pcie_link_gbs(gen, width);
       const auto theirs = r::pcie_bandwidth_gbs(gen, width);
       ASSERT_TRUE(ours && theirs);
-      EXPECT_NEAR(*ours / *theirs, 1.0, 1e-3); // the reports' figures are rounded to 4 digits
+      EXPECT_NEAR(*ours / *theirs, 1.0, 1e-12); // the same arithmetic, unrounded
     }
   EXPECT_EQ(gb::pcie_link_gbs(7, 16).has_value(), r::pcie_bandwidth_gbs(7, 16).has_value());
 }
@@ -90,7 +90,57 @@ TEST(PcieRates, FormulaSpellsOutTheArithmeticAndTheSource) {
   EXPECT_EQ(gb::pcie_link_formula(9, 16, 1), "");
 }
 
-TEST(PcieCeiling, UnderLoadReadingJudgesAndTheSpecRowIsTheDatasheet) {
+/// A device as the inventory reads it: idle at `gen_current`, NVML's GPU maximum `gpu_max`, the
+/// maxima with this system `system_gen` x `system_width`.
+r::device_info device(int gen_current, int gpu_max, int system_gen, int system_width) {
+  r::device_info d;
+  d.pcie = {gen_current, gpu_max, 16, system_width, system_gen};
+  return d;
+}
+
+TEST(PcieCeiling, TheReachableLinkJudgesNotTheLinkAsTrained) {
+  // A Gen5 x16 card in a Gen5 x16 slot that trained at Gen3 x16: the ceiling stays Gen5 x16,
+  // so the transfer's efficiency shows the lost bandwidth.
+  const r::gpu_spec row = h200_row();
+  gb::pcie_ceiling_inputs in;
+  in.under_load = gb::pcie_link_state{3, 16};
+  in.under_load_samples = 12;
+  in.inventory = {1, 16};
+  in.reachable = r::pcie_reachable_link(device(1, 5, 5, 16), &row);
+  in.spec = &row;
+  const r::ceiling c = gb::pcie_transfer_ceiling(in);
+  ASSERT_TRUE(c.clock_adjusted);
+  EXPECT_NEAR(*c.clock_adjusted, 63.015, 0.001);
+  EXPECT_TRUE(contains(c.clock_adjusted_source, "the card and its slot can reach"))
+      << c.clock_adjusted_source;
+  EXPECT_TRUE(contains(c.clock_adjusted_source, "the link as trained: Gen3 x16"))
+      << c.clock_adjusted_source;
+  EXPECT_TRUE(contains(c.clock_adjusted_source, "12 sample(s)")) << c.clock_adjusted_source;
+  // Gen4 x8 trained: the same ceiling.
+  in.under_load = gb::pcie_link_state{4, 8};
+  EXPECT_NEAR(*gb::pcie_transfer_ceiling(in).clock_adjusted, 63.015, 0.001);
+}
+
+TEST(PcieCeiling, ASlotThatCapsTheLinkLowersTheCeilingToWhatItAllows) {
+  // Behind a Gen4 riser (NVML: GPU maximum Gen5, with this system Gen4): judged against Gen4
+  // x16, what the card can reach there; the cap itself is gpu.pcie_slot's finding.
+  const r::gpu_spec row = h200_row();
+  gb::pcie_ceiling_inputs in;
+  in.under_load = gb::pcie_link_state{4, 16};
+  in.under_load_samples = 5;
+  in.reachable = r::pcie_reachable_link(device(1, 5, 4, 16), &row);
+  in.spec = &row;
+  const r::ceiling c = gb::pcie_transfer_ceiling(in);
+  EXPECT_NEAR(*c.clock_adjusted, 31.508, 0.001);
+  EXPECT_TRUE(contains(c.clock_adjusted_source, "system Gen4 x16 (NVML)"))
+      << c.clock_adjusted_source;
+  EXPECT_NEAR(*c.datasheet, 63.015, 0.001); // the card's own, beside it
+  // An x8 slot under the x16 card: x8.
+  in.reachable = r::pcie_reachable_link(device(1, 5, 5, 8), &row);
+  EXPECT_NEAR(*gb::pcie_transfer_ceiling(in).clock_adjusted, 31.508, 0.001);
+}
+
+TEST(PcieCeiling, UnderLoadReadingJudgesWhereNoMaximumIsKnown) {
   const r::gpu_spec row = h200_row();
   gb::pcie_ceiling_inputs in;
   in.directions = 1;

@@ -48,7 +48,8 @@ enum class ceiling_kind {
   compute_peak,
   /// SM count × SM clock × 128 bytes (32 banks × 4 bytes per clock)
   shared_memory_bandwidth,
-  /// the PCIe link as trained, read under load, × the directions moved (set_pcie_ceiling)
+  /// the PCIe link the card and its slot can reach (the lower of the GPU's and the system's
+  /// maxima), × the directions moved (set_pcie_ceiling, pcie_link.hpp)
   pcie_link,
 };
 

@@ -68,14 +68,39 @@ struct pcie_under_load {
   std::optional<int> gen, width;
   std::string_view where; ///< the bench id of the result it was seen in
 };
-/// gpu.pcie_link: the link against the card, not only against the slot. NVML's maximum width
-/// is what the slot allows, so the width and the maximum generation are also judged against
-/// the spec row's (when `spec` is given); the current generation is judged under load only
-/// (`load`, or settings.pcie_under_load for an inventory read while busy). The message says
-/// which reading was judged: at idle or under load.
+
+/// The PCIe link a GPU can train in the slot it is in: for the generation and for the width, the
+/// lower of what the card can do and what the system allows. One definition, used by the link
+/// rules below and by the transfer ceiling (benches/host/pcie_link.hpp), so a transfer is judged
+/// against the link the card and its slot can reach, never against the link as trained.
+struct pcie_reach {
+  /// The card's own: the generation is NVML's GPU maximum (nvmlDeviceGetGpuMaxPcieLinkGeneration),
+  /// else the spec row's; the width is the spec row's (NVML has no GPU-only width call).
+  std::optional<int> card_gen, card_width;
+  std::string card_gen_source, card_width_source; ///< "NVML", "spec row <id>", or ""
+  /// What this device and system allow (nvmlDeviceGetMaxPcieLinkGeneration, ...Width).
+  std::optional<int> system_gen, system_width;
+  /// The lower of each pair where both are known, else the one that is; nullopt: neither.
+  std::optional<int> gen, width;
+};
+[[nodiscard]] pcie_reach pcie_reachable_link(const device_info& d, const gpu_spec* spec);
+/// "Gen5 x16 (GPU Gen5 (NVML), card x16 (spec row h200-sxm-141gb); system Gen4 x16 (NVML))".
+[[nodiscard]] std::string pcie_reach_text(const pcie_reach& r);
+
+/// gpu.pcie_link: the link as trained against the link the card and its slot can reach
+/// (pcie_reachable_link). The width is judged at idle (a link does not narrow to save power) and
+/// under load; the generation under load only (`load`, or settings.pcie_under_load for an
+/// inventory read while busy), since an idle link at a lower generation is power saving. Below
+/// the reachable link under load fails; a narrower width seen at idle only warns. The message
+/// says which reading was judged: at idle or under load.
 [[nodiscard]] host_check pcie_link_check(const device_info& d, const gpu_spec* spec,
                                          const pcie_under_load* load,
                                          const host_rule_settings& settings = {});
+/// gpu.pcie_slot: the system's maxima against the card's: NVML's maximum generation with this
+/// system below the GPU's own (or, with a spec row, its maximum width below the card's) means a
+/// slot, riser or BIOS setting caps the link; warns, from idle readings alone (no load needed).
+/// Skipped when NVML did not give the system's maximum or the card's is unknown.
+[[nodiscard]] host_check pcie_slot_check(const device_info& d, const gpu_spec* spec);
 /// gpu.persistence_mode: enabled.
 [[nodiscard]] host_check persistence_check(const device_info& d);
 /// gpu.power_limit: at its default (within power_limit_slack_w).
@@ -87,8 +112,8 @@ struct pcie_under_load {
 [[nodiscard]] host_check ecc_mode_check(const device_info& d);
 
 /// Every rule above, in this order: host.nouveau, host.memory_ratio, then per device
-/// gpu.pcie_link, gpu.persistence_mode, gpu.power_limit, gpu.temperature, gpu.ecc_mode.
-/// `specs` (may be null) gives the PCIe rule the card's own generation and width.
+/// gpu.pcie_link, gpu.pcie_slot, gpu.persistence_mode, gpu.power_limit, gpu.temperature,
+/// gpu.ecc_mode. `specs` (may be null) gives the PCIe rule the card's own generation and width.
 [[nodiscard]] std::vector<host_check> evaluate_host_checks(const host_info& host,
                                                            std::span<const device_info> devices,
                                                            const host_rule_settings& settings = {},

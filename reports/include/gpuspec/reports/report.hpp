@@ -101,8 +101,18 @@ struct host_info {
   friend bool operator==(const host_info&, const host_info&) = default;
 };
 
+/// A GPU's PCIe link as NVML reads it (docs/report.md, "devices[].pcie"). NVML gives two maximum
+/// generations: the GPU's own and the one "possible with this device and system", which a slot,
+/// riser or BIOS setting can cap. It gives one maximum width, the device-and-system one: the
+/// card's own width is the spec row's (gpu_spec::pcie_width), never a device field.
 struct pcie_link {
-  std::optional<int> gen_current, gen_max, width_current, width_max;
+  std::optional<int> gen_current;   ///< nvmlDeviceGetCurrPcieLinkGeneration (idle: power saving)
+  std::optional<int> gen_max;       ///< nvmlDeviceGetGpuMaxPcieLinkGeneration: the GPU's own
+  std::optional<int> width_current; ///< nvmlDeviceGetCurrPcieLinkWidth
+  std::optional<int> width_max;     ///< nvmlDeviceGetMaxPcieLinkWidth: with this device and system
+  /// nvmlDeviceGetMaxPcieLinkGeneration: the generation possible with this device and system.
+  /// v1.1, and optional: absent (never null) when not read, so reports written before it load.
+  std::optional<int> gen_max_system;
   friend bool operator==(const pcie_link&, const pcie_link&) = default;
 };
 

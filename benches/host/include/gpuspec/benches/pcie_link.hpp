@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 
@@ -66,9 +67,10 @@ struct pcie_link_state {
   friend bool operator==(const pcie_link_state&, const pcie_link_state&) = default;
 };
 
-/// A GPU's link for a ceiling read from the inventory (not under load): the generation at
-/// NVML's maximum for the device and the system (gen_max: an idle link downtrains its generation
-/// for power saving, so gen_current at idle would lower the bar), the width as trained
+/// A GPU's link for a ceiling read from the inventory (not under load): the generation at the
+/// lower of NVML's GPU maximum (gen_max) and its device-and-system maximum (gen_max_system),
+/// never the idle one (an idle link downtrains its generation for power saving, so gen_current
+/// at idle would lower the bar), the width as trained
 /// (width_current, which power saving does not change; width_max where it was not read). The
 /// rule the collective and the peer-copy ceilings share.
 [[nodiscard]] pcie_link_state pcie_link_for_ceiling(const reports::pcie_link& p);
@@ -82,15 +84,22 @@ struct pcie_ceiling_inputs {
   std::optional<pcie_link_state> under_load;
   int under_load_samples = 0;
   /// The inventory's reading, taken before the run (device_info::pcie *_current): at idle a
-  /// GPU's link may be down-trained for power saving, so this is the fallback only.
+  /// GPU's link may be down-trained for power saving, so this is the last fallback only.
   pcie_link_state inventory;
+  /// The link the card and its slot can reach (reports::pcie_reachable_link over the
+  /// inventory's maxima and the spec row): what the transfer is judged against.
+  reports::pcie_reach reachable;
   const reports::gpu_spec* spec = nullptr; ///< the matched row (the card's own maximum)
 };
 
 /// The ceiling of a transfer result in GB/s: `datasheet` from the spec row's pcie_gen x
-/// pcie_width (the card's maximum; nullopt without a row), `clock_adjusted` from the link as
-/// trained: under load when telemetry saw it, else the inventory's reading, and the source says
-/// which reading it used. Both are per direction x `directions`.
+/// pcie_width (the card's maximum; nullopt without a row), `clock_adjusted` from the link the
+/// card and its slot can reach (`reachable`: the lower of the GPU's and the system's maxima),
+/// never from the link as trained, so a link trained below it shows as a low efficiency (and
+/// GPUSPEC-PCIE-LINK-DEGRADED) instead of passing against its own degraded rate. The source
+/// names the reachable link and the link as trained under load. Where no maximum is known, the
+/// link as trained stands in: under load when telemetry saw it, else the inventory's reading,
+/// and the source says which. Both are per direction x `directions`.
 [[nodiscard]] reports::ceiling pcie_transfer_ceiling(const pcie_ceiling_inputs& in);
 
 } // namespace gpuspec::benches
