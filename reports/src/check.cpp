@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -310,12 +311,25 @@ private:
     return d;
   }
 
-  /// The lowest PCIe link each GPU's results saw while busy.
+  /// The lowest PCIe link each GPU's results saw while busy: its host transfers' where any of
+  /// them carries a reading (the load that moves bytes over the link, and the evidence the
+  /// rule cites), else any of its one-GPU results'.
   [[nodiscard]] std::unordered_map<int, pcie_under_load> pcie_under_load_by_device() const {
     std::unordered_map<int, pcie_under_load> out;
+    std::unordered_set<int> seen_in_transfer;
+    const auto is_host_transfer = [](const result& r) {
+      return r.bench_id.starts_with("transfer.") && !r.bench_id.starts_with("transfer.p2p");
+    };
+    for (const auto& r : m_report.results) {
+      const auto& t = r.telemetry;
+      if (r.devices.size() == 1 && (t.pcie_gen_min || t.pcie_width_min) && is_host_transfer(r))
+        seen_in_transfer.insert(r.devices.front());
+    }
     for (const auto& r : m_report.results) {
       const auto& t = r.telemetry;
       if (r.devices.size() != 1 || (!t.pcie_gen_min && !t.pcie_width_min))
+        continue;
+      if (seen_in_transfer.contains(r.devices.front()) && !is_host_transfer(r))
         continue;
       auto& l = out[r.devices.front()];
       const bool lower_gen = t.pcie_gen_min && (!l.gen || *t.pcie_gen_min < *l.gen);

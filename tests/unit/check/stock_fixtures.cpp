@@ -301,7 +301,8 @@ device_info make_device(const stock_system& s, int index) {
   d.mem_clock_mhz = s.mem_clock_max_mhz;
   d.mem_clock_max_mhz = s.mem_clock_max_mhz;
   d.memory_bus_width_bits = s.bus_width_bits;
-  d.pcie = {1, s.pcie_gen, s.pcie_width, s.pcie_width}; // Gen1 at idle: power saving
+  // Gen1 at idle (power saving); NVML's GPU and system maxima the same on a stock system.
+  d.pcie = {1, s.pcie_gen, s.pcie_width, s.pcie_width, s.pcie_gen};
   d.power_limit_w = s.power_limit_w;
   d.power_limit_default_w = s.power_limit_w;
   d.power_limit_max_w = s.power_limit_w;
@@ -404,10 +405,7 @@ void measure(result& r, const gpu_spec* row, double fraction) {
   r.stats = summarize(r.samples);
   r.host_seconds_median = r.stats.median > 0 ? work / (r.stats.median * scale) * 1.01 : 0;
   r.stop_reason = "cv_target";
-  if (r.ceiling_value.clock_adjusted && *r.ceiling_value.clock_adjusted > 0)
-    r.efficiency = r.stats.median / *r.ceiling_value.clock_adjusted;
-  else
-    r.efficiency = std::nullopt;
+  settle_efficiency(r); // against the reference, as the harness's one builder does
 }
 
 void note_source(result& r, const stock_figure& f) {

@@ -286,6 +286,10 @@ TEST(HealthJudge, ASlotRiserOrBiosThatCapsTheLinkWarnsOnThatGpuFromIdleReadings)
   // maxima); GPU 0 idles at Gen1 (power saving) and GPU 2 is a Gen4 card in a Gen4 system.
   auto in = inventory("pcie-links.json");
   in.kernel_log = log_file("clean-boot.log");
+  // A three-GPU node: its bus holds these three, not the HGX fixture's eight.
+  in.pci_bus.gpus.clear();
+  for (const auto& dev : in.inventory.devices)
+    in.pci_bus.gpus.push_back(dev.pci_bus_id.substr(4)); // "00000000:18:00.0" -> "0000:18:00.0"
   const auto h = judge(in);
   const auto* d = find(h, "GPUSPEC-PCIE-LINK-CAPPED");
   ASSERT_NE(d, nullptr);

@@ -153,6 +153,7 @@ TEST(P2pPlan, ThePcieCeilingTakesTheMaximumGenerationNotTheIdleDowntrainedOne) {
   EXPECT_NEAR(*narrow.clock_adjusted, 15.75, 0.01); // Gen5 x4
   // Where NVML gave no maximum, the reading is all there is.
   n.devices[0].pcie.gen_max.reset();
+  n.devices[0].pcie.gen_max_system.reset();
   n.devices[1].pcie.width_current = 16;
   EXPECT_NEAR(*gb::p2p_ceiling(n.topology, n.devices[0], n.devices[1], 1).clock_adjusted, 4.0,
               0.01);
