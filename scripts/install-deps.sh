@@ -31,7 +31,7 @@ packages=(cmake ninja-build g++ make pkg-config libfmt-dev nlohmann-json3-dev li
           prometheus) # prometheus: promtool, for the check's Prometheus-output test
 packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)
 packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
-packages+=(shellcheck) # shellcheck: the lint of the scripts/slurm and scripts/node-exporter examples
+packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
 missing=()
 for p in "${packages[@]}"; do
