@@ -51,7 +51,7 @@ std::optional<double> parse_port_rate_gbps(std::string_view text) {
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (ec != std::errc() || end == t.data() || value < 0)
     return std::nullopt;
-  const std::string_view rest = trimmed(std::string_view(end, t.data() + t.size() - end));
+  const std::string rest = trimmed(std::string_view(end, t.data() + t.size() - end));
   if (!rest.starts_with("Gb/sec"))
     return std::nullopt;
   return value;

@@ -193,8 +193,8 @@ TEST(EventCheck, AnEccErrorSeenByTheCountersAndAnEventCountsOnce) {
   add_nvml_events(r, 3, single_bits(single_bit_events_warn_above + 1));
   r.devices[3].counters_after["ecc.volatile.corrected"] = reading::of(500);
   r.devices[3].counters_delta["ecc.volatile.corrected"] = reading::of(500);
-  const auto storm =
-      all_of_code(check(r, synthetic_specs(), default_rules()), "GPUSPEC-ECC-CORRECTED-STORM");
+  const auto storm_outcome = check(r, synthetic_specs(), default_rules()); // outlives the pointers
+  const auto storm = all_of_code(storm_outcome, "GPUSPEC-ECC-CORRECTED-STORM");
   ASSERT_EQ(storm.size(), 1U);
   EXPECT_EQ(storm[0]->evidence.at("event.count"), "11");
 
