@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/benches/runner.hpp"
+#include "gpuspec/host/benchmark_listing.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/spine/worker.hpp"
 

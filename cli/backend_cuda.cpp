@@ -1,6 +1,7 @@
 #include "backend.hpp"
 
 #include "gpuspec/benches/cuda_worker.hpp"
+#include "gpuspec/benches/device_offer.hpp"
 
 namespace gpuspec::cli {
 

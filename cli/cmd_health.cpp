@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "format.hpp"
-#include "gpuspec/benches/host_checks.hpp"
-#include "gpuspec/benches/kernel_log.hpp"
-#include "gpuspec/benches/pci_gpus.hpp"
+#include "gpuspec/host/host_checks.hpp"
+#include "gpuspec/host/kernel_log.hpp"
+#include "gpuspec/host/pci_gpus.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/report_json.hpp"

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "backend.hpp"
-#include "gpuspec/benches/host_checks.hpp"
+#include "gpuspec/host/host_checks.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "specs_location.hpp"
 

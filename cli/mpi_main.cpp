@@ -20,11 +20,11 @@
 
 #include "cmd_check.hpp"
 #include "exit_code.hpp"
-#include "gpuspec/benches/network_ports.hpp"
-#include "gpuspec/benches/telemetry.hpp"
 #include "gpuspec/collectives/mpi/launcher.hpp"
 #include "gpuspec/collectives/mpi/mpi_world.hpp"
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
+#include "gpuspec/host/network_ports.hpp"
+#include "gpuspec/host/telemetry.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
 #include "inventory.hpp"

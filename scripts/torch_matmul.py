@@ -11,7 +11,7 @@ Precisions: fp64, fp32 (TF32 off), tf32_tc (TF32 on), fp16_tc, bf16_tc (fp32 acc
 PyTorch's default), int8_tc through torch._int_mm where this PyTorch has it. fp16_tc_acc16 and
 fp8_tc have no plain PyTorch matmul counterpart and are left out (the table says so).
 
-Layouts, in gpuspec's row-major convention (benches/include/gpuspec/benches/gemm_cublas.hpp),
+Layouts, in gpuspec's row-major convention (benches/harness/include/gpuspec/benches/gemm_cublas.hpp),
 which is PyTorch's: D[M,N] = A[M,K] · op(B). NN -> a @ b with b stored [K, N]; NT -> a @ bt.t()
 with bt stored [N, K] (F.linear's weight layout), the same storage gpuspec hands cuBLAS.
 """

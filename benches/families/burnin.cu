@@ -40,10 +40,10 @@
 #include "../src/cublaslt_handles.cuh"
 
 #include "gpuspec/benches/bench_state.cuh"
-#include "gpuspec/benches/burnin_timeline.hpp"
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/gemm_check.hpp"
 #include "gpuspec/benches/gemm_cublas.hpp"
+#include "gpuspec/host/burnin_timeline.hpp"
 #include "gpuspec/kernels/cublas_check.cuh"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"

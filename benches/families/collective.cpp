@@ -39,7 +39,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "gpuspec/benches/collective_ceiling.hpp"
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/collectives/bandwidth.hpp"
@@ -49,6 +48,7 @@
 #include "gpuspec/collectives/nccl_debug_setup.hpp"
 #include "gpuspec/collectives/nccl_log_session.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
+#include "gpuspec/host/collective_ceiling.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // size_text, parse_size_text
 
 namespace gpuspec::benches {

@@ -63,8 +63,8 @@
 
 #include "gpuspec/benches/bench_state.cuh"
 #include "gpuspec/benches/families.hpp"
-#include "gpuspec/benches/numa_placement.hpp"
-#include "gpuspec/benches/pci_bus_id.hpp"
+#include "gpuspec/host/numa_placement.hpp"
+#include "gpuspec/host/pci_bus_id.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"

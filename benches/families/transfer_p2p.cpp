@@ -48,8 +48,8 @@
 
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
-#include "gpuspec/benches/p2p_plan.hpp"
-#include "gpuspec/benches/topology.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
+#include "gpuspec/host/topology.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/host_copy.hpp"

@@ -35,7 +35,7 @@
 
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
-#include "gpuspec/benches/p2p_plan.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
 #include "gpuspec/kernels/cache_bandwidth.hpp" // calibrate_count
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"

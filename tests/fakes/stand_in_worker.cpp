@@ -29,8 +29,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "gpuspec/benches/burnin_timeline.hpp"
-#include "gpuspec/benches/p2p_plan.hpp"
+#include "gpuspec/host/burnin_timeline.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
 #include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "gpuspec/spine/worker.hpp"

@@ -20,9 +20,9 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.hpp"
-#include "gpuspec/benches/device_probe.hpp"
-#include "gpuspec/benches/nvml_library.hpp"
-#include "gpuspec/benches/runner.hpp"
+#include "gpuspec/host/device_probe.hpp"
+#include "gpuspec/host/nvml_library.hpp"
+#include "gpuspec/host/run_options.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"

@@ -22,13 +22,13 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.hpp"
-#include "gpuspec/benches/device_probe.hpp"
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/gemm_check.hpp"
 #include "gpuspec/benches/gemm_cublas.hpp"
-#include "gpuspec/benches/nvml_library.hpp"
 #include "gpuspec/benches/registry.hpp"
-#include "gpuspec/benches/runner.hpp"
+#include "gpuspec/host/device_probe.hpp"
+#include "gpuspec/host/nvml_library.hpp"
+#include "gpuspec/host/run_options.hpp"
 #include "gpuspec/kernels/gemm_fill.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "runner_support.hpp"

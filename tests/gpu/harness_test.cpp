@@ -14,12 +14,13 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/benches/array_sizing.hpp"
-#include "gpuspec/benches/p2p_plan.hpp"
-#include "gpuspec/benches/pci_bus_id.hpp"
+#include "gpuspec/benches/device_offer.hpp"
 #include "gpuspec/benches/registry.hpp"
-#include "gpuspec/benches/runner.hpp"
 #include "gpuspec/benches/verification.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
+#include "gpuspec/host/pci_bus_id.hpp"
+#include "gpuspec/host/run_options.hpp"
 
 namespace b = gpuspec::benches;
 using gpuspec::reports::verification_status;

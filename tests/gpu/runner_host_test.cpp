@@ -11,7 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/benches/cuda_worker.hpp"
-#include "gpuspec/benches/runner.hpp"
+#include "gpuspec/benches/device_offer.hpp"
+#include "gpuspec/host/run_options.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/spine/deadlines.hpp"
 

@@ -13,7 +13,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "gpuspec/benches/runner.hpp"
+#include "gpuspec/benches/device_offer.hpp"
+#include "gpuspec/host/run_options.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/spine/session.hpp"

@@ -1,6 +1,6 @@
 // The burn-in's schedule and time series (burnin_timeline.hpp).
 
-#include "gpuspec/benches/burnin_timeline.hpp"
+#include "gpuspec/host/burnin_timeline.hpp"
 
 #include <algorithm>
 #include <cmath>

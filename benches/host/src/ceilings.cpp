@@ -1,4 +1,4 @@
-#include "gpuspec/benches/ceilings.hpp"
+#include "gpuspec/host/ceilings.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // The link ceiling of a collective's busbw (collective_ceiling.hpp).
 
-#include "gpuspec/benches/collective_ceiling.hpp"
+#include "gpuspec/host/collective_ceiling.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/benches/network_ports.hpp"
-#include "gpuspec/benches/pcie_link.hpp"
+#include "gpuspec/host/network_ports.hpp"
+#include "gpuspec/host/pcie_link.hpp"
 
 namespace gpuspec::benches {
 namespace {

@@ -3,7 +3,7 @@
 // fallen off the bus (NVML_ERROR_GPU_IS_LOST) is asked nothing more after the first such answer,
 // since every further query would fail the same way (and may each wait on a timeout).
 
-#include "gpuspec/benches/device_probe.hpp"
+#include "gpuspec/host/device_probe.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/benches/pci_bus_id.hpp"
+#include "gpuspec/host/pci_bus_id.hpp"
 #include "gpuspec/reports/host_rules.hpp"
 
 namespace gpuspec::benches {

@@ -1,12 +1,12 @@
 // The idle precondition's facts (gpu_activity.hpp), from NVML's process lists.
 
-#include "gpuspec/benches/gpu_activity.hpp"
+#include "gpuspec/host/gpu_activity.hpp"
 
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/host/host_probe.hpp"
 
 namespace gpuspec::benches {
 namespace {

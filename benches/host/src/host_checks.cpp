@@ -1,6 +1,6 @@
 // The host checks the run records (host_checks.hpp): reports/host_rules.cpp holds the rules.
 
-#include "gpuspec/benches/host_checks.hpp"
+#include "gpuspec/host/host_checks.hpp"
 
 namespace gpuspec::benches {
 

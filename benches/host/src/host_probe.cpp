@@ -1,7 +1,7 @@
 // Host inventory from the text files Linux exposes. Every reader tolerates a missing or odd
 // file: the field stays empty and the rest is still read.
 
-#include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/host/host_probe.hpp"
 
 #include <algorithm>
 #include <cctype>

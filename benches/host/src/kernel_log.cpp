@@ -2,7 +2,7 @@
 // EAGAIN at the end when opened O_NONBLOCK, so it never waits for new messages; EPIPE means
 // the ring buffer overwrote the record we were about to read, and reading goes on.
 
-#include "gpuspec/benches/kernel_log.hpp"
+#include "gpuspec/host/kernel_log.hpp"
 
 #include <array>
 #include <cerrno>
@@ -15,7 +15,7 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/host/host_probe.hpp"
 
 namespace gpuspec::benches {
 

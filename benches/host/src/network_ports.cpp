@@ -1,13 +1,13 @@
 // The host's InfiniBand and RoCE ports from sysfs (network_ports.hpp).
 
-#include "gpuspec/benches/network_ports.hpp"
+#include "gpuspec/host/network_ports.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <string>
 #include <system_error>
 
-#include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/host/host_probe.hpp"
 
 namespace gpuspec::benches {
 namespace {

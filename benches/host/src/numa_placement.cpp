@@ -2,9 +2,9 @@
 // (numa_placement.hpp). mbind and get_mempolicy are called through syscall(2): glibc has no
 // wrappers for them (libnuma's numaif.h does), and gpuspec does not depend on libnuma.
 
-#include "gpuspec/benches/numa_placement.hpp"
+#include "gpuspec/host/numa_placement.hpp"
 
-#include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/host/host_probe.hpp"
 
 #include <linux/mempolicy.h>
 #include <sched.h>

@@ -1,7 +1,7 @@
 // The NVML event set of a run (nvml_events.hpp): registration by what each GPU supports, the
 // waiting thread, and the bounded list of what it took.
 
-#include "gpuspec/benches/nvml_events.hpp"
+#include "gpuspec/host/nvml_events.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 
 namespace gpuspec::benches {
 namespace {

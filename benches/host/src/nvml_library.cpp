@@ -2,7 +2,7 @@
 // (nvmlInit -> nvmlInit_v2, nvmlDeviceGetPciInfo -> nvmlDeviceGetPciInfo_v3, ...), but dlsym
 // takes the exported string, so every entry point is resolved by its real exported name here.
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 
 #include <dlfcn.h>
 

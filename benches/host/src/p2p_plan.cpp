@@ -1,6 +1,6 @@
 // The host side of transfer.p2p (p2p_plan.hpp).
 
-#include "gpuspec/benches/p2p_plan.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpuspec/benches/pcie_link.hpp"
+#include "gpuspec/host/pcie_link.hpp"
 
 namespace gpuspec::benches {
 namespace {

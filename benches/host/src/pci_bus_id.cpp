@@ -1,4 +1,4 @@
-#include "gpuspec/benches/pci_bus_id.hpp"
+#include "gpuspec/host/pci_bus_id.hpp"
 
 #include <charconv>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // (display) with subclass 0x00 (VGA) or 0x02 (3D) and its vendor 0x10de
 // (rm_is_supported_pci_device in NVIDIA/open-gpu-kernel-modules).
 
-#include "gpuspec/benches/pci_gpus.hpp"
+#include "gpuspec/host/pci_gpus.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/host/host_probe.hpp"
 
 namespace gpuspec::benches {
 

@@ -1,6 +1,6 @@
 // PCIe link rates and the transfer ceiling (pcie_link.hpp).
 
-#include "gpuspec/benches/pcie_link.hpp"
+#include "gpuspec/host/pcie_link.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // The kernel log's Xids since the run started, placed in the report's results
 // (run_kernel_log.hpp).
 
-#include "gpuspec/benches/run_kernel_log.hpp"
+#include "gpuspec/host/run_kernel_log.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Telemetry: an NVML source, the clocks-event reason names, the window summary and the sampler
 // thread (DESIGN.md, measurement rule 7).
 
-#include "gpuspec/benches/telemetry.hpp"
+#include "gpuspec/host/telemetry.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::benches {

@@ -2,7 +2,7 @@
 // that fails leaves its field empty and is named in `problems`, the others still answer, as in
 // device_probe.cpp. Nothing here changes a card's settings.
 
-#include "gpuspec/benches/topology.hpp"
+#include "gpuspec/host/topology.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/benches/numa_placement.hpp"
-#include "gpuspec/benches/pci_bus_id.hpp"
+#include "gpuspec/host/numa_placement.hpp"
+#include "gpuspec/host/pci_bus_id.hpp"
 
 namespace gpuspec::benches {
 namespace {

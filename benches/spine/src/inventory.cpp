@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "gpuspec/benches/device_probe.hpp"
-#include "gpuspec/benches/host_probe.hpp"
-#include "gpuspec/benches/topology.hpp"
+#include "gpuspec/host/device_probe.hpp"
+#include "gpuspec/host/host_probe.hpp"
+#include "gpuspec/host/topology.hpp"
 
 namespace gpuspec::spine {
 

@@ -16,11 +16,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpuspec/benches/device_probe.hpp"
-#include "gpuspec/benches/gpu_activity.hpp"
-#include "gpuspec/benches/host_checks.hpp"
-#include "gpuspec/benches/kernel_log.hpp"
-#include "gpuspec/benches/run_kernel_log.hpp"
+#include "gpuspec/host/device_probe.hpp"
+#include "gpuspec/host/gpu_activity.hpp"
+#include "gpuspec/host/host_checks.hpp"
+#include "gpuspec/host/kernel_log.hpp"
+#include "gpuspec/host/run_kernel_log.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/text_format.hpp"
 #include "gpuspec/spine/child_process.hpp"

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/benches/pci_bus_id.hpp"
+#include "gpuspec/host/pci_bus_id.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
 namespace gpuspec::collectives::mpi {

@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpuspec/benches/collective_ceiling.hpp"
-#include "gpuspec/benches/telemetry.hpp" // merge_gpu_summaries
 #include "gpuspec/collectives/bandwidth.hpp"
 #include "gpuspec/collectives/collective_kind.hpp"
+#include "gpuspec/host/collective_ceiling.hpp"
+#include "gpuspec/host/telemetry.hpp"        // merge_gpu_summaries
 #include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"

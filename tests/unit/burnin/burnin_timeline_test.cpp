@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/burnin_timeline.hpp"
+#include "gpuspec/host/burnin_timeline.hpp"
 
 namespace gpuspec::benches {
 namespace {

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "gpuspec/benches/ceilings.hpp"
-#include "gpuspec/benches/collective_ceiling.hpp"
-#include "gpuspec/benches/nvml_events.hpp"
-#include "gpuspec/benches/pcie_link.hpp"
 #include "gpuspec/collectives/bandwidth.hpp"
 #include "gpuspec/collectives/collective_sizes.hpp"
+#include "gpuspec/host/ceilings.hpp"
+#include "gpuspec/host/collective_ceiling.hpp"
+#include "gpuspec/host/nvml_events.hpp"
+#include "gpuspec/host/pcie_link.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
 #include "gpuspec/kernels/transfer_math.hpp"
 #include "gpuspec/reports/event_rules.hpp"

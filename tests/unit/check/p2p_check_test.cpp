@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/p2p_plan.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
 #include "gpuspec/reports/check.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/health.hpp"

@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/benches/ceilings.hpp"
-#include "gpuspec/benches/p2p_plan.hpp"
-#include "gpuspec/benches/pcie_link.hpp"
-#include "gpuspec/benches/topology.hpp"
+#include "gpuspec/host/ceilings.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
+#include "gpuspec/host/pcie_link.hpp"
+#include "gpuspec/host/topology.hpp"
 #include "gpuspec/kernels/transfer_math.hpp"
 #include "gpuspec/reports/arch_rates.hpp"
 #include "gpuspec/reports/expectations.hpp"
@@ -231,7 +231,8 @@ std::vector<stock_system> make_systems() {
   return out;
 }
 
-// ---- the GEMM precisions, as benches/src/gemm_cublas_table.cpp lists them -----------------
+// ---- the GEMM precisions, as benches/harness/src/gemm_cublas_table.cpp lists them
+// -----------------
 
 struct gemm_row {
   const char* id;

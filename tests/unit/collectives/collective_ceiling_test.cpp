@@ -3,7 +3,7 @@
 // PCIe-only L40S node, one rank. The rows are the shipped spec table's; the check's own
 // recomputation of the figure (reports::resolve_reference) must agree with what is carried.
 
-#include "gpuspec/benches/collective_ceiling.hpp"
+#include "gpuspec/host/collective_ceiling.hpp"
 
 #include <filesystem>
 #include <string>
@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/pcie_link.hpp"
+#include "gpuspec/host/pcie_link.hpp"
 #include "gpuspec/reports/reference.hpp"
 
 namespace gb = gpuspec::benches;

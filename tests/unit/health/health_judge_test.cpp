@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/kernel_log.hpp"
-#include "gpuspec/benches/pci_gpus.hpp"
+#include "gpuspec/host/kernel_log.hpp"
+#include "gpuspec/host/pci_gpus.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/health.hpp"
 #include "gpuspec/spine/inventory.hpp"

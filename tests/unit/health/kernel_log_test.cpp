@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/kernel_log.hpp"
+#include "gpuspec/host/kernel_log.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/ceilings.hpp"
+#include "gpuspec/host/ceilings.hpp"
 #include "gpuspec/reports/reference.hpp"
 
 namespace b = gpuspec::benches;

@@ -1,6 +1,6 @@
 // evaluate_host_checks: every check in each of its outcomes.
 
-#include "gpuspec/benches/host_checks.hpp"
+#include "gpuspec/host/host_checks.hpp"
 
 #include <string>
 

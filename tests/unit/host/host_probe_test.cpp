@@ -1,6 +1,6 @@
 // Host inventory parsers and probe_host on the fixture roots in tests/fixtures/hosts.
 
-#include "gpuspec/benches/host_probe.hpp"
+#include "gpuspec/host/host_probe.hpp"
 
 #include <filesystem>
 #include <fstream>

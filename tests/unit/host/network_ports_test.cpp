@@ -1,7 +1,7 @@
 // The InfiniBand / RoCE port inventory (benches/host network_ports.hpp) on a fixture sysfs tree
 // (tests/fixtures/hosts/ib-two-ports: the kernel's file formats, synthetic values).
 
-#include "gpuspec/benches/network_ports.hpp"
+#include "gpuspec/host/network_ports.hpp"
 
 #include <filesystem>
 

@@ -2,7 +2,7 @@
 // registration by what each GPU supports, delivery after the fixture's time, the window query,
 // the bound, and a driver whose GPUs report no events.
 
-#include "gpuspec/benches/nvml_events.hpp"
+#include "gpuspec/host/nvml_events.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 
 namespace gb = gpuspec::benches;
 using gpuspec::reports::gpu_event_type;

@@ -1,9 +1,9 @@
 // nvml_library, probe_devices, read_error_counters and counter_delta, against the fake NVML
 // (tests/fakes) and its configurations in tests/fixtures/nvml.
 
-#include "gpuspec/benches/device_probe.hpp"
-#include "gpuspec/benches/gpu_activity.hpp"
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/device_probe.hpp"
+#include "gpuspec/host/gpu_activity.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 #include "gpuspec/reports/text_format.hpp"
 
 #include <cstdlib>

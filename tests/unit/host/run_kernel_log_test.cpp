@@ -1,7 +1,7 @@
 // The kernel log's Xids since the run started, placed in the report's results
 // (benches/host/run_kernel_log.hpp), on the saved log of tests/fixtures/kernel-log.
 
-#include "gpuspec/benches/run_kernel_log.hpp"
+#include "gpuspec/host/run_kernel_log.hpp"
 
 #include <filesystem>
 #include <fstream>

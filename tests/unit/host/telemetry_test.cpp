@@ -2,7 +2,7 @@
 // thread with a scripted source. Bounded in time: the sampler tests wait on conditions, with
 // short sleeps well under 100 ms in total on a healthy machine.
 
-#include "gpuspec/benches/telemetry.hpp"
+#include "gpuspec/host/telemetry.hpp"
 
 #include <atomic>
 #include <cstdlib>
@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 
 namespace gb = gpuspec::benches;
 using namespace std::chrono_literals;

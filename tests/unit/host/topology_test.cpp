@@ -1,7 +1,7 @@
 // probe_topology against the fake NVML (tests/fakes) and sysfs trees (tests/fixtures/hosts):
 // an HGX-like NVSwitch node, four PCIe GPUs over two sockets, and one GPU with its NVLinks down.
 
-#include "gpuspec/benches/topology.hpp"
+#include "gpuspec/host/topology.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/device_probe.hpp"
+#include "gpuspec/host/device_probe.hpp"
 
 namespace gb = gpuspec::benches;
 namespace gr = gpuspec::reports;

@@ -2,7 +2,7 @@
 // and on this machine: a thread bound to CPUs and restored, memory placed on node 0 (or, where
 // mbind is refused, mapped unbound and saying why).
 
-#include "gpuspec/benches/numa_placement.hpp"
+#include "gpuspec/host/numa_placement.hpp"
 
 #include <sched.h>
 

@@ -2,15 +2,15 @@
 // the ceiling from the path (NVLink count x per-link rate, or the slower PCIe link), built from
 // the topology the inventory really probes (fake NVML fixtures).
 
-#include "gpuspec/benches/p2p_plan.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/benches/device_probe.hpp"
-#include "gpuspec/benches/topology.hpp"
+#include "gpuspec/host/device_probe.hpp"
+#include "gpuspec/host/topology.hpp"
 
 namespace gb = gpuspec::benches;
 namespace gr = gpuspec::reports;

@@ -1,7 +1,7 @@
 // The PCIe link table (generation x width x line encoding / 8), held to the reports' own table,
 // and the transfer ceiling: which reading of the link it uses, and what its sources say.
 
-#include "gpuspec/benches/pcie_link.hpp"
+#include "gpuspec/host/pcie_link.hpp"
 
 #include <string>
 

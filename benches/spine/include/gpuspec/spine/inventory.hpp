@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 #include "gpuspec/reports/outcome.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/spec_table.hpp"

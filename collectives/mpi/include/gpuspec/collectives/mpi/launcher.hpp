@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/benches/telemetry.hpp"
 #include "gpuspec/collectives/mpi/mpi_case.hpp"
 #include "gpuspec/collectives/mpi/mpi_world.hpp"
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
+#include "gpuspec/host/telemetry.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 

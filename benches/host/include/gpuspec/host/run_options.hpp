@@ -1,8 +1,6 @@
 #pragma once
-/// What the device side offers the host side: the measurement options a benchmark reads, the
-/// listing of the registry, and the inventory's CUDA enrichment. Host types only, so the CLI's
-/// .cpp files include it without CUDA headers. Measuring goes through the worker spine
-/// (gpuspec/spine/worker.hpp, cuda_worker.hpp).
+/// The measurement options a benchmark reads: host types only, so the spine and the CLI carry
+/// them without CUDA headers.
 
 #include <chrono>
 #include <cstdint>
@@ -12,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/reports/statistics.hpp"
 
@@ -39,20 +36,5 @@ struct run_options {
   /// run's device seconds: the worker's progress messages, which the watchdog listens for.
   std::function<void(int runs, double run_seconds)> on_run;
 };
-
-/// One registered benchmark case, for `gpuspec list`.
-struct benchmark_listing {
-  std::string id;
-  std::string description;
-  std::vector<std::string> suites;
-  std::string parameters; ///< e.g. "dtype=fp32|fp64"
-};
-
-[[nodiscard]] std::vector<benchmark_listing> list_benchmarks();
-
-/// Adds what only the CUDA runtime knows: cuda_index (joined by PCI bus id), SM count, L2
-/// size, compute capability where NVML lacked it; runtime, cuBLAS and NCCL versions in host.
-/// A CUDA error (no device, driver too old) is recorded in host.gpu_status / problems.
-void enrich_with_cuda(reports::host_info& host, std::vector<reports::device_info>& devices);
 
 } // namespace gpuspec::benches

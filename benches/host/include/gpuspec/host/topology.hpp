@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 #include "gpuspec/reports/report.hpp"
 
 namespace gpuspec::benches {

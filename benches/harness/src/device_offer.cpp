@@ -1,7 +1,7 @@
-// The device side's offer to the host side (runner.hpp): the registry's listing, and the
+// The device side's offer to the host side (device_offer.hpp): the registry's listing, and the
 // inventory enriched with what only the CUDA runtime knows.
 
-#include "gpuspec/benches/runner.hpp"
+#include "gpuspec/benches/device_offer.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,9 +10,9 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include "gpuspec/benches/pci_bus_id.hpp"
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
+#include "gpuspec/host/pci_bus_id.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 
 namespace gpuspec::benches {

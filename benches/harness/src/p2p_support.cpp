@@ -6,9 +6,9 @@
 
 #include <cuda_runtime.h>
 
-#include "gpuspec/benches/nvml_library.hpp"
-#include "gpuspec/benches/p2p_plan.hpp"
-#include "gpuspec/benches/topology.hpp"
+#include "gpuspec/host/nvml_library.hpp"
+#include "gpuspec/host/p2p_plan.hpp"
+#include "gpuspec/host/topology.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/spine/inventory.hpp" // nvml_library_path

@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "device_context.cuh"
-#include "gpuspec/benches/ceilings.hpp"
-#include "gpuspec/benches/pcie_link.hpp"
-#include "gpuspec/benches/telemetry.hpp"
+#include "gpuspec/host/ceilings.hpp"
+#include "gpuspec/host/pcie_link.hpp"
+#include "gpuspec/host/telemetry.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 #include "gpuspec/reports/report.hpp"
 
 namespace gpuspec::benches {

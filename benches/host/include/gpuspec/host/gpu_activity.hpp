@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "gpuspec/benches/nvml_library.hpp"
+#include "gpuspec/host/nvml_library.hpp"
 #include "gpuspec/reports/report.hpp"
 
 namespace gpuspec::benches {

@@ -1,0 +1,21 @@
+#pragma once
+/// What the device side offers the host side besides measuring (which goes through the worker
+/// spine: gpuspec/spine/worker.hpp, cuda_worker.hpp): the registry's listing and the
+/// inventory's CUDA enrichment. Host types only, so the CLI's .cpp files include it without
+/// CUDA headers; defined in gpuspec_benches (device_offer.cpp).
+
+#include <vector>
+
+#include "gpuspec/host/benchmark_listing.hpp"
+#include "gpuspec/reports/report.hpp"
+
+namespace gpuspec::benches {
+
+[[nodiscard]] std::vector<benchmark_listing> list_benchmarks();
+
+/// Adds what only the CUDA runtime knows: cuda_index (joined by PCI bus id), SM count, L2
+/// size, compute capability where NVML lacked it; runtime, cuBLAS and NCCL versions in host.
+/// A CUDA error (no device, driver too old) is recorded in host.gpu_status / problems.
+void enrich_with_cuda(reports::host_info& host, std::vector<reports::device_info>& devices);
+
+} // namespace gpuspec::benches
