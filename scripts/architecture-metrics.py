@@ -27,7 +27,8 @@ The rows, exactly:
 - places that compute an achieved/ceiling fraction: product lines (kernels/ included) matching
     (a) `\\b\\w*(median|achieved|measured)\\s*/`  a median, achieved or measured value divided
         by something (`r.stats.median / *ceiling`, `achieved / peak`), or
-    (b) `[^)\\s]\\s*/\\s*\\*?\\s*(\\w+(\\.|->|::))*\\w*(ceiling|peak|reference|expected|bound|target)\\w*`
+    (b) `[^)\\s]\\s*/\\s*\\*?\\s*(\\w+(\\.|->|::))*\\w*(REFERENCE)\\w*`, REFERENCE one of
+        ceiling|peak|reference|expected|bound|target:
         something other than a parenthesised difference divided by a value named as a
         reference (`value / reference`, `x / *v.expected`). A parenthesised difference over a
         reference (`(reference - with) / reference`) is a relative change, not a fraction of a
@@ -85,6 +86,7 @@ def scrub(text: str) -> str:
     while i < n:
         c = text[i]
         nxt = text[i + 1] if i + 1 < n else ""
+        prev = text[i - 1] if i > 0 else " "
         if c == "/" and nxt == "/":
             end = text.find("\n", i)
             end = n if end < 0 else end
@@ -95,7 +97,7 @@ def scrub(text: str) -> str:
             end = n if end < 0 else end + 2
             out.append(re.sub(r"[^\n]", " ", text[i:end]))
             i = end
-        elif c == "R" and nxt == '"' and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+        elif c == "R" and nxt == '"' and not (prev.isalnum() or prev == "_"):
             open_paren = text.find("(", i + 2)
             delimiter = text[i + 2 : open_paren] if open_paren >= 0 else ""
             close = text.find(")" + delimiter + '"', open_paren + 1) if open_paren >= 0 else -1
@@ -183,7 +185,8 @@ def matching_lines(sources: list[source], accept) -> list[tuple[source, int, str
 
 
 def places(hits) -> list[str]:
-    return [f"{s.path}:{number}: {s.text.split(chr(10))[number - 1].strip()}" for s, number, _ in hits]
+    return [f"{s.path}:{number}: {s.text.split(chr(10))[number - 1].strip()}"
+            for s, number, _ in hits]
 
 
 def files_of(hits) -> int:
@@ -230,7 +233,9 @@ def measure(tree: str, lizard) -> list[row]:
     rows.append(call_rows(sources, RULES_LOAD_CALL, "rules-file load call sites "
                           "(`load_expectations(`)"))
 
-    declarations = matching_lines(sources, lambda s, line: bool(STREAM_BYTES_DECLARATION.search(line)))
+    declarations = matching_lines(
+        sources, lambda s, line: bool(STREAM_BYTES_DECLARATION.search(line))
+    )
     rows.append(row("`stream_array_bytes` declarations", len(declarations), files_of(declarations),
                     places(declarations)))
     mentions = matching_lines(sources, lambda s, line: bool(STREAM_BYTES.search(line)))
@@ -254,7 +259,8 @@ def measure(tree: str, lizard) -> list[row]:
 
 
 def render(rows: list[row], title: str, listing: bool) -> str:
-    out = [f"Architecture measures of {title}", "", "| measure | count | files |", "| --- | ---: | ---: |"]
+    out = [f"Architecture measures of {title}", "", "| measure | count | files |",
+           "| --- | ---: | ---: |"]
     for r in rows:
         out.append(f"| {r.measure} | {r.count} | {'' if r.files is None else r.files} |")
     if listing:
