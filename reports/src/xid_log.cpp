@@ -167,6 +167,69 @@ std::optional<int> number_then_comma(std::string_view& rest) {
   return v;
 }
 
+/// The parts of a line the driver writes for an Xid or an SXid, "<before><marker><ids>):
+/// <number>, <text>", where <ids> is "PCI:<id>" or "<id>", then any words after it.
+struct marked_line {
+  std::string_view before; ///< what stands before the marker, as it is (time, syslog prefix)
+  std::string_view id;     ///< the bus id, without "PCI:": printable ASCII without spaces
+  std::string_view words;  ///< what follows the id inside the parentheses ("GPU-I:05 ...")
+  int number = 0;          ///< the Xid or SXid
+  std::string_view text;   ///< after the number's comma
+};
+
+/// One parser for both markers: nullopt when the marker, the parenthesis (within max_id_text
+/// of it), a printable id, or the number and its comma is missing.
+std::optional<marked_line> split_marked_line(std::string_view line, std::string_view marker) {
+  const auto at = line.find(marker);
+  if (at == std::string_view::npos)
+    return std::nullopt;
+  marked_line out;
+  out.before = line.substr(0, at);
+  std::string_view rest = line.substr(at + marker.size());
+  const auto close = rest.find(')');
+  if (close == std::string_view::npos || close > max_id_text)
+    return std::nullopt;
+  const std::string_view ids = trim(rest.substr(0, close));
+  const auto space = ids.find_first_of(" \t");
+  out.id = ids.substr(0, space);
+  if (out.id.size() >= 4 && out.id.substr(0, 4) == "PCI:")
+    out.id.remove_prefix(4);
+  if (!printable_word(out.id))
+    return std::nullopt;
+  out.words = space == std::string_view::npos ? "" : ids.substr(space);
+  rest.remove_prefix(close + 1);
+  const auto number = number_then_comma(rest);
+  if (!number)
+    return std::nullopt;
+  out.number = *number;
+  out.text = rest;
+  return out;
+}
+
+/// The MIG instance words after an Xid's address ("GPU-I:05", "GPU-CI:02" after it), into
+/// `e`; false for any other word, or one said twice: the line is then not an Xid line.
+bool read_instance_words(std::string_view words, xid_event& e) {
+  while (!(words = trim(words)).empty()) {
+    const auto word_end = words.find_first_of(" \t");
+    const std::string_view word = words.substr(0, word_end);
+    words = word_end == std::string_view::npos ? "" : words.substr(word_end);
+    std::optional<int>* slot = nullptr;
+    std::string_view number;
+    if (word.substr(0, 6) == "GPU-I:") {
+      slot = &e.gpu_instance;
+      number = word.substr(6);
+    } else if (word.substr(0, 7) == "GPU-CI:") {
+      slot = &e.compute_instance;
+      number = word.substr(7);
+    }
+    const auto value = small_decimal(number);
+    if (slot == nullptr || slot->has_value() || !value)
+      return false;
+    *slot = value;
+  }
+  return true;
+}
+
 } // namespace
 
 std::optional<pci_address> parse_pci_address(std::string_view text) {
@@ -194,64 +257,28 @@ std::optional<pci_address> parse_pci_address(std::string_view text) {
 }
 
 std::optional<xid_event> parse_xid_line(std::string_view line) {
-  const auto marker = line.find(xid_marker);
-  if (marker == std::string_view::npos)
-    return std::nullopt;
-  const std::string_view prefix = line.substr(0, marker);
-  std::string_view rest = line.substr(marker + xid_marker.size());
-
-  const auto close = rest.find(')');
-  if (close == std::string_view::npos || close > max_id_text)
-    return std::nullopt;
-  xid_event e;
   // "PCI:0000:01:00", or on a MIG GPU "PCI:0000:01:00 GPU-I:05" ("GPU-CI:02" after it): the
   // address, then the instance words; any other word means the line is not an Xid line.
-  std::string_view ids = trim(rest.substr(0, close));
-  const auto space = ids.find_first_of(" \t");
-  std::string_view id = ids.substr(0, space);
-  if (id.size() >= 4 && id.substr(0, 4) == "PCI:")
-    id.remove_prefix(4);
-  if (!printable_word(id))
+  const auto parts = split_marked_line(line, xid_marker);
+  xid_event e;
+  if (!parts || !read_instance_words(parts->words, e))
     return std::nullopt;
-  std::string_view words = space == std::string_view::npos ? "" : ids.substr(space);
-  while (!(words = trim(words)).empty()) {
-    const auto word_end = words.find_first_of(" \t");
-    const std::string_view word = words.substr(0, word_end);
-    words = word_end == std::string_view::npos ? "" : words.substr(word_end);
-    std::optional<int>* slot = nullptr;
-    std::string_view number;
-    if (word.substr(0, 6) == "GPU-I:") {
-      slot = &e.gpu_instance;
-      number = word.substr(6);
-    } else if (word.substr(0, 7) == "GPU-CI:") {
-      slot = &e.compute_instance;
-      number = word.substr(7);
-    }
-    const auto value = small_decimal(number);
-    if (slot == nullptr || slot->has_value() || !value)
-      return std::nullopt;
-    *slot = value;
-  }
-  e.pci_bus_id = std::string(id);
-  e.address = parse_pci_address(id);
-  rest.remove_prefix(close + 1);
-
-  const auto xid = number_then_comma(rest);
-  if (!xid)
-    return std::nullopt;
-  e.xid = *xid;
-  e.text = std::string(rest);
+  e.pci_bus_id = std::string(parts->id);
+  e.address = parse_pci_address(parts->id);
+  e.xid = parts->number;
+  e.text = std::string(parts->text);
   printable(e.text);
-  line_time(prefix, e.seconds_since_boot, e.time_text);
+  line_time(parts->before, e.seconds_since_boot, e.time_text);
   return e;
 }
 
 std::optional<sxid_event> parse_sxid_line(std::string_view line) {
-  const auto marker = line.find(sxid_marker);
-  if (marker == std::string_view::npos)
+  // An SXid's parenthesis holds the switch's bus id alone.
+  const auto parts = split_marked_line(line, sxid_marker);
+  if (!parts || !parts->words.empty())
     return std::nullopt;
   sxid_event e;
-  std::string_view before = trim(line.substr(0, marker));
+  std::string_view before = trim(parts->before);
   std::string_view prefix = before;
   // "nvidia-nvswitch0: SXid": the switch's name is the word that ends with the colon before the
   // marker.
@@ -264,27 +291,14 @@ std::optional<sxid_event> parse_sxid_line(std::string_view line) {
       prefix = before.substr(0, before.size() - name.size() - 1);
     }
   }
-  std::string_view rest = line.substr(marker + sxid_marker.size());
-  const auto close = rest.find(')');
-  if (close == std::string_view::npos || close > max_id_text)
-    return std::nullopt;
-  std::string_view id = trim(rest.substr(0, close));
-  if (id.size() >= 4 && id.substr(0, 4) == "PCI:")
-    id.remove_prefix(4);
-  if (!printable_word(id))
-    return std::nullopt;
-  e.pci_bus_id = std::string(id);
-  e.address = parse_pci_address(id);
-  rest.remove_prefix(close + 1);
-  const auto sxid = number_then_comma(rest);
-  if (!sxid)
-    return std::nullopt;
-  e.sxid = *sxid;
+  e.pci_bus_id = std::string(parts->id);
+  e.address = parse_pci_address(parts->id);
+  e.sxid = parts->number;
   // "Fatal, Link 12 ..." against "Non-fatal, Link 28 ..." (and the "Data {...}" lines that
   // follow a finding, which say neither).
-  const std::string_view severity = rest.substr(0, rest.find(','));
+  const std::string_view severity = parts->text.substr(0, parts->text.find(','));
   e.fatal = severity == "Fatal" || severity == "fatal" || severity == "FATAL";
-  e.text = std::string(rest);
+  e.text = std::string(parts->text);
   printable(e.text);
   line_time(prefix, e.seconds_since_boot, e.time_text);
   return e;
@@ -379,6 +393,18 @@ bool is_boot_banner(std::string_view line) {
          (before.size() >= 7 && before.substr(before.size() - 7) == "kernel:");
 }
 
+/// The message about GPU `id` whose driver text starts at `at` in `line`: the address, the text
+/// from there on, and the time from what stands before it.
+gpu_bus_message bus_message(std::string_view line, std::size_t at, std::string_view id) {
+  gpu_bus_message m;
+  m.pci_bus_id = std::string(id);
+  m.address = parse_pci_address(id);
+  m.text = std::string(trim(line.substr(at)));
+  std::string ignored;
+  line_time(line.substr(0, at), m.seconds_since_boot, ignored);
+  return m;
+}
+
 /// "NVRM: GPU 0000:02:00.0: RmInitAdapter failed! ..." (and "...: GPU has fallen off the bus."):
 /// the address, when the message says the GPU could not be used.
 std::optional<gpu_bus_message> gpu_named_message(std::string_view line) {
@@ -395,13 +421,8 @@ std::optional<gpu_bus_message> gpu_named_message(std::string_view line) {
   if (!parse_pci_address(id) || (message.find("RmInitAdapter failed") == std::string_view::npos &&
                                  message.find("fallen off the bus") == std::string_view::npos))
     return std::nullopt;
-  gpu_bus_message m;
-  m.pci_bus_id = std::string(id);
-  m.address = parse_pci_address(id);
-  m.text = std::string(trim(line.substr(at)));
+  gpu_bus_message m = bus_message(line, at, id);
   printable(m.text);
-  std::string ignored;
-  line_time(line.substr(0, at), m.seconds_since_boot, ignored);
   return m;
 }
 
@@ -417,13 +438,7 @@ std::optional<gpu_bus_message> gpu_probe_message_start(std::string_view line) {
   const std::string_view id = rest.substr(0, rest.find_first_of(" \t(\\"));
   if (!parse_pci_address(id))
     return std::nullopt;
-  gpu_bus_message m;
-  m.pci_bus_id = std::string(id);
-  m.address = parse_pci_address(id);
-  m.text = std::string(trim(line.substr(at)));
-  std::string ignored;
-  line_time(line.substr(0, at), m.seconds_since_boot, ignored);
-  return m;
+  return bus_message(line, at, id);
 }
 
 /// The probe message goes on for at most this many lines after its first.

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -453,6 +454,143 @@ reports::counter_set counter_delta(const reports::counter_set& before,
   return delta;
 }
 
+namespace {
+
+/// An unsigned query of `device` (`fn(device, args..., &value)`), as an int; nullopt when it
+/// fails, which `q` records.
+template <class Fn, class... Args>
+std::optional<int> ask_uint(device_queries& q, std::string_view query, Fn fn, nvmlDevice_t device,
+                            Args... args) {
+  unsigned value = 0;
+  if (!q.ask(query, fn, device, args..., &value))
+    return std::nullopt;
+  return static_cast<int>(value);
+}
+
+/// Name, UUID, serial, VBIOS, PCI identity, compute capability and memory size.
+void probe_identity(const nvml_api& api, device_queries& q, nvmlDevice_t device,
+                    reports::device_info& d) {
+  d.name = q.ask_string<NVML_DEVICE_NAME_V2_BUFFER_SIZE>("nvmlDeviceGetName", api.name, device);
+  d.uuid = q.ask_string<NVML_DEVICE_UUID_V2_BUFFER_SIZE>("nvmlDeviceGetUUID", api.uuid, device);
+  d.serial =
+      q.ask_string<NVML_DEVICE_SERIAL_BUFFER_SIZE>("nvmlDeviceGetSerial", api.serial, device);
+  d.vbios = q.ask_string<NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE>("nvmlDeviceGetVbiosVersion",
+                                                                api.vbios, device);
+
+  nvmlPciInfo_t pci{};
+  if (q.ask("nvmlDeviceGetPciInfo_v3", api.pci_info, device, &pci)) {
+    pci.busId[sizeof(pci.busId) - 1] = '\0';
+    d.pci_bus_id = pci.busId;
+    d.pci_device_id = pci.pciDeviceId >> 16; // the low half is the vendor, 0x10de
+    d.pci_subsystem_id = pci.pciSubSystemId;
+  }
+
+  int major = 0, minor = 0;
+  if (q.ask("nvmlDeviceGetCudaComputeCapability", api.compute_capability, device, &major, &minor)) {
+    d.cc_major = major;
+    d.cc_minor = minor;
+  }
+
+  nvmlMemory_t memory{};
+  if (q.ask("nvmlDeviceGetMemoryInfo", api.memory_info, device, &memory))
+    d.memory_bytes = static_cast<std::int64_t>(memory.total);
+}
+
+/// SM and memory clocks, the memory bus width, and the PCIe link now and at its maxima.
+void probe_clocks_and_link(const nvml_api& api, device_queries& q, nvmlDevice_t device,
+                           reports::device_info& d) {
+  d.sm_clock_mhz = ask_uint(q, "nvmlDeviceGetClockInfo(SM)", api.clock_info, device, NVML_CLOCK_SM);
+  d.sm_clock_max_mhz =
+      ask_uint(q, "nvmlDeviceGetMaxClockInfo(SM)", api.max_clock_info, device, NVML_CLOCK_SM);
+  d.mem_clock_mhz =
+      ask_uint(q, "nvmlDeviceGetClockInfo(MEM)", api.clock_info, device, NVML_CLOCK_MEM);
+  d.mem_clock_max_mhz =
+      ask_uint(q, "nvmlDeviceGetMaxClockInfo(MEM)", api.max_clock_info, device, NVML_CLOCK_MEM);
+  d.memory_bus_width_bits =
+      ask_uint(q, "nvmlDeviceGetMemoryBusWidth", api.memory_bus_width, device);
+
+  d.pcie.gen_current =
+      ask_uint(q, "nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_gen_current, device);
+  // NVML's two maxima: the GPU's own (gen_max) and the one "possible with this device and
+  // system" (gen_max_system), which a slot, riser or BIOS setting caps; below the GPU's, that
+  // is the one idle reading that is not power saving (host_rules.hpp, gpu.pcie_slot). Drivers
+  // before r510 lack the GPU's own: gen_max is then unknown, never the system's in its place
+  // (the rules take the card's generation from the spec row).
+  {
+    unsigned gen = 0;
+    if (call(api.gpu_pcie_gen_max, device, &gen) == NVML_SUCCESS)
+      d.pcie.gen_max = static_cast<int>(gen);
+    d.pcie.gen_max_system =
+        ask_uint(q, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_gen_max, device);
+  }
+  d.pcie.width_current =
+      ask_uint(q, "nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width_current, device);
+  d.pcie.width_max = ask_uint(q, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_width_max, device);
+}
+
+/// The power limits (NVML speaks milliwatts), the temperature and the GPU's slowdown threshold.
+void probe_power_and_temperature(const nvml_api& api, device_queries& q, nvmlDevice_t device,
+                                 reports::device_info& d) {
+  if (const auto mw = ask_uint(q, "nvmlDeviceGetPowerManagementLimit", api.power_limit, device))
+    d.power_limit_w = *mw / 1000.0;
+  if (const auto mw =
+          ask_uint(q, "nvmlDeviceGetPowerManagementDefaultLimit", api.power_limit_default, device))
+    d.power_limit_default_w = *mw / 1000.0;
+  {
+    unsigned min_mw = 0, max_mw = 0;
+    if (q.ask("nvmlDeviceGetPowerManagementLimitConstraints", api.power_limit_constraints, device,
+              &min_mw, &max_mw))
+      d.power_limit_max_w = max_mw / 1000.0;
+  }
+
+  d.temperature_c =
+      ask_uint(q, "nvmlDeviceGetTemperature(GPU)", api.temperature, device, NVML_TEMPERATURE_GPU);
+  {
+    // The GPU's own slowdown threshold, which the check's temperature rule warns near. A GPU
+    // that does not report one is not a problem: the site limit still applies.
+    unsigned threshold = 0;
+    if (q.ask_mode("nvmlDeviceGetTemperatureThreshold(SLOWDOWN)", api.temperature_threshold, device,
+                   NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &threshold) == NVML_SUCCESS)
+      d.temperature_slowdown_c = static_cast<int>(threshold);
+  }
+}
+
+/// ECC (current and pending), MIG and persistence modes; "not supported" is an answer here.
+void probe_modes(const nvml_api& api, device_queries& q, nvmlDevice_t device,
+                 reports::device_info& d) {
+  {
+    nvmlEnableState_t current = NVML_FEATURE_DISABLED, pending = NVML_FEATURE_DISABLED;
+    const nvmlReturn_t s =
+        q.ask_mode("nvmlDeviceGetEccMode", api.ecc_mode, device, &current, &pending);
+    if (s == NVML_SUCCESS) {
+      d.ecc_mode = mode_text(current);
+      d.ecc_mode_pending = mode_text(pending);
+    } else if (unsupported(s)) {
+      d.ecc_mode = d.ecc_mode_pending = "not supported";
+    }
+  }
+  {
+    unsigned current = 0, pending = 0;
+    const nvmlReturn_t s =
+        q.ask_mode("nvmlDeviceGetMigMode", api.mig_mode, device, &current, &pending);
+    if (s == NVML_SUCCESS)
+      d.mig_mode = current == NVML_DEVICE_MIG_ENABLE ? "enabled" : "disabled";
+    else if (unsupported(s))
+      d.mig_mode = "not supported";
+  }
+  {
+    nvmlEnableState_t mode = NVML_FEATURE_DISABLED;
+    const nvmlReturn_t s =
+        q.ask_mode("nvmlDeviceGetPersistenceMode", api.persistence_mode, device, &mode);
+    if (s == NVML_SUCCESS)
+      d.persistence_mode = mode_text(mode);
+    else if (unsupported(s))
+      d.persistence_mode = "not supported";
+  }
+}
+
+} // namespace
+
 std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
   const nvml_api& api = nvml.api();
   std::vector<reports::device_info> devices;
@@ -466,120 +604,12 @@ std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
     device_queries q(nvml, d.problems);
 
     nvmlDevice_t device = nullptr;
-    if (!q.ask("nvmlDeviceGetHandleByIndex_v2", api.handle_by_index, i, &device)) {
-      d.counters_before = read_error_counters(nvml, d.index);
-      continue;
+    if (q.ask("nvmlDeviceGetHandleByIndex_v2", api.handle_by_index, i, &device)) {
+      probe_identity(api, q, device, d);
+      probe_clocks_and_link(api, q, device, d);
+      probe_power_and_temperature(api, q, device, d);
+      probe_modes(api, q, device, d);
     }
-
-    d.name = q.ask_string<NVML_DEVICE_NAME_V2_BUFFER_SIZE>("nvmlDeviceGetName", api.name, device);
-    d.uuid = q.ask_string<NVML_DEVICE_UUID_V2_BUFFER_SIZE>("nvmlDeviceGetUUID", api.uuid, device);
-    d.serial =
-        q.ask_string<NVML_DEVICE_SERIAL_BUFFER_SIZE>("nvmlDeviceGetSerial", api.serial, device);
-    d.vbios = q.ask_string<NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE>("nvmlDeviceGetVbiosVersion",
-                                                                  api.vbios, device);
-
-    nvmlPciInfo_t pci{};
-    if (q.ask("nvmlDeviceGetPciInfo_v3", api.pci_info, device, &pci)) {
-      pci.busId[sizeof(pci.busId) - 1] = '\0';
-      d.pci_bus_id = pci.busId;
-      d.pci_device_id = pci.pciDeviceId >> 16; // the low half is the vendor, 0x10de
-      d.pci_subsystem_id = pci.pciSubSystemId;
-    }
-
-    int major = 0, minor = 0;
-    if (q.ask("nvmlDeviceGetCudaComputeCapability", api.compute_capability, device, &major,
-              &minor)) {
-      d.cc_major = major;
-      d.cc_minor = minor;
-    }
-
-    nvmlMemory_t memory{};
-    if (q.ask("nvmlDeviceGetMemoryInfo", api.memory_info, device, &memory))
-      d.memory_bytes = static_cast<std::int64_t>(memory.total);
-
-    const auto ask_uint = [&](std::string_view query, auto fn, auto... args) -> std::optional<int> {
-      unsigned value = 0;
-      if (!q.ask(query, fn, device, args..., &value))
-        return std::nullopt;
-      return static_cast<int>(value);
-    };
-    d.sm_clock_mhz = ask_uint("nvmlDeviceGetClockInfo(SM)", api.clock_info, NVML_CLOCK_SM);
-    d.sm_clock_max_mhz =
-        ask_uint("nvmlDeviceGetMaxClockInfo(SM)", api.max_clock_info, NVML_CLOCK_SM);
-    d.mem_clock_mhz = ask_uint("nvmlDeviceGetClockInfo(MEM)", api.clock_info, NVML_CLOCK_MEM);
-    d.mem_clock_max_mhz =
-        ask_uint("nvmlDeviceGetMaxClockInfo(MEM)", api.max_clock_info, NVML_CLOCK_MEM);
-    d.memory_bus_width_bits = ask_uint("nvmlDeviceGetMemoryBusWidth", api.memory_bus_width);
-
-    d.pcie.gen_current = ask_uint("nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_gen_current);
-    // NVML's two maxima: the GPU's own (gen_max) and the one "possible with this device and
-    // system" (gen_max_system), which a slot, riser or BIOS setting caps; below the GPU's, that
-    // is the one idle reading that is not power saving (host_rules.hpp, gpu.pcie_slot). Drivers
-    // before r510 lack the GPU's own: gen_max is then unknown, never the system's in its place
-    // (the rules take the card's generation from the spec row).
-    {
-      unsigned gen = 0;
-      if (call(api.gpu_pcie_gen_max, device, &gen) == NVML_SUCCESS)
-        d.pcie.gen_max = static_cast<int>(gen);
-      d.pcie.gen_max_system = ask_uint("nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_gen_max);
-    }
-    d.pcie.width_current = ask_uint("nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width_current);
-    d.pcie.width_max = ask_uint("nvmlDeviceGetMaxPcieLinkWidth", api.pcie_width_max);
-
-    // NVML speaks milliwatts.
-    if (const auto mw = ask_uint("nvmlDeviceGetPowerManagementLimit", api.power_limit))
-      d.power_limit_w = *mw / 1000.0;
-    if (const auto mw =
-            ask_uint("nvmlDeviceGetPowerManagementDefaultLimit", api.power_limit_default))
-      d.power_limit_default_w = *mw / 1000.0;
-    {
-      unsigned min_mw = 0, max_mw = 0;
-      if (q.ask("nvmlDeviceGetPowerManagementLimitConstraints", api.power_limit_constraints, device,
-                &min_mw, &max_mw))
-        d.power_limit_max_w = max_mw / 1000.0;
-    }
-
-    d.temperature_c =
-        ask_uint("nvmlDeviceGetTemperature(GPU)", api.temperature, NVML_TEMPERATURE_GPU);
-    {
-      // The GPU's own slowdown threshold, which the check's temperature rule warns near. A GPU
-      // that does not report one is not a problem: the site limit still applies.
-      unsigned threshold = 0;
-      if (q.ask_mode("nvmlDeviceGetTemperatureThreshold(SLOWDOWN)", api.temperature_threshold,
-                     device, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &threshold) == NVML_SUCCESS)
-        d.temperature_slowdown_c = static_cast<int>(threshold);
-    }
-
-    {
-      nvmlEnableState_t current = NVML_FEATURE_DISABLED, pending = NVML_FEATURE_DISABLED;
-      const nvmlReturn_t s =
-          q.ask_mode("nvmlDeviceGetEccMode", api.ecc_mode, device, &current, &pending);
-      if (s == NVML_SUCCESS) {
-        d.ecc_mode = mode_text(current);
-        d.ecc_mode_pending = mode_text(pending);
-      } else if (unsupported(s)) {
-        d.ecc_mode = d.ecc_mode_pending = "not supported";
-      }
-    }
-    {
-      unsigned current = 0, pending = 0;
-      const nvmlReturn_t s =
-          q.ask_mode("nvmlDeviceGetMigMode", api.mig_mode, device, &current, &pending);
-      if (s == NVML_SUCCESS)
-        d.mig_mode = current == NVML_DEVICE_MIG_ENABLE ? "enabled" : "disabled";
-      else if (unsupported(s))
-        d.mig_mode = "not supported";
-    }
-    {
-      nvmlEnableState_t mode = NVML_FEATURE_DISABLED;
-      const nvmlReturn_t s =
-          q.ask_mode("nvmlDeviceGetPersistenceMode", api.persistence_mode, device, &mode);
-      if (s == NVML_SUCCESS)
-        d.persistence_mode = mode_text(mode);
-      else if (unsupported(s))
-        d.persistence_mode = "not supported";
-    }
-
     d.counters_before = read_error_counters(nvml, d.index);
   }
   return devices;

@@ -26,15 +26,6 @@ fs::path under(const fs::path& root, std::string_view absolute) {
   return root / fs::path(absolute).relative_path();
 }
 
-std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  while (!s.empty() && is_space(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
-
 /// Calls `fn(line)` for each line of `text`, without the newline.
 template <class Fn> void for_each_line(std::string_view text, Fn&& fn) {
   while (!text.empty()) {
@@ -52,11 +43,11 @@ std::optional<std::pair<std::string_view, std::string_view>> split_key_value(std
   const auto colon = line.find(separator);
   if (colon == std::string_view::npos)
     return std::nullopt;
-  return std::pair{trim(line.substr(0, colon)), trim(line.substr(colon + 1))};
+  return std::pair{trim_space(line.substr(0, colon)), trim_space(line.substr(colon + 1))};
 }
 
 template <class Int> std::optional<Int> parse_int(std::string_view text, int base = 10) {
-  text = trim(text);
+  text = trim_space(text);
   if (base == 16 && (text.starts_with("0x") || text.starts_with("0X")))
     text.remove_prefix(2);
   Int value{};
@@ -68,7 +59,7 @@ template <class Int> std::optional<Int> parse_int(std::string_view text, int bas
 
 /// os-release values may be quoted with " or '; backslash escapes are rare and left as written.
 std::string unquote(std::string_view value) {
-  value = trim(value);
+  value = trim_space(value);
   if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
       value.back() == value.front())
     value = value.substr(1, value.size() - 2);
@@ -147,7 +138,7 @@ std::optional<int> numa_nodes(const fs::path& root) {
 std::string parse_os_release_pretty_name(std::string_view os_release) {
   std::string pretty, name, version;
   for_each_line(os_release, [&](std::string_view line) {
-    const auto kv = split_key_value(trim(line), '=');
+    const auto kv = split_key_value(trim_space(line), '=');
     if (!kv)
       return;
     if (kv->first == "PRETTY_NAME")
@@ -216,7 +207,8 @@ std::optional<std::int64_t> parse_meminfo_total(std::string_view meminfo) {
       return;
     std::string_view value = kv->second; // "263842304 kB"
     const auto space = value.find(' ');
-    const std::string_view unit = space == std::string_view::npos ? "" : trim(value.substr(space));
+    const std::string_view unit =
+        space == std::string_view::npos ? "" : trim_space(value.substr(space));
     const auto number = parse_int<std::int64_t>(value.substr(0, space));
     if (!number)
       return;
@@ -231,11 +223,20 @@ std::optional<std::int64_t> parse_meminfo_total(std::string_view meminfo) {
 bool modules_list_has(std::string_view proc_modules, std::string_view module) {
   bool found = false;
   for_each_line(proc_modules, [&](std::string_view line) {
-    line = trim(line);
+    line = trim_space(line);
     if (line.substr(0, line.find(' ')) == module)
       found = true;
   });
   return found;
+}
+
+std::string_view trim_space(std::string_view s) {
+  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!s.empty() && is_space(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back()))
+    s.remove_suffix(1);
+  return s;
 }
 
 std::optional<std::string> read_system_file(const std::filesystem::path& path) {
@@ -257,9 +258,9 @@ reports::host_info probe_host(const std::filesystem::path& root) {
   if (os_release)
     host.os = parse_os_release_pretty_name(*os_release);
   if (const auto text = read_text(under(root, "/proc/sys/kernel/hostname")))
-    host.hostname = std::string(trim(*text));
+    host.hostname = std::string(trim_space(*text));
   if (const auto text = read_text(under(root, "/proc/sys/kernel/osrelease")))
-    host.kernel = std::string(trim(*text));
+    host.kernel = std::string(trim_space(*text));
 
   if (const auto text = read_text(under(root, "/proc/cpuinfo"))) {
     cpu_summary cpu = parse_cpuinfo(*text);

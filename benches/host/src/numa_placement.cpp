@@ -38,17 +38,8 @@ constexpr int max_node_id = 4095;
 
 std::optional<std::string> read_text(const fs::path& path) { return read_system_file(path); }
 
-std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  while (!s.empty() && is_space(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
-
 std::optional<int> parse_int(std::string_view s) {
-  s = trim(s);
+  s = trim_space(s);
   int value = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || end != s.data() + s.size() || s.empty())
@@ -66,7 +57,7 @@ long page_size() {
 } // namespace
 
 std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
-  text = trim(text);
+  text = trim_space(text);
   if (text.empty())
     return std::nullopt;
   std::vector<int> cpus;
@@ -105,8 +96,8 @@ gpu_numa_locality read_gpu_numa_locality(const fs::path& root, std::string_view 
   if (const auto text = read_text(device / "numa_node"); !text)
     out.why_no_node = fmt::format("{}/numa_node could not be read", shown);
   else if (const auto node = parse_int(*text); !node)
-    out.why_no_node =
-        fmt::format("{}/numa_node holds '{}', not a node number", shown, std::string(trim(*text)));
+    out.why_no_node = fmt::format("{}/numa_node holds '{}', not a node number", shown,
+                                  std::string(trim_space(*text)));
   else if (*node < 0)
     out.why_no_node = fmt::format(
         "the platform gives the GPU no NUMA node ({}/numa_node is {}: one node, or firmware "
@@ -123,7 +114,7 @@ gpu_numa_locality read_gpu_numa_locality(const fs::path& root, std::string_view 
     if (!cpus)
       return false;
     out.cpus = *cpus;
-    out.cpus_text = std::string(trim(*text));
+    out.cpus_text = std::string(trim_space(*text));
     out.cpus_from = std::move(from);
     return true;
   };
@@ -146,12 +137,13 @@ std::optional<std::uint64_t> meminfo_bytes(std::string_view text, std::string_vi
     const auto k = line.find(key);
     if (k == std::string_view::npos || (k > 0 && line[k - 1] != ' '))
       continue;
-    std::string_view rest = trim(line.substr(k + key.size()));
+    std::string_view rest = trim_space(line.substr(k + key.size()));
     std::uint64_t value = 0;
     const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
     if (ec != std::errc() || ptr == rest.data())
       return std::nullopt;
-    const std::string_view unit = trim(rest.substr(static_cast<std::size_t>(ptr - rest.data())));
+    const std::string_view unit =
+        trim_space(rest.substr(static_cast<std::size_t>(ptr - rest.data())));
     if (unit == "kB")
       return value * 1024;
     return unit.empty() ? std::optional<std::uint64_t>(value) : std::nullopt;

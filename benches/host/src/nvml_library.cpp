@@ -25,19 +25,9 @@ template <class Fn> void resolve(void* handle, Fn& out, const char* name) {
   out = std::bit_cast<Fn>(dlsym(handle, name));
 }
 
-} // namespace
-
-std::optional<nvml_library> nvml_library::open(std::string& why, const std::string& library_path) {
-  dlerror(); // clear a stale message
-  void* handle = dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    why =
-        fmt::format("no NVIDIA driver: {} could not be opened ({})", library_path, last_dlerror());
-    return std::nullopt;
-  }
-
-  nvml_api api;
-  // Required: without these nothing can be asked.
+/// The entry points without which nothing can be asked; the exported name of the first one
+/// `handle` lacks, or nullptr when it has them all.
+const char* resolve_required(void* handle, nvml_api& api) {
   resolve(handle, api.init, "nvmlInit_v2");
   resolve(handle, api.shutdown, "nvmlShutdown");
   resolve(handle, api.error_string, "nvmlErrorString");
@@ -50,17 +40,14 @@ std::optional<nvml_library> nvml_library::open(std::string& why, const std::stri
       {std::bit_cast<const void*>(api.device_count), "nvmlDeviceGetCount_v2"},
       {std::bit_cast<const void*>(api.handle_by_index), "nvmlDeviceGetHandleByIndex_v2"},
   };
-  for (const auto& [symbol, name] : required) {
-    if (symbol == nullptr) {
-      why = fmt::format("{} does not export {}: the NVIDIA driver is too old, or the file is not "
-                        "NVML",
-                        library_path, name);
-      dlclose(handle);
-      return std::nullopt;
-    }
-  }
+  for (const auto& [symbol, name] : required)
+    if (symbol == nullptr)
+      return name;
+  return nullptr;
+}
 
-  // Optional: a null entry point makes its queries report "not supported".
+/// The rest, one line an entry point: a null one makes its queries report "not supported".
+void resolve_optional(void* handle, nvml_api& api) {
   resolve(handle, api.system_driver_version, "nvmlSystemGetDriverVersion");
   resolve(handle, api.system_cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2");
   resolve(handle, api.name, "nvmlDeviceGetName");
@@ -110,6 +97,28 @@ std::optional<nvml_library> nvml_library::open(std::string& why, const std::stri
   resolve(handle, api.clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (api.clocks_event_reasons == nullptr)
     resolve(handle, api.clocks_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+}
+
+} // namespace
+
+std::optional<nvml_library> nvml_library::open(std::string& why, const std::string& library_path) {
+  dlerror(); // clear a stale message
+  void* handle = dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    why =
+        fmt::format("no NVIDIA driver: {} could not be opened ({})", library_path, last_dlerror());
+    return std::nullopt;
+  }
+
+  nvml_api api;
+  if (const char* missing = resolve_required(handle, api)) {
+    why = fmt::format("{} does not export {}: the NVIDIA driver is too old, or the file is not "
+                      "NVML",
+                      library_path, missing);
+    dlclose(handle);
+    return std::nullopt;
+  }
+  resolve_optional(handle, api);
 
   const nvmlReturn_t status = api.init();
   if (status != NVML_SUCCESS) {

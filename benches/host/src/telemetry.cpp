@@ -117,12 +117,6 @@ std::optional<double> usable(const std::optional<double>& v) {
   return std::nullopt;
 }
 
-double median_of(std::vector<double>& values) {
-  const std::size_t n = values.size();
-  std::sort(values.begin(), values.end());
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 } // namespace
 
 std::unique_ptr<telemetry_source> make_nvml_telemetry_source(const nvml_library& nvml) {
@@ -192,11 +186,11 @@ reports::telemetry_summary summarize_telemetry(std::span<const telemetry_sample>
       const auto low = std::count_if(sm.begin(), sm.end(), [&](double v) { return v < threshold; });
       out.low_clock_fraction = static_cast<double>(low) / static_cast<double>(sm.size());
     }
-    out.sm_clock_mhz_median = median_of(sm);
+    out.sm_clock_mhz_median = reports::median_of(sm);
   }
   if (!mem.empty()) {
     out.mem_clock_mhz_min = *std::min_element(mem.begin(), mem.end());
-    out.mem_clock_mhz_median = median_of(mem);
+    out.mem_clock_mhz_median = reports::median_of(mem);
   }
   if (!temperature.empty())
     out.temperature_c_max = *std::max_element(temperature.begin(), temperature.end());
@@ -233,6 +227,42 @@ pcie_link_seen summarize_pcie_link(std::span<const telemetry_sample> samples, in
   }
   return out;
 }
+
+namespace {
+
+/// The samples of `device` taken within [begin, end].
+std::vector<telemetry_sample> samples_within(const std::deque<telemetry_sample>& samples,
+                                             int device, telemetry_clock::time_point begin,
+                                             telemetry_clock::time_point end) {
+  std::vector<telemetry_sample> window;
+  for (const telemetry_sample& sample : samples)
+    if (sample.device == device && sample.at >= begin && sample.at <= end)
+      window.push_back(sample);
+  return window;
+}
+
+/// The sample of `device` that `wanted` accepts nearest to [begin, end] (the first of equals),
+/// when it lies within `period` of it; else null.
+template <class Wanted>
+const telemetry_sample* nearest_sample(const std::deque<telemetry_sample>& samples, int device,
+                                       telemetry_clock::time_point begin,
+                                       telemetry_clock::time_point end,
+                                       std::chrono::milliseconds period, Wanted wanted) {
+  const telemetry_sample* nearest = nullptr;
+  telemetry_clock::duration best = telemetry_clock::duration::max();
+  for (const telemetry_sample& sample : samples) {
+    if (sample.device != device || !wanted(sample))
+      continue;
+    const auto distance = sample.at < begin ? begin - sample.at : sample.at - end;
+    if (distance < best) {
+      best = distance;
+      nearest = &sample;
+    }
+  }
+  return nearest == nullptr || best > period ? nullptr : nearest;
+}
+
+} // namespace
 
 telemetry_sampler::telemetry_sampler(std::unique_ptr<telemetry_source> source,
                                      std::vector<int> devices, std::chrono::milliseconds period,
@@ -289,27 +319,16 @@ void telemetry_sampler::loop(std::stop_token stop) {
 pcie_link_seen telemetry_sampler::pcie_link(int device, telemetry_clock::time_point begin,
                                             telemetry_clock::time_point end) const {
   const std::lock_guard lock(m_mutex);
-  std::vector<telemetry_sample> window;
-  for (const telemetry_sample& sample : m_samples)
-    if (sample.device == device && sample.at >= begin && sample.at <= end)
-      window.push_back(sample);
-  pcie_link_seen seen = summarize_pcie_link(window, device, begin, end);
+  pcie_link_seen seen =
+      summarize_pcie_link(samples_within(m_samples, device, begin, end), device, begin, end);
   if (seen.samples > 0 || end < begin)
     return seen;
   // Nothing inside a window shorter than the period: the nearest reading of the link, if it
   // lies within one period of the window.
-  const telemetry_sample* nearest = nullptr;
-  telemetry_clock::duration best = telemetry_clock::duration::max();
-  for (const telemetry_sample& sample : m_samples) {
-    if (sample.device != device || !sample.pcie_gen || !sample.pcie_width)
-      continue;
-    const auto distance = sample.at < begin ? begin - sample.at : sample.at - end;
-    if (distance < best) {
-      best = distance;
-      nearest = &sample;
-    }
-  }
-  if (nearest == nullptr || best > m_period)
+  const telemetry_sample* nearest =
+      nearest_sample(m_samples, device, begin, end, m_period,
+                     [](const telemetry_sample& s) { return s.pcie_gen && s.pcie_width; });
+  if (nearest == nullptr)
     return seen;
   return summarize_pcie_link(std::span(nearest, 1), device, nearest->at, nearest->at);
 }
@@ -322,29 +341,17 @@ reports::telemetry_summary telemetry_sampler::summary(int device, telemetry_cloc
 
   const std::lock_guard lock(m_mutex);
   keep(fresh);
-  std::vector<telemetry_sample> window;
-  for (const telemetry_sample& sample : m_samples)
-    if (sample.device == device && sample.at >= begin && sample.at <= end)
-      window.push_back(sample);
   reports::telemetry_summary s =
-      summarize_telemetry(window, device, begin, end, sm_clock_max_mhz, period_ms);
+      summarize_telemetry(samples_within(m_samples, device, begin, end), device, begin, end,
+                          sm_clock_max_mhz, period_ms);
   if (s.samples > 0 || end < begin)
     return s;
 
   // Nothing inside a window shorter than the period: take the sample nearest to it, if it lies
   // within one period of the window.
-  const telemetry_sample* nearest = nullptr;
-  telemetry_clock::duration best = telemetry_clock::duration::max();
-  for (const telemetry_sample& sample : m_samples) {
-    if (sample.device != device)
-      continue;
-    const auto distance = sample.at < begin ? begin - sample.at : sample.at - end;
-    if (distance < best) {
-      best = distance;
-      nearest = &sample;
-    }
-  }
-  if (nearest == nullptr || best > m_period)
+  const telemetry_sample* nearest = nearest_sample(m_samples, device, begin, end, m_period,
+                                                   [](const telemetry_sample&) { return true; });
+  if (nearest == nullptr)
     return s;
   return summarize_telemetry(std::span(nearest, 1), device, nearest->at, nearest->at,
                              sm_clock_max_mhz, period_ms);

@@ -195,6 +195,21 @@ TEST(SxidLine, FatalAndNonFatalNvswitchLines) {
   EXPECT_FALSE(parse_xid_line("nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 23001, Fatal, x"));
 }
 
+TEST(SxidLine, TheParenthesisHoldsTheSwitchsBusIdAlone) {
+  // One parser reads Xid and SXid lines: an SXid takes no instance words after its id (an Xid
+  // does), and reads its id with or without "PCI:", as an Xid does.
+  const auto bare = parse_sxid_line("nvidia-nvswitch4: SXid (0000:c5:00.0): 12028, Fatal, x");
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->pci_bus_id, "0000:c5:00.0");
+  EXPECT_EQ(*bare->address, (pci_address{0, 0xc5, 0}));
+  for (const char* bad : {"nvidia-nvswitch4: SXid (PCI:0000:c5:00.0 GPU-I:01): 12028, Fatal, x",
+                          "nvidia-nvswitch4: SXid (PCI:0000:c5:00.0 x): 12028, Fatal, x",
+                          "nvidia-nvswitch4: SXid (): 12028, Fatal, x",
+                          "nvidia-nvswitch4: SXid (PCI:0000:c5:00.0): 12028 Fatal, x"})
+    EXPECT_FALSE(parse_sxid_line(bad)) << bad;
+  EXPECT_TRUE(parse_xid_line("NVRM: Xid (PCI:0000:c5:00 GPU-I:01): 94, x"));
+}
+
 std::string fixture(const std::string& name) {
   std::ifstream in(std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "kernel-log" / name,
                    std::ios::binary);

@@ -23,6 +23,9 @@ namespace gpuspec::benches {
 /// this reads to the end rather than trusting the size. The one reader of /proc, /sys and /etc.
 [[nodiscard]] std::optional<std::string> read_system_file(const std::filesystem::path& path);
 
+/// `s` without the white space (std::isspace) at either end: how system files' values are read.
+[[nodiscard]] std::string_view trim_space(std::string_view s);
+
 // The parsers, exposed for the tests.
 [[nodiscard]] std::string parse_os_release_pretty_name(std::string_view os_release);
 struct cpu_summary {
