@@ -10,7 +10,8 @@
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
 #                    usage for the static-evidence test; PyPI has them from 13.2 on, and
-#                    13.2.86 read this project's CUDA 13.0 objects on 2026-11-30).
+#                    13.2.86 read this project's CUDA 13.0 objects on 2026-11-30), lizard
+#                    (function lengths for scripts/architecture-metrics.py and its test).
 #   Not installed:   the CUDA toolkit and NCCL (NVIDIA's own repositories). Without them, use
 #                    the host-only preset; this script says so below.
 set -euo pipefail
@@ -57,7 +58,7 @@ fi
 # Python packages go into a folder of this checkout: works under PEP 668 and leaves the
 # system alone. FindNVML.cmake, the schema tests and the static-evidence test look there.
 python_pkgs=("nvidia-nvml-dev==13.0.*" "jsonschema>=4" "nvidia-cuda-cuobjdump==13.2.*"
-             "nvidia-cuda-nvdisasm==13.2.*")
+             "nvidia-cuda-nvdisasm==13.2.*" "lizard>=1.17")
 if [ -f "$deps/.installed" ] && [ "$(cat "$deps/.installed")" = "${python_pkgs[*]}" ]; then
   echo "install-deps: Python packages already in $deps"
 else
