@@ -178,23 +178,22 @@ void call_nccl(nccl_call call, const rank_call& k) {
   const nccl_api& api = nccl.api();
   switch (call) {
   case nccl_call::all_reduce:
-    GPUSPEC_NCCL_CHECK(nccl, api.all_reduce(k.in, k.out, k.count, k.type, ncclSum, k.comm,
-                                            k.stream));
+    GPUSPEC_NCCL_CHECK(nccl,
+                       api.all_reduce(k.in, k.out, k.count, k.type, ncclSum, k.comm, k.stream));
     return;
   case nccl_call::all_gather:
     GPUSPEC_NCCL_CHECK(nccl, api.all_gather(k.in, k.out, k.count, k.type, k.comm, k.stream));
     return;
   case nccl_call::reduce_scatter:
-    GPUSPEC_NCCL_CHECK(nccl, api.reduce_scatter(k.in, k.out, k.count, k.type, ncclSum, k.comm,
-                                                k.stream));
+    GPUSPEC_NCCL_CHECK(nccl,
+                       api.reduce_scatter(k.in, k.out, k.count, k.type, ncclSum, k.comm, k.stream));
     return;
   case nccl_call::broadcast:
-    GPUSPEC_NCCL_CHECK(nccl,
-                       api.broadcast(k.in, k.out, k.count, k.type, k.root, k.comm, k.stream));
+    GPUSPEC_NCCL_CHECK(nccl, api.broadcast(k.in, k.out, k.count, k.type, k.root, k.comm, k.stream));
     return;
   case nccl_call::reduce:
-    GPUSPEC_NCCL_CHECK(nccl, api.reduce(k.in, k.out, k.count, k.type, ncclSum, k.root, k.comm,
-                                        k.stream));
+    GPUSPEC_NCCL_CHECK(nccl,
+                       api.reduce(k.in, k.out, k.count, k.type, ncclSum, k.root, k.comm, k.stream));
     return;
   case nccl_call::send_recv_each:
     for (int p = 0; p < k.nranks; ++p) {
@@ -204,8 +203,8 @@ void call_nccl(nccl_call call, const rank_call& k) {
     }
     return;
   case nccl_call::send_recv_ring:
-    GPUSPEC_NCCL_CHECK(nccl, api.send(k.in, k.count, k.type, (k.rank + 1) % k.nranks, k.comm,
-                                      k.stream));
+    GPUSPEC_NCCL_CHECK(nccl,
+                       api.send(k.in, k.count, k.type, (k.rank + 1) % k.nranks, k.comm, k.stream));
     GPUSPEC_NCCL_CHECK(nccl, api.recv(k.out, k.count, k.type, (k.rank + k.nranks - 1) % k.nranks,
                                       k.comm, k.stream));
     return;

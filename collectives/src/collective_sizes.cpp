@@ -1,5 +1,5 @@
-// nccl-tests' GetCollByteCount of each collective, by the row's count_shape (src/all_reduce.cu, all_gather.cu,
-// reduce_scatter.cu, broadcast.cu, reduce.cu, alltoall.cu, sendrecv.cu), restated.
+// nccl-tests' GetCollByteCount of each collective, by the row's count_shape (src/all_reduce.cu,
+// all_gather.cu, reduce_scatter.cu, broadcast.cu, reduce.cu, alltoall.cu, sendrecv.cu), restated.
 
 #include "gpuspec/collectives/collective_sizes.hpp"
 
