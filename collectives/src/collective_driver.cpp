@@ -83,10 +83,13 @@ void nccl_ranks::abort_all() noexcept {
   const std::lock_guard<std::mutex> lock(m_abort);
   if (m_aborted.load())
     return;
+  // Set first: a call the first ncclCommAbort ends returns on the caller's thread while this
+  // one aborts the others, and the caller must already see that the ranks were aborted (a
+  // timeout), not take the call's error for an NCCL failure.
+  m_aborted.store(true);
   for (ncclComm_t c : comms)
     if (c != nullptr)
       (void)api().comm_abort(c);
-  m_aborted.store(true);
 }
 
 watchdog::watchdog(nccl_ranks& ranks, driver_clock::time_point deadline)
