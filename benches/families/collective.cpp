@@ -42,6 +42,7 @@
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/collectives/bandwidth.hpp"
+#include "gpuspec/collectives/collective_case.hpp"
 #include "gpuspec/collectives/collective_figures.hpp"
 #include "gpuspec/collectives/collective_run.hpp"
 #include "gpuspec/collectives/nccl_debug_log.hpp"
@@ -56,8 +57,6 @@ namespace gpuspec::benches {
 namespace {
 
 using collectives::collective_kind;
-
-constexpr std::uint64_t collective_seed = 0x676375737065636bull;
 
 /// The size axis: quick's three first (1 GiB plateau, 1 MiB middle, 8 B latency), then every
 /// other power of two from 8 B to 1 GiB.
@@ -110,31 +109,6 @@ std::string devices_key(const std::vector<node_device>& devices) {
   return key;
 }
 
-/// NCCL's name of the call in its tuning lines.
-std::string_view nccl_function(collective_kind kind) {
-  switch (kind) {
-  case collective_kind::all_reduce:
-    return "AllReduce";
-  case collective_kind::all_gather:
-    return "AllGather";
-  case collective_kind::reduce_scatter:
-    return "ReduceScatter";
-  case collective_kind::broadcast:
-    return "Broadcast";
-  case collective_kind::reduce:
-    return "Reduce";
-  case collective_kind::alltoall:
-  case collective_kind::sendrecv:
-    return "SendRecv";
-  }
-  return "";
-}
-
-/// Point-to-point calls (alltoall, sendrecv) print no tuning line: no untimed call is switched.
-bool logs_a_choice(collective_kind kind) {
-  return kind != collective_kind::alltoall && kind != collective_kind::sendrecv;
-}
-
 void record_nccl_facts(node_state& state, nccl_log& log, collective_kind kind,
                        std::uint64_t call_bytes) {
   auto& session = *log.session;
@@ -150,10 +124,11 @@ void record_nccl_facts(node_state& state, nccl_log& log, collective_kind kind,
     state.add_parameter("nccl_nvls_channels", *session.facts().nvls_channels);
   collectives::nccl_debug_facts these;
   these.choices = choices;
-  if (const auto choice = collectives::choice_for(these, nccl_function(kind), call_bytes)) {
+  const auto& row = collectives::collective_of(kind);
+  if (const auto choice = collectives::choice_for(these, row.nccl_function, call_bytes)) {
     state.add_parameter("nccl_algorithm", choice->algorithm);
     state.add_parameter("nccl_protocol", choice->protocol);
-  } else if (!logs_a_choice(kind)) {
+  } else if (!row.logs_choice) {
     state.add_parameter("nccl_algorithm", "not in NCCL's log (point-to-point calls print none)");
   } else if (!session.probes()) {
     state.add_parameter("nccl_algorithm", session.why_no_probe());
@@ -170,78 +145,142 @@ void attach_link_ceiling(node_state& state, collective_kind kind) {
     const auto row = state.options().spec_rows.find(d.info.spec_id);
     in.gpus.push_back({&d.info, row == state.options().spec_rows.end() ? nullptr : &row->second});
   }
-  // Only an all-reduce gains from the switch's reduction (NVLink SHARP); its busbw may then
-  // reach 2(n-1)/n x the link, which is what nccl-tests' factor multiplies.
-  const int nranks = static_cast<int>(in.gpus.size());
-  in.in_switch_factor = kind == collective_kind::all_reduce
-                            ? std::max(1.0, collectives::bus_factor(kind, nranks))
-                            : 1.0;
+  // Only the rows the switch's reduction carries (NVLink SHARP: all-reduce) gain from it; their
+  // busbw may then reach the bus factor x the link.
+  in.in_switch_factor = collectives::in_switch_factor(kind, static_cast<int>(in.gpus.size()));
   const auto choice = collective_link_ceiling(in);
   state.add_parameter("ceiling_link", std::string(to_string(choice.link)));
   state.add_parameter("ceiling_why", choice.why);
   state.set_ceiling(choice.ceiling);
 }
 
-void collective_case(node_state& state, collective_kind kind) {
+/// The one collective body's sink for a one-node case: node_state, NCCL's log of this worker,
+/// the node's link ceiling.
+class node_sink final : public collectives::case_sink {
+public:
+  node_sink(node_state& state, nccl_log& log) : m_state(state), m_log(log) {}
+
+  void parameter(const std::string& name, nlohmann::ordered_json value) override {
+    m_state.add_parameter(name, std::move(value));
+  }
+  void nccl_facts(collective_kind kind, std::uint64_t call_bytes) override {
+    record_nccl_facts(m_state, m_log, kind, call_bytes);
+  }
+  std::string not_arrived(const std::vector<int>& ranks) override {
+    std::vector<std::string> who;
+    for (int r : ranks)
+      who.push_back(fmt::format("rank {} (GPU {})", r, m_state.devices()[r].info.index));
+    return fmt::format("{}", fmt::join(who, ", "));
+  }
+  std::string communicators() const override { return "communicators"; }
+  void not_supported(std::string why) override { m_state.not_supported(std::move(why)); }
+  void failed(std::string why) override { m_state.fail(std::move(why)); }
+  void figures(const collectives::collective_case& c, const collectives::collective_outcome& o,
+               collectives::collective_figures f) override {
+    if (o.nranks == 1)
+      m_state.add_parameter("one_rank",
+                            "one rank: nothing crosses a bus (busbw factor " +
+                                fmt::format("{:g}", collectives::bus_factor(c.kind, 1)) +
+                                "); reported, not judged");
+    m_state.set_samples(o.seconds_per_iteration, std::move(f.busbw_gbs),
+                        reports::metric_unit::gigabytes_per_second, "busbw");
+    m_state.set_bytes_per_iteration(f.algbw_bytes);
+    attach_link_ceiling(m_state, c.kind);
+  }
+  void checked(std::int64_t wrong, const std::vector<std::int64_t>& per_rank) override {
+    reports::verification v;
+    v.status =
+        wrong == 0 ? reports::verification_status::passed : reports::verification_status::failed;
+    v.detail = fmt::format("every output element against its exact value (seeded integers); "
+                           "#wrong {} (per rank: {})",
+                           wrong, fmt::join(per_rank, ", "));
+    if (wrong == 0)
+      v.max_rel_error = 0.0;
+    m_state.set_verification(v);
+  }
+
+private:
+  node_state& m_state;
+  nccl_log& m_log;
+};
+
+/// The case's axes, or nullopt once the state says why it does not run (not supported).
+std::optional<collectives::collective_case> read_case(node_state& state, collective_kind kind) {
+  const auto type = collectives::parse_element_type(state.axis("dtype"));
+  if (!type)
+    throw std::invalid_argument("dtype " + state.axis("dtype") + " is not fp32, fp16 or bf16");
+  collectives::collective_case c;
+  c.kind = kind;
+  c.type = *type;
+  c.size_text = state.axis("size");
+  c.size_bytes = kernels::parse_size_text(c.size_text);
+  c.in_place = state.axis("placement") == "in_place";
+  const auto refusal =
+      collectives::in_place_refusal(kind, c.in_place, static_cast<int>(state.devices().size()));
+  if (!refusal.empty()) {
+    state.not_supported(refusal);
+    return std::nullopt;
+  }
+  return c;
+}
+
+/// The node's communicators over every selected GPU, made once per worker (node_cache), or
+/// nullptr once the state says NCCL is unavailable (skipped).
+std::shared_ptr<collectives::node_communicators> node_comms(node_state& state,
+                                                            const std::string& key) {
+  try {
+    std::vector<int> ordinals;
+    for (const auto& d : state.devices())
+      ordinals.push_back(d.cuda_device);
+    const double init_budget = std::max(1.0, 0.5 * state.seconds_left());
+    return state.cache().get<std::shared_ptr<collectives::node_communicators>>(
+        key, [&] { return collectives::node_communicators::create(ordinals, init_budget); });
+  } catch (const collectives::nccl_unavailable& e) {
+    state.skip(std::string("NCCL unavailable: ") + e.what());
+    return nullptr;
+  }
+}
+
+/// True when this build and this node can run NCCL; else false, and the state says why.
+bool nccl_usable(node_state& state) {
   if (!collectives::built_with_nccl()) {
     state.not_supported("gpuspec was built without NCCL");
-    return;
+    return false;
   }
   // NCCL is opened at run time (collectives/nccl_library.hpp): absent or unusable, the case is
   // skipped with the loader's words, before anything of NCCL's is touched.
   if (const auto why = collectives::nccl_unusable_reason(); !why.empty()) {
     state.skip(why);
-    return;
+    return false;
   }
-  const auto type = collectives::parse_element_type(state.axis("dtype"));
-  if (!type)
-    throw std::invalid_argument("dtype " + state.axis("dtype") + " is not fp32, fp16 or bf16");
-  const std::uint64_t size = kernels::parse_size_text(state.axis("size"));
-  const bool in_place = state.axis("placement") == "in_place";
-  const auto& devices = state.devices();
-  const int nranks = static_cast<int>(devices.size());
-  if (in_place && nranks > 1 &&
-      (kind == collective_kind::alltoall || kind == collective_kind::sendrecv)) {
-    state.not_supported("in place, a rank's buffer is overwritten while it is sent");
-    return;
-  }
+  return true;
+}
 
-  const std::string key = devices_key(devices);
+void collective_case(node_state& state, collective_kind kind) {
+  if (!nccl_usable(state))
+    return;
+  const auto c = read_case(state, kind);
+  if (!c)
+    return;
+  const std::string key = devices_key(state.devices());
   auto& log = state.cache().get<nccl_log>("nccl-log", prepare_nccl_log);
-  std::shared_ptr<collectives::node_communicators> comms;
-  try {
-    std::vector<int> ordinals;
-    for (const auto& d : devices)
-      ordinals.push_back(d.cuda_device);
-    const double init_budget = std::max(1.0, 0.5 * state.seconds_left());
-    comms = state.cache().get<std::shared_ptr<collectives::node_communicators>>(
-        key, [&] { return collectives::node_communicators::create(ordinals, init_budget); });
-  } catch (const collectives::nccl_unavailable& e) {
-    state.skip(std::string("NCCL unavailable: ") + e.what());
+  const auto comms = node_comms(state, key);
+  if (!comms)
     return;
-  }
 
-  collectives::collective_request q;
-  q.kind = kind;
-  q.type = *type;
-  q.size_bytes = size;
-  q.in_place = in_place;
-  q.seed = collective_seed;
-  // More calls per sample at small sizes, so the events' resolution does not dominate.
-  q.iterations = static_cast<int>(std::clamp<std::uint64_t>(
-      (std::uint64_t{1} << 30) / std::max<std::uint64_t>(size, 1), 20, 200));
-  q.samples = std::max(10, state.options().stopping.min_samples);
   // Well inside the worker's deadline, so that this result, not the coordinator, says what
   // was stuck.
-  q.deadline_s = std::max(0.05, 0.8 * state.seconds_left() - 1.0);
-  q.on_run = [&state](int runs, double seconds) { state.ran(runs, seconds); };
+  collectives::case_run run;
+  run.request = collectives::case_request(*c, std::max(10, state.options().stopping.min_samples),
+                                          std::max(0.05, 0.8 * state.seconds_left() - 1.0));
+  run.request.on_run = [&state](int runs, double seconds) { state.ran(runs, seconds); };
   // NCCL's tuning line is written inside each call: on for the check's untimed call only.
-  if (logs_a_choice(kind) && log.session->probes())
-    q.tuning_log = [&log](bool on) { log.session->tuning(on); };
+  if (collectives::collective_of(kind).logs_choice && log.session->probes())
+    run.request.tuning_log = [&log](bool on) { log.session->tuning(on); };
 
-  collectives::collective_outcome o;
+  node_sink sink(state, log);
   try {
-    o = collectives::run_collective(*comms, q);
+    collectives::run_collective_case(*comms, sink, *c, run);
   } catch (const std::exception& e) {
     if (comms->aborted())
       state.cache().erase(key);
@@ -250,62 +289,6 @@ void collective_case(node_state& state, collective_kind kind) {
   }
   if (comms->aborted())
     state.cache().erase(key);
-
-  const auto& c = o.counts;
-  const int eb = collectives::element_size(*type);
-  state.add_parameter("nranks", nranks);
-  state.add_parameter("size_bytes", c.table_bytes);
-  state.add_parameter("count", c.param_count);
-  state.add_parameter("nccl_tests_type", std::string(collectives::nccl_tests_type_name(*type)));
-  state.add_parameter("redop", collectives::has_reduction(kind) ? "sum" : "none");
-  state.add_parameter("root", collectives::has_root(kind) ? q.root : -1);
-  state.add_parameter("iterations_per_sample", q.iterations);
-  record_nccl_facts(state, log, kind, c.param_count * static_cast<std::uint64_t>(eb));
-
-  if (o.timed_out) {
-    std::vector<std::string> who;
-    for (int r : o.ranks_not_finished)
-      who.push_back(fmt::format("rank {} (GPU {})", r, devices[r].info.index));
-    state.add_parameter("ranks_not_finished", o.ranks_not_finished);
-    state.fail(fmt::format("collective timed out: {} of {} did not finish within {:.1f} s "
-                           "({}); not arrived: {}; communicators aborted",
-                           collectives::collective_name(kind), state.axis("size"), q.deadline_s,
-                           o.phase, fmt::join(who, ", ")));
-    return;
-  }
-  if (c.param_count == 0) {
-    state.not_supported(fmt::format("{} over {} ranks leaves no element per rank (nccl-tests "
-                                    "prints size 0)",
-                                    state.axis("size"), nranks));
-    return;
-  }
-
-  auto f = collectives::figures_of(kind, c.param_count, eb, nranks, o.seconds_per_iteration,
-                                   o.wrong_per_rank);
-  state.add_parameter("time_us", f.median_seconds * 1e6);
-  state.add_parameter("algbw_gbs", f.median.algbw_gbs);
-  state.add_parameter("bus_factor", f.bus_factor);
-  if (nranks == 1)
-    state.add_parameter("one_rank", "one rank: nothing crosses a bus (busbw factor " +
-                                        fmt::format("{:g}", collectives::bus_factor(kind, 1)) +
-                                        "); reported, not judged");
-  state.set_samples(o.seconds_per_iteration, std::move(f.busbw_gbs),
-                    reports::metric_unit::gigabytes_per_second, "busbw");
-  state.set_bytes_per_iteration(f.algbw_bytes);
-  attach_link_ceiling(state, kind);
-
-  const std::int64_t wrong = f.wrong;
-  state.add_parameter("wrong_per_rank", o.wrong_per_rank);
-  state.add_parameter("wrong", wrong);
-  reports::verification v;
-  v.status =
-      wrong == 0 ? reports::verification_status::passed : reports::verification_status::failed;
-  v.detail = fmt::format("every output element against its exact value (seeded integers); "
-                         "#wrong {} (per rank: {})",
-                         wrong, fmt::join(o.wrong_per_rank, ", "));
-  if (wrong == 0)
-    v.max_rel_error = 0.0;
-  state.set_verification(v);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "gpuspec/collectives/bandwidth.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -15,29 +16,27 @@ void check_ranks(int nranks) {
     throw std::invalid_argument("bandwidth: nranks " + std::to_string(nranks) + " is under 1");
 }
 
-bool chunked(collective_kind kind) {
-  return kind == collective_kind::all_gather || kind == collective_kind::reduce_scatter ||
-         kind == collective_kind::alltoall;
-}
+/// The collectives whose count is a per-rank chunk: algbw counts the chunks of every rank.
+bool chunked(collective_kind kind) { return collective_of(kind).counts != count_shape::whole; }
 
 } // namespace
 
 double bus_factor(collective_kind kind, int nranks) {
   check_ranks(nranks);
   const double n = nranks;
-  switch (kind) {
-  case collective_kind::all_reduce:
+  switch (collective_of(kind).bus) {
+  case bus_shape::twice_ring:
     return 2.0 * (n - 1.0) / n;
-  case collective_kind::all_gather:
-  case collective_kind::reduce_scatter:
-  case collective_kind::alltoall:
+  case bus_shape::ring:
     return (n - 1.0) / n;
-  case collective_kind::broadcast:
-  case collective_kind::reduce:
-  case collective_kind::sendrecv:
+  case bus_shape::one:
     return 1.0;
   }
   return 1.0;
+}
+
+double in_switch_factor(collective_kind kind, int nranks) {
+  return collective_of(kind).switch_reduces ? std::max(1.0, bus_factor(kind, nranks)) : 1.0;
 }
 
 double algbw_bytes(collective_kind kind, std::uint64_t param_count, int element_bytes, int nranks) {

@@ -83,10 +83,13 @@ void nccl_ranks::abort_all() noexcept {
   const std::lock_guard<std::mutex> lock(m_abort);
   if (m_aborted.load())
     return;
+  // Set first: a call the first ncclCommAbort ends returns on the caller's thread while this
+  // one aborts the others, and the caller must already see that the ranks were aborted (a
+  // timeout), not take the call's error for an NCCL failure.
+  m_aborted.store(true);
   for (ncclComm_t c : comms)
     if (c != nullptr)
       (void)api().comm_abort(c);
-  m_aborted.store(true);
 }
 
 watchdog::watchdog(nccl_ranks& ranks, driver_clock::time_point deadline)
@@ -157,140 +160,199 @@ void close_ranks(nccl_ranks& s, double deadline_s) noexcept {
   }
 }
 
+namespace {
+
+/// One rank's part of one call: its buffers, communicator and stream.
+struct rank_call {
+  const nccl_library& nccl;
+  const std::byte* in;
+  std::byte* out;
+  std::uint64_t count; ///< the call's count (collective_counts::param_count)
+  ncclDataType_t type;
+  std::size_t element_bytes;
+  int rank, nranks, root;
+  ncclComm_t comm;
+  cudaStream_t stream;
+};
+
+/// The NCCL calls of the row's nccl_call for one rank (collective_kind.hpp).
+void call_nccl(nccl_call call, const rank_call& k) {
+  const nccl_library& nccl = k.nccl;
+  const nccl_api& api = nccl.api();
+  switch (call) {
+  case nccl_call::all_reduce:
+    GPUSPEC_NCCL_CHECK(nccl,
+                       api.all_reduce(k.in, k.out, k.count, k.type, ncclSum, k.comm, k.stream));
+    return;
+  case nccl_call::all_gather:
+    GPUSPEC_NCCL_CHECK(nccl, api.all_gather(k.in, k.out, k.count, k.type, k.comm, k.stream));
+    return;
+  case nccl_call::reduce_scatter:
+    GPUSPEC_NCCL_CHECK(nccl,
+                       api.reduce_scatter(k.in, k.out, k.count, k.type, ncclSum, k.comm, k.stream));
+    return;
+  case nccl_call::broadcast:
+    GPUSPEC_NCCL_CHECK(nccl, api.broadcast(k.in, k.out, k.count, k.type, k.root, k.comm, k.stream));
+    return;
+  case nccl_call::reduce:
+    GPUSPEC_NCCL_CHECK(nccl,
+                       api.reduce(k.in, k.out, k.count, k.type, ncclSum, k.root, k.comm, k.stream));
+    return;
+  case nccl_call::send_recv_each:
+    for (int p = 0; p < k.nranks; ++p) {
+      const std::size_t at = static_cast<std::size_t>(p) * k.count * k.element_bytes;
+      GPUSPEC_NCCL_CHECK(nccl, api.send(k.in + at, k.count, k.type, p, k.comm, k.stream));
+      GPUSPEC_NCCL_CHECK(nccl, api.recv(k.out + at, k.count, k.type, p, k.comm, k.stream));
+    }
+    return;
+  case nccl_call::send_recv_ring:
+    GPUSPEC_NCCL_CHECK(nccl,
+                       api.send(k.in, k.count, k.type, (k.rank + 1) % k.nranks, k.comm, k.stream));
+    GPUSPEC_NCCL_CHECK(nccl, api.recv(k.out, k.count, k.type, (k.rank + k.nranks - 1) % k.nranks,
+                                      k.comm, k.stream));
+    return;
+  }
+}
+
+} // namespace
+
 void enqueue(nccl_ranks& s, device_ops& ops, const collective_request& q,
              const collective_counts& c) {
-  const int local = s.local_ranks();
-  const int n = s.group_size;
-  const ncclDataType_t type = nccl_type(q.type);
-  const std::size_t eb = static_cast<std::size_t>(element_size(q.type));
+  const nccl_call call = collective_of(q.kind).call;
   const nccl_library& nccl = *s.nccl;
-  const nccl_api& api = nccl.api();
-  GPUSPEC_NCCL_CHECK(nccl, api.group_start());
-  for (int r = 0; r < local; ++r) {
-    const int g = s.rank_of(r);
+  GPUSPEC_NCCL_CHECK(nccl, nccl.api().group_start());
+  for (int r = 0; r < s.local_ranks(); ++r) {
     s.select_device(s.devices[r]);
-    const std::byte* in = ops.send_data(r);
-    std::byte* out = ops.recv_data(r);
-    ncclComm_t comm = s.comms[r];
-    cudaStream_t st = ops.stream(r);
-    switch (q.kind) {
-    case collective_kind::all_reduce:
-      GPUSPEC_NCCL_CHECK(nccl, api.all_reduce(in, out, c.param_count, type, ncclSum, comm, st));
-      break;
-    case collective_kind::all_gather:
-      GPUSPEC_NCCL_CHECK(nccl, api.all_gather(in, out, c.param_count, type, comm, st));
-      break;
-    case collective_kind::reduce_scatter:
-      GPUSPEC_NCCL_CHECK(nccl, api.reduce_scatter(in, out, c.param_count, type, ncclSum, comm, st));
-      break;
-    case collective_kind::broadcast:
-      GPUSPEC_NCCL_CHECK(nccl, api.broadcast(in, out, c.param_count, type, q.root, comm, st));
-      break;
-    case collective_kind::reduce:
-      GPUSPEC_NCCL_CHECK(nccl, api.reduce(in, out, c.param_count, type, ncclSum, q.root, comm, st));
-      break;
-    case collective_kind::alltoall:
-      // Point-to-point pairs, which every NCCL since 2.7 has (ncclAlltoAll is 2.28's).
-      for (int p = 0; p < n; ++p) {
-        const std::size_t at = static_cast<std::size_t>(p) * c.param_count * eb;
-        GPUSPEC_NCCL_CHECK(nccl, api.send(in + at, c.param_count, type, p, comm, st));
-        GPUSPEC_NCCL_CHECK(nccl, api.recv(out + at, c.param_count, type, p, comm, st));
-      }
-      break;
-    case collective_kind::sendrecv:
-      GPUSPEC_NCCL_CHECK(nccl, api.send(in, c.param_count, type, (g + 1) % n, comm, st));
-      GPUSPEC_NCCL_CHECK(nccl, api.recv(out, c.param_count, type, (g + n - 1) % n, comm, st));
-      break;
-    }
+    call_nccl(call, rank_call{nccl, ops.send_data(r), ops.recv_data(r), c.param_count,
+                              nccl_type(q.type), static_cast<std::size_t>(element_size(q.type)),
+                              s.rank_of(r), s.group_size, q.root, s.comms[r], ops.stream(r)});
   }
-  GPUSPEC_NCCL_CHECK(nccl, api.group_end());
+  GPUSPEC_NCCL_CHECK(nccl, nccl.api().group_end());
 }
+
+namespace {
+
+/// One measured case's run over `s`: the batches, the phases (warm-up, samples, check) and
+/// what a timeout leaves in the outcome.
+class case_schedule {
+public:
+  case_schedule(nccl_ranks& s, device_ops& ops, const collective_request& q,
+                const collective_counts& c)
+      : m_s(s), m_ops(ops), m_q(q), m_c(c), m_deadline(after_seconds(q.deadline_s)) {
+    m_o.nranks = s.group_size;
+    m_o.counts = c;
+  }
+
+  /// Warm-up and the timed samples; false once one timed out (the outcome then says so).
+  bool timed_phases() {
+    m_ops.prepare(m_q.seed);
+    if (!timed_batch(m_q.warmup_iterations, "warm-up", false))
+      return false;
+    for (int k = 0; k < m_q.samples; ++k)
+      if (!timed_batch(m_q.iterations, "sample " + std::to_string(k + 1), true))
+        return false;
+    return true;
+  }
+
+  /// The check: every receive buffer zeroed, inputs under another seed, one untimed call (the
+  /// one with NCCL's tuning log on), every element compared on its own GPU.
+  void check() {
+    const std::uint64_t seed = check_seed(m_q.seed);
+    m_ops.prepare(seed);
+    if (m_q.tuning_log)
+      m_q.tuning_log(true);
+    std::vector<int> pending;
+    try {
+      pending = batch(1);
+    } catch (...) {
+      if (m_q.tuning_log)
+        m_q.tuning_log(false);
+      throw;
+    }
+    if (m_q.tuning_log)
+      m_q.tuning_log(false);
+    if (!pending.empty()) {
+      time_out(pending, "check");
+      return;
+    }
+    m_o.wrong_per_rank = m_ops.count_wrong(seed);
+  }
+
+  [[nodiscard]] collective_outcome& outcome() { return m_o; }
+
+private:
+  [[nodiscard]] std::vector<int> all_ranks() const {
+    std::vector<int> r(m_s.local_ranks());
+    for (int i = 0; i < m_s.local_ranks(); ++i)
+      r[i] = i;
+    return r;
+  }
+
+  void time_out(const std::vector<int>& pending, std::string phase) {
+    m_o.timed_out = true;
+    for (int r : pending)
+      m_o.ranks_not_finished.push_back(m_s.rank_of(r));
+    m_o.phase = std::move(phase);
+    m_s.abort_all();
+  }
+
+  /// A batch: every start event, the calls back to back (a blocking group end returns once the
+  /// calls are launched), every stop event; then the wait. Returns the ranks not finished by
+  /// the deadline; all of them when a call did not return (the watchdog aborted it).
+  std::vector<int> batch(int iterations) {
+    try {
+      m_ops.record_begin();
+      for (int i = 0; i < iterations && !m_s.aborted(); ++i)
+        enqueue(m_s, m_ops, m_q, m_c);
+      if (m_s.aborted())
+        return all_ranks();
+      m_ops.record_end();
+    } catch (const nccl_error&) {
+      if (m_s.aborted())
+        return all_ranks();
+      throw;
+    }
+    auto pending = wait_all(m_s, m_ops, m_deadline);
+    if (pending.empty() && driver_clock::now() > m_deadline)
+      pending = all_ranks();
+    return pending;
+  }
+
+  /// A batch of `iterations` (a sample's time per call kept when `sample`), reported to
+  /// q.on_run; false (and the outcome timed out in `phase`) when a rank did not finish.
+  bool timed_batch(int iterations, std::string phase, bool sample) {
+    const auto t0 = driver_clock::now();
+    if (const auto pending = batch(iterations); !pending.empty()) {
+      time_out(pending, std::move(phase));
+      return false;
+    }
+    if (sample)
+      m_o.seconds_per_iteration.push_back(m_ops.slowest_seconds() / iterations);
+    if (m_q.on_run)
+      m_q.on_run(++m_runs, seconds_since(t0));
+    return true;
+  }
+
+  nccl_ranks& m_s;
+  device_ops& m_ops;
+  const collective_request& m_q;
+  const collective_counts& m_c;
+  driver_clock::time_point m_deadline;
+  collective_outcome m_o;
+  int m_runs = 0;
+};
+
+} // namespace
 
 collective_outcome run_schedule(nccl_ranks& s, device_ops& ops, const collective_request& q,
                                 const collective_counts& c) {
   if (s.aborted())
     throw nccl_error("the communicators were aborted by an earlier collective");
-  const int local = s.local_ranks();
-  collective_outcome o;
-  o.nranks = s.group_size;
-  o.counts = c;
-  const auto deadline = after_seconds(q.deadline_s);
+  case_schedule schedule(s, ops, q, c);
   const watchdog dog(s, after_seconds(q.deadline_s + watchdog_grace_s));
-
-  const auto all_ranks = [&] {
-    std::vector<int> r(local);
-    for (int i = 0; i < local; ++i)
-      r[i] = i;
-    return r;
-  };
-  const auto timed_out = [&](const std::vector<int>& pending, std::string phase) {
-    o.timed_out = true;
-    for (int r : pending)
-      o.ranks_not_finished.push_back(s.rank_of(r));
-    o.phase = std::move(phase);
-    s.abort_all();
-    return o;
-  };
-  // A batch: every start event, the calls back to back (a blocking group end returns once the
-  // calls are launched), every stop event; then the wait. Returns the ranks not finished by
-  // the deadline; all of them when a call did not return (the watchdog aborted it).
-  const auto batch = [&](int iterations) -> std::vector<int> {
-    try {
-      ops.record_begin();
-      for (int i = 0; i < iterations && !s.aborted(); ++i)
-        enqueue(s, ops, q, c);
-      if (s.aborted())
-        return all_ranks();
-      ops.record_end();
-    } catch (const nccl_error&) {
-      if (s.aborted())
-        return all_ranks();
-      throw;
-    }
-    auto pending = wait_all(s, ops, deadline);
-    if (pending.empty() && driver_clock::now() > deadline)
-      pending = all_ranks();
-    return pending;
-  };
-
-  ops.prepare(q.seed);
-  int runs = 0;
-  {
-    const auto t0 = driver_clock::now();
-    if (const auto pending = batch(q.warmup_iterations); !pending.empty())
-      return timed_out(pending, "warm-up");
-    if (q.on_run)
-      q.on_run(++runs, seconds_since(t0));
-  }
-  for (int k = 0; k < q.samples; ++k) {
-    const auto t0 = driver_clock::now();
-    if (const auto pending = batch(q.iterations); !pending.empty())
-      return timed_out(pending, "sample " + std::to_string(k + 1));
-    o.seconds_per_iteration.push_back(ops.slowest_seconds() / q.iterations);
-    if (q.on_run)
-      q.on_run(++runs, seconds_since(t0));
-  }
-
-  // The check: every receive buffer zeroed, inputs under another seed, one untimed call (the
-  // one with NCCL's tuning log on), every element compared on its own GPU.
-  const std::uint64_t seed = check_seed(q.seed);
-  ops.prepare(seed);
-  if (q.tuning_log)
-    q.tuning_log(true);
-  std::vector<int> pending;
-  try {
-    pending = batch(1);
-  } catch (...) {
-    if (q.tuning_log)
-      q.tuning_log(false);
-    throw;
-  }
-  if (q.tuning_log)
-    q.tuning_log(false);
-  if (!pending.empty())
-    return timed_out(pending, "check");
-  o.wrong_per_rank = ops.count_wrong(seed);
-  return o;
+  if (schedule.timed_phases())
+    schedule.check();
+  return std::move(schedule.outcome());
 }
 
 } // namespace gpuspec::collectives

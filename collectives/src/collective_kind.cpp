@@ -1,42 +1,30 @@
 #include "gpuspec/collectives/collective_kind.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace gpuspec::collectives {
 
-std::string_view collective_name(collective_kind kind) {
-  switch (kind) {
-  case collective_kind::all_reduce:
-    return "all_reduce";
-  case collective_kind::all_gather:
-    return "all_gather";
-  case collective_kind::reduce_scatter:
-    return "reduce_scatter";
-  case collective_kind::broadcast:
-    return "broadcast";
-  case collective_kind::reduce:
-    return "reduce";
-  case collective_kind::alltoall:
-    return "alltoall";
-  case collective_kind::sendrecv:
-    return "sendrecv";
-  }
-  return "unknown";
+const collective_row& collective_of(collective_kind kind) {
+  for (const collective_row& row : collective_table)
+    if (row.kind == kind)
+      return row;
+  throw std::invalid_argument("collective kind " + std::to_string(static_cast<int>(kind)) +
+                              " has no row in collective_table");
 }
 
+std::string_view collective_name(collective_kind kind) { return collective_of(kind).name; }
+
 std::optional<collective_kind> parse_collective(std::string_view name) {
-  for (collective_kind kind : all_collective_kinds)
-    if (collective_name(kind) == name)
-      return kind;
+  for (const collective_row& row : collective_table)
+    if (row.name == name)
+      return row.kind;
   return std::nullopt;
 }
 
-bool has_reduction(collective_kind kind) {
-  return kind == collective_kind::all_reduce || kind == collective_kind::reduce_scatter ||
-         kind == collective_kind::reduce || kind == collective_kind::sendrecv;
-}
+bool has_reduction(collective_kind kind) { return collective_of(kind).takes_redop; }
 
-bool has_root(collective_kind kind) {
-  return kind == collective_kind::broadcast || kind == collective_kind::reduce;
-}
+bool has_root(collective_kind kind) { return collective_of(kind).rooted; }
 
 std::string_view element_type_name(element_type type) {
   switch (type) {

@@ -69,11 +69,11 @@ template <> __device__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) {
 
 /// Rank `rank`'s input, element i at data[i].
 template <class T>
-__global__ void fill_input(T* data, std::uint64_t count, collective_kind kind, std::uint64_t seed,
+__global__ void fill_input(T* data, std::uint64_t count, value_rule rule, std::uint64_t seed,
                            int rank, int nranks) {
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
        i += std::uint64_t{gridDim.x} * blockDim.x)
-    data[i] = from_integer<T>(input_value(kind, seed, rank, i, nranks));
+    data[i] = from_integer<T>(input_value(rule, seed, rank, i, nranks));
 }
 
 /// Zeroes (0 is never an expected value: inputs are at least 1).
@@ -85,13 +85,13 @@ template <class T> __global__ void poison(T* data, std::uint64_t count) {
 
 /// Counts the output elements that differ from their exact expected value.
 template <class T>
-__global__ void count_wrong(const T* out, collective_counts counts, collective_kind kind,
+__global__ void count_wrong(const T* out, collective_counts counts, value_rule rule,
                             std::uint64_t seed, int rank, int nranks, int root,
                             unsigned long long* wrong) {
   unsigned long long mine = 0;
   for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
        i < counts.recv_count; i += std::uint64_t{gridDim.x} * blockDim.x) {
-    const std::uint32_t want = expected_value(kind, seed, rank, i, nranks, root, counts);
+    const std::uint32_t want = expected_value(rule, seed, rank, i, nranks, root, counts);
     if (want != 0 && to_float(out[i]) != static_cast<float>(want))
       ++mine;
   }
@@ -222,7 +222,8 @@ class cuda_device_ops final : public device_ops {
 public:
   cuda_device_ops(node_communicators::impl& s, const collective_request& q,
                   const collective_counts& c)
-      : m_s(s), m_q(q), m_c(c), m_eb(static_cast<std::size_t>(element_size(q.type))) {
+      : m_s(s), m_q(q), m_c(c), m_rule(collective_of(q.kind).values),
+        m_eb(static_cast<std::size_t>(element_size(q.type))) {
     const std::size_t send_bytes = c.send_count * m_eb, recv_bytes = c.recv_count * m_eb;
     for (int r = 0; r < s.local_ranks(); ++r) {
       kernels::device_scope on(s.devices[r]);
@@ -267,7 +268,7 @@ public:
         }
         if (m_c.send_count > 0) {
           fill_input<T><<<blocks_for(m_c.send_count), block_threads, 0, st>>>(
-              reinterpret_cast<T*>(m_b[r].send_ptr), m_c.send_count, m_q.kind, seed, m_s.rank_of(r),
+              reinterpret_cast<T*>(m_b[r].send_ptr), m_c.send_count, m_rule, seed, m_s.rank_of(r),
               m_s.group_size);
           GPUSPEC_CUDA_CHECK_LAUNCH();
         }
@@ -310,7 +311,7 @@ public:
           using T = decltype(zero);
           gpuspec::collectives::count_wrong<T>
               <<<blocks_for(m_c.recv_count), block_threads, 0, stream(r)>>>(
-                  reinterpret_cast<const T*>(m_b[r].recv_ptr), m_c, m_q.kind, seed, m_s.rank_of(r),
+                  reinterpret_cast<const T*>(m_b[r].recv_ptr), m_c, m_rule, seed, m_s.rank_of(r),
                   m_s.group_size, m_q.root, wrong[r].data());
           GPUSPEC_CUDA_CHECK_LAUNCH();
         });
@@ -346,6 +347,7 @@ private:
   node_communicators::impl& m_s;
   const collective_request& m_q;
   const collective_counts& m_c;
+  value_rule m_rule; ///< the row's, for the kernels
   std::size_t m_eb;
   std::vector<rank_buffers> m_b;
   std::vector<kernels::event> m_begin, m_end;

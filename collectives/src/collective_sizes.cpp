@@ -1,5 +1,5 @@
-// nccl-tests' GetCollByteCount of each collective (src/all_reduce.cu, all_gather.cu,
-// reduce_scatter.cu, broadcast.cu, reduce.cu, alltoall.cu, sendrecv.cu), restated.
+// nccl-tests' GetCollByteCount of each collective, by the row's count_shape (src/all_reduce.cu,
+// all_gather.cu, reduce_scatter.cu, broadcast.cu, reduce.cu, alltoall.cu, sendrecv.cu), restated.
 
 #include "gpuspec/collectives/collective_sizes.hpp"
 
@@ -24,26 +24,23 @@ collective_counts counts_for_size(collective_kind kind, std::uint64_t size_bytes
   const std::uint64_t chunk = (count / n) & ~(16 / eb - 1);
 
   collective_counts c;
-  switch (kind) {
-  case collective_kind::all_reduce:
-  case collective_kind::broadcast:
-  case collective_kind::reduce:
-  case collective_kind::sendrecv:
+  switch (collective_of(kind).counts) {
+  case count_shape::whole:
     c.send_count = c.recv_count = c.param_count = count;
     break;
-  case collective_kind::all_gather:
+  case count_shape::gather:
     c.send_count = chunk;
     c.recv_count = chunk * n;
     c.param_count = chunk;
     c.send_inplace_offset = chunk;
     break;
-  case collective_kind::reduce_scatter:
+  case count_shape::scatter:
     c.send_count = chunk * n;
     c.recv_count = chunk;
     c.param_count = chunk;
     c.recv_inplace_offset = chunk;
     break;
-  case collective_kind::alltoall:
+  case count_shape::exchange:
     c.param_count = chunk;
     c.send_count = c.recv_count = chunk * n;
     break;

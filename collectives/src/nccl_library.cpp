@@ -36,23 +36,7 @@ std::optional<nccl_library> nccl_library::open(const std::vector<std::string>& c
     if (!resolve(*lib, slot, name) && missing == nullptr)
       missing = name;
   };
-  need(api.get_version, "ncclGetVersion");
-  need(api.get_error_string, "ncclGetErrorString");
-  need(api.get_unique_id, "ncclGetUniqueId");
-  need(api.comm_init_rank_config, "ncclCommInitRankConfig");
-  need(api.comm_get_async_error, "ncclCommGetAsyncError");
-  need(api.comm_finalize, "ncclCommFinalize");
-  need(api.comm_destroy, "ncclCommDestroy");
-  need(api.comm_abort, "ncclCommAbort");
-  need(api.group_start, "ncclGroupStart");
-  need(api.group_end, "ncclGroupEnd");
-  need(api.all_reduce, "ncclAllReduce");
-  need(api.all_gather, "ncclAllGather");
-  need(api.reduce_scatter, "ncclReduceScatter");
-  need(api.broadcast, "ncclBroadcast");
-  need(api.reduce, "ncclReduce");
-  need(api.send, "ncclSend");
-  need(api.recv, "ncclRecv");
+  for_each_required_entry(api, need);
   if (missing != nullptr) {
     // ncclCommInitRankConfig and ncclCommFinalize are NCCL 2.14's; the rest are older.
     why = lib->name() + " does not export " + missing +

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.hpp"
+#include "gpuspec/collectives/collective_case.hpp"
 #include "gpuspec/collectives/collective_run.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
 
@@ -80,6 +81,52 @@ TEST_F(collective_gpu_test, AJoinedRankFromAUniqueIdRunsAndChecks) {
   EXPECT_EQ(o.nranks, 1);
   EXPECT_EQ(o.wrong_per_rank, std::vector<std::int64_t>{0});
   EXPECT_THROW((void)node_communicators::join(0, make_unique_id(), 2, 2, 1.0), nccl_unavailable);
+}
+
+/// What the one body reports, kept for the test.
+class kept_sink final : public case_sink {
+public:
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  std::string failed_why, not_supported_why;
+  std::size_t samples = 0;
+  std::int64_t wrong = -1;
+
+  void parameter(const std::string& name, nlohmann::ordered_json value) override {
+    params[name] = std::move(value);
+  }
+  void nccl_facts(collective_kind, std::uint64_t) override {}
+  std::string not_arrived(const std::vector<int>& ranks) override {
+    return std::to_string(ranks.size());
+  }
+  std::string communicators() const override { return "communicators"; }
+  void not_supported(std::string why) override { not_supported_why = std::move(why); }
+  void failed(std::string why) override { failed_why = std::move(why); }
+  void figures(const collective_case&, const collective_outcome&, collective_figures f) override {
+    samples = f.busbw_gbs.size();
+  }
+  void checked(std::int64_t w, const std::vector<std::int64_t>&) override { wrong = w; }
+};
+
+TEST_F(collective_gpu_test, TheOneBodyRunsEveryRowOverEitherCommunicator) {
+  // The one-node family's communicators (create) and gpuspec-mpi's rank (join), one body.
+  const auto made = node_communicators::create({0}, 60.0);
+  const auto joined = node_communicators::join(0, make_unique_id(), 1, 0, 60.0);
+  for (const auto& comms : {made, joined})
+    for (const collective_row& row : collective_table) {
+      collective_case c;
+      c.kind = row.kind;
+      c.type = element_type::bf16;
+      c.size_text = "1MiB";
+      c.size_bytes = std::uint64_t{1} << 20;
+      case_run run;
+      run.request = case_request(c, 2, 60.0);
+      kept_sink sink;
+      run_collective_case(*comms, sink, c, run);
+      EXPECT_TRUE(sink.failed_why.empty()) << row.name << ": " << sink.failed_why;
+      EXPECT_EQ(sink.samples, 2u) << row.name;
+      EXPECT_EQ(sink.wrong, 0) << row.name;
+      EXPECT_EQ(sink.params["nranks"], 1) << row.name;
+    }
 }
 
 } // namespace

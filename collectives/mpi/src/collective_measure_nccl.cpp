@@ -31,6 +31,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuspec/collectives/collective_case.hpp"
 #include "gpuspec/collectives/collective_figures.hpp"
 #include "gpuspec/collectives/collective_run.hpp"
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
@@ -44,9 +45,6 @@ static_assert(std::is_same_v<nccl_unique_id, collectives::unique_id>,
               "the launcher's id on the wire is the runner's ncclUniqueId bytes");
 
 namespace {
-
-/// The one-node family's seed, so that the two runs check the same inputs.
-constexpr std::uint64_t collective_seed = 0x676375737065636bull;
 
 double seconds_until(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(t - std::chrono::steady_clock::now()).count();
@@ -65,6 +63,111 @@ struct communicator_cache {
   std::map<std::vector<int>, std::pair<std::string, std::shared_ptr<node_communicators>>> by_group;
 };
 
+/// The one collective body's sink for one rank: its reports::result.
+class rank_sink final : public case_sink {
+public:
+  rank_sink(reports::result& r, const rank_context& ctx) : m_r(r), m_ctx(ctx) {}
+
+  void parameter(const std::string& name, nlohmann::ordered_json value) override {
+    m_r.observations[name] = std::move(value);
+  }
+  void nccl_facts(collective_kind, std::uint64_t) override {
+    m_r.observations["nccl_version"] = nccl_version();
+  }
+  std::string not_arrived(const std::vector<int>& ranks) override {
+    return fmt::format("rank {} of the group", fmt::join(ranks, ", "));
+  }
+  std::string communicators() const override { return "communicator"; }
+  void not_supported(std::string why) override {
+    m_r = with_status(m_r, reports::result_status::not_supported, std::move(why));
+  }
+  void failed(std::string why) override {
+    m_r = with_status(m_r, reports::result_status::failed, std::move(why));
+  }
+  void figures(const collective_case&, const collective_outcome& o, collective_figures f) override {
+    m_r.metric = "busbw";
+    m_r.unit = reports::metric_unit::gigabytes_per_second;
+    m_r.higher_is_better = true;
+    m_r.sample_seconds = o.seconds_per_iteration;
+    m_r.samples = std::move(f.busbw_gbs);
+    m_r.stats = reports::summarize(m_r.samples);
+    m_r.bytes_per_iteration = f.algbw_bytes;
+  }
+  void checked(std::int64_t wrong, const std::vector<std::int64_t>&) override {
+    m_r.check.status =
+        wrong == 0 ? reports::verification_status::passed : reports::verification_status::failed;
+    m_r.check.detail = fmt::format("every output element of this rank against its exact value "
+                                   "(seeded integers); #wrong {}",
+                                   wrong);
+    if (wrong == 0) {
+      m_r.check.max_rel_error = 0.0;
+      return;
+    }
+    m_r = with_status(m_r, reports::result_status::failed,
+                      fmt::format("verification failed: {} wrong element(s) on rank {} of the "
+                                  "group (its GPU {}, {})",
+                                  wrong, m_ctx.group_rank, m_ctx.self.device->index,
+                                  m_ctx.self.device->pci_bus_id));
+    m_r.failure = reports::failure_kind::verification;
+  }
+
+private:
+  reports::result& m_r;
+  const rank_context& m_ctx;
+};
+
+/// The case's axes (the bench id's collective included), or the reason it is not supported.
+std::optional<collective_case> read_case(const mpi_case& c, int group_size, std::string& why) {
+  const std::string prefix = "collective.";
+  const auto kind = c.bench_id.rfind(prefix, 0) == 0
+                        ? parse_collective(std::string_view(c.bench_id).substr(prefix.size()))
+                        : std::nullopt;
+  if (!kind) {
+    why = c.bench_id + " is not one of NCCL's collectives gpuspec runs";
+    return std::nullopt;
+  }
+  const auto type = parse_element_type(c.axes.value("dtype", std::string("fp32")));
+  if (!type) {
+    why = "dtype " + c.axes.value("dtype", std::string()) + " is not fp32, fp16 or bf16";
+    return std::nullopt;
+  }
+  collective_case cc;
+  cc.kind = *kind;
+  cc.type = *type;
+  cc.size_text = c.axes.value("size", std::string());
+  cc.size_bytes = kernels::parse_size_text(cc.size_text);
+  cc.in_place = c.axes.value("placement", std::string("out_of_place")) == "in_place";
+  why = in_place_refusal(cc.kind, cc.in_place, group_size);
+  if (!why.empty())
+    return std::nullopt;
+  return cc;
+}
+
+/// This rank's communicator for the case's group: the one kept for the id rank 0 sent, or a new
+/// one joined within the case's init allowance. nullptr, with `why`, when NCCL refuses.
+std::shared_ptr<node_communicators> group_comms(communicator_cache& cache, const rank_context& ctx,
+                                                const mpi_case& c, double budget,
+                                                std::string& why) {
+  auto& held = cache.by_group[c.group];
+  if (held.first != c.nccl_unique_id_hex || !held.second || held.second->aborted())
+    held = {}; // a new id for the group: the old communicator goes first
+  if (held.second)
+    return held.second;
+  const double init_s =
+      c.init_allowance_s > 0 ? std::min(c.init_allowance_s, budget) : 0.5 * budget;
+  try {
+    held = {c.nccl_unique_id_hex,
+            node_communicators::join(*ctx.self.device->cuda_index, ctx.unique_id, ctx.group_size,
+                                     ctx.group_rank, init_s)};
+  } catch (const nccl_unavailable& e) {
+    why = fmt::format("NCCL unavailable: {} (communicator of {} ranks, {:.0f} s allowed for its "
+                      "init)",
+                      e.what(), ctx.group_size, init_s);
+    return nullptr;
+  }
+  return held.second;
+}
+
 reports::result measure_rank(communicator_cache& cache, const rank_context& ctx,
                              const mpi_case& c) {
   reports::result r = skipped_result(c, ctx, "");
@@ -72,25 +175,10 @@ reports::result measure_rank(communicator_cache& cache, const rank_context& ctx,
   const auto skip = [&](std::string why) {
     return with_status(r, reports::result_status::skipped, std::move(why));
   };
-
-  const std::string prefix = "collective.";
-  const auto kind = c.bench_id.rfind(prefix, 0) == 0
-                        ? parse_collective(std::string_view(c.bench_id).substr(prefix.size()))
-                        : std::nullopt;
-  if (!kind)
-    return with_status(r, reports::result_status::not_supported,
-                       c.bench_id + " is not one of NCCL's collectives gpuspec runs");
-  const auto type = parse_element_type(c.axes.value("dtype", std::string("fp32")));
-  if (!type)
-    return with_status(r, reports::result_status::not_supported,
-                       "dtype " + c.axes.value("dtype", std::string()) +
-                           " is not fp32, fp16 or bf16");
-  const std::string size_axis = c.axes.value("size", std::string());
-  const std::uint64_t size = kernels::parse_size_text(size_axis);
-  const bool in_place = c.axes.value("placement", std::string("out_of_place")) == "in_place";
-  if (in_place && (*kind == collective_kind::alltoall || *kind == collective_kind::sendrecv))
-    return with_status(r, reports::result_status::not_supported,
-                       "in place, a rank's buffer is overwritten while it is sent");
+  std::string why;
+  const auto cc = read_case(c, ctx.group_size, why);
+  if (!cc)
+    return with_status(r, reports::result_status::not_supported, why);
   if (ctx.unique_id == nccl_unique_id{})
     return skip("rank 0 sent no NCCL unique id for this case's group");
   if (!ctx.self.device || !ctx.self.device->cuda_index)
@@ -103,101 +191,23 @@ reports::result measure_rank(communicator_cache& cache, const rank_context& ctx,
   const double budget = 0.8 * seconds_until(ctx.deadline) - 1.0;
   if (budget <= 0.1)
     return skip(fmt::format("the case's deadline leaves no time ({:.1f} s)", budget));
-  auto& held = cache.by_group[c.group];
-  if (held.first != c.nccl_unique_id_hex || !held.second || held.second->aborted())
-    held = {}; // a new id for the group: the old communicator goes first
-  std::shared_ptr<node_communicators> comms = held.second;
-  if (!comms) {
-    const double init_s =
-        c.init_allowance_s > 0 ? std::min(c.init_allowance_s, budget) : 0.5 * budget;
-    try {
-      comms = node_communicators::join(*ctx.self.device->cuda_index, ctx.unique_id, ctx.group_size,
-                                       ctx.group_rank, init_s);
-    } catch (const nccl_unavailable& e) {
-      return skip(fmt::format("NCCL unavailable: {} (communicator of {} ranks, {:.0f} s allowed "
-                              "for its init)",
-                              e.what(), ctx.group_size, init_s));
-    }
-    held = {c.nccl_unique_id_hex, comms};
-  }
+  const auto comms = group_comms(cache, ctx, c, budget, why);
+  if (!comms)
+    return skip(why);
 
-  collective_request q;
-  q.kind = *kind;
-  q.type = *type;
-  q.size_bytes = size;
-  q.in_place = in_place;
-  q.seed = collective_seed;
-  q.iterations = static_cast<int>(std::clamp<std::uint64_t>(
-      (std::uint64_t{1} << 30) / std::max<std::uint64_t>(size, 1), 20, 200));
-  q.samples = 10;
-  q.deadline_s = std::max(0.05, 0.8 * seconds_until(ctx.deadline) - 1.0);
-
-  collective_outcome o;
+  case_run run;
+  run.request = case_request(*cc, 10, std::max(0.05, 0.8 * seconds_until(ctx.deadline) - 1.0));
+  run.group_rank = ctx.group_rank;
+  rank_sink sink(r, ctx);
   try {
-    o = run_collective(*comms, q);
+    run_collective_case(*comms, sink, *cc, run);
   } catch (const std::exception& e) {
     comms->abort(); // a failed call leaves the communicator unusable; never finalise it
-    held = {};
+    cache.by_group[c.group] = {};
     return with_status(r, reports::result_status::failed, e.what());
   }
   if (comms->aborted())
-    held = {};
-
-  const auto& counts = o.counts;
-  const int eb = element_size(*type);
-  auto& obs = r.observations;
-  obs["nranks"] = o.nranks;
-  obs["group_rank"] = ctx.group_rank;
-  obs["size_bytes"] = counts.table_bytes;
-  obs["count"] = counts.param_count;
-  obs["nccl_tests_type"] = std::string(nccl_tests_type_name(*type));
-  obs["redop"] = has_reduction(*kind) ? "sum" : "none";
-  obs["root"] = has_root(*kind) ? q.root : -1;
-  obs["iterations_per_sample"] = q.iterations;
-  obs["nccl_version"] = nccl_version();
-  if (o.timed_out) {
-    obs["ranks_not_finished"] = o.ranks_not_finished;
-    return with_status(r, reports::result_status::failed,
-                       fmt::format("collective timed out: {} of {} did not finish within {:.1f} s "
-                                   "({}); not arrived: rank {} of the group; communicator aborted",
-                                   collective_name(*kind), size_axis, q.deadline_s, o.phase,
-                                   fmt::join(o.ranks_not_finished, ", ")));
-  }
-  if (counts.param_count == 0)
-    return with_status(r, reports::result_status::not_supported,
-                       fmt::format("{} over {} ranks leaves no element per rank (nccl-tests "
-                                   "prints size 0)",
-                                   size_axis, o.nranks));
-
-  auto f = figures_of(*kind, counts.param_count, eb, o.nranks, o.seconds_per_iteration,
-                      o.wrong_per_rank);
-  obs["time_us"] = f.median_seconds * 1e6;
-  obs["algbw_gbs"] = f.median.algbw_gbs;
-  obs["bus_factor"] = f.bus_factor;
-  obs["wrong_per_rank"] = o.wrong_per_rank;
-  obs["wrong"] = f.wrong;
-  r.metric = "busbw";
-  r.unit = reports::metric_unit::gigabytes_per_second;
-  r.higher_is_better = true;
-  r.sample_seconds = o.seconds_per_iteration;
-  r.samples = std::move(f.busbw_gbs);
-  r.stats = reports::summarize(r.samples);
-  r.bytes_per_iteration = f.algbw_bytes;
-  r.check.status =
-      f.wrong == 0 ? reports::verification_status::passed : reports::verification_status::failed;
-  r.check.detail = fmt::format("every output element of this rank against its exact value "
-                               "(seeded integers); #wrong {}",
-                               f.wrong);
-  if (f.wrong == 0) {
-    r.check.max_rel_error = 0.0;
-    return r;
-  }
-  r = with_status(r, reports::result_status::failed,
-                  fmt::format("verification failed: {} wrong element(s) on rank {} of the group "
-                              "(its GPU {}, {})",
-                              f.wrong, ctx.group_rank, ctx.self.device->index,
-                              ctx.self.device->pci_bus_id));
-  r.failure = reports::failure_kind::verification;
+    cache.by_group[c.group] = {};
   return r;
 }
 

@@ -331,24 +331,53 @@ private:
   /// One case: sent to every rank, measured here, every reply awaited until the deadline.
   bool run_case(const mpi_case& c) {
     const auto deadline = after(c.deadline_s + c.init_allowance_s);
-    const nlohmann::ordered_json message = {{"type", "case"}, {"case", to_json(c)}};
-    const std::string text = message.dump();
-    std::vector<bool> answered(static_cast<std::size_t>(m_world.size()), false);
-    std::vector<rank_reply> replies;
-    std::vector<missing_rank> lost; // a send that failed: the peer is gone
-    for (int r = 1; r < m_world.size(); ++r)
-      if (auto why = m_world.send(r, tag_control, text, deadline, m_stop))
-        lost.push_back({r, false, "rank 0 could not send it the case: " + *why});
-
+    case_replies got;
+    got.answered.assign(static_cast<std::size_t>(m_world.size()), false);
+    send_case(c, deadline, got);
     const auto& self = m_ranks.front();
     if (in_group(c, 0))
-      replies.push_back(
+      got.replies.push_back(
           {0, measured_case(m_backend, context_for(m_world, self, c), c, *m_telemetry)});
-    answered[0] = true;
-    for (const auto& l : lost)
-      answered[static_cast<std::size_t>(l.rank)] = true;
+    got.answered[0] = true;
+    for (const auto& l : got.lost)
+      got.answered[static_cast<std::size_t>(l.rank)] = true;
+    collect_replies(c, deadline, got);
+    std::sort(got.replies.begin(), got.replies.end(),
+              [](const rank_reply& a, const rank_reply& b) { return a.rank < b.rank; });
 
-    auto waiting = [&] { return std::count(answered.begin(), answered.end(), false) > 0; };
+    const std::vector<missing_rank> missing = missing_of(got);
+    if (missing.empty()) {
+      auto merged = merge_case(c, got.replies, m_ranks, m_node.host);
+      if (merged.status == reports::result_status::ok)
+        attach_ceiling(merged, c, m_ranks, m_hellos, m_options.specs);
+      m_report.results.push_back(std::move(merged));
+      return true;
+    }
+    fail_case(c, missing, got);
+    return false;
+  }
+
+  /// What rank 0 has of one case's replies.
+  struct case_replies {
+    std::vector<bool> answered; ///< per rank: replied, acknowledged, or lost
+    std::vector<rank_reply> replies;
+    std::vector<missing_rank> lost; ///< a send that failed: the peer is gone
+  };
+
+  /// The case to every other rank; a send that fails marks the peer lost.
+  void send_case(const mpi_case& c, std::chrono::steady_clock::time_point deadline,
+                 case_replies& got) {
+    const nlohmann::ordered_json message = {{"type", "case"}, {"case", to_json(c)}};
+    const std::string text = message.dump();
+    for (int r = 1; r < m_world.size(); ++r)
+      if (auto why = m_world.send(r, tag_control, text, deadline, m_stop))
+        got.lost.push_back({r, false, "rank 0 could not send it the case: " + *why});
+  }
+
+  /// Every reply until each rank answered or the deadline passed.
+  void collect_replies(const mpi_case& c, std::chrono::steady_clock::time_point deadline,
+                       case_replies& got) {
+    auto waiting = [&] { return std::count(got.answered.begin(), got.answered.end(), false) > 0; };
     while (waiting()) {
       auto m = m_world.receive(-1, tag_reply, deadline, m_stop);
       if (!m)
@@ -359,7 +388,7 @@ private:
             fmt::format("rank {} sent a reply that is not one for case {}", m->source, c.index));
         continue;
       }
-      answered[static_cast<std::size_t>(m->source)] = true;
+      got.answered[static_cast<std::size_t>(m->source)] = true;
       if (!in_group(c, m->source))
         continue; // an acknowledgement: it was not in this case's group
       auto result =
@@ -369,20 +398,21 @@ private:
             skipped_result(c, {}, "its reply is not a result: " + result.error().to_string());
         bad.status = reports::result_status::failed;
         bad.failure = reports::failure_kind::worker_protocol;
-        replies.push_back({m->source, std::move(bad)});
+        got.replies.push_back({m->source, std::move(bad)});
       } else {
-        replies.push_back({m->source, std::move(result.value())});
+        got.replies.push_back({m->source, std::move(result.value())});
       }
     }
-    std::sort(replies.begin(), replies.end(),
-              [](const rank_reply& a, const rank_reply& b) { return a.rank < b.rank; });
+  }
 
+  /// The ranks that did not answer (and why, where this node can tell), and those lost, by rank.
+  [[nodiscard]] std::vector<missing_rank> missing_of(const case_replies& got) const {
     std::vector<missing_rank> missing;
     for (int r = 1; r < m_world.size(); ++r) {
-      if (answered[static_cast<std::size_t>(r)]) {
-        const auto l = std::find_if(lost.begin(), lost.end(),
+      if (got.answered[static_cast<std::size_t>(r)]) {
+        const auto l = std::find_if(got.lost.begin(), got.lost.end(),
                                     [&](const missing_rank& x) { return x.rank == r; });
-        if (l != lost.end())
+        if (l != got.lost.end())
           missing.push_back(*l);
         continue;
       }
@@ -397,33 +427,30 @@ private:
     }
     std::sort(missing.begin(), missing.end(),
               [](const missing_rank& a, const missing_rank& b) { return a.rank < b.rank; });
-    if (missing.empty()) {
-      auto merged = merge_case(c, replies, m_ranks, m_node.host);
-      if (merged.status == reports::result_status::ok)
-        attach_ceiling(merged, c, m_ranks, m_hellos, m_options.specs);
-      m_report.results.push_back(std::move(merged));
-      return true;
-    }
+    return missing;
+  }
 
+  /// A case some rank did not answer: its failed result, and the job ended.
+  void fail_case(const mpi_case& c, const std::vector<missing_rank>& missing,
+                 const case_replies& got) {
     const bool stopped = m_stop.load();
     const std::string ended_by =
         stopped ? "the launcher stopped the job (SIGTERM: mpirun and srun end a job one of whose "
                   "ranks died)"
                 : fmt::format("its {} s deadline passed", c.deadline_s);
-    auto failed = missing_ranks_result(c, missing, replies, m_ranks, m_node.host, ended_by);
+    auto failed = missing_ranks_result(c, missing, got.replies, m_ranks, m_node.host, ended_by);
     m_incomplete = failed.reason;
     m_outcome.messages.push_back(failed.reason);
     m_report.results.push_back(std::move(failed));
     if (!stopped) {
       // The ranks that answered go home; the others are ended once the report is written.
       for (int r = 1; r < m_world.size(); ++r)
-        if (answered[static_cast<std::size_t>(r)])
+        if (got.answered[static_cast<std::size_t>(r)])
           (void)m_world.send(r, tag_control, R"({"type":"stop"})", after(1.0), m_stop);
       m_outcome.abort_others = true;
     } else {
       m_world.abandon(); // the job is being ended: finalizing could wait for the dead rank
     }
-    return false;
   }
 
   /// --pairwise: for each case of the plan, the node its pairs point at (pairing.hpp), named

@@ -147,6 +147,92 @@ reports::device_info own_record(const rank_hello& h, const reports::device_info&
   return gpu;
 }
 
+/// True when the launcher numbers this host's ranks 0..n-1 exactly (its local rank is then
+/// each rank's place on the host).
+bool launcher_numbers(const std::vector<const rank_hello*>& ranks) {
+  std::vector<int> sorted;
+  for (const auto* h : ranks)
+    if (h->local_rank)
+      sorted.push_back(h->local_rank->local_rank);
+  std::sort(sorted.begin(), sorted.end());
+  bool use_launcher = sorted.size() == ranks.size();
+  for (std::size_t i = 0; use_launcher && i < sorted.size(); ++i)
+    use_launcher = sorted[i] == static_cast<int>(i);
+  return use_launcher;
+}
+
+/// The GPU a rank takes: the `wanted`-th, or else the first one still free, among those its own
+/// CUDA sees.
+std::optional<std::size_t> pick_gpu(const std::vector<bool>& visible,
+                                    const std::vector<bool>& taken, std::size_t wanted) {
+  if (wanted < visible.size() && visible[wanted] && !taken[wanted])
+    return wanted;
+  for (std::size_t g = 0; g < visible.size(); ++g)
+    if (visible[g] && !taken[g])
+      return g;
+  return std::nullopt;
+}
+
+/// One host's ranks (sorted by rank) given its GPUs, into out.ranks; the error when the host
+/// has more ranks than GPUs ("" otherwise).
+std::string assign_host(const std::string& host, const std::vector<const rank_hello*>& ranks,
+                        std::size_t hello_count, assignment_outcome& out) {
+  const bool use_launcher = launcher_numbers(ranks);
+  // Every rank of a host sees the same GPUs; the first rank's inventory stands for them.
+  const rank_hello& first = *ranks.front();
+  std::vector<reports::device_info> gpus =
+      first.no_gpu_reason.empty() ? first.devices : std::vector<reports::device_info>{};
+  std::sort(gpus.begin(), gpus.end(), bus_id_less);
+  const std::string no_gpu = !first.no_gpu_reason.empty() ? first.no_gpu_reason
+                             : gpus.empty()               ? "no GPU in the inventory"
+                                                          : "";
+  const int n = static_cast<int>(ranks.size());
+  if (!gpus.empty() && n > static_cast<int>(gpus.size()))
+    return fmt::format(
+        "host {}: {} ranks but {} GPU{}: one rank per GPU (NCCL refuses two ranks on one GPU); "
+        "start at most {} rank{} on it (mpirun --map-by ppr:{}:node, srun "
+        "--ntasks-per-node={})",
+        host, n, gpus.size(), gpus.size() == 1 ? "" : "s", gpus.size(), gpus.size() == 1 ? "" : "s",
+        gpus.size(), gpus.size());
+  // In local-rank order, each rank takes the local_rank-th GPU, or else the first one still
+  // free, among those its own CUDA sees (per-rank CUDA_VISIBLE_DEVICES, srun
+  // --gpus-per-task=1), and its own inventory's record of it (its own CUDA ordinal).
+  std::vector<std::size_t> order(ranks.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  const auto local_of = [&](std::size_t i) {
+    return use_launcher ? ranks[i]->local_rank->local_rank : static_cast<int>(i);
+  };
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return local_of(x) < local_of(y); });
+  std::vector<bool> taken(gpus.size(), false);
+  for (const std::size_t i : order) {
+    const rank_hello& h = *ranks[i];
+    if (h.rank < 0 || h.rank >= static_cast<int>(hello_count))
+      continue; // hellos are indexed by rank; the launcher never sends another
+    rank_assignment& a = out.ranks[static_cast<std::size_t>(h.rank)];
+    a.rank = h.rank;
+    a.host = host;
+    a.local_rank = local_of(i);
+    a.local_ranks = n;
+    if (gpus.empty()) {
+      a.no_device_reason = no_gpu;
+      continue;
+    }
+    const auto pick = pick_gpu(visible_to(h, gpus), taken, static_cast<std::size_t>(a.local_rank));
+    if (!pick) {
+      a.no_device_reason =
+          fmt::format("rank {}'s CUDA runtime sees none of host {}'s GPUs that no other rank took "
+                      "(CUDA_VISIBLE_DEVICES of this rank, or MIG mode)",
+                      h.rank, host);
+      continue;
+    }
+    taken[*pick] = true;
+    a.device = own_record(h, gpus[*pick]);
+  }
+  return "";
+}
+
 } // namespace
 
 assignment_outcome assign_ranks(std::span<const rank_hello> hellos) {
@@ -159,78 +245,10 @@ assignment_outcome assign_ranks(std::span<const rank_hello> hellos) {
   for (auto& [host, ranks] : by_host) {
     std::sort(ranks.begin(), ranks.end(),
               [](const rank_hello* a, const rank_hello* b) { return a->rank < b->rank; });
-    // The launcher's numbering, when it numbers this host's ranks 0..n-1 exactly.
-    std::vector<int> launcher;
-    for (const auto* h : ranks)
-      if (h->local_rank)
-        launcher.push_back(h->local_rank->local_rank);
-    std::vector<int> sorted = launcher;
-    std::sort(sorted.begin(), sorted.end());
-    bool use_launcher = sorted.size() == ranks.size();
-    for (std::size_t i = 0; use_launcher && i < sorted.size(); ++i)
-      use_launcher = sorted[i] == static_cast<int>(i);
-
-    // Every rank of a host sees the same GPUs; the first rank's inventory stands for them.
-    const rank_hello& first = *ranks.front();
-    std::vector<reports::device_info> gpus =
-        first.no_gpu_reason.empty() ? first.devices : std::vector<reports::device_info>{};
-    std::sort(gpus.begin(), gpus.end(), bus_id_less);
-    const std::string no_gpu = !first.no_gpu_reason.empty() ? first.no_gpu_reason
-                               : gpus.empty()               ? "no GPU in the inventory"
-                                                            : "";
-    const int n = static_cast<int>(ranks.size());
-    if (!gpus.empty() && n > static_cast<int>(gpus.size())) {
+    if (auto error = assign_host(host, ranks, hellos.size(), out); !error.empty()) {
       out.ranks.clear();
-      out.error = fmt::format(
-          "host {}: {} ranks but {} GPU{}: one rank per GPU (NCCL refuses two ranks on one GPU); "
-          "start at most {} rank{} on it (mpirun --map-by ppr:{}:node, srun "
-          "--ntasks-per-node={})",
-          host, n, gpus.size(), gpus.size() == 1 ? "" : "s", gpus.size(),
-          gpus.size() == 1 ? "" : "s", gpus.size(), gpus.size());
+      out.error = std::move(error);
       return out;
-    }
-    // In local-rank order, each rank takes the local_rank-th GPU, or else the first one still
-    // free, among those its own CUDA sees (per-rank CUDA_VISIBLE_DEVICES, srun
-    // --gpus-per-task=1), and its own inventory's record of it (its own CUDA ordinal).
-    std::vector<std::size_t> order(ranks.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    const auto local_of = [&](std::size_t i) {
-      return use_launcher ? ranks[i]->local_rank->local_rank : static_cast<int>(i);
-    };
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t x, std::size_t y) { return local_of(x) < local_of(y); });
-    std::vector<bool> taken(gpus.size(), false);
-    for (const std::size_t i : order) {
-      const rank_hello& h = *ranks[i];
-      if (h.rank < 0 || h.rank >= static_cast<int>(hellos.size()))
-        continue; // hellos are indexed by rank; the launcher never sends another
-      rank_assignment& a = out.ranks[static_cast<std::size_t>(h.rank)];
-      a.rank = h.rank;
-      a.host = host;
-      a.local_rank = local_of(i);
-      a.local_ranks = n;
-      if (gpus.empty()) {
-        a.no_device_reason = no_gpu;
-        continue;
-      }
-      const auto visible = visible_to(h, gpus);
-      std::optional<std::size_t> pick;
-      const auto wanted = static_cast<std::size_t>(a.local_rank);
-      if (wanted < gpus.size() && visible[wanted] && !taken[wanted])
-        pick = wanted;
-      for (std::size_t g = 0; !pick && g < gpus.size(); ++g)
-        if (visible[g] && !taken[g])
-          pick = g;
-      if (!pick) {
-        a.no_device_reason = fmt::format(
-            "rank {}'s CUDA runtime sees none of host {}'s GPUs that no other rank took "
-            "(CUDA_VISIBLE_DEVICES of this rank, or MIG mode)",
-            h.rank, host);
-        continue;
-      }
-      taken[*pick] = true;
-      a.device = own_record(h, gpus[*pick]);
     }
   }
   return out;

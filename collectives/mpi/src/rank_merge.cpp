@@ -235,13 +235,14 @@ void attach_ceiling(reports::result& r, const mpi_case& c, std::span<const rank_
       in.node_names.push_back(host);
     }
   } else {
-    // One node: an all-reduce may gain from the switch's reduction, as for the one-node family.
+    // One node: a collective the switch reduces (the row's switch_reduces: all-reduce) may gain
+    // from it, as for the one-node family.
     const std::string prefix = "collective.";
     const auto kind = c.bench_id.starts_with(prefix)
                           ? parse_collective(std::string_view(c.bench_id).substr(prefix.size()))
                           : std::nullopt;
-    if (kind == collective_kind::all_reduce)
-      in.in_switch_factor = std::max(1.0, bus_factor(*kind, static_cast<int>(in.gpus.size())));
+    if (kind)
+      in.in_switch_factor = in_switch_factor(*kind, static_cast<int>(in.gpus.size()));
   }
   const auto choice = benches::collective_link_ceiling(in);
   r.observations["ceiling_link"] = std::string(benches::to_string(choice.link));

@@ -39,6 +39,47 @@ TEST(CollectiveKind, NamesRoundTripAndUnknownNamesAreRejected) {
   EXPECT_EQ(element_size(element_type::bf16), 2);
 }
 
+TEST(CollectiveTable, EveryKindHasOneRowAndEveryNameIsItsOwn) {
+  // The table is the enumeration: rows in enumerator order, each kind once, names unique.
+  ASSERT_GT(collective_count, 0u);
+  for (std::size_t i = 0; i < collective_count; ++i) {
+    const collective_row& row = collective_table[i];
+    EXPECT_EQ(static_cast<std::size_t>(row.kind), i) << row.name;
+    EXPECT_EQ(&collective_of(row.kind), &row) << row.name;
+    EXPECT_FALSE(row.name.empty());
+    EXPECT_FALSE(row.nccl_function.empty()) << row.name;
+    for (std::size_t j = 0; j < i; ++j)
+      EXPECT_NE(collective_table[j].name, row.name);
+  }
+  std::size_t kinds = 0;
+  for ([[maybe_unused]] collective_kind kind : all_collective_kinds)
+    ++kinds;
+  EXPECT_EQ(kinds, collective_count);
+}
+
+TEST(CollectiveTable, TheColumnsAgreeWithEachOther) {
+  for (const collective_row& row : collective_table) {
+    // A rooted collective's values come from or go to the root; the others name none.
+    const bool root_rule =
+        row.values == value_rule::from_root || row.values == value_rule::sum_at_root;
+    EXPECT_EQ(row.rooted, root_rule) << row.name;
+    // What is summed takes a redop (sendrecv takes one it never applies, as nccl-tests).
+    const bool sums = row.values == value_rule::sum_all || row.values == value_rule::sum_at_root ||
+                      row.values == value_rule::sum_own_chunk;
+    if (sums) {
+      EXPECT_TRUE(row.takes_redop) << row.name;
+    }
+    // The chunked counts go with the (n-1)/n-type factors; the whole buffer with 1 or 2(n-1)/n.
+    if (row.counts != count_shape::whole) {
+      EXPECT_EQ(row.bus, bus_shape::ring) << row.name;
+    }
+    // Only a reduction over every rank's whole buffer is carried by the switch's reduction.
+    if (row.switch_reduces) {
+      EXPECT_EQ(row.values, value_rule::sum_all) << row.name;
+    }
+  }
+}
+
 TEST(CollectiveKind, ReductionAndRootAsNcclTestsPrintsThem) {
   EXPECT_TRUE(has_reduction(k::all_reduce));
   EXPECT_TRUE(has_reduction(k::reduce_scatter));

@@ -30,7 +30,8 @@ buffers inputs(k kind, const collective_counts& c, int nranks) {
   return in;
 }
 
-/// The collective done by hand. Reduce leaves non-root buffers at 0 (undefined).
+/// The collective done by hand, by its row's value rule (NCCL's definition of each). Reduce
+/// leaves non-root buffers at 0 (undefined).
 buffers simulate(k kind, const collective_counts& c, int nranks, int root) {
   const buffers in = inputs(kind, c, nranks);
   buffers out(nranks, std::vector<std::uint32_t>(c.recv_count, 0));
@@ -38,30 +39,30 @@ buffers simulate(k kind, const collective_counts& c, int nranks, int root) {
   for (int r = 0; r < nranks; ++r) {
     for (std::uint64_t i = 0; i < c.recv_count; ++i) {
       std::uint32_t v = 0;
-      switch (kind) {
-      case k::all_reduce:
+      switch (collective_of(kind).values) {
+      case value_rule::sum_all:
         for (int s = 0; s < nranks; ++s)
           v += in[s][i];
         break;
-      case k::reduce:
+      case value_rule::sum_at_root:
         if (r == root)
           for (int s = 0; s < nranks; ++s)
             v += in[s][i];
         break;
-      case k::reduce_scatter:
+      case value_rule::sum_own_chunk:
         for (int s = 0; s < nranks; ++s)
           v += in[s][r * chunk + i];
         break;
-      case k::all_gather:
+      case value_rule::gather_chunks:
         v = in[i / chunk][i % chunk];
         break;
-      case k::alltoall:
+      case value_rule::exchange_chunks:
         v = in[i / chunk][r * chunk + i % chunk];
         break;
-      case k::broadcast:
+      case value_rule::from_root:
         v = in[root][i];
         break;
-      case k::sendrecv:
+      case value_rule::from_previous:
         v = in[(r + nranks - 1) % nranks][i];
         break;
       }

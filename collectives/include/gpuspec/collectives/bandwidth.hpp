@@ -19,6 +19,11 @@ namespace gpuspec::collectives {
 /// std::invalid_argument for nranks < 1.
 [[nodiscard]] double bus_factor(collective_kind kind, int nranks);
 
+/// The factor by which a link's bandwidth may be exceeded in busbw when the switch reduces
+/// (NVLink SHARP): max(1, bus_factor) for the rows with switch_reduces (all-reduce), else 1
+/// (collective_ceiling.hpp's in_switch_factor).
+[[nodiscard]] double in_switch_factor(collective_kind kind, int nranks);
+
 /// Bytes that algbw counts for one call: param_count x element_bytes (x nranks for the chunked
 /// collectives).
 [[nodiscard]] double algbw_bytes(collective_kind kind, std::uint64_t param_count, int element_bytes,

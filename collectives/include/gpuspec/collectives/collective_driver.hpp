@@ -53,7 +53,7 @@ struct nccl_ranks {
   [[nodiscard]] const nccl_api& api() const { return nccl->api(); }
   [[nodiscard]] int rank_of(int local) const { return first_rank + local; }
   [[nodiscard]] int local_ranks() const { return static_cast<int>(comms.size()); }
-  /// True once abort_all ran: the communicators must not be used again.
+  /// True once abort_all began: the communicators must not be used again.
   [[nodiscard]] bool aborted() const { return m_aborted.load(); }
   /// ncclCommAbort on every communicator, once, from any thread (the watchdog's or the
   /// caller's); the handles are kept but never used again.

@@ -44,6 +44,28 @@ struct nccl_api {
   void (*reset_debug_init)() = nullptr;
 };
 
+/// Calls `f(slot, "exported name")` for every required entry point of `api`: the one list of
+/// them (a new entry point is its member above and its line here).
+template <class F> void for_each_required_entry(nccl_api& api, F&& f) {
+  f(api.get_version, "ncclGetVersion");
+  f(api.get_error_string, "ncclGetErrorString");
+  f(api.get_unique_id, "ncclGetUniqueId");
+  f(api.comm_init_rank_config, "ncclCommInitRankConfig");
+  f(api.comm_get_async_error, "ncclCommGetAsyncError");
+  f(api.comm_finalize, "ncclCommFinalize");
+  f(api.comm_destroy, "ncclCommDestroy");
+  f(api.comm_abort, "ncclCommAbort");
+  f(api.group_start, "ncclGroupStart");
+  f(api.group_end, "ncclGroupEnd");
+  f(api.all_reduce, "ncclAllReduce");
+  f(api.all_gather, "ncclAllGather");
+  f(api.reduce_scatter, "ncclReduceScatter");
+  f(api.broadcast, "ncclBroadcast");
+  f(api.reduce, "ncclReduce");
+  f(api.send, "ncclSend");
+  f(api.recv, "ncclRecv");
+}
+
 /// An opened NCCL and its entry points. Move-only (it owns the dlopen handle); the table's
 /// pointers live as long as it does.
 class nccl_library {
