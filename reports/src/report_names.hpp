@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "gpuspec/reports/report.hpp"
-#include "json_reader.hpp"
+#include "gpuspec/reports/json_reader.hpp"
 
 namespace gpuspec::reports::detail {
 

@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "json_reader.hpp"
+#include "gpuspec/reports/json_reader.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -301,13 +301,7 @@ outcome<spec_table> read_document(const outcome<detail::json_document>& document
   if (!document) {
     return document.error();
   }
-  try {
-    return read_table(document.value().root());
-  } catch (const field_failure& failure) {
-    return input_error{std::string(file), failure.field, failure.message};
-  } catch (const simdjson::simdjson_error& e) {
-    return input_error{std::string(file), "", e.what()};
-  }
+  return detail::read_guarded(file, "", [&]() { return read_table(document.value().root()); });
 }
 
 } // namespace
