@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include <unistd.h>
 
@@ -87,21 +88,33 @@ exit_code to_exit_code(reports::verdict_status s) {
   return static_cast<exit_code>(reports::exit_code_of(s));
 }
 
-} // namespace
+/// `--format nccl-tests`: the collectives' figures beside nccl-tests' own output, one table per
+/// report (each under its file name when there are several); the exit code is the verdict's.
+class nccl_tests_renderer final : public reports::renderer {
+public:
+  nccl_tests_renderer(const std::vector<reports::report>& reports,
+                      const std::vector<std::string>& sources)
+      : m_reports(reports), m_sources(sources) {}
 
-exit_code run_check(const check_cli_options& o) {
-  const bool nccl_tests = !o.json && o.format == "nccl-tests";
-  const auto format = reports::output_format_from_string(nccl_tests ? "table"
-                                                         : o.json   ? "json"
-                                                                    : o.format);
-  if (!format) {
-    fmt::print(stderr, "gpuspec check: --format {}: unknown format\n", o.format);
-    return exit_code::unknown;
+protected:
+  [[nodiscard]] std::string render_check(const reports::check_outcome& /*outcome*/) const override {
+    std::string text;
+    for (std::size_t i = 0; i < m_reports.size(); ++i)
+      text += (m_reports.size() > 1 ? "# " + m_sources[i] + "\n" : std::string()) +
+              collectives::render_nccl_tests_table(m_reports[i]);
+    return text;
   }
-  // All input first: a bad file is exit code 3 with its file and field named, before any
-  // verdict is printed.
-  std::vector<reports::report> reports;
-  reports.reserve(o.reports.size());
+
+private:
+  const std::vector<reports::report>& m_reports;
+  const std::vector<std::string>& m_sources;
+};
+
+/// The reports named on the command line, the baseline, or false with each bad file named on
+/// stderr (all of them read first: a bad file is exit code 3, before any verdict is printed).
+bool load_check_reports(const check_cli_options& o, std::vector<reports::report>& out,
+                        std::optional<reports::report>& baseline) {
+  out.reserve(o.reports.size());
   bool bad = false;
   for (const auto& file : o.reports) {
     auto r = reports::load_report(file);
@@ -110,9 +123,8 @@ exit_code run_check(const check_cli_options& o) {
       bad = true;
       continue;
     }
-    reports.push_back(std::move(r).value());
+    out.push_back(std::move(r).value());
   }
-  std::optional<reports::report> baseline;
   if (!o.baseline.empty()) {
     auto b = reports::load_report(o.baseline);
     if (!b) {
@@ -122,8 +134,40 @@ exit_code run_check(const check_cli_options& o) {
       baseline = std::move(b).value();
     }
   }
+  return !bad;
+}
+
+/// The text on stdout, or written atomically to `output` with the verdict on stderr.
+bool deliver(const std::string& text, const std::string& output,
+             const reports::check_outcome& outcome) {
+  if (output.empty()) {
+    std::cout << text << std::flush;
+    return true;
+  }
+  try {
+    reports::write_file_atomically(output, text);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuspec check: cannot write {}: {}\n", output, e.what());
+    return false;
+  }
+  fmt::print(stderr, "gpuspec check: {} (exit code {}), written to {}\n",
+             reports::to_string(outcome.status), reports::exit_code_of(outcome.status), output);
+  return true;
+}
+
+} // namespace
+
+exit_code run_check(const check_cli_options& o) {
+  const auto format = reports::output_format_from_string(o.json ? "json" : o.format);
+  if (!format) {
+    fmt::print(stderr, "gpuspec check: --format {}: unknown format\n", o.format);
+    return exit_code::unknown;
+  }
+  std::vector<reports::report> reports;
+  std::optional<reports::report> baseline;
+  const bool read = load_check_reports(o, reports, baseline);
   auto loaded = load_rules(o.specs, o.expect, o.rules, "gpuspec check");
-  if (bad || !loaded)
+  if (!read || !loaded)
     return exit_code::unknown;
 
   reports::check_options options;
@@ -137,27 +181,13 @@ exit_code run_check(const check_cli_options& o) {
   reports::render_options render;
   render.colour = o.output.empty() && *format == reports::output_format::table && colour_stdout();
   render.width = o.output.empty() ? stdout_table_width() : 0;
-  std::string text;
-  if (nccl_tests) {
-    // The collectives' figures beside nccl-tests' own output; the exit code is the verdict's.
-    for (std::size_t i = 0; i < reports.size(); ++i)
-      text += (reports.size() > 1 ? "# " + o.reports[i] + "\n" : std::string()) +
-              collectives::render_nccl_tests_table(reports[i]);
-  } else {
-    text = reports::make_renderer(*format, render)->render(outcome);
-  }
-  if (o.output.empty()) {
-    std::cout << text << std::flush;
-  } else {
-    try {
-      reports::write_file_atomically(o.output, text);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "gpuspec check: cannot write {}: {}\n", o.output, e.what());
-      return exit_code::unknown;
-    }
-    fmt::print(stderr, "gpuspec check: {} (exit code {}), written to {}\n",
-               reports::to_string(outcome.status), reports::exit_code_of(outcome.status), o.output);
-  }
+  std::unique_ptr<reports::renderer> renderer;
+  if (*format == reports::output_format::nccl_tests)
+    renderer = std::make_unique<nccl_tests_renderer>(reports, o.reports);
+  else
+    renderer = reports::make_renderer(*format, render);
+  if (!deliver(renderer->render(outcome), o.output, outcome))
+    return exit_code::unknown;
   return to_exit_code(outcome.status);
 }
 

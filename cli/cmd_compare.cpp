@@ -9,11 +9,11 @@
 
 #include "format.hpp"
 #include "gpuspec/reports/diff.hpp"
+#include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/reports/units.hpp"
 #include "specs_location.hpp"
-#include "text_table.hpp"
 
 namespace gpuspec::cli {
 
@@ -37,40 +37,6 @@ void setup_compare(CLI::App& app, compare_cli_options& options) {
                   "An outlier is also at least this far from its model's median (0.03 = 3%)")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
-}
-
-std::string compare_table(const reports::compare_output& c, std::size_t width) {
-  std::string out;
-  text_table cols({"column", "report", "host", "gpu", "spec"});
-  cols.set_shrinkable({2, 3, 1}, 12);
-  for (const auto& col : c.columns)
-    cols.add_row({col.label, col.report, col.hostname, col.gpu_name,
-                  col.spec_id.empty() ? "no spec row" : col.spec_id});
-  out += cols.render(width) + '\n';
-  std::vector<std::string> header{"benchmark", "unit"};
-  std::vector<text_table::align> align(2, text_table::align::left);
-  for (const auto& col : c.columns) {
-    header.push_back(col.label);
-    align.push_back(text_table::align::right);
-  }
-  text_table rows(header, align);
-  rows.set_shrinkable({0}, 20);
-  for (const auto& row : c.rows) {
-    const std::string axes = reports::format_values(row.axes);
-    std::vector<std::string> cells{row.bench_id + (axes.empty() ? "" : " " + axes),
-                                   std::string(reports::to_string(row.unit))};
-    for (const auto& cell : row.cells)
-      cells.push_back(reports::format_cell(cell));
-    rows.add_row(std::move(cells));
-  }
-  out += rows.render(width);
-  out += fmt::format(
-      "\nIn brackets: the fraction of the result's reference, the ceiling check judges it by "
-      "(\"clk\": at the clock seen; else the datasheet). \"not supported\" and \"failed\" are "
-      "the report's; \"-\" a case not run. {} outlier(s) (|modified z| > {} and at least {:.1f}% "
-      "from the median of the GPU model).\n",
-      c.outliers, c.options.outlier_z, 100 * c.options.min_relative_deviation);
-  return out;
 }
 
 exit_code run_compare(const compare_cli_options& options) {
@@ -112,13 +78,14 @@ exit_code run_compare(const compare_cli_options& options) {
                          ? std::filesystem::path(file).filename().string()
                          : file);
   const auto c = reports::compare_reports(loaded, labels, specs, options.compare);
-  const std::string format = options.json ? "json" : options.format;
-  if (format == "json")
-    std::cout << reports::to_json(c).dump(2) << '\n';
-  else if (format == "md")
-    std::cout << reports::to_markdown(c);
-  else
-    std::cout << compare_table(c, stdout_table_width());
+  const auto format = reports::output_format_from_string(options.json ? "json" : options.format);
+  if (!format) {
+    fmt::print(stderr, "gpuspec compare: --format {}: unknown format\n", options.format);
+    return exit_code::unknown;
+  }
+  reports::render_options render;
+  render.width = stdout_table_width();
+  std::cout << reports::make_renderer(*format, render)->render(c);
   return c.outliers > 0 ? exit_code::warn : exit_code::pass;
 }
 

@@ -21,7 +21,5 @@ void setup_compare(CLI::App& app, compare_cli_options& options);
 /// Loads the reports and the spec table (3 with the file and field named when one is bad),
 /// prints them side by side. Exit code: 1 when an outlier was marked, else 0.
 [[nodiscard]] exit_code run_compare(const compare_cli_options& options);
-/// The comparison as a terminal table, fitted to `width` columns (0: no limit).
-[[nodiscard]] std::string compare_table(const reports::compare_output& c, std::size_t width = 0);
 
 } // namespace gpuspec::cli

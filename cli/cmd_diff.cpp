@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "format.hpp"
+#include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/units.hpp"
-#include "text_table.hpp"
 
 namespace gpuspec::cli {
 
@@ -34,53 +34,6 @@ void setup_diff(CLI::App& app, diff_cli_options& options) {
       ->capture_default_str();
 }
 
-namespace {
-std::string opt_value(const std::optional<double>& v) {
-  return v ? fmt::format("{:.4g}", *v) : std::string("-");
-}
-} // namespace
-
-std::string diff_table(const reports::diff_output& d, std::size_t width) {
-  std::string out =
-      fmt::format("Old: {}\nNew: {}\n\nInventory differences\n", d.old_label, d.new_label);
-  if (d.inventory.empty()) {
-    out += "  none\n";
-  } else {
-    text_table inv({"scope", "field", "old", "new"});
-    for (const auto& c : d.inventory)
-      inv.add_row({c.scope, c.field, c.old_value.empty() ? "-" : c.old_value,
-                   c.new_value.empty() ? "-" : c.new_value});
-    out += inv.render(width);
-  }
-  out += fmt::format("\nGPUs (paired by {})\n", reports::to_string(d.key));
-  text_table gpus({"gpu", "name", "old index", "new index"});
-  for (const auto& m : d.devices)
-    gpus.add_row({m.identity, m.name, m.old_index ? std::to_string(*m.old_index) : "missing",
-                  m.new_index ? std::to_string(*m.new_index) : "missing"});
-  out += gpus.render(width);
-  out += fmt::format("\nMetrics (Mann-Whitney U, two-sided, Benjamini-Hochberg over {} pairs; "
-                     "significant: q < {} and |change| >= {:.1f}%; fail: a significant regression "
-                     ">= {:.1f}%)\n",
-                     d.tested, d.options.alpha, 100 * d.options.min_effect,
-                     100 * d.options.fail_threshold);
-  using a = text_table::align;
-  text_table met(
-      {"benchmark", "gpu", "old", "new", "unit", "change", "q", "verdict", "note"},
-      {a::left, a::left, a::right, a::right, a::left, a::right, a::right, a::left, a::left});
-  met.set_shrinkable({8, 1, 0}, 12);
-  for (const auto& m : d.metrics) {
-    const std::string axes = reports::format_values(m.axes);
-    met.add_row({m.bench_id + (axes.empty() ? "" : " " + axes), m.device, opt_value(m.old_median),
-                 opt_value(m.new_median), std::string(reports::to_string(m.unit)),
-                 m.relative_change ? fmt::format("{:+.2f}%", 100 * *m.relative_change) : "-",
-                 m.q_value ? fmt::format("{:.2g}", *m.q_value) : "-",
-                 std::string(reports::to_string(m.verdict)), m.note});
-  }
-  out += met.render(width);
-  out += fmt::format("\nVerdict: {}\n", reports::to_string(d.verdict));
-  return out;
-}
-
 exit_code run_diff(const diff_cli_options& options) {
   if (options.diff.fail_threshold < options.diff.min_effect) {
     fmt::print(stderr, "gpuspec diff: --fail-threshold ({}) is below --min-effect ({})\n",
@@ -98,13 +51,14 @@ exit_code run_diff(const diff_cli_options& options) {
     return exit_code::unknown;
   }
   const auto d = reports::diff_reports(old_report.value(), new_report.value(), options.diff);
-  const std::string format = options.json ? "json" : options.format;
-  if (format == "json")
-    std::cout << reports::to_json(d).dump(2) << '\n';
-  else if (format == "md")
-    std::cout << reports::to_markdown(d);
-  else
-    std::cout << diff_table(d, stdout_table_width());
+  const auto format = reports::output_format_from_string(options.json ? "json" : options.format);
+  if (!format) {
+    fmt::print(stderr, "gpuspec diff: --format {}: unknown format\n", options.format);
+    return exit_code::unknown;
+  }
+  reports::render_options render;
+  render.width = stdout_table_width();
+  std::cout << reports::make_renderer(*format, render)->render(d);
   switch (d.verdict) {
   case reports::check_status::fail:
     return exit_code::fail;

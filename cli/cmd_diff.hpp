@@ -20,7 +20,5 @@ void setup_diff(CLI::App& app, diff_cli_options& options);
 /// Exit code: 2 on a significant regression beyond the fail threshold (or a result that failed
 /// anew), 1 on a warning, 0 otherwise.
 [[nodiscard]] exit_code run_diff(const diff_cli_options& options);
-/// The diff as terminal tables, fitted to `width` columns (0: no limit).
-[[nodiscard]] std::string diff_table(const reports::diff_output& d, std::size_t width = 0);
 
 } // namespace gpuspec::cli

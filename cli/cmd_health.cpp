@@ -16,6 +16,7 @@
 #include "gpuspec/host/pci_gpus.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/health.hpp"
+#include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/spine/inventory.hpp"
 #include "specs_location.hpp"
@@ -76,7 +77,12 @@ reports::pci_bus_reading read_pci_bus(const std::string& root) {
 
 exit_code run_health(const health_options& o) {
   const auto started = std::chrono::steady_clock::now();
-  const std::string format = o.json ? "json" : o.format;
+  // text, json, prom or reason: the CLI accepts only those.
+  const auto format = reports::output_format_from_string(o.json ? "json" : o.format);
+  if (!format) {
+    fmt::print(stderr, "gpuspec health: --format {}: unknown format\n", o.format);
+    return exit_code::unknown;
+  }
 
   const std::filesystem::path specs_path =
       o.specs.empty() ? reports::default_spec_table_path(specs_dir().string())
@@ -110,20 +116,10 @@ exit_code run_health(const health_options& o) {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  std::string text;
-  if (format == "json")
-    text = reports::health_to_json(h, elapsed)
-               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-           "\n";
-  else if (format == "prom")
-    text = reports::render_health_prometheus(h, elapsed);
-  else if (format == "reason")
-    text = h.drain_reason.empty() ? "" : h.drain_reason + "\n";
-  else {
-    reports::render_options render;
-    render.width = o.output.empty() ? stdout_table_width() : 0;
-    text = reports::render_health_text(h, elapsed, render);
-  }
+  reports::render_options render;
+  render.width = o.output.empty() ? stdout_table_width() : 0;
+  const std::string text =
+      reports::make_renderer(*format, render)->render(reports::health_document{h, elapsed});
 
   const auto code = static_cast<exit_code>(reports::exit_code_of(h.check.status));
   if (o.output.empty()) {

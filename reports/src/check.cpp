@@ -191,7 +191,36 @@ public:
     node.complete = m_report.complete;
     node.diagnoses = diagnose_host(m_report);
     node_evidence(node);
+    index_devices(node);
+    judge_gpus(node);
 
+    auto checksums = compare_burnin_checksums(m_report);
+    for (auto& [index, d] : checksums.findings)
+      m_cross_gpu[index].push_back(std::move(d));
+    m_notes = std::move(checksums.notes);
+
+    std::unordered_map<std::string, int> names;
+    node.results.reserve(m_report.results.size());
+    for (std::size_t i = 0; i < m_report.results.size(); ++i) {
+      auto v = judge(i, node);
+      add_event_findings(v, m_report.results[i], node);
+      add_telemetry_notes(v, m_report.results[i]);
+      auto& count = names[v.name];
+      if (++count > 1)
+        v.name += fmt::format(" #{}", count);
+      node.results.push_back(std::move(v));
+    }
+    return node;
+  }
+
+  [[nodiscard]] std::size_t unpaired() const { return m_unpaired; }
+  [[nodiscard]] const std::vector<std::string>& notes() const { return m_notes; }
+  [[nodiscard]] std::size_t replaced_ceilings() const { return m_replaced; }
+
+private:
+  /// Each GPU by index (one listed twice is inconsistent), and the GPUs the run was asked to
+  /// measure (one not listed is inconsistent).
+  void index_devices(node_verdict& node) {
     for (std::size_t k = 0; k < m_report.devices.size(); ++k) {
       const auto& d = m_report.devices[k];
       const auto [at, fresh] = m_device_of.try_emplace(d.index, &d);
@@ -215,7 +244,10 @@ public:
     if (m_report.run.devices.empty())
       for (const auto& d : m_report.devices)
         m_selected.insert(d.index);
+  }
 
+  /// Each GPU's verdict from its own findings (selected GPUs only) and its spec-table row.
+  void judge_gpus(node_verdict& node) {
     const auto load = pcie_under_load_by_device();
     std::unordered_map<std::string, std::vector<const device_info*>> by_model;
     for (const auto& d : m_report.devices)
@@ -257,31 +289,8 @@ public:
       m_gpu_pos[d.index] = node.gpus.size();
       node.gpus.push_back(std::move(g));
     }
-
-    auto checksums = compare_burnin_checksums(m_report);
-    for (auto& [index, d] : checksums.findings)
-      m_cross_gpu[index].push_back(std::move(d));
-    m_notes = std::move(checksums.notes);
-
-    std::unordered_map<std::string, int> names;
-    node.results.reserve(m_report.results.size());
-    for (std::size_t i = 0; i < m_report.results.size(); ++i) {
-      auto v = judge(i, node);
-      add_event_findings(v, m_report.results[i], node);
-      add_telemetry_notes(v, m_report.results[i]);
-      auto& count = names[v.name];
-      if (++count > 1)
-        v.name += fmt::format(" #{}", count);
-      node.results.push_back(std::move(v));
-    }
-    return node;
   }
 
-  [[nodiscard]] std::size_t unpaired() const { return m_unpaired; }
-  [[nodiscard]] const std::vector<std::string>& notes() const { return m_notes; }
-  [[nodiscard]] std::size_t replaced_ceilings() const { return m_replaced; }
-
-private:
   /// What makes the whole node inconclusive whatever its results say.
   void node_evidence(node_verdict& node) const {
     const auto& host = m_report.host;
@@ -349,8 +358,8 @@ private:
     return it == m_device_of.end() ? nullptr : it->second;
   }
 
-  result_verdict judge(std::size_t i, const node_verdict& node) {
-    const result& r = m_report.results[i];
+  /// What names a result: its id, group, axes, parameters, GPUs and unit.
+  [[nodiscard]] static result_verdict describe(const result& r, std::size_t i) {
     result_verdict v;
     v.result_index = i;
     v.bench_id = r.bench_id;
@@ -362,17 +371,36 @@ private:
     v.unit = r.unit;
     v.name = fmt::format("{}{} gpu {}", r.bench_id, v.axes.empty() ? "" : " [" + v.axes + "]",
                          gpus_text(r.devices));
-    const device_info* dev = r.devices.empty() ? nullptr : device(r.devices.front());
-    const auto conclude = [&](verdict_status status, std::string_view code, std::string message) {
-      v.status = status;
-      v.message = message;
-      auto d = make_diagnosis(code, status, std::move(message), dev, m_report.host);
-      d.evidence["bench_id"] = r.bench_id;
-      v.diagnoses.push_back(std::move(d));
-      return v;
-    };
+    return v;
+  }
 
-    // The GPUs it names must be GPUs of the report that the run was asked to measure.
+  /// The verdict `status` with one diagnosis of `code` saying `message`.
+  [[nodiscard]] result_verdict conclude(result_verdict v, const result& r, const device_info* dev,
+                                        verdict_status status, std::string_view code,
+                                        std::string message) const {
+    v.status = status;
+    v.message = message;
+    auto d = make_diagnosis(code, status, std::move(message), dev, m_report.host);
+    d.evidence["bench_id"] = r.bench_id;
+    v.diagnoses.push_back(std::move(d));
+    return v;
+  }
+
+  result_verdict judge(std::size_t i, const node_verdict& node) {
+    const result& r = m_report.results[i];
+    result_verdict v = describe(r, i);
+    if (names_unknown_gpu(i, v))
+      return v;
+    const device_info* dev = r.devices.empty() ? nullptr : device(r.devices.front());
+    if (auto early = judge_without_ceiling(i, dev, v))
+      return std::move(*early);
+    return judge_against_ceiling(r, dev, node, std::move(v));
+  }
+
+  /// The GPUs a result names must be GPUs of the report that the run was asked to measure:
+  /// true (and `v` inconclusive) when one is not.
+  bool names_unknown_gpu(std::size_t i, result_verdict& v) const {
+    const result& r = m_report.results[i];
     for (std::size_t k = 0; k < r.devices.size(); ++k) {
       const int index = r.devices[k];
       const std::string field = fmt::format("results[{}].devices[{}]", i, k);
@@ -381,27 +409,36 @@ private:
         v.message = fmt::format("{}: GPU {} is not in devices[]", field, index);
         v.diagnoses.push_back(
             inconsistent(field, fmt::format("GPU {} is not in devices[]", index), nullptr));
-        return v;
+        return true;
       }
       if (!m_selected.contains(index)) {
         v.status = verdict_status::inconclusive;
         v.message = fmt::format("{}: GPU {} was not selected (run.devices)", field, index);
         v.diagnoses.push_back(inconsistent(
             field, fmt::format("GPU {} was not selected (run.devices)", index), device(index)));
-        return v;
+        return true;
       }
     }
+    return false;
+  }
 
+  /// The verdicts reached before any ceiling is asked: a spine failure, a burn-in, a stand-in,
+  /// a wrong answer, a collective timeout, a failure or skip, a contradiction, a result not
+  /// judged or not measurable. nullopt: the result goes on to its ceiling.
+  std::optional<result_verdict> judge_without_ceiling(std::size_t i, const device_info* dev,
+                                                      result_verdict& v) {
+    const result& r = m_report.results[i];
     // The watchdog's verdict on a worker holds even for a stand-in report; anything else a
     // stand-in wrote is synthetic.
     if (r.status == result_status::failed && is_spine_failure(r.failure))
-      return conclude(verdict_status::fail, failure_code(r.failure), "failed: " + r.reason);
+      return conclude(v, r, dev, verdict_status::fail, failure_code(r.failure),
+                      "failed: " + r.reason);
     // A burn-in is judged by its record's rules, not against a ceiling (docs/burnin.md).
     if (r.burnin && (r.status == result_status::ok || r.failure == failure_kind::verification))
       return judge_burnin(i, r, dev, std::move(v));
     if (m_report.run.backend == "stand-in" && r.status != result_status::skipped &&
         r.status != result_status::not_supported)
-      return conclude(verdict_status::inconclusive, "GPUSPEC-STAND-IN",
+      return conclude(v, r, dev, verdict_status::inconclusive, "GPUSPEC-STAND-IN",
                       "synthetic result from a stand-in worker: nothing was measured");
     // A wrong answer is a possible silent-data-corruption finding whatever the status says.
     if (r.check.status == verification_status::failed || r.failure == failure_kind::verification) {
@@ -410,7 +447,8 @@ private:
           r.check.max_rel_error ? fmt::format(" (max relative error {:.3g}, tolerance {:.3g})",
                                               *r.check.max_rel_error, r.check.tolerance.value_or(0))
                                 : std::string());
-      return conclude(verdict_status::fail, "GPUSPEC-VERIFICATION-FAILED", std::move(why));
+      return conclude(v, r, dev, verdict_status::fail, "GPUSPEC-VERIFICATION-FAILED",
+                      std::move(why));
     }
     if (auto timeout = collective_timeout(m_report, r)) {
       // Named on the first GPU that had not arrived; the verdict still covers every GPU.
@@ -420,12 +458,21 @@ private:
       return v;
     }
     if (r.status == result_status::failed)
-      return conclude(verdict_status::fail, failure_code(r.failure), "failed: " + r.reason);
+      return conclude(v, r, dev, verdict_status::fail, failure_code(r.failure),
+                      "failed: " + r.reason);
     if (r.status != result_status::ok) {
       v.status = verdict_status::skipped;
       v.message = std::string(to_string(r.status)) + ": " + r.reason;
       return v;
     }
+    return judge_unmeasurable(i, dev, v);
+  }
+
+  /// An ok result that contradicts itself, is not judged (a collective), or whose figures
+  /// cannot be judged (too few samples, impossible values).
+  std::optional<result_verdict> judge_unmeasurable(std::size_t i, const device_info* dev,
+                                                   result_verdict& v) const {
+    const result& r = m_report.results[i];
     if (auto c = detail::result_contradiction(r, i)) {
       v.status = verdict_status::inconclusive;
       v.message = fmt::format("{}: {}", c->field, c->why);
@@ -438,10 +485,16 @@ private:
       return v;
     }
     if (auto why = inconclusive_reason(r, m_rules.settings))
-      return conclude(verdict_status::inconclusive, why->code, why->why);
+      return conclude(v, r, dev, verdict_status::inconclusive, why->code, why->why);
     if (auto why = impossible(r); !why.empty())
-      return conclude(verdict_status::inconclusive, "GPUSPEC-IMPOSSIBLE-RESULT", why);
+      return conclude(v, r, dev, verdict_status::inconclusive, "GPUSPEC-IMPOSSIBLE-RESULT", why);
+    return std::nullopt;
+  }
 
+  /// The result's findings, then its median against the baseline's partner or its reference,
+  /// by the rule's fractions; a warn or fail is explained.
+  result_verdict judge_against_ceiling(const result& r, const device_info* dev,
+                                       const node_verdict& node, result_verdict v) {
     v.measured = r.stats.median;
     for (auto& d : result_findings(m_report, r, dev, m_rules.settings))
       add_finding(v, std::move(d));
@@ -453,62 +506,13 @@ private:
     const result* base = m_baseline ? m_baseline->find(m_report, r) : nullptr;
     if (m_baseline != nullptr && base == nullptr)
       ++m_unpaired;
-    const gpu_spec* spec = dev != nullptr ? m_spec_of.at(dev->index) : nullptr;
-    const auto rule = m_rules.choose(subject_of(m_report, r, dev, spec));
     std::string frame_note;
     if (base != nullptr) {
-      v.frame = "baseline";
-      const auto factor = conversion_factor(base->unit, r.unit);
-      if (!factor) {
-        v.status = worst(findings, verdict_status::inconclusive);
-        v.message = fmt::format("the baseline's result is in {}, this one in {}: not comparable",
-                                to_string(base->unit), to_string(r.unit));
+      if (!frame_by_baseline(r, *base, findings, v))
         return v;
-      }
-      v.expected = base->stats.median * *factor;
-      v.efficiency =
-          r.higher_is_better ? r.stats.median / *v.expected : *v.expected / r.stats.median;
-      v.pass_fraction = 1 - m_tolerance;
-      v.warn_fraction = 1 - 2 * m_tolerance;
       code = "GPUSPEC-BELOW-BASELINE";
-    } else if (!rule) {
-      v.status = worst(findings, verdict_status::skipped);
-      v.message = "no expectation rule matches this benchmark";
+    } else if (!frame_by_rule(r, dev, findings, v, frame_note)) {
       return v;
-    } else if (rule->informational) {
-      v.status = worst(findings, verdict_status::skipped);
-      v.message = "reported, not judged: " + rule->why;
-      return v;
-    } else {
-      if (m_baseline != nullptr)
-        frame_note = "; no partner in the baseline (same bench id and axes on the same GPU), so "
-                     "judged against its reference";
-      if (rule->applied != nullptr)
-        frame_note += fmt::format("; fractions of the rule's override for {}",
-                                  override_names(*rule->applied));
-      v.pass_fraction = rule->pass;
-      v.warn_fraction = rule->warn;
-      const auto reference = resolve_reference(r, spec, m_rules.settings.datasheet_tolerance);
-      if (!reference.value) {
-        v.status = worst(findings, verdict_status::skipped);
-        v.message =
-            r.ceiling_value.reference == reference_kind::none
-                ? "no ceiling judges this result (no vendor figure and none at the clock "
-                  "seen): it is judged only against a baseline, its siblings and the fleet"
-                : "its reference has no value" +
-                      (reference.note.empty() ? std::string() : " (" + reference.note + ")");
-        return v;
-      }
-      if (reference.replaced) {
-        ++m_replaced;
-        frame_note += "; " + reference.note;
-      } else if (!reference.note.empty()) {
-        frame_note += "; " + reference.note;
-      }
-      v.frame = reference.kind == reference_kind::datasheet ? "spec" : "clock_adjusted";
-      v.expected = reference.value;
-      v.efficiency = r.higher_is_better ? r.stats.median / *reference.value
-                                        : *reference.value / r.stats.median;
     }
     const verdict_status judged = by_fraction(*v.efficiency, *v.pass_fraction, *v.warn_fraction);
     v.status = worst(findings, judged);
@@ -521,6 +525,72 @@ private:
     if (judged == verdict_status::warn || judged == verdict_status::fail)
       explain(v, judged, r, dev, node, code);
     return v;
+  }
+
+  /// Expected, efficiency and fractions from the baseline's partner; false (and `v` concluded)
+  /// when the two are in units that do not convert.
+  bool frame_by_baseline(const result& r, const result& base, verdict_status findings,
+                         result_verdict& v) const {
+    v.frame = "baseline";
+    const auto factor = conversion_factor(base.unit, r.unit);
+    if (!factor) {
+      v.status = worst(findings, verdict_status::inconclusive);
+      v.message = fmt::format("the baseline's result is in {}, this one in {}: not comparable",
+                              to_string(base.unit), to_string(r.unit));
+      return false;
+    }
+    v.expected = base.stats.median * *factor;
+    v.efficiency = r.higher_is_better ? r.stats.median / *v.expected : *v.expected / r.stats.median;
+    v.pass_fraction = 1 - m_tolerance;
+    v.warn_fraction = 1 - 2 * m_tolerance;
+    return true;
+  }
+
+  /// Expected, efficiency and fractions from the expectation rule and the result's reference;
+  /// false (and `v` concluded) when no rule judges it or its reference has no value.
+  bool frame_by_rule(const result& r, const device_info* dev, verdict_status findings,
+                     result_verdict& v, std::string& frame_note) {
+    const gpu_spec* spec = dev != nullptr ? m_spec_of.at(dev->index) : nullptr;
+    const auto rule = m_rules.choose(subject_of(m_report, r, dev, spec));
+    if (!rule) {
+      v.status = worst(findings, verdict_status::skipped);
+      v.message = "no expectation rule matches this benchmark";
+      return false;
+    }
+    if (rule->informational) {
+      v.status = worst(findings, verdict_status::skipped);
+      v.message = "reported, not judged: " + rule->why;
+      return false;
+    }
+    if (m_baseline != nullptr)
+      frame_note = "; no partner in the baseline (same bench id and axes on the same GPU), so "
+                   "judged against its reference";
+    if (rule->applied != nullptr)
+      frame_note +=
+          fmt::format("; fractions of the rule's override for {}", override_names(*rule->applied));
+    v.pass_fraction = rule->pass;
+    v.warn_fraction = rule->warn;
+    const auto reference = resolve_reference(r, spec, m_rules.settings.datasheet_tolerance);
+    if (!reference.value) {
+      v.status = worst(findings, verdict_status::skipped);
+      v.message = r.ceiling_value.reference == reference_kind::none
+                      ? "no ceiling judges this result (no vendor figure and none at the clock "
+                        "seen): it is judged only against a baseline, its siblings and the fleet"
+                      : "its reference has no value" +
+                            (reference.note.empty() ? std::string() : " (" + reference.note + ")");
+      return false;
+    }
+    if (reference.replaced) {
+      ++m_replaced;
+      frame_note += "; " + reference.note;
+    } else if (!reference.note.empty()) {
+      frame_note += "; " + reference.note;
+    }
+    v.frame = reference.kind == reference_kind::datasheet ? "spec" : "clock_adjusted";
+    v.expected = reference.value;
+    v.efficiency =
+        r.higher_is_better ? r.stats.median / *reference.value : *reference.value / r.stats.median;
+    return true;
   }
 
   /// A burn-in or memory-test result: its record's findings, the cross-GPU comparison, and its

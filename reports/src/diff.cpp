@@ -257,23 +257,12 @@ std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
   return q;
 }
 
-diff_output diff_reports(const report& old_report, const report& new_report,
-                         const diff_options& options) {
-  if (!(options.alpha > 0 && options.alpha < 1))
-    throw std::invalid_argument("diff_options.alpha must be in (0, 1)");
-  if (!(options.min_effect >= 0))
-    throw std::invalid_argument("diff_options.min_effect must not be negative");
-  if (!(options.fail_threshold >= options.min_effect))
-    throw std::invalid_argument("diff_options.fail_threshold must be at least min_effect");
+namespace {
 
-  diff_output out;
-  out.options = options;
-  out.old_label = label(old_report);
-  out.new_label = label(new_report);
+using result_pairs = std::vector<std::pair<std::size_t, std::pair<const result*, const result*>>>;
 
-  out.key = common_device_key(old_report, new_report);
-
-  // Host inventory.
+/// The host's inventory fields that changed, and the GPU count.
+void diff_host(diff_output& out, const report& old_report, const report& new_report) {
   const auto& ho = old_report.host;
   const auto& hn = new_report.host;
   compare_field(out.inventory, "host", "hostname", ho.hostname, hn.hostname);
@@ -287,8 +276,10 @@ diff_output diff_reports(const report& old_report, const report& new_report,
   compare_field(out.inventory, "host", "kernel", ho.kernel, hn.kernel);
   compare_field(out.inventory, "host", "gpu_count", std::to_string(old_report.devices.size()),
                 std::to_string(new_report.devices.size()));
+}
 
-  // GPU pairing.
+/// Each GPU paired by the common identity key (a GPU gone is a warning), then the new ones.
+void pair_devices(diff_output& out, const report& old_report, const report& new_report) {
   std::map<std::string, const device_info*> new_by_id;
   for (const auto& d : new_report.devices)
     new_by_id[identity_of(d, out.key)] = &d;
@@ -311,13 +302,17 @@ diff_output diff_reports(const report& old_report, const report& new_report,
     if (!paired.contains(id))
       out.devices.push_back({id, d.name, std::nullopt, d.index});
   }
+}
 
+/// Each old result paired with the new one of the same key and tested; `matched` gets the keys
+/// paired, and the pairs are returned by metric index for judging once q-values are known.
+result_pairs pair_results(diff_output& out, const report& old_report, const report& new_report,
+                          std::set<std::string>& matched) {
   // Results: pair, test each pair, then correct over the whole comparison and judge.
   std::unordered_map<std::string, const result*> new_results;
   for (const auto& r : new_report.results)
     new_results.emplace(result_key(r, devices_identity(new_report, r.devices, out.key)), &r);
-  std::set<std::string> matched;
-  std::vector<std::pair<std::size_t, std::pair<const result*, const result*>>> pairs;
+  result_pairs pairs;
   for (const auto& a : old_report.results) {
     const std::string device = devices_identity(old_report, a.devices, out.key);
     const std::string key = result_key(a, device);
@@ -346,7 +341,11 @@ diff_output diff_reports(const report& old_report, const report& new_report,
     }
     out.metrics.push_back(std::move(m));
   }
-  // Benjamini–Hochberg over every pair that was tested.
+  return pairs;
+}
+
+/// Benjamini-Hochberg over every pair that was tested, then each pair judged and the verdict.
+void judge_pairs(diff_output& out, const result_pairs& pairs, const diff_options& options) {
   std::vector<double> p;
   std::vector<std::size_t> tested;
   for (std::size_t i = 0; i < out.metrics.size(); ++i)
@@ -369,6 +368,11 @@ diff_output diff_reports(const report& old_report, const report& new_report,
   }
   for (const auto& m : out.metrics)
     out.verdict = worse(out.verdict, m.verdict);
+}
+
+/// The new report's results with no partner in the old one.
+void add_new_results(diff_output& out, const report& new_report,
+                     const std::set<std::string>& matched) {
   for (const auto& b : new_report.results) {
     const std::string device = devices_identity(new_report, b.devices, out.key);
     if (matched.contains(result_key(b, device)))
@@ -383,6 +387,32 @@ diff_output diff_reports(const report& old_report, const report& new_report,
     m.note = "not in the old report";
     out.metrics.push_back(std::move(m));
   }
+}
+
+} // namespace
+
+diff_output diff_reports(const report& old_report, const report& new_report,
+                         const diff_options& options) {
+  if (!(options.alpha > 0 && options.alpha < 1))
+    throw std::invalid_argument("diff_options.alpha must be in (0, 1)");
+  if (!(options.min_effect >= 0))
+    throw std::invalid_argument("diff_options.min_effect must not be negative");
+  if (!(options.fail_threshold >= options.min_effect))
+    throw std::invalid_argument("diff_options.fail_threshold must be at least min_effect");
+
+  diff_output out;
+  out.options = options;
+  out.old_label = label(old_report);
+  out.new_label = label(new_report);
+
+  out.key = common_device_key(old_report, new_report);
+
+  diff_host(out, old_report, new_report);
+  pair_devices(out, old_report, new_report);
+  std::set<std::string> matched;
+  const auto pairs = pair_results(out, old_report, new_report, matched);
+  judge_pairs(out, pairs, options);
+  add_new_results(out, new_report, matched);
   return out;
 }
 

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/arch_rates.hpp"
-#include "json_reader.hpp"
+#include "gpuspec/reports/json_reader.hpp"
 
 namespace gpuspec::reports {
 
@@ -566,13 +566,7 @@ outcome<expectations> read_document(const expectations* base,
                                     std::string_view file) {
   if (!document)
     return document.error();
-  try {
-    return apply(base, document.value().root());
-  } catch (const detail::field_failure& failure) {
-    return input_error{std::string(file), failure.field, failure.message};
-  } catch (const simdjson::simdjson_error& e) {
-    return input_error{std::string(file), "", e.what()};
-  }
+  return detail::read_guarded(file, "", [&]() { return apply(base, document.value().root()); });
 }
 
 outcome<expectations> load(const expectations* base, const std::filesystem::path& file) {

@@ -306,17 +306,21 @@ kernel_log_reading kernel_log_from_text(std::string source, std::string_view tex
   return out;
 }
 
-health_outcome judge_health(const health_input& in, const spec_table& specs,
-                            const expectation_settings& settings) {
-  // The inventory as a report with no run: the counters read now are the state the rules see
-  // as "after", and nothing happened "during" a run.
+namespace {
+
+/// The inventory as a report with no run: the counters read now are the state the rules see as
+/// "after", and nothing happened "during" a run.
+report health_snapshot(const health_input& in) {
   report r = in.inventory;
   for (auto& d : r.devices) {
     d.counters_after = d.counters_before;
     d.counters_delta.clear();
   }
+  return r;
+}
 
-  health_outcome out;
+/// The kernel log's Xids classified by the catalog and placed on a GPU of `r` by PCI address.
+void classify_kernel_log(const health_input& in, const report& r, health_outcome& out) {
   out.kernel_log = in.kernel_log.state;
   out.kernel_log_source = in.kernel_log.source;
   out.kernel_log_why = in.kernel_log.why;
@@ -336,7 +340,10 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
   out.sxids = in.kernel_log.sxids;
   out.kernel_log_boots = in.kernel_log.boots;
   out.pci_bus = in.pci_bus;
+}
 
+/// The node's own rules (host, driver, kernel log, Xids on no GPU, SXids, the PCI bus).
+node_verdict judge_health_node(const health_input& in, const report& r, const health_outcome& out) {
   node_verdict node;
   node.hostname = r.host.hostname;
   node.driver_version = r.host.driver_version;
@@ -357,41 +364,43 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
                                                                           : r.host.gpu_status;
     node.status = worst(node.status, verdict_status::inconclusive);
   }
+  return node;
+}
 
-  std::unordered_map<std::string, std::vector<const device_info*>> by_model;
-  for (const auto& d : r.devices)
-    by_model[model_key(d)].push_back(&d);
-  for (const auto& d : r.devices) {
-    gpu_verdict g;
-    g.index = d.index;
-    g.name = d.name;
-    g.uuid = d.uuid;
-    g.serial = d.serial;
-    g.pci_bus_id = d.pci_bus_id;
-    const gpu_spec* spec = spec_of(specs, d);
-    g.spec_id = spec ? spec->id : d.spec_id;
-    const auto& siblings = by_model[model_key(d)];
-    const gpu_facts facts{r, d, spec, siblings, std::nullopt, settings};
-    g.diagnoses = diagnose_device(facts);
-    if (spec == nullptr)
-      g.diagnoses.push_back(make_diagnosis(
-          "GPUSPEC-NO-SPEC-ROW", verdict_status::warn,
-          fmt::format("no spec-table row matches '{}': the PCIe link is judged against NVML's "
-                      "maximum only",
-                      d.name),
-          &d, r.host));
-    rule_ecc_since_load(d, out.xids, r.host, g.diagnoses);
-    rule_vbios_mixed(d, siblings, r.host, g.diagnoses);
-    rule_xids(out.xids, &d, r.host, g.diagnoses);
-    g.status = verdict_status::pass;
-    for (const auto& diag : g.diagnoses)
-      g.status = worst(g.status, diag.severity);
-    node.status = worst(node.status, g.status);
-    node.gpus.push_back(std::move(g));
-  }
+/// One GPU's rules: the device's own, its spec-table row, ECC since load, VBIOS among its
+/// siblings, its Xids.
+gpu_verdict judge_health_gpu(const device_info& d, const report& r, const spec_table& specs,
+                             const expectation_settings& settings,
+                             const std::vector<const device_info*>& siblings,
+                             const health_outcome& out) {
+  gpu_verdict g;
+  g.index = d.index;
+  g.name = d.name;
+  g.uuid = d.uuid;
+  g.serial = d.serial;
+  g.pci_bus_id = d.pci_bus_id;
+  const gpu_spec* spec = spec_of(specs, d);
+  g.spec_id = spec ? spec->id : d.spec_id;
+  const gpu_facts facts{r, d, spec, siblings, std::nullopt, settings};
+  g.diagnoses = diagnose_device(facts);
+  if (spec == nullptr)
+    g.diagnoses.push_back(make_diagnosis(
+        "GPUSPEC-NO-SPEC-ROW", verdict_status::warn,
+        fmt::format("no spec-table row matches '{}': the PCIe link is judged against NVML's "
+                    "maximum only",
+                    d.name),
+        &d, r.host));
+  rule_ecc_since_load(d, out.xids, r.host, g.diagnoses);
+  rule_vbios_mixed(d, siblings, r.host, g.diagnoses);
+  rule_xids(out.xids, &d, r.host, g.diagnoses);
+  g.status = verdict_status::pass;
+  for (const auto& diag : g.diagnoses)
+    g.status = worst(g.status, diag.severity);
+  return g;
+}
 
-  out.check.status = node.status;
-  out.check.nodes.push_back(std::move(node));
+/// What the verdict did not look at: a log not read, earlier boots, the PCI bus.
+void add_health_notes(const health_input& in, health_outcome& out) {
   if (in.kernel_log.state == kernel_log_state::skipped)
     out.check.notes.push_back("kernel log not read (--no-kernel-log): Xids since boot not checked");
   if (!out.xid_history.empty())
@@ -407,6 +416,29 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
     out.check.notes.push_back(fmt::format(
         "the NVIDIA GPU at PCI {} is bound to another driver: not NVML's to list, not judged",
         other));
+}
+
+} // namespace
+
+health_outcome judge_health(const health_input& in, const spec_table& specs,
+                            const expectation_settings& settings) {
+  const report r = health_snapshot(in);
+  health_outcome out;
+  classify_kernel_log(in, r, out);
+  node_verdict node = judge_health_node(in, r, out);
+
+  std::unordered_map<std::string, std::vector<const device_info*>> by_model;
+  for (const auto& d : r.devices)
+    by_model[model_key(d)].push_back(&d);
+  for (const auto& d : r.devices) {
+    auto g = judge_health_gpu(d, r, specs, settings, by_model[model_key(d)], out);
+    node.status = worst(node.status, g.status);
+    node.gpus.push_back(std::move(g));
+  }
+
+  out.check.status = node.status;
+  out.check.nodes.push_back(std::move(node));
+  add_health_notes(in, out);
   out.drain_reason = drain_reason_of(out.check);
   return out;
 }

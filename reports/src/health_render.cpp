@@ -1,5 +1,6 @@
-// Printers of `gpuspec health` (health.hpp): text, JSON and Prometheus. The node's verdicts and
-// diagnoses are the check's structures, so their JSON is the check's own.
+// The layouts of a health outcome (health.hpp): text, JSON and Prometheus, which the table, json
+// and prom renderers print (render.hpp). The node's verdicts and diagnoses are the check's
+// structures, so their JSON is the check's own.
 
 #include <map>
 #include <tuple>
@@ -14,14 +15,6 @@
 namespace gpuspec::reports {
 
 namespace {
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    if (c >= 'a' && c <= 'z')
-      c = static_cast<char>(c - 'a' + 'A');
-  return out;
-}
 
 std::string gpu_text(const std::optional<int>& device) {
   return device ? std::to_string(*device) : "-";
@@ -55,38 +48,44 @@ std::string kernel_log_line(const health_outcome& h) {
   return fmt::format("NOT READ: {} -- Xids since boot are not known", h.kernel_log_why);
 }
 
-} // namespace
-
-std::string render_health_text(const health_outcome& h, double elapsed_s,
-                               const render_options& options) {
-  std::string out;
+/// The node, its driver and GPUs, and what was read of the kernel log.
+std::string health_header(const health_outcome& h) {
   const auto& node = h.check.nodes.front();
-  out += fmt::format("gpuspec health: {}, driver {}, CUDA {}, {} GPU{}\n",
-                     node.hostname.empty() ? "unknown host" : node.hostname,
-                     node.driver_version.empty() ? "unknown" : node.driver_version,
-                     node.cuda_driver_version.empty() ? "unknown" : node.cuda_driver_version,
-                     node.gpus.size(), node.gpus.size() == 1 ? "" : "s");
+  std::string out =
+      fmt::format("gpuspec health: {}, driver {}, CUDA {}, {} GPU{}\n",
+                  node.hostname.empty() ? "unknown host" : node.hostname,
+                  node.driver_version.empty() ? "unknown" : node.driver_version,
+                  node.cuda_driver_version.empty() ? "unknown" : node.cuda_driver_version,
+                  node.gpus.size(), node.gpus.size() == 1 ? "" : "s");
   out += fmt::format("kernel log: {}\n", kernel_log_line(h));
   if (!node.message.empty())
     out += fmt::format("GPUs: {}\n", node.message);
+  return out;
+}
 
-  if (!node.gpus.empty()) {
-    text_table gpus({"gpu", "name", "pci bus id", "status", "findings"});
-    gpus.set_shrinkable({4, 1});
-    for (const auto& g : node.gpus) {
-      std::string codes;
-      for (const auto& d : g.diagnoses) {
-        if (!codes.empty())
-          codes += ' ';
-        codes += d.code;
-      }
-      gpus.add_row(
-          {std::to_string(g.index), g.name, g.pci_bus_id, std::string(to_string(g.status)), codes});
+std::string gpus_table(const node_verdict& node, std::size_t width) {
+  if (node.gpus.empty())
+    return "";
+  text_table gpus({"gpu", "name", "pci bus id", "status", "findings"});
+  gpus.set_shrinkable({4, 1});
+  for (const auto& g : node.gpus) {
+    std::string codes;
+    for (const auto& d : g.diagnoses) {
+      if (!codes.empty())
+        codes += ' ';
+      codes += d.code;
     }
-    out += '\n';
-    out += gpus.render(options.width);
+    gpus.add_row(
+        {std::to_string(g.index), g.name, g.pci_bus_id, std::string(to_string(g.status)), codes});
   }
+  std::string out = "\n";
+  out += gpus.render(width);
+  return out;
+}
 
+/// This boot's Xids (grouped by GPU and number), NVSwitch SXids, and earlier boots' Xids.
+std::string kernel_log_tables(const health_outcome& h, std::size_t width) {
+  std::string out;
   if (!h.xids.empty()) {
     text_table xids({"gpu", "xid", "class", "counts as", "times", "name", "last message"});
     xids.set_shrinkable({6, 5});
@@ -97,9 +96,8 @@ std::string render_health_text(const health_outcome& h, double elapsed_s,
                     std::string(e.description), g.last->event.text});
     }
     out += "\nXids since boot\n";
-    out += xids.render(options.width);
+    out += xids.render(width);
   }
-
   if (!h.sxids.empty()) {
     text_table sxids({"nvswitch", "pci bus id", "sxid", "counts as", "message"});
     sxids.set_shrinkable({4});
@@ -107,9 +105,8 @@ std::string render_health_text(const health_outcome& h, double elapsed_s,
       sxids.add_row(
           {x.nvswitch, x.pci_bus_id, std::to_string(x.sxid), x.fatal ? "fail" : "listed", x.text});
     out += "\nNVSwitch SXids since boot\n";
-    out += sxids.render(options.width);
+    out += sxids.render(width);
   }
-
   if (!h.xid_history.empty()) {
     text_table history({"gpu", "xid", "class", "when", "message"});
     history.set_shrinkable({4});
@@ -122,26 +119,39 @@ std::string render_health_text(const health_outcome& h, double elapsed_s,
                        x.event.text});
     out += fmt::format("\nXids of earlier boots ({} boots in the log; history, not judged)\n",
                        h.kernel_log_boots);
-    out += history.render(options.width);
+    out += history.render(width);
   }
+  return out;
+}
 
-  const auto diagnoses = detail::unique_diagnoses(node);
+/// Each diagnosis once, the notes, the verdict and the drain reason.
+std::string health_verdict_lines(const health_outcome& h, double elapsed_s) {
+  std::string out;
+  const auto diagnoses = detail::unique_diagnoses(h.check.nodes.front());
   if (!diagnoses.empty()) {
     out += "\nDiagnosis\n";
     for (const auto* d : diagnoses) {
-      out += fmt::format("  {} {}{}: {}\n", upper(to_string(d->severity)), d->code,
+      out += fmt::format("  {} {}{}: {}\n", detail::upper(to_string(d->severity)), d->code,
                          d->device ? fmt::format(" gpu {}", *d->device) : "", d->cause);
       out += fmt::format("      action: {} (remediation: {})\n", d->action, to_string(d->step));
     }
   }
   for (const auto& note : h.check.notes)
     out += fmt::format("\nnote: {}\n", note);
-  out += fmt::format("\nVerdict: {} (exit code {})\n", upper(to_string(h.check.status)),
+  out += fmt::format("\nVerdict: {} (exit code {})\n", detail::upper(to_string(h.check.status)),
                      exit_code_of(h.check.status));
   if (!h.drain_reason.empty())
     out += fmt::format("drain reason: {}\n", h.drain_reason);
   out += fmt::format("took {:.3f} s\n", elapsed_s);
   return out;
+}
+
+} // namespace
+
+std::string render_health_text(const health_outcome& h, double elapsed_s,
+                               const render_options& options) {
+  return health_header(h) + gpus_table(h.check.nodes.front(), options.width) +
+         kernel_log_tables(h, options.width) + health_verdict_lines(h, elapsed_s);
 }
 
 nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s) {
@@ -213,7 +223,7 @@ nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s)
 }
 
 std::string render_health_prometheus(const health_outcome& h, double elapsed_s) {
-  using labels = std::vector<std::pair<std::string, std::string>>;
+  using detail::labels;
   detail::families f;
   f.declare("gpuspec_health_status",
             "gpuspec health verdict of the node (0 pass, 1 warn, 2 fail, 3 unknown)");
@@ -231,30 +241,21 @@ std::string render_health_prometheus(const health_outcome& h, double elapsed_s) 
   const auto& node = h.check.nodes.front();
   const labels host = {{"Hostname", node.hostname}};
   f.add("gpuspec_health_status", host, exit_code_of(h.check.status));
-  std::map<int, labels> gpu_labels;
-  for (const auto& g : node.gpus) {
-    labels l = {{"gpu", std::to_string(g.index)},
-                {"UUID", g.uuid},
-                {"pci_bus_id", g.pci_bus_id},
-                {"modelName", g.name},
-                {"Hostname", node.hostname}};
-    gpu_labels[g.index] = l;
-    f.add("gpuspec_health_gpu_status", l, exit_code_of(g.status));
-  }
+  const auto gpus = detail::node_gpu_labels(node);
+  for (const auto& g : node.gpus)
+    f.add("gpuspec_health_gpu_status",
+          detail::gpu_labels(std::to_string(g.index), g.uuid, g.pci_bus_id, g.name, node.hostname),
+          exit_code_of(g.status));
   for (const auto* d : detail::unique_diagnoses(node)) {
-    labels l = d->device && gpu_labels.contains(*d->device) ? gpu_labels[*d->device] : host;
+    labels l = detail::labels_of(gpus, d->device, host);
     l.emplace_back("code", d->code);
     l.emplace_back("remediation", std::string(to_string(d->step)));
     f.add("gpuspec_health_diagnosis", l, exit_code_of(d->severity));
   }
   for (const auto& [key, g] : group_xids(h)) {
-    labels l = g.last->device && gpu_labels.contains(*g.last->device)
-                   ? gpu_labels[*g.last->device]
-                   : labels{{"gpu", ""},
-                            {"UUID", ""},
-                            {"pci_bus_id", g.last->event.pci_bus_id},
-                            {"modelName", ""},
-                            {"Hostname", node.hostname}};
+    labels l =
+        detail::labels_of(gpus, g.last->device,
+                          detail::gpu_labels("", "", g.last->event.pci_bus_id, "", node.hostname));
     l.emplace_back("xid", std::to_string(g.last->event.xid));
     l.emplace_back("class", std::string(to_string(g.last->entry.kind)));
     f.add("gpuspec_health_xid_events", l, static_cast<double>(g.count));

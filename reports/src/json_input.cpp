@@ -1,4 +1,4 @@
-#include "json_input.hpp"
+#include "gpuspec/reports/json_input.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

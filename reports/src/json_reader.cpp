@@ -1,4 +1,4 @@
-#include "json_reader.hpp"
+#include "gpuspec/reports/json_reader.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -4,16 +4,28 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/compare.hpp"
+#include "gpuspec/reports/diff.hpp"
+#include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/units.hpp"
 #include "render_detail.hpp"
 
 namespace gpuspec::reports {
 
 namespace detail {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'a' && c <= 'z')
+      c = static_cast<char>(c - 'a' + 'A');
+  return out;
+}
 
 std::vector<const diagnosis*> unique_diagnoses(const node_verdict& node) {
   std::vector<const diagnosis*> out;
@@ -114,17 +126,55 @@ nlohmann::ordered_json diagnoses_json(const std::vector<diagnosis>& list) {
   return out;
 }
 
+/// The check's and health's JSON replace bad UTF-8 (a name read from a GPU); diff and compare
+/// have always written strictly.
+std::string lenient_dump(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 class json_renderer final : public renderer {
-public:
-  [[nodiscard]] std::string render(const check_outcome& outcome) const override {
-    return to_json(outcome).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+protected:
+  [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
+    return lenient_dump(to_json(outcome));
+  }
+  [[nodiscard]] std::string render_health(const health_document& h) const override {
+    return lenient_dump(health_to_json(h.outcome, h.elapsed_s));
+  }
+  [[nodiscard]] std::string render_diff(const diff_output& d) const override {
+    return to_json(d).dump(2) + "\n";
+  }
+  [[nodiscard]] std::string render_compare(const compare_output& c) const override {
+    return to_json(c).dump(2) + "\n";
   }
 };
 
+/// The drain reason alone (`gpuspec health --format reason`): a line, or nothing for none.
+class reason_renderer final : public renderer {
+protected:
+  [[nodiscard]] std::string render_health(const health_document& h) const override {
+    return h.outcome.drain_reason.empty() ? "" : h.outcome.drain_reason + "\n";
+  }
+};
+
+[[noreturn]] void no_layout(std::string_view document) {
+  throw std::logic_error(fmt::format("this output format has no layout for {}", document));
+}
+
 } // namespace
 
+std::string renderer::render_check(const check_outcome& /*outcome*/) const {
+  no_layout("a check outcome");
+}
+std::string renderer::render_health(const health_document& /*h*/) const {
+  no_layout("a health outcome");
+}
+std::string renderer::render_diff(const diff_output& /*d*/) const { no_layout("a diff"); }
+std::string renderer::render_compare(const compare_output& /*c*/) const {
+  no_layout("a comparison");
+}
+
 std::optional<output_format> output_format_from_string(std::string_view s) {
-  if (s == "table")
+  if (s == "table" || s == "text")
     return output_format::table;
   if (s == "md" || s == "markdown")
     return output_format::markdown;
@@ -134,6 +184,10 @@ std::optional<output_format> output_format_from_string(std::string_view s) {
     return output_format::junit;
   if (s == "prom" || s == "prometheus")
     return output_format::prometheus;
+  if (s == "nccl-tests")
+    return output_format::nccl_tests;
+  if (s == "reason")
+    return output_format::reason;
   return std::nullopt;
 }
 
@@ -207,6 +261,11 @@ std::unique_ptr<renderer> make_renderer(output_format format, const render_optio
     return detail::make_junit_renderer();
   case output_format::prometheus:
     return detail::make_prometheus_renderer();
+  case output_format::reason:
+    return std::make_unique<reason_renderer>();
+  case output_format::nccl_tests:
+    throw std::invalid_argument("the nccl-tests layout is made with the reports it lays out "
+                                "(collectives' render_nccl_tests_table), not by make_renderer");
   }
   return std::make_unique<json_renderer>();
 }

@@ -1,8 +1,10 @@
 #pragma once
 /// Internal to the renderers: one factory per format, and helpers they share.
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuspec/reports/render.hpp"
@@ -14,6 +16,15 @@ std::unique_ptr<renderer> make_table_renderer(const render_options& options);
 std::unique_ptr<renderer> make_markdown_renderer();
 std::unique_ptr<renderer> make_junit_renderer();
 std::unique_ptr<renderer> make_prometheus_renderer();
+std::unique_ptr<renderer> make_reason_renderer();
+
+/// The table renderer's layouts of a diff and a comparison (render_tables.cpp), fitted to
+/// `width` columns (0: no limit).
+std::string diff_text_table(const diff_output& d, std::size_t width);
+std::string compare_text_table(const compare_output& c, std::size_t width);
+
+/// ASCII upper case: "FAIL".
+std::string upper(std::string_view s);
 
 /// The diagnoses of a node, its GPUs and its results, once each (same code, GPU and cause).
 std::vector<const diagnosis*> unique_diagnoses(const node_verdict& node);

@@ -104,7 +104,8 @@ std::string result_message(const result_verdict& r) {
 
 class junit_renderer final : public renderer {
 public:
-  [[nodiscard]] std::string render(const check_outcome& outcome) const override {
+protected:
+  [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
     std::string suites;
     counts total;
     for (const auto& node : outcome.nodes) {

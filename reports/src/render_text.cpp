@@ -1,9 +1,14 @@
-// The terminal table and the Markdown summary of a check outcome.
+// The terminal table and the Markdown summary: a check outcome's layouts here, a health
+// outcome's (health_render.cpp), a diff's and a comparison's (render_tables.cpp and their own
+// to_markdown) chosen here.
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/compare.hpp"
+#include "gpuspec/reports/diff.hpp"
+#include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/text_format.hpp"
 #include "gpuspec/reports/text_table.hpp"
 #include "render_detail.hpp"
@@ -11,13 +16,6 @@
 namespace gpuspec::reports::detail {
 
 namespace {
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return out;
-}
 
 const char* ansi(verdict_status s) {
   switch (s) {
@@ -61,79 +59,14 @@ class table_renderer final : public renderer {
 public:
   explicit table_renderer(render_options options) : m_options(options) {}
 
-  [[nodiscard]] std::string render(const check_outcome& outcome) const override {
+protected:
+  [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
     std::string out;
-    auto status_text = [&](verdict_status s) {
-      const std::string t = upper(to_string(s));
-      return m_options.colour ? ansi(s) + t + "\033[0m" : t;
-    };
     for (const auto& node : outcome.nodes) {
-      // The report's path is elided to fit the terminal: where the report lives is the one
-      // thing on the line whose length nothing bounds.
-      const std::string host = node.hostname.empty() ? "?" : node.hostname;
-      std::string source = node.source;
-      if (m_options.width > 0 && !source.empty()) {
-        const std::size_t rest = text_table::display_width(
-            fmt::format("Node {} (): {}", host, upper(to_string(node.status))));
-        source = elide_path(source, m_options.width > rest + 16 ? m_options.width - rest : 16);
-      }
-      out += fmt::format("Node {}{}: {}\n", host, source.empty() ? "" : " (" + source + ")",
-                         status_text(node.status));
-      if (!node.message.empty())
-        out += "  " + node.message + "\n";
-      using a = text_table::align;
-      // Compact for a terminal: the axes' values only, the reason codes rather than the whole
-      // message; the full parameters and messages are in the md and json outputs.
-      text_table t({"check", "gpu", "measured", "expected", "eff", "vs", "verdict", "note"},
-                   {a::left, a::left, a::right, a::right, a::right, a::left, a::left, a::left});
-      t.set_highlight(6);
-      t.set_shrinkable({7, 0}, 16);
-      for (const auto& r : node.results) {
-        // The reason codes; a pass needs no note, anything else without a code its message.
-        std::string note = r.status == verdict_status::pass ? "" : r.message;
-        if (!r.diagnoses.empty()) {
-          note.clear();
-          for (const auto& d : r.diagnoses) {
-            note += note.empty() ? "" : ", ";
-            note += d.code;
-          }
-        }
-        const std::string axes = compact_axes_text(r);
-        t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpus_text(r.devices),
-                   format_quantity(r.measured, r.unit), format_quantity(r.expected, r.unit),
-                   format_percent(r.efficiency), frame_text(r.frame),
-                   std::string(to_string(r.status)), note},
-                  m_options.colour ? ansi(r.status) : "", m_options.colour ? "\033[0m" : "");
-      }
-      if (!t.empty())
-        out += t.render(m_options.width);
-      text_table g({"gpu", "name", "serial", "bus id", "spec", "verdict"});
-      g.set_highlight(5);
-      g.set_shrinkable({2, 1}, 12);
-      for (const auto& gpu : node.gpus)
-        g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
-                   gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
-                   gpu.selected ? std::string(to_string(gpu.status)) : "not selected"},
-                  m_options.colour ? ansi(gpu.status) : "", m_options.colour ? "\033[0m" : "");
-      if (!g.empty()) {
-        out += '\n';
-        out += g.render(m_options.width);
-      }
-      // One entry per code and GPU: the same finding on every result of a GPU is said once,
-      // with how many and where (the json output keeps each).
-      const auto groups = grouped_diagnoses(node);
-      if (!groups.empty()) {
-        out += "\nDiagnosis\n";
-        for (const auto& grp : groups) {
-          const diagnosis& d = *grp.shown;
-          const std::string summary = group_summary(grp);
-          out += fmt::format("  {} {}{}: {}\n{}      action: {} (remediation: {})\n",
-                             status_text(grp.severity), d.code,
-                             d.device ? fmt::format(" gpu {}", *d.device) : "", d.cause,
-                             summary.empty() ? std::string() : fmt::format("      {}\n", summary),
-                             d.action, to_string(d.step));
-        }
-      }
+      out += node_line(node);
+      out += results_table(node);
+      out += gpus_table(node);
+      out += diagnosis_lines(node);
       out += "\n";
     }
     for (const auto& n : outcome.notes)
@@ -142,14 +75,120 @@ public:
                        exit_code_of(outcome.status));
     return out;
   }
+  [[nodiscard]] std::string render_health(const health_document& h) const override {
+    return render_health_text(h.outcome, h.elapsed_s, m_options);
+  }
+  [[nodiscard]] std::string render_diff(const diff_output& d) const override {
+    return diff_text_table(d, m_options.width);
+  }
+  [[nodiscard]] std::string render_compare(const compare_output& c) const override {
+    return compare_text_table(c, m_options.width);
+  }
 
 private:
+  [[nodiscard]] std::string status_text(verdict_status s) const {
+    const std::string t = upper(to_string(s));
+    return m_options.colour ? ansi(s) + t + "\033[0m" : t;
+  }
+  [[nodiscard]] std::string colour_on(verdict_status s) const {
+    return m_options.colour ? ansi(s) : "";
+  }
+  [[nodiscard]] std::string colour_off() const { return m_options.colour ? "\033[0m" : ""; }
+
+  /// "Node host (report): VERDICT" and the node's message.
+  [[nodiscard]] std::string node_line(const node_verdict& node) const {
+    // The report's path is elided to fit the terminal: where the report lives is the one
+    // thing on the line whose length nothing bounds.
+    const std::string host = node.hostname.empty() ? "?" : node.hostname;
+    std::string source = node.source;
+    if (m_options.width > 0 && !source.empty()) {
+      const std::size_t rest = text_table::display_width(
+          fmt::format("Node {} (): {}", host, upper(to_string(node.status))));
+      source = elide_path(source, m_options.width > rest + 16 ? m_options.width - rest : 16);
+    }
+    std::string out =
+        fmt::format("Node {}{}: {}\n", host, source.empty() ? "" : " (" + source + ")",
+                    status_text(node.status));
+    if (!node.message.empty())
+      out += "  " + node.message + "\n";
+    return out;
+  }
+
+  [[nodiscard]] std::string results_table(const node_verdict& node) const {
+    using a = text_table::align;
+    // Compact for a terminal: the axes' values only, the reason codes rather than the whole
+    // message; the full parameters and messages are in the md and json outputs.
+    text_table t({"check", "gpu", "measured", "expected", "eff", "vs", "verdict", "note"},
+                 {a::left, a::left, a::right, a::right, a::right, a::left, a::left, a::left});
+    t.set_highlight(6);
+    t.set_shrinkable({7, 0}, 16);
+    for (const auto& r : node.results) {
+      // The reason codes; a pass needs no note, anything else without a code its message.
+      std::string note = r.status == verdict_status::pass ? "" : r.message;
+      if (!r.diagnoses.empty()) {
+        note.clear();
+        for (const auto& d : r.diagnoses) {
+          note += note.empty() ? "" : ", ";
+          note += d.code;
+        }
+      }
+      const std::string axes = compact_axes_text(r);
+      t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpus_text(r.devices),
+                 format_quantity(r.measured, r.unit), format_quantity(r.expected, r.unit),
+                 format_percent(r.efficiency), frame_text(r.frame),
+                 std::string(to_string(r.status)), note},
+                colour_on(r.status), colour_off());
+    }
+    return t.empty() ? "" : t.render(m_options.width);
+  }
+
+  [[nodiscard]] std::string gpus_table(const node_verdict& node) const {
+    text_table g({"gpu", "name", "serial", "bus id", "spec", "verdict"});
+    g.set_highlight(5);
+    g.set_shrinkable({2, 1}, 12);
+    for (const auto& gpu : node.gpus)
+      g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
+                 gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
+                 gpu.selected ? std::string(to_string(gpu.status)) : "not selected"},
+                colour_on(gpu.status), colour_off());
+    if (g.empty())
+      return "";
+    std::string out = "\n";
+    out += g.render(m_options.width);
+    return out;
+  }
+
+  /// One entry per code and GPU: the same finding on every result of a GPU is said once, with
+  /// how many and where (the json output keeps each).
+  [[nodiscard]] std::string diagnosis_lines(const node_verdict& node) const {
+    const auto groups = grouped_diagnoses(node);
+    if (groups.empty())
+      return "";
+    std::string out = "\nDiagnosis\n";
+    for (const auto& grp : groups) {
+      const diagnosis& d = *grp.shown;
+      const std::string summary = group_summary(grp);
+      out += fmt::format("  {} {}{}: {}\n{}      action: {} (remediation: {})\n",
+                         status_text(grp.severity), d.code,
+                         d.device ? fmt::format(" gpu {}", *d.device) : "", d.cause,
+                         summary.empty() ? std::string() : fmt::format("      {}\n", summary),
+                         d.action, to_string(d.step));
+    }
+    return out;
+  }
+
   render_options m_options;
 };
 
 class markdown_renderer final : public renderer {
-public:
-  [[nodiscard]] std::string render(const check_outcome& outcome) const override {
+protected:
+  [[nodiscard]] std::string render_diff(const diff_output& d) const override {
+    return to_markdown(d);
+  }
+  [[nodiscard]] std::string render_compare(const compare_output& c) const override {
+    return to_markdown(c);
+  }
+  [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
     std::string out = fmt::format("# gpuspec check: {}\n\n", upper(to_string(outcome.status)));
     for (const auto& node : outcome.nodes) {
       out +=

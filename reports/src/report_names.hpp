@@ -5,8 +5,8 @@
 #include <array>
 #include <string_view>
 
+#include "gpuspec/reports/json_reader.hpp"
 #include "gpuspec/reports/report.hpp"
-#include "json_reader.hpp"
 
 namespace gpuspec::reports::detail {
 

@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/json_reader.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_fields.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/units.hpp"
-#include "json_reader.hpp"
 #include "report_names.hpp"
 #include "report_v1.hpp"
 
@@ -656,18 +656,6 @@ report read_report(element e) {
   return r;
 }
 
-template <class F> auto guarded(std::string_view file, std::string_view field, F read) {
-  using value_type = decltype(read());
-  try {
-    return outcome<value_type>(read());
-  } catch (const field_failure& failure) {
-    return outcome<value_type>(input_error{std::string(file), failure.field, failure.message});
-  } catch (const simdjson::simdjson_error& e) {
-    // Not expected (types are checked before every get), but bad input must never throw.
-    return outcome<value_type>(input_error{std::string(file), std::string(field), e.what()});
-  }
-}
-
 } // namespace
 
 outcome<result> result_from_json(const nlohmann::ordered_json& j, std::string_view file,
@@ -683,27 +671,17 @@ outcome<result> result_from_json(const nlohmann::ordered_json& j, std::string_vi
     return error;
   }
   const element root = document.value().root();
-  return guarded(file, field, [&]() {
+  return detail::read_guarded(file, field, [&]() {
     return read_result(root, std::string(field), report_minor_version(report_schema_version));
   });
 }
 
 outcome<report> report_from_json(const nlohmann::ordered_json& j, std::string_view file) {
-  auto document = detail::parse_json_value(j, file, "report");
-  if (!document) {
-    return document.error();
-  }
-  const element root = document.value().root();
-  return guarded(file, "", [&]() { return read_report(root); });
+  return detail::read_json_value(j, file, "report", read_report);
 }
 
 outcome<report> parse_report(std::string_view text, std::string_view file) {
-  auto document = detail::parse_json(text, file, "report");
-  if (!document) {
-    return document.error();
-  }
-  const element root = document.value().root();
-  return guarded(file, "", [&]() { return read_report(root); });
+  return detail::read_json_text(text, file, "report", read_report);
 }
 
 outcome<report> load_report(const std::filesystem::path& file) {

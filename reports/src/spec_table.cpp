@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "json_reader.hpp"
+#include "gpuspec/reports/json_reader.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -176,9 +176,8 @@ void parse_compute_capability(const std::string& text, const std::string& path, 
   row.cc_minor = std::stoi(text.substr(dot + 1));
 }
 
-gpu_spec read_row(element j, const std::string& path) {
-  const spec_reader r(j, path, row_keys);
-  gpu_spec row;
+/// What names a row and matches it to a GPU, its architecture, SMs and clocks.
+void read_identity(const spec_reader& r, gpu_spec& row) {
   row.id = r.string("id");
   row.name = r.string("name");
   std::size_t i = 0;
@@ -200,7 +199,9 @@ gpu_spec read_row(element j, const std::string& path) {
   row.base_clock_mhz = r.optional_number("base_clock_mhz").value_or(0);
   row.boost_clock_mhz = r.optional_number("boost_clock_mhz").value_or(0);
   row.tensor_clock_mhz = r.optional_number("tensor_clock_mhz");
+}
 
+void read_memory(const spec_reader& r, gpu_spec& row) {
   const spec_reader mem(r.get("memory"), r.at("memory"), memory_keys);
   row.memory_gib = mem.number("size_gb");
   row.memory_type = mem.string("type");
@@ -212,7 +213,10 @@ gpu_spec read_row(element j, const std::string& path) {
     fail(mem.at(row.memory_clock_mhz ? "transfers_per_clock" : "clock_mhz"),
          "clock_mhz and transfers_per_clock come together or not at all");
   }
+}
 
+/// The dense peak rates by precision: at least one.
+void read_peaks(const spec_reader& r, gpu_spec& row) {
   detail::for_each_member(
       r.get("peaks"), r.at("peaks"), "an object",
       [&](std::string_view key, element value, const detail::path_ref&) {
@@ -226,13 +230,10 @@ gpu_spec read_row(element j, const std::string& path) {
   if (row.peaks.empty()) {
     fail(r.at("peaks"), "must hold at least one peak rate");
   }
+}
 
-  row.tdp_w = r.number("tdp_w");
-  const spec_reader pcie(r.get("pcie"), r.at("pcie"), pcie_keys);
-  row.pcie_gen = pcie.integer("gen");
-  row.pcie_width = pcie.integer("width");
-  row.nvlink_gbs = r.optional_number("nvlink_gbs");
-
+/// The source document of each figure group, the notes and the check notes.
+void read_sources(const spec_reader& r, gpu_spec& row) {
   const element sources = r.get("sources");
   if (!sources.is_object() || detail::object_of(sources).size() == 0) {
     fail(r.at("sources"), "expected an object naming the source document of each figure group");
@@ -260,6 +261,21 @@ gpu_spec read_row(element j, const std::string& path) {
                                   std::string(value.get_string().value_unsafe());
                             });
   }
+}
+
+gpu_spec read_row(element j, const std::string& path) {
+  const spec_reader r(j, path, row_keys);
+  gpu_spec row;
+  read_identity(r, row);
+  read_memory(r, row);
+  read_peaks(r, row);
+  row.tdp_w = r.number("tdp_w");
+  const spec_reader pcie(r.get("pcie"), r.at("pcie"), pcie_keys);
+  row.pcie_gen = pcie.integer("gen");
+  row.pcie_width = pcie.integer("width");
+  row.nvlink_gbs = r.optional_number("nvlink_gbs");
+
+  read_sources(r, row);
   return row;
 }
 
@@ -301,13 +317,7 @@ outcome<spec_table> read_document(const outcome<detail::json_document>& document
   if (!document) {
     return document.error();
   }
-  try {
-    return read_table(document.value().root());
-  } catch (const field_failure& failure) {
-    return input_error{std::string(file), failure.field, failure.message};
-  } catch (const simdjson::simdjson_error& e) {
-    return input_error{std::string(file), "", e.what()};
-  }
+  return detail::read_guarded(file, "", [&]() { return read_table(document.value().root()); });
 }
 
 } // namespace

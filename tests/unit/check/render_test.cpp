@@ -1,4 +1,5 @@
-// The printers: terminal table, Markdown, JSON, JUnit XML, Prometheus text.
+// The printers: terminal table, Markdown, JSON, JUnit XML, Prometheus text, behind the one
+// renderer interface for every command's document.
 
 #include <limits>
 #include <map>
@@ -11,6 +12,9 @@
 
 #include "check_fixtures.hpp"
 #include "gpuspec/reports/check.hpp"
+#include "gpuspec/reports/compare.hpp"
+#include "gpuspec/reports/diff.hpp"
+#include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/text_format.hpp"
 #include "gpuspec/reports/text_table.hpp"
@@ -39,6 +43,64 @@ TEST(Render, FormatNames) {
   EXPECT_EQ(output_format_from_string("junit"), output_format::junit);
   EXPECT_EQ(output_format_from_string("prom"), output_format::prometheus);
   EXPECT_EQ(output_format_from_string("xml"), std::nullopt);
+  // health's name for the table, and the two formats of one command each.
+  EXPECT_EQ(output_format_from_string("text"), output_format::table);
+  EXPECT_EQ(output_format_from_string("nccl-tests"), output_format::nccl_tests);
+  EXPECT_EQ(output_format_from_string("reason"), output_format::reason);
+}
+
+// One interface for every document: a format prints the documents it has a layout for, and
+// asking it for another is a bug, not an empty page.
+TEST(Render, AFormatWithoutALayoutForADocumentThrows) {
+  const auto o = degraded_outcome();
+  diff_output d;
+  compare_output c;
+  health_outcome h;
+  h.check = o;
+  const health_document hd{h, 0.5};
+  for (const auto f : {output_format::table, output_format::markdown, output_format::json,
+                       output_format::junit, output_format::prometheus})
+    EXPECT_FALSE(make_renderer(f)->render(o).empty()) << static_cast<int>(f);
+  EXPECT_THROW((void)make_renderer(output_format::reason)->render(o), std::logic_error);
+  EXPECT_THROW((void)make_renderer(output_format::junit)->render(hd), std::logic_error);
+  EXPECT_THROW((void)make_renderer(output_format::markdown)->render(hd), std::logic_error);
+  EXPECT_THROW((void)make_renderer(output_format::prometheus)->render(d), std::logic_error);
+  EXPECT_THROW((void)make_renderer(output_format::junit)->render(c), std::logic_error);
+  // The nccl-tests layout is of the reports themselves: the CLI makes it with them.
+  EXPECT_THROW((void)make_renderer(output_format::nccl_tests), std::invalid_argument);
+}
+
+TEST(Render, HealthGoesThroughTheSameRenderersAsItsOwnPrinters) {
+  health_outcome h;
+  h.check = degraded_outcome();
+  h.drain_reason = "GPUSPEC-PCIE-LINK-DEGRADED gpu 2";
+  const health_document hd{h, 0.25};
+  EXPECT_EQ(make_renderer(output_format::table, {false, 100})->render(hd),
+            render_health_text(h, 0.25, {false, 100}));
+  EXPECT_EQ(make_renderer(output_format::json)->render(hd),
+            health_to_json(h, 0.25).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                "\n");
+  EXPECT_EQ(make_renderer(output_format::prometheus)->render(hd),
+            render_health_prometheus(h, 0.25));
+  EXPECT_EQ(make_renderer(output_format::reason)->render(hd), "GPUSPEC-PCIE-LINK-DEGRADED gpu 2\n");
+  h.drain_reason.clear();
+  EXPECT_EQ(make_renderer(output_format::reason)->render(health_document{h, 0.25}), "");
+}
+
+TEST(Render, DiffAndCompareGoThroughTheSameRenderers) {
+  diff_output d;
+  d.old_label = "old.json";
+  d.new_label = "new.json";
+  const auto table = make_renderer(output_format::table)->render(d);
+  EXPECT_EQ(table.rfind("Old: old.json\nNew: new.json\n\nInventory differences\n  none\n", 0), 0u)
+      << table;
+  EXPECT_NE(table.find("\nVerdict: pass\n"), std::string::npos) << table;
+  EXPECT_EQ(make_renderer(output_format::markdown)->render(d), to_markdown(d));
+  EXPECT_EQ(make_renderer(output_format::json)->render(d), to_json(d).dump(2) + "\n");
+  compare_output c;
+  EXPECT_EQ(make_renderer(output_format::markdown)->render(c), to_markdown(c));
+  EXPECT_EQ(make_renderer(output_format::json)->render(c), to_json(c).dump(2) + "\n");
+  EXPECT_NE(make_renderer(output_format::table)->render(c).find("0 outlier(s)"), std::string::npos);
 }
 
 TEST(Render, TableHasVerdictsDiagnosesAndColourOnlyWhenAsked) {
@@ -209,6 +271,32 @@ TEST(Render, PrometheusFamiliesHelpTypeAndDcgmLabels) {
       EXPECT_EQ(line.rfind("gpuspec_", 0), 0u) << line;
     }
   }
+}
+
+// The one label builder: a result over a GPU the node does not list names that GPU by index
+// alone, and leaves the labels of the node's own GPUs as they are for every later sample.
+TEST(Render, PrometheusLabelsOfAResultOverAnUnlistedGpu) {
+  auto o = degraded_outcome();
+  auto& node = o.nodes[0];
+  ASSERT_FALSE(node.results.empty());
+  auto shared = node.results.front();
+  shared.devices = {0, 99};
+  shared.status = verdict_status::pass;
+  node.results.insert(node.results.begin(), shared);
+  auto lone = node.results[1];
+  lone.devices = {99};
+  lone.status = verdict_status::pass;
+  node.results.insert(node.results.begin() + 1, lone);
+  const auto text = make_renderer(output_format::prometheus)->render(o);
+  EXPECT_NE(text.find("gpuspec_result_status{gpu=\"0,99\",UUID=\"GPU-5e5e5e5e-0000-0000-0000-"
+                      "000000000000\",pci_bus_id=\"00000000:10:00.0\",modelName=\"NVIDIA H200\","),
+            std::string::npos)
+      << text;
+  // GPU 99 alone: its index, no UUID, the host.
+  EXPECT_NE(text.find("gpuspec_result_status{gpu=\"99\",UUID=\"\",pci_bus_id=\"\",modelName=\"\","
+                      "Hostname=\"node \\\"a\\\" <&>\",check="),
+            std::string::npos)
+      << text;
 }
 
 } // namespace

@@ -1,6 +1,19 @@
 #pragma once
-/// Printers of a check outcome behind one small interface (STYLE.md 9): a terminal table,
-/// Markdown, JSON, JUnit XML and the Prometheus text format.
+/// The one home of output (STYLE.md, "output"): every command's printed document goes through
+/// one renderer interface, one implementation per format. A format prints the documents it
+/// has a layout for and computes nothing the model does not already hold:
+///
+///   document          table  md  json  junit  prom  nccl-tests  reason
+///   check outcome       x     x    x     x      x       x
+///   health outcome      x          x            x                  x
+///   diff output         x     x    x
+///   compare output      x     x    x
+///
+/// (`table` is health's "text"). A new format (HTML) is one more implementation of `renderer`
+/// and one more case of make_renderer; a new document is one more `render` overload and its
+/// virtual, which each format that prints it overrides. Asking a format for a document it has
+/// no layout for is a bug (the CLI offers only the formats of its command) and throws
+/// std::logic_error.
 
 #include <cstddef>
 #include <memory>
@@ -14,9 +27,14 @@
 
 namespace gpuspec::reports {
 
-enum class output_format { table, markdown, json, junit, prometheus };
+struct health_outcome;
+struct diff_output;
+struct compare_output;
 
-/// "table", "md", "json", "junit", "prom"; std::nullopt for anything else.
+enum class output_format { table, markdown, json, junit, prometheus, nccl_tests, reason };
+
+/// "table" (or "text"), "md" (or "markdown"), "json", "junit", "prom" (or "prometheus"),
+/// "nccl-tests", "reason"; std::nullopt for anything else.
 [[nodiscard]] std::optional<output_format> output_format_from_string(std::string_view s);
 
 struct render_options {
@@ -26,13 +44,34 @@ struct render_options {
   std::size_t width = 0;
 };
 
+/// What `gpuspec health` prints: the outcome and how long the whole command took.
+struct health_document {
+  const health_outcome& outcome;
+  double elapsed_s = 0;
+};
+
 class renderer {
 public:
   virtual ~renderer() = default;
-  /// The whole document, ending with a newline.
-  [[nodiscard]] virtual std::string render(const check_outcome& outcome) const = 0;
+  /// The whole document, ending with a newline (an empty document is "").
+  [[nodiscard]] std::string render(const check_outcome& outcome) const {
+    return render_check(outcome);
+  }
+  [[nodiscard]] std::string render(const health_document& h) const { return render_health(h); }
+  [[nodiscard]] std::string render(const diff_output& d) const { return render_diff(d); }
+  [[nodiscard]] std::string render(const compare_output& c) const { return render_compare(c); }
+
+protected:
+  /// Each document's layout in this format; the defaults throw std::logic_error (no layout).
+  [[nodiscard]] virtual std::string render_check(const check_outcome& outcome) const;
+  [[nodiscard]] virtual std::string render_health(const health_document& h) const;
+  [[nodiscard]] virtual std::string render_diff(const diff_output& d) const;
+  [[nodiscard]] virtual std::string render_compare(const compare_output& c) const;
 };
 
+/// The renderer of `format`. nccl_tests is not made here: it lays out the reports themselves,
+/// not a verdict, and lives with the collectives' figures (the CLI makes it with the reports);
+/// asking for it here throws std::invalid_argument.
 [[nodiscard]] std::unique_ptr<renderer> make_renderer(output_format format,
                                                       const render_options& options = {});
 

@@ -1,11 +1,19 @@
 #pragma once
-/// Internal: the one strict JSON object reader of every file gpuspec loads (reports, the spec
-/// table, the expectation rules). A reader is made for one JSON object with its declared keys;
-/// an unknown key is rejected when it is made (with a "did you mean" when one is close), a
-/// repeated key too, so a typo is reported as the typo, not as the missing field it was meant
-/// to be; a missing key when it is read. Every error names the field path
-/// (`results[3].stats.median`) and is thrown as detail::field_failure, which each loader turns
-/// into an input_error at its boundary.
+/// The one strict JSON object reader of every JSON document gpuspec reads: the files it loads
+/// (reports, the spec table, the expectation rules) and the documents its own processes pass
+/// each other (the coordinator-worker wire, the MPI ranks' messages). Public so that code
+/// outside reports/ reads JSON the same way; the names stay in `detail` (as the loaders have
+/// always called them).
+///
+/// A reader is made for one JSON object with its declared keys; an unknown key is rejected
+/// when it is made (with a "did you mean" when one is close), a repeated key too, so a typo is
+/// reported as the typo, not as the missing field it was meant to be; a missing key when it is
+/// read. Every error names the field path (`results[3].stats.median`) and is thrown as
+/// detail::field_failure, the one error type of a reader, which each reader's boundary turns
+/// into an input_error: `read_guarded`, `read_json_text` or `read_json_value` below.
+///
+/// A document built in code (an nlohmann value) is read through `read_json_value`: it is
+/// written as text and parsed again, which is what makes a wire message and a file read alike.
 
 #include <array>
 #include <cmath>
@@ -16,13 +24,15 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "json_input.hpp"
+#include "gpuspec/reports/json_input.hpp"
+#include "gpuspec/reports/outcome.hpp"
 
 namespace gpuspec::reports::detail {
 
@@ -222,5 +232,48 @@ E read_enum(element e, const path_ref& path, const name_table<E, N>& table) {
 /// A string from a fixed set.
 [[nodiscard]] std::string read_one_of(element e, const path_ref& path,
                                       std::span<const std::string_view> allowed);
+
+/// The boundary of a reader: `read()`'s value, or the first field_failure it threw as an
+/// input_error naming `file` and the failure's field. A simdjson error (not expected: types are
+/// checked before every get) is an input_error naming `field`, as bad input must never throw.
+template <class F>
+auto read_guarded(std::string_view file, std::string_view field, F read)
+    -> outcome<std::invoke_result_t<F&>> {
+  using value_type = std::invoke_result_t<F&>;
+  try {
+    return outcome<value_type>(read());
+  } catch (const field_failure& failure) {
+    return outcome<value_type>(input_error{std::string(file), failure.field, failure.message});
+  } catch (const simdjson::simdjson_error& e) {
+    return outcome<value_type>(input_error{std::string(file), std::string(field), e.what()});
+  }
+}
+
+/// `text` parsed as one JSON document (`what`: "report", "plan", ...) and its root read by
+/// `read(element)`; every error is an input_error naming `file` (a file's name, or what a
+/// message is: "worker message").
+template <class F>
+auto read_json_text(std::string_view text, std::string_view file, std::string_view what, F read)
+    -> outcome<std::invoke_result_t<F&, element>> {
+  const auto document = parse_json(text, file, what);
+  if (!document) {
+    return document.error();
+  }
+  const element root = document.value().root();
+  return read_guarded(file, "", [&]() { return read(root); });
+}
+
+/// The same for a document built in code: its first NaN or infinity is an error naming its
+/// path (parse_json_value), else it is read as `read_json_text` reads text.
+template <class F>
+auto read_json_value(const nlohmann::ordered_json& j, std::string_view file, std::string_view what,
+                     F read) -> outcome<std::invoke_result_t<F&, element>> {
+  const auto document = parse_json_value(j, file, what);
+  if (!document) {
+    return document.error();
+  }
+  const element root = document.value().root();
+  return read_guarded(file, "", [&]() { return read(root); });
+}
 
 } // namespace gpuspec::reports::detail

@@ -1,7 +1,8 @@
 #pragma once
-/// Internal to the loaders of user-written JSON files (reports, spec tables, expectation
-/// rules): reading the file, parsing it, and the field paths and library messages their errors
-/// share. Bad input never throws out of a loader.
+/// Beneath the one JSON reader (json_reader.hpp), for every document gpuspec reads: the files
+/// it loads (reports, spec tables, expectation rules) and its processes' messages. Reading the
+/// file, parsing it, and the field paths and library messages their errors share. Bad input
+/// never throws out of a reader.
 ///
 /// Parsing is simdjson's (Debian's libsimdjson-dev), several times faster than a DOM of
 /// nlohmann::json, which `check` over 10,000 results and `compare` over 1,000 reports need
