@@ -299,7 +299,7 @@ namespace {
 struct node_case {
   b::registry r;
   std::vector<b::bench_case> cases;
-  gpuspec::run_options options;
+  b::run_options options;
   b::node_cache cache;
   std::atomic<bool> interrupted{false};
   node_case() {
