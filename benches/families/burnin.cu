@@ -262,6 +262,226 @@ reports::verification memtest_verification(const reports::burnin_memtest& m) {
   return v;
 }
 
+/// One burn-in GEMM run (burnin_gemm), by phase: the buffers and what the result declares
+/// (constructor), the record's start, the loop of GEMM batches and memory-test passes to the
+/// duration, the telemetry intervals and events as they close, and the result at the end.
+class gemm_burn {
+public:
+  gemm_burn(bench_state& state, const pinned_gemm& gemm, bool bf16)
+      : m_state(state), m_gemm(gemm), m_bf16(bf16), m_a(dim * dim), m_b(dim * dim), m_d(dim * dim),
+        m_workspace(gemm_cublas_workspace_bytes), m_sums(max_batch) {
+    // Allocate, initialise: the same seeded inputs on every GPU; the memory test gets most of
+    // what is left.
+    const auto fill = bf16 ? kernels::gemm_fill_type::bf16 : kernels::gemm_fill_type::fp16;
+    kernels::launch_gemm_fill(m_a.data(), fill, dim * dim, seed_a, state.stream().handle());
+    kernels::launch_gemm_fill(m_b.data(), fill, dim * dim, seed_b, state.stream().handle());
+    m_outcome = kernels::device_buffer<kernels::memtest_outcome>(1);
+    m_words = memtest_buffer();
+    state.stream().synchronize();
+    state.set_flops_per_iteration(m_flops);
+    state.set_compute_ceiling(bf16 ? "bf16_tc" : "fp16_tc");
+    state.set_cache_mode(cache_mode::hot);
+    state.add_parameter("m", burnin_dim);
+    state.add_parameter("n", burnin_dim);
+    state.add_parameter("k", burnin_dim);
+    state.add_parameter("algorithm", gemm.description());
+  }
+
+  /// Runs the load for `duration_s` from now; `setup_begin_s` (when the setup began) to now is
+  /// the idle window.
+  void run(double duration_s, double setup_begin_s) {
+    start_record(duration_s, setup_begin_s);
+    const burnin_schedule schedule{duration_s, gemm_phase_s,
+                                   m_words.size() > 0 ? memtest_phase_s : 0};
+    for (;;) {
+      const double now_s = m_state.run_clock_s();
+      const burnin_phase phase = phase_at(schedule, now_s - m_load_begin_s);
+      if (phase == burnin_phase::done || m_state.interrupted())
+        break;
+      if (phase == burnin_phase::memtest)
+        memtest_phase();
+      else
+        gemm_batch();
+    }
+  }
+
+  /// Ends the result: the record, one sample per interval, the verification.
+  void finish() {
+    const double load_end_s = m_state.run_clock_s();
+    close_intervals(load_end_s + m_timeline->interval_s()); // the last, partial interval too
+    m_record.elapsed_s = load_end_s - m_load_begin_s;
+    m_record.interval_s = m_timeline->interval_s();
+    m_record.gemm = m_g;
+    if (m_m.passes > 0)
+      m_record.memtest = m_m;
+    m_record.intervals = m_timeline->intervals();
+    m_record.event_samples = m_timeline->event_samples();
+
+    std::vector<double> samples, sample_seconds;
+    for (const auto& in : m_record.intervals)
+      if (in.throughput) {
+        samples.push_back(*in.throughput);
+        sample_seconds.push_back(m_flops * static_cast<double>(in.gemm_iterations) /
+                                 (*in.throughput * 1e12));
+      }
+    m_state.set_verification(verification());
+    m_state.finish_sustained(std::move(samples), std::move(sample_seconds), std::move(m_record),
+                             m_load_begin_s, load_end_s);
+  }
+
+private:
+  static constexpr auto dim = static_cast<std::size_t>(burnin_dim);
+
+  void start_record(double duration_s, double setup_begin_s) {
+    m_record.duration_s = duration_s;
+    m_load_begin_s = m_state.run_clock_s();
+    m_record.idle_power_w = m_state.telemetry_between(setup_begin_s, m_load_begin_s).power_w_mean;
+    m_g.dtype = m_bf16 ? "bf16" : "fp16";
+    m_g.m = m_g.n = m_g.k = burnin_dim;
+    m_g.seed = static_cast<std::int64_t>(burnin_seed);
+    m_g.algorithm = m_gemm.description();
+    m_g.reduction = m_gemm.reduction();
+    m_g.deterministic = m_gemm.deterministic();
+    m_g.determinism_note =
+        m_g.deterministic ? "split-K 1 and no reduction scheme: one summation order per element"
+                          : "the pinned algorithm splits K: its reduction order may vary";
+    m_timeline.emplace(m_load_begin_s);
+    m_telemetry_until_s = m_load_begin_s;
+  }
+
+  void memtest_phase() {
+    const auto p =
+        kernels::memtest_patterns[m_next_pattern++ % std::size(kernels::memtest_patterns)];
+    const std::int64_t bad = memtest_pass(m_state, m_words, p, burnin_seed + m_next_pattern,
+                                          m_outcome, m_m, m_record.busy_s);
+    const double end_s = m_state.run_clock_s();
+    const auto reads = kernels::memtest_has_inverse(p) ? 3 : 1;
+    m_timeline->add_memtest(end_s, reads * static_cast<std::int64_t>(m_words.size()), bad);
+    if (bad > 0)
+      mark_event(end_s);
+    close_intervals(end_s);
+  }
+
+  void gemm_batch() {
+    // A batch of iterations, each a GEMM (timed by the harness's events around it alone) and
+    // the checksum of its output (after the GEMM's stop event: not charged to it).
+    const auto times = m_state.time_batch(
+        m_batch,
+        [&](int, kernels::stream_ref s) {
+          m_gemm.enqueue(m_a.data(), m_b.data(), m_d.data(), m_workspace.data(), s);
+        },
+        [&](int i, kernels::stream_ref s) {
+          kernels::launch_output_checksum(m_d.data(), dim * dim, m_sums.data() + i, s.handle());
+        });
+    const double seconds = times.seconds;
+    m_record.busy_s += seconds;
+    std::array<std::uint64_t, max_batch> host{};
+    GPUSPEC_CUDA_CHECK(cudaMemcpy(host.data(), m_sums.data(), sizeof(std::uint64_t) * m_batch,
+                                  cudaMemcpyDeviceToHost));
+    const double end_s = m_state.run_clock_s();
+    for (int i = 0; i < m_batch; ++i)
+      count_iteration(host[static_cast<std::size_t>(i)],
+                      times.timed_seconds[static_cast<std::size_t>(i)], end_s);
+    // Once per run, after the first batch: sampled entries of D against a host reference. The
+    // checksums say every iteration and every GPU got the same bits; this says the bits are
+    // right, which a GEMM wrong the same way every time would pass otherwise.
+    if (!m_reference_check)
+      m_reference_check = check_against_host(m_a, m_b, m_d, m_bf16, m_state.stream());
+    // The next batch lasts about target_batch_s.
+    m_batch = std::clamp(static_cast<int>(target_batch_s * m_batch / std::max(seconds, 1e-6)), 1,
+                         max_batch);
+    close_intervals(end_s);
+  }
+
+  /// One GEMM iteration of a batch: its checksum against iteration 0's, its time.
+  void count_iteration(std::uint64_t checksum, double seconds, double end_s) {
+    if (m_g.iterations == 0) {
+      m_reference = checksum;
+      m_g.reference_checksum = hex_word(m_reference);
+    }
+    const bool mismatch = checksum != m_reference;
+    if (mismatch) {
+      if (m_g.mismatches.size() < reports::burnin_max_mismatches)
+        m_g.mismatches.push_back(
+            {m_g.iterations, end_s, m_g.reference_checksum, hex_word(checksum)});
+      ++m_g.checksum_mismatches;
+      mark_event(end_s);
+    }
+    m_timeline->add_gemm(end_s, seconds, m_flops, mismatch);
+    ++m_g.iterations;
+  }
+
+  void close_intervals(double now_s) {
+    // Every interval that has ended gets its telemetry, summarised now, while the sampler
+    // still holds it.
+    for (;;) {
+      const double end = m_timeline->window_of(m_telemetry_until_s).second;
+      if (end > now_s)
+        break;
+      const auto t = m_state.telemetry_between(m_telemetry_until_s, end);
+      m_timeline->set_telemetry(m_telemetry_until_s, t);
+      // A throttle reason seen for the first time is an event: its samples are kept.
+      for (const auto& r : t.throttle_reasons)
+        if (std::find(m_reasons_seen.begin(), m_reasons_seen.end(), r) == m_reasons_seen.end()) {
+          m_reasons_seen.push_back(r);
+          m_timeline->add_event_samples(
+              m_state.samples_between(end - event_before_s - event_after_s, end));
+        }
+      m_telemetry_until_s = end;
+    }
+  }
+
+  void mark_event(double at_s) {
+    if (m_event_seen)
+      return;
+    m_event_seen = true;
+    m_timeline->add_event_samples(
+        m_state.samples_between(at_s - event_before_s, at_s + event_after_s));
+  }
+
+  [[nodiscard]] reports::verification verification() const {
+    reports::verification v;
+    const bool reference_ok =
+        !m_reference_check || m_reference_check->status != reports::verification_status::failed;
+    v.status = m_g.checksum_mismatches == 0 && m_m.bad_words == 0 && reference_ok
+                   ? reports::verification_status::passed
+                   : reports::verification_status::failed;
+    if (m_reference_check) {
+      v.max_rel_error = m_reference_check->max_rel_error;
+      v.tolerance = m_reference_check->tolerance;
+    }
+    v.detail = cat(m_g.iterations, " iteration(s), ", m_g.checksum_mismatches,
+                   " checksum mismatch(es) against iteration 0's ", m_g.reference_checksum, "; ",
+                   m_reference_check ? m_reference_check->detail
+                                     : std::string("no iteration: D not checked against the host"),
+                   "; ", memtest_verification(m_m).detail);
+    return v;
+  }
+
+  bench_state& m_state;
+  const pinned_gemm& m_gemm;
+  bool m_bf16;
+  kernels::device_buffer<std::uint16_t> m_a, m_b, m_d;
+  kernels::device_buffer<std::byte> m_workspace;
+  kernels::device_buffer<std::uint64_t> m_sums;
+  kernels::device_buffer<kernels::memtest_outcome> m_outcome;
+  kernels::device_buffer<std::uint64_t> m_words;
+  double m_flops = 2.0 * static_cast<double>(dim * dim * dim);
+
+  reports::burnin_record m_record;
+  reports::burnin_gemm m_g;
+  reports::burnin_memtest m_m;
+  double m_load_begin_s = 0;
+  std::optional<burnin_timeline> m_timeline;              ///< from the load's start
+  std::uint64_t m_reference = 0;                          ///< iteration 0's checksum
+  std::optional<reports::verification> m_reference_check; // D against the host, once
+  int m_batch = 1;
+  std::size_t m_next_pattern = 0;
+  double m_telemetry_until_s = 0; ///< telemetry summarised up to here
+  bool m_event_seen = false;
+  std::vector<std::string> m_reasons_seen;
+};
+
 void burnin_gemm(bench_state& state) {
   const bool bf16 = state.axis("dtype") == "bf16";
   int major = 0;
@@ -272,175 +492,12 @@ void burnin_gemm(bench_state& state) {
   const double duration_s =
       state.options().duration_s.value_or(state.options().stopping.max_seconds);
   const double setup_begin_s = state.run_clock_s();
-
-  // Size, allocate, initialise: the same seeded inputs on every GPU.
-  const auto dim = static_cast<std::size_t>(burnin_dim);
   const pinned_gemm gemm(bf16 ? CUDA_R_16BF : CUDA_R_16F, burnin_dim);
   if (!gemm.unsupported().empty())
     return state.not_supported(gemm.unsupported());
-  kernels::device_buffer<std::uint16_t> a(dim * dim), b(dim * dim), d(dim * dim);
-  kernels::device_buffer<std::byte> workspace(gemm_cublas_workspace_bytes);
-  kernels::device_buffer<std::uint64_t> sums(max_batch);
-  const auto fill = bf16 ? kernels::gemm_fill_type::bf16 : kernels::gemm_fill_type::fp16;
-  kernels::launch_gemm_fill(a.data(), fill, dim * dim, seed_a, state.stream().handle());
-  kernels::launch_gemm_fill(b.data(), fill, dim * dim, seed_b, state.stream().handle());
-  kernels::device_buffer<kernels::memtest_outcome> outcome(1);
-  auto words = memtest_buffer();
-  state.stream().synchronize();
-  const double flops = 2.0 * static_cast<double>(dim * dim * dim);
-  state.set_flops_per_iteration(flops);
-  state.set_compute_ceiling(bf16 ? "bf16_tc" : "fp16_tc");
-  state.set_cache_mode(cache_mode::hot);
-  state.add_parameter("m", burnin_dim);
-  state.add_parameter("n", burnin_dim);
-  state.add_parameter("k", burnin_dim);
-  state.add_parameter("algorithm", gemm.description());
-
-  reports::burnin_record record;
-  record.duration_s = duration_s;
-  const double load_begin_s = state.run_clock_s();
-  record.idle_power_w = state.telemetry_between(setup_begin_s, load_begin_s).power_w_mean;
-  reports::burnin_gemm g;
-  g.dtype = bf16 ? "bf16" : "fp16";
-  g.m = g.n = g.k = burnin_dim;
-  g.seed = static_cast<std::int64_t>(burnin_seed);
-  g.algorithm = gemm.description();
-  g.reduction = gemm.reduction();
-  g.deterministic = gemm.deterministic();
-  g.determinism_note = g.deterministic
-                           ? "split-K 1 and no reduction scheme: one summation order per element"
-                           : "the pinned algorithm splits K: its reduction order may vary";
-  reports::burnin_memtest m;
-  burnin_timeline timeline(load_begin_s);
-  const burnin_schedule schedule{duration_s, gemm_phase_s, words.size() > 0 ? memtest_phase_s : 0};
-  std::uint64_t reference = 0;
-  std::optional<reports::verification> reference_check; // D against the host, once
-  int batch = 1;
-  std::size_t next_pattern = 0;
-  double telemetry_until_s = load_begin_s; // telemetry summarised up to here
-  bool event_seen = false;
-  std::vector<std::string> reasons_seen;
-
-  const auto close_intervals = [&](double now_s) {
-    // Every interval that has ended gets its telemetry, summarised now, while the sampler
-    // still holds it.
-    for (;;) {
-      const double end = timeline.window_of(telemetry_until_s).second;
-      if (end > now_s)
-        break;
-      const auto t = state.telemetry_between(telemetry_until_s, end);
-      timeline.set_telemetry(telemetry_until_s, t);
-      // A throttle reason seen for the first time is an event: its samples are kept.
-      for (const auto& r : t.throttle_reasons)
-        if (std::find(reasons_seen.begin(), reasons_seen.end(), r) == reasons_seen.end()) {
-          reasons_seen.push_back(r);
-          timeline.add_event_samples(
-              state.samples_between(end - event_before_s - event_after_s, end));
-        }
-      telemetry_until_s = end;
-    }
-  };
-  const auto mark_event = [&](double at_s) {
-    if (event_seen)
-      return;
-    event_seen = true;
-    timeline.add_event_samples(state.samples_between(at_s - event_before_s, at_s + event_after_s));
-  };
-
-  for (;;) {
-    const double now_s = state.run_clock_s();
-    const burnin_phase phase = phase_at(schedule, now_s - load_begin_s);
-    if (phase == burnin_phase::done || state.interrupted())
-      break;
-    if (phase == burnin_phase::memtest) {
-      const auto p =
-          kernels::memtest_patterns[next_pattern++ % std::size(kernels::memtest_patterns)];
-      const std::int64_t bad =
-          memtest_pass(state, words, p, burnin_seed + next_pattern, outcome, m, record.busy_s);
-      const double end_s = state.run_clock_s();
-      const auto reads = kernels::memtest_has_inverse(p) ? 3 : 1;
-      timeline.add_memtest(end_s, reads * static_cast<std::int64_t>(words.size()), bad);
-      if (bad > 0)
-        mark_event(end_s);
-      close_intervals(end_s);
-      continue;
-    }
-    // A batch of iterations, each a GEMM (timed by the harness's events around it alone) and
-    // the checksum of its output (after the GEMM's stop event: not charged to it).
-    const auto times = state.time_batch(
-        batch,
-        [&](int, kernels::stream_ref s) {
-          gemm.enqueue(a.data(), b.data(), d.data(), workspace.data(), s);
-        },
-        [&](int i, kernels::stream_ref s) {
-          kernels::launch_output_checksum(d.data(), dim * dim, sums.data() + i, s.handle());
-        });
-    const double seconds = times.seconds;
-    record.busy_s += seconds;
-    std::array<std::uint64_t, max_batch> host{};
-    GPUSPEC_CUDA_CHECK(cudaMemcpy(host.data(), sums.data(), sizeof(std::uint64_t) * batch,
-                                  cudaMemcpyDeviceToHost));
-    const double end_s = state.run_clock_s();
-    for (int i = 0; i < batch; ++i) {
-      if (g.iterations == 0) {
-        reference = host[0];
-        g.reference_checksum = hex_word(reference);
-      }
-      const bool mismatch = host[i] != reference;
-      if (mismatch) {
-        if (g.mismatches.size() < reports::burnin_max_mismatches)
-          g.mismatches.push_back({g.iterations, end_s, g.reference_checksum, hex_word(host[i])});
-        ++g.checksum_mismatches;
-        mark_event(end_s);
-      }
-      timeline.add_gemm(end_s, times.timed_seconds[static_cast<std::size_t>(i)], flops, mismatch);
-      ++g.iterations;
-    }
-    // Once per run, after the first batch: sampled entries of D against a host reference. The
-    // checksums say every iteration and every GPU got the same bits; this says the bits are
-    // right, which a GEMM wrong the same way every time would pass otherwise.
-    if (!reference_check)
-      reference_check = check_against_host(a, b, d, bf16, state.stream());
-    // The next batch lasts about target_batch_s.
-    batch = std::clamp(static_cast<int>(target_batch_s * batch / std::max(seconds, 1e-6)), 1,
-                       max_batch);
-    close_intervals(end_s);
-  }
-  const double load_end_s = state.run_clock_s();
-  close_intervals(load_end_s + timeline.interval_s()); // the last, partial interval too
-  record.elapsed_s = load_end_s - load_begin_s;
-  record.interval_s = timeline.interval_s();
-  record.gemm = g;
-  if (m.passes > 0)
-    record.memtest = m;
-  record.intervals = timeline.intervals();
-  record.event_samples = timeline.event_samples();
-
-  std::vector<double> samples, sample_seconds;
-  for (const auto& in : record.intervals)
-    if (in.throughput) {
-      samples.push_back(*in.throughput);
-      sample_seconds.push_back(flops * static_cast<double>(in.gemm_iterations) /
-                               (*in.throughput * 1e12));
-    }
-  reports::verification v;
-  const bool reference_ok =
-      !reference_check || reference_check->status != reports::verification_status::failed;
-  v.status = g.checksum_mismatches == 0 && m.bad_words == 0 && reference_ok
-                 ? reports::verification_status::passed
-                 : reports::verification_status::failed;
-  if (reference_check) {
-    v.max_rel_error = reference_check->max_rel_error;
-    v.tolerance = reference_check->tolerance;
-  }
-  v.detail = cat(g.iterations, " iteration(s), ", g.checksum_mismatches,
-                 " checksum mismatch(es) against iteration 0's ", g.reference_checksum, "; ",
-                 reference_check ? reference_check->detail
-                                 : std::string("no iteration: D not checked against the host"),
-                 "; ", memtest_verification(m).detail);
-  state.set_verification(v);
-  state.finish_sustained(std::move(samples), std::move(sample_seconds), std::move(record),
-                         load_begin_s, load_end_s);
+  gemm_burn burn(state, gemm, bf16);
+  burn.run(duration_s, setup_begin_s);
+  burn.finish();
 }
 
 void memory_test(bench_state& state) {

@@ -53,16 +53,6 @@ constexpr std::uint64_t seed_shared = 0x6770757370656312ull;
 /// Device time one launch should take.
 constexpr double launch_target_seconds = 2e-3;
 
-/// Device seconds of what `enqueue` puts on `s`, between two events; waits for it.
-template <class Enqueue> double device_seconds(kernels::stream_ref s, const Enqueue& enqueue) {
-  kernels::event start, stop;
-  start.record(s);
-  enqueue();
-  stop.record(s);
-  stop.synchronize();
-  return kernels::event::elapsed_seconds(start, stop);
-}
-
 /// The total, mod 2^32, of the per-warp sums a launch wrote.
 std::uint32_t sum_of(const kernels::device_buffer<std::uint32_t>& sums, kernels::stream_ref s) {
   std::vector<std::uint32_t> host(sums.size());
@@ -116,7 +106,7 @@ void l2_read(bench_state& state) {
   s.synchronize();
 
   auto time_passes = [&](std::uint64_t passes) {
-    return device_seconds(s, [&] {
+    return state.setup_seconds([&](kernels::stream_ref) {
       kernels::launch_l2_read(data.data(), vectors, static_cast<unsigned>(passes), blocks,
                               sums.data(), s.handle());
     });
@@ -167,7 +157,7 @@ void shared_read(bench_state& state) {
   // Passes in whole rounds (shared_read_passes), and within unsigned.
   constexpr std::uint64_t max_passes = std::uint64_t{1} << 28;
   auto time_passes = [&](std::uint64_t passes) {
-    return device_seconds(s, [&] {
+    return state.setup_seconds([&](kernels::stream_ref) {
       kernels::launch_shared_read(source.data(),
                                   static_cast<unsigned>(kernels::shared_read_passes(passes)),
                                   blocks, sums.data(), s.handle());

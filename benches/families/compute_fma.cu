@@ -229,6 +229,79 @@ elementwise_report check_outputs(const std::vector<typename output_of<D>::type>&
   }
 }
 
+/// The launch as sized, in the parameters.
+void describe_launch(bench_state& state, fma_dtype dtype, const launch_size& size,
+                     std::uint64_t threads) {
+  state.add_parameter("instruction", instruction(dtype));
+  state.add_parameter("grid_blocks", size.wave.blocks);
+  state.add_parameter("block_threads", kernels::fma_chain_block_threads);
+  state.add_parameter("blocks_per_sm", size.wave.blocks_per_sm);
+  state.add_parameter("sm_count", size.wave.sm_count);
+  state.add_parameter("threads", threads);
+  state.add_parameter("accumulators_per_thread", kernels::fma_chain_accumulators);
+  state.add_parameter("iterations", size.iterations);
+  state.add_parameter("unroll", kernels::fma_chain_unroll);
+  state.add_parameter("fma_lanes_per_instruction", kernels::fma_lanes(dtype));
+  state.add_parameter("sizing_rate_per_sm_per_clock", size.rate);
+  state.add_parameter("sizing_rate_from", size.rate_from);
+  state.add_parameter("sizing_clock_mhz", size.clock_mhz);
+  state.add_parameter("sizing_clock_from", size.clock_from);
+  state.add_parameter("target_launch_seconds", target_launch_seconds);
+}
+
+/// The measurement: the chain of D's instruction under exec(); the check's description.
+template <fma_dtype D>
+std::string measure_chains(bench_state& state, typename output_of<D>::type* out,
+                           std::uint32_t* trips, unsigned blocks, std::uint32_t iterations,
+                           std::uint64_t seed) {
+  std::string check;
+  if constexpr (D == fma_dtype::fp32) {
+    state.add_parameter("multiplier", kernels::fma_fp32_a);
+    state.add_parameter("addend", kernels::fma_fp32_b);
+    check = "x <- fmaf(x, a, b) simulated on the host with std::fma (correctly rounded, as FFMA), "
+            "64 start classes x 16 accumulators, sums added in the kernel's order; bit for bit";
+    state.exec([&](kernels::stream_ref s) {
+      kernels::launch_fma_chain_fp32(out, blocks, iterations, kernels::fma_fp32_a,
+                                     kernels::fma_fp32_b, seed, s.handle());
+    });
+  } else if constexpr (D == fma_dtype::fp64) {
+    state.add_parameter("multiplier", kernels::fma_fp64_a);
+    state.add_parameter("addend", kernels::fma_fp64_b);
+    check = "x <- fma(x, a, b) simulated on the host with std::fma (correctly rounded, as DFMA), "
+            "64 start classes x 16 accumulators, sums added in the kernel's order; bit for bit";
+    state.exec([&](kernels::stream_ref s) {
+      kernels::launch_fma_chain_fp64(out, blocks, iterations, kernels::fma_fp64_a,
+                                     kernels::fma_fp64_b, seed, s.handle());
+    });
+  } else if constexpr (D == fma_dtype::fp16x2) {
+    state.add_parameter("multiplier",
+                        {kernels::half_bits_to_double(kernels::fma_fp16x2_a_bits & 0xFFFFu),
+                         kernels::half_bits_to_double(kernels::fma_fp16x2_a_bits >> 16)});
+    state.add_parameter("addend",
+                        {kernels::half_bits_to_double(kernels::fma_fp16x2_b_bits & 0xFFFFu),
+                         kernels::half_bits_to_double(kernels::fma_fp16x2_b_bits >> 16)});
+    check = "x <- __hfma2(x, a, b) simulated on the host per lane: a*x + b exact in double, "
+            "rounded once to fp16 (as HFMA2), 64 start classes x 16 accumulators, sums added with "
+            "one fp16 rounding each in the kernel's order; bit for bit. fp16 chains settle on a "
+            "rounding fixed point after a few hundred steps, so each warp also counts its loop "
+            "trips, which must equal iterations / unroll";
+    state.exec([&](kernels::stream_ref s) {
+      kernels::launch_fma_chain_fp16x2(out, trips, blocks, iterations, kernels::fma_fp16x2_a_bits,
+                                       kernels::fma_fp16x2_b_bits, seed, s.handle());
+    });
+  } else {
+    state.add_parameter("multiplier", kernels::fma_int32_a);
+    state.add_parameter("addend", kernels::fma_int32_b);
+    check = "x <- a*x + b modulo 2^32 (a full-period LCG) jumped ahead by the iteration count on "
+            "the host from each thread's own seeded starts; exact";
+    state.exec([&](kernels::stream_ref s) {
+      kernels::launch_fma_chain_int32(out, blocks, iterations, kernels::fma_int32_a,
+                                      kernels::fma_int32_b, seed, s.handle());
+    });
+  }
+  return check;
+}
+
 template <fma_dtype D> void run_fma(bench_state& state) {
   using out_t = typename output_of<D>::type;
   const kernels::stream_ref stream = state.stream();
@@ -236,24 +309,8 @@ template <fma_dtype D> void run_fma(bench_state& state) {
   const std::uint64_t threads = std::uint64_t{size.wave.blocks} * kernels::fma_chain_block_threads;
   const std::uint32_t iterations = size.iterations;
   const std::uint64_t seed = kernels::fma_chain_seed;
+  describe_launch(state, D, size, threads);
 
-  state.add_parameter("instruction", instruction(D));
-  state.add_parameter("grid_blocks", size.wave.blocks);
-  state.add_parameter("block_threads", kernels::fma_chain_block_threads);
-  state.add_parameter("blocks_per_sm", size.wave.blocks_per_sm);
-  state.add_parameter("sm_count", size.wave.sm_count);
-  state.add_parameter("threads", threads);
-  state.add_parameter("accumulators_per_thread", kernels::fma_chain_accumulators);
-  state.add_parameter("iterations", iterations);
-  state.add_parameter("unroll", kernels::fma_chain_unroll);
-  state.add_parameter("fma_lanes_per_instruction", kernels::fma_lanes(D));
-  state.add_parameter("sizing_rate_per_sm_per_clock", size.rate);
-  state.add_parameter("sizing_rate_from", size.rate_from);
-  state.add_parameter("sizing_clock_mhz", size.clock_mhz);
-  state.add_parameter("sizing_clock_from", size.clock_from);
-  state.add_parameter("target_launch_seconds", target_launch_seconds);
-
-  // --- the output, poisoned; fp16x2's work counters, poisoned --------------------------------
   std::vector<std::uint32_t> expected_int32;
   if constexpr (D == fma_dtype::int32)
     expected_int32 = kernels::fma_chain_expected_int32_all(threads, iterations, seed);
@@ -275,53 +332,8 @@ template <fma_dtype D> void run_fma(bench_state& state) {
   state.set_cache_mode(cache_mode::hot);
   state.set_compute_ceiling(ceiling_key(D));
 
-  std::string check;
-  if constexpr (D == fma_dtype::fp32) {
-    state.add_parameter("multiplier", kernels::fma_fp32_a);
-    state.add_parameter("addend", kernels::fma_fp32_b);
-    check = "x <- fmaf(x, a, b) simulated on the host with std::fma (correctly rounded, as FFMA), "
-            "64 start classes x 16 accumulators, sums added in the kernel's order; bit for bit";
-    state.exec([&](kernels::stream_ref s) {
-      kernels::launch_fma_chain_fp32(out.data(), blocks, iterations, kernels::fma_fp32_a,
-                                     kernels::fma_fp32_b, seed, s.handle());
-    });
-  } else if constexpr (D == fma_dtype::fp64) {
-    state.add_parameter("multiplier", kernels::fma_fp64_a);
-    state.add_parameter("addend", kernels::fma_fp64_b);
-    check = "x <- fma(x, a, b) simulated on the host with std::fma (correctly rounded, as DFMA), "
-            "64 start classes x 16 accumulators, sums added in the kernel's order; bit for bit";
-    state.exec([&](kernels::stream_ref s) {
-      kernels::launch_fma_chain_fp64(out.data(), blocks, iterations, kernels::fma_fp64_a,
-                                     kernels::fma_fp64_b, seed, s.handle());
-    });
-  } else if constexpr (D == fma_dtype::fp16x2) {
-    state.add_parameter("multiplier",
-                        {kernels::half_bits_to_double(kernels::fma_fp16x2_a_bits & 0xFFFFu),
-                         kernels::half_bits_to_double(kernels::fma_fp16x2_a_bits >> 16)});
-    state.add_parameter("addend",
-                        {kernels::half_bits_to_double(kernels::fma_fp16x2_b_bits & 0xFFFFu),
-                         kernels::half_bits_to_double(kernels::fma_fp16x2_b_bits >> 16)});
-    check = "x <- __hfma2(x, a, b) simulated on the host per lane: a*x + b exact in double, "
-            "rounded once to fp16 (as HFMA2), 64 start classes x 16 accumulators, sums added with "
-            "one fp16 rounding each in the kernel's order; bit for bit. fp16 chains settle on a "
-            "rounding fixed point after a few hundred steps, so each warp also counts its loop "
-            "trips, which must equal iterations / unroll";
-    state.exec([&](kernels::stream_ref s) {
-      kernels::launch_fma_chain_fp16x2(out.data(), trips.data(), blocks, iterations,
-                                       kernels::fma_fp16x2_a_bits, kernels::fma_fp16x2_b_bits, seed,
-                                       s.handle());
-    });
-  } else {
-    state.add_parameter("multiplier", kernels::fma_int32_a);
-    state.add_parameter("addend", kernels::fma_int32_b);
-    check = "x <- a*x + b modulo 2^32 (a full-period LCG) jumped ahead by the iteration count on "
-            "the host from each thread's own seeded starts; exact";
-    state.exec([&](kernels::stream_ref s) {
-      kernels::launch_fma_chain_int32(out.data(), blocks, iterations, kernels::fma_int32_a,
-                                      kernels::fma_int32_b, seed, s.handle());
-    });
-  }
-  state.add_parameter("check", check);
+  state.add_parameter("check",
+                      measure_chains<D>(state, out.data(), trips.data(), blocks, iterations, seed));
   if (state.interrupted())
     return;
 

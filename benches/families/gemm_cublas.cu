@@ -485,23 +485,10 @@ gemm_layout layout_of(const bench_state& state) {
   return *layout;
 }
 
-void run_gemm(bench_state& state, const gemm_cublas_precision& p) {
-  const gemm_shape shape = shape_of(state);
-  const gemm_layout layout = layout_of(state);
-  const int sm = device_sm_version(state.cuda_device());
-  const kernels::stream_ref stream = state.stream();
-  const double ops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
-                     static_cast<double>(shape.k);
-
-  lt_gemm gemm(p, shape, layout, sm);
-  if (!gemm.unsupported().empty()) {
-    state.not_supported(gemm.unsupported());
-    return;
-  }
-  for (const auto& [key, value] : gemm.parameters())
-    state.add_parameter(key, value);
-
-  // --- will it fit, and will a sample take a sensible time? --------------------------------
+/// Whether the GEMM fits in device memory and one of it in the suite's per-GEMM budget at the
+/// GPU's `ceiling_key` peak; skips the case, saying why, when not.
+bool fits_and_in_budget(bench_state& state, const gemm_cublas_precision& p, const gemm_shape& shape,
+                        int sm, double ops, const std::string& ceiling_key) {
   const std::uint64_t needed = gemm_device_bytes(shape, p, gemm_cublas_workspace_bytes);
   std::size_t free_bytes = 0, total_bytes = 0;
   GPUSPEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -510,9 +497,8 @@ void run_gemm(bench_state& state, const gemm_cublas_precision& p) {
     state.skip(cat(gemm_shape_text(shape), " needs ", mib_text(needed),
                    " of device memory (A, B, D, workspace); ", mib_text(free_bytes), " free, ",
                    mib_text(reserve_bytes), " kept in reserve"));
-    return;
+    return false;
   }
-  const auto [ceiling_key, ceiling_note] = ceiling_of(p, sm);
   const int sm_count = state.device().sm_count.value_or(0);
   const int clock_mhz = state.device().sm_clock_max_mhz.value_or(0);
   const auto peak_tops = reports::clock_adjusted_peak(sm / 10, sm % 10, sm_count,
@@ -527,23 +513,22 @@ void run_gemm(bench_state& state, const gemm_cublas_precision& p) {
                      " s at this GPU's ", ceiling_key, " peak (", g3(*peak_tops),
                      " T/s): above the ", g3(budget), " s per-GEMM budget of the ",
                      state.options().suite, " suite"));
-      return;
+      return false;
     }
   }
+  return true;
+}
 
-  // --- buffers, and how many GEMMs make one sample -----------------------------------------
+/// Allocates and initialises the buffers, times one GEMM (after a first, untimed call: module
+/// loading and cuBLASLt's setup) and returns how many GEMMs make one sample.
+int gemms_per_sample(bench_state& state, lt_gemm& gemm, const gemm_cublas_precision& p,
+                     const gemm_shape& shape, double ops) {
+  const kernels::stream_ref stream = state.stream();
   gemm.allocate(stream);
-  gemm.enqueue(stream); // first call: module loading and cuBLASLt's setup, outside timing
+  gemm.enqueue(stream);
   stream.synchronize();
-  double one_gemm_seconds = 0.0;
-  {
-    kernels::event start, stop;
-    start.record(stream);
-    gemm.enqueue(stream);
-    stop.record(stream);
-    stop.synchronize();
-    one_gemm_seconds = kernels::event::elapsed_seconds(start, stop);
-  }
+  const double one_gemm_seconds =
+      state.setup_seconds([&](kernels::stream_ref q) { gemm.enqueue(q); });
   const int reps =
       one_gemm_seconds > 0.0
           ? static_cast<int>(std::clamp(std::ceil(target_sample_seconds / one_gemm_seconds), 1.0,
@@ -558,8 +543,13 @@ void run_gemm(bench_state& state, const gemm_cublas_precision& p) {
   state.add_parameter("b_bytes", b_bytes);
   state.add_parameter("l2_bytes", l2);
   state.add_parameter("b_exceeds_l2", l2 > 0 && b_bytes > static_cast<std::uint64_t>(l2));
+  return reps;
+}
 
-  // --- the work ------------------------------------------------------------------------------
+/// The work of one sample (`reps` GEMMs) and the ceiling it is judged against.
+void declare_work(bench_state& state, const gemm_cublas_precision& p, const gemm_shape& shape,
+                  double ops, int reps, const std::string& ceiling_key,
+                  const std::string& ceiling_note) {
   if (p.integer_ops)
     state.set_integer_ops_per_iteration(ops * reps);
   else
@@ -579,14 +569,33 @@ void run_gemm(bench_state& state, const gemm_cublas_precision& p) {
   state.add_parameter("ceiling_key", ceiling_key);
   if (!ceiling_note.empty())
     state.add_parameter("ceiling_note", ceiling_note);
+}
 
+void run_gemm(bench_state& state, const gemm_cublas_precision& p) {
+  const gemm_shape shape = shape_of(state);
+  const gemm_layout layout = layout_of(state);
+  const int sm = device_sm_version(state.cuda_device());
+  const double ops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+                     static_cast<double>(shape.k);
+
+  lt_gemm gemm(p, shape, layout, sm);
+  if (!gemm.unsupported().empty()) {
+    state.not_supported(gemm.unsupported());
+    return;
+  }
+  for (const auto& [key, value] : gemm.parameters())
+    state.add_parameter(key, value);
+
+  const auto [ceiling_key, ceiling_note] = ceiling_of(p, sm);
+  if (!fits_and_in_budget(state, p, shape, sm, ops, ceiling_key))
+    return;
+  const int reps = gemms_per_sample(state, gemm, p, shape, ops);
+  declare_work(state, p, shape, ops, reps, ceiling_key, ceiling_note);
   state.exec([&](kernels::stream_ref s) {
     for (int r = 0; r < reps; ++r)
       gemm.enqueue(s);
   });
-
-  // --- the check -------------------------------------------------------------------------------
-  state.set_verification(gemm.verify(stream));
+  state.set_verification(gemm.verify(state.stream()));
 }
 
 } // namespace

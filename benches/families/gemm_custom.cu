@@ -149,23 +149,21 @@ paired_times time_pairs(kernels::stream_ref s, const std::function<void()>& cust
     custom();
     cublas();
   }
-  std::vector<kernels::event> marks;
-  marks.reserve(2 * cublas_timed_pairs + 1);
-  for (int i = 0; i < 2 * cublas_timed_pairs + 1; ++i)
-    marks.emplace_back();
-  marks[0].record(s);
-  for (int i = 0; i < cublas_timed_pairs; ++i) {
+  constexpr auto pairs = static_cast<std::size_t>(cublas_timed_pairs);
+  event_marks marks;
+  marks.reserve(2 * pairs + 1);
+  marks.mark(0, s);
+  for (std::size_t i = 0; i < pairs; ++i) {
     custom();
-    marks[static_cast<std::size_t>(2 * i + 1)].record(s);
+    marks.mark(2 * i + 1, s);
     cublas();
-    marks[static_cast<std::size_t>(2 * i + 2)].record(s);
+    marks.mark(2 * i + 2, s);
   }
-  marks.back().synchronize();
+  marks.wait(2 * pairs);
   std::vector<double> custom_s, cublas_s;
-  for (int i = 0; i < cublas_timed_pairs; ++i) {
-    const auto k = static_cast<std::size_t>(2 * i);
-    custom_s.push_back(kernels::event::elapsed_seconds(marks[k], marks[k + 1]));
-    cublas_s.push_back(kernels::event::elapsed_seconds(marks[k + 1], marks[k + 2]));
+  for (std::size_t k = 0; k < 2 * pairs; k += 2) {
+    custom_s.push_back(marks.seconds_between(k, k + 1));
+    cublas_s.push_back(marks.seconds_between(k + 1, k + 2));
   }
   return {median(std::move(custom_s)), median(std::move(cublas_s))};
 }
@@ -200,19 +198,21 @@ difference compare(const std::vector<float>& ours, const std::vector<float>& the
   return d;
 }
 
-void run_custom_gemm(bench_state& state, custom_gemm which) {
-  const bool tc = which == custom_gemm::hgemm_tc;
-  const std::string name = tc ? "hgemm_mma_cp_async" : "sgemm_smem_regblock";
+/// The shape asked, checked against what the kernel tiles.
+gemm_shape shape_of(const bench_state& state, bool tc) {
   const std::string& shape_text = state.axis("shape");
   const std::optional<gemm_shape> parsed = kernels::parse_gemm_shape(shape_text);
   if (!parsed)
     throw std::invalid_argument(state.id() + ": shape '" + shape_text + "' is not MxNxK");
-  const gemm_shape shape = *parsed;
-  if (const std::string why = tc ? kernels::hgemm_mma_cp_async_shape_error(shape)
-                                 : kernels::sgemm_smem_regblock_shape_error(shape);
+  if (const std::string why = tc ? kernels::hgemm_mma_cp_async_shape_error(*parsed)
+                                 : kernels::sgemm_smem_regblock_shape_error(*parsed);
       !why.empty())
     throw std::invalid_argument(why);
+  return *parsed;
+}
 
+/// Whether the GPU runs the kernel and the matrices fit; says why not (not_supported, skip).
+bool can_run(bench_state& state, const gemm_shape& shape, bool tc) {
   const int device = state.cuda_device();
   int cc_major = 0, cc_minor = 0;
   GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device));
@@ -221,10 +221,8 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
     state.not_supported("hgemm_mma_cp_async needs sm_80 or newer (cp.async and mma.sync "
                         "m16n8k16 with FP32 accumulation); this GPU is sm_" +
                         std::to_string(cc_major) + std::to_string(cc_minor));
-    return;
+    return false;
   }
-
-  // --- sizes and memory ----------------------------------------------------------------------
   const auto m = static_cast<std::size_t>(shape.m);
   const auto n = static_cast<std::size_t>(shape.n);
   const auto k = static_cast<std::size_t>(shape.k);
@@ -233,40 +231,54 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
   std::size_t free_bytes = 0, total_bytes = 0;
   GPUSPEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed + reserve_bytes > free_bytes) {
-    state.skip(shape_text + " needs " + mib_text(needed) + " of device memory (A, B, C and " +
-               "cuBLAS's C) plus " + mib_text(reserve_bytes) + " in reserve; " +
+    state.skip(state.axis("shape") + " needs " + mib_text(needed) + " of device memory (A, B, C " +
+               "and cuBLAS's C) plus " + mib_text(reserve_bytes) + " in reserve; " +
                mib_text(free_bytes) + " is free");
-    return;
+    return false;
   }
+  return true;
+}
 
-  const kernels::stream_ref stream = state.stream();
-  kernels::device_buffer<float> a32, b32;
-  kernels::device_buffer<std::uint16_t> a16, b16;
-  kernels::device_buffer<float> c(m * n);
-  if (tc) {
-    a16 = kernels::device_buffer<std::uint16_t>(m * k);
-    b16 = kernels::device_buffer<std::uint16_t>(n * k); // N x K: B column-major
-    kernels::launch_fill_gemm_input_f16(a16.data(), a16.size(), seed_a, stream.handle());
-    kernels::launch_fill_gemm_input_f16(b16.data(), b16.size(), seed_b, stream.handle());
-  } else {
-    a32 = kernels::device_buffer<float>(m * k);
-    b32 = kernels::device_buffer<float>(k * n);
-    kernels::launch_fill_gemm_input_f32(a32.data(), a32.size(), seed_a, stream.handle());
-    kernels::launch_fill_gemm_input_f32(b32.data(), b32.size(), seed_b, stream.handle());
+/// A, B (fp16 for the Tensor Core kernel, else fp32; seeded) and C (poisoned) on the device.
+struct gemm_buffers {
+  gemm_buffers(const gemm_shape& shape, bool tc, kernels::stream_ref stream)
+      : tc(tc), shape(shape),
+        c(static_cast<std::size_t>(shape.m) * static_cast<std::size_t>(shape.n)) {
+    const auto m = static_cast<std::size_t>(shape.m);
+    const auto n = static_cast<std::size_t>(shape.n);
+    const auto k = static_cast<std::size_t>(shape.k);
+    if (tc) {
+      a16 = kernels::device_buffer<std::uint16_t>(m * k);
+      b16 = kernels::device_buffer<std::uint16_t>(n * k); // N x K: B column-major
+      kernels::launch_fill_gemm_input_f16(a16.data(), a16.size(), seed_a, stream.handle());
+      kernels::launch_fill_gemm_input_f16(b16.data(), b16.size(), seed_b, stream.handle());
+    } else {
+      a32 = kernels::device_buffer<float>(m * k);
+      b32 = kernels::device_buffer<float>(k * n);
+      kernels::launch_fill_gemm_input_f32(a32.data(), a32.size(), seed_a, stream.handle());
+      kernels::launch_fill_gemm_input_f32(b32.data(), b32.size(), seed_b, stream.handle());
+    }
+    kernels::poison_with_nan(c.data(), c.bytes(), stream.handle());
+    stream.synchronize();
   }
-  kernels::poison_with_nan(c.data(), c.bytes(), stream.handle());
-  stream.synchronize();
-
-  auto launch_custom = [&](kernels::stream_ref s) {
+  /// One launch of our kernel on `s`.
+  void launch(kernels::stream_ref s) const {
     if (tc)
       kernels::launch_hgemm_mma_cp_async(a16.data(), b16.data(), c.data(), shape, s.handle());
     else
       kernels::launch_sgemm_smem_regblock(a32.data(), b32.data(), c.data(), shape, s.handle());
-  };
+  }
 
-  // --- the work ------------------------------------------------------------------------------
-  const double flops = kernels::gemm_flops(shape);
-  state.set_flops_per_iteration(flops);
+  bool tc;
+  gemm_shape shape;
+  kernels::device_buffer<float> a32, b32;
+  kernels::device_buffer<std::uint16_t> a16, b16;
+  kernels::device_buffer<float> c;
+};
+
+/// The work, its ceiling and the kernel's configuration, in the parameters.
+void declare_work(bench_state& state, const gemm_shape& shape, bool tc, const std::string& name) {
+  state.set_flops_per_iteration(kernels::gemm_flops(shape));
   state.set_cache_mode(cache_mode::hot);
   if (tc)
     state.set_compute_ceiling("fp16_tc", true);
@@ -276,6 +288,8 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
   state.add_parameter("n", shape.n);
   state.add_parameter("k", shape.k);
   state.add_parameter("kernel", name);
+  const auto m = static_cast<std::uint64_t>(shape.m);
+  const auto n = static_cast<std::uint64_t>(shape.n);
   const std::uint64_t tiles = tc ? (m / kernels::hgemm_block_m) * (n / kernels::hgemm_block_n)
                                  : (m / kernels::sgemm_block_m) * (n / kernels::sgemm_block_n);
   state.add_parameter("grid_blocks", tiles);
@@ -298,14 +312,13 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
     state.add_parameter("threads_per_block", kernels::sgemm_block_threads);
   }
   state.add_parameter("tile_order", "grouped, 8 tile rows per group");
+}
 
-  state.exec(launch_custom);
-  if (state.interrupted())
-    return;
-
-  // --- the check -----------------------------------------------------------------------------
-  const std::vector<float> c_host = copy_to_host(c, stream);
-  const std::int64_t mi = shape.m, ni = shape.n, ki = shape.k;
+/// C against a Dot2 host reference of the inputs copied back (sampled entries, every entry
+/// scanned), and the inputs against the seeded values the fill should have written.
+reports::verification check_output(const gemm_buffers& g, kernels::stream_ref stream) {
+  const std::vector<float> c_host = copy_to_host(g.c, stream);
+  const std::int64_t mi = g.shape.m, ni = g.shape.n, ki = g.shape.k;
   const matrix_view d_view{c_host.data(), gemm_element::fp32, mi, ni, ni, storage_order::row_major};
   gemm_check_options options;
   options.samples = check_samples;
@@ -315,9 +328,9 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
   std::size_t input_mismatches = 0;
   matrix_view a_view, b_view;
   std::string what;
-  if (tc) {
-    a16_host = copy_to_host(a16, stream);
-    b16_host = copy_to_host(b16, stream);
+  if (g.tc) {
+    a16_host = copy_to_host(g.a16, stream);
+    b16_host = copy_to_host(g.b16, stream);
     input_mismatches += count_mismatches(
         a16_host, [](std::size_t i) { return kernels::gemm_input_f16_bits(seed_a, i); });
     input_mismatches += count_mismatches(
@@ -331,8 +344,8 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
     what = "hgemm_mma_cp_async C (fp16 in, fp32 accumulate and out) against a Dot2 host "
            "reference of the fp16 inputs copied back";
   } else {
-    a32_host = copy_to_host(a32, stream);
-    b32_host = copy_to_host(b32, stream);
+    a32_host = copy_to_host(g.a32, stream);
+    b32_host = copy_to_host(g.b32, stream);
     input_mismatches += count_mismatches(
         a32_host, [](std::size_t i) { return kernels::gemm_input_f32(seed_a, i); });
     input_mismatches += count_mismatches(
@@ -348,39 +361,52 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
     v.detail += "; " + std::to_string(input_mismatches) +
                 " input element(s) differ from the seeded values the fill should have written";
   }
-  state.set_verification(std::move(v));
+  return v;
+}
 
-  // --- beside cuBLAS ---------------------------------------------------------------------------
+/// cuBLAS's GEMM of the same inputs into `c_cublas` (one call), described in the parameters.
+std::function<void()> cublas_gemm(bench_state& state, const gemm_buffers& g,
+                                  const cublas_handle& handle,
+                                  kernels::device_buffer<float>& c_cublas) {
+  static const float one = 1.0f, zero = 0.0f;
+  const gemm_shape shape = g.shape;
+  if (g.tc) {
+    state.add_parameter("cublas_config", "cublasGemmEx(OP_T, OP_N, N, M, K) fp16 A/B, fp32 C, "
+                                         "CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, default math "
+                                         "mode");
+    // Row-major C = A·B is column-major C^T = op_T(B_nk as K x N) · (A as K x M).
+    return [&g, &handle, &c_cublas, shape] {
+      GPUSPEC_CUBLAS_CHECK(cublasGemmEx(
+          handle.get(), CUBLAS_OP_T, CUBLAS_OP_N, shape.n, shape.m, shape.k, &one, g.b16.data(),
+          CUDA_R_16F, shape.k, g.a16.data(), CUDA_R_16F, shape.k, &zero, c_cublas.data(),
+          CUDA_R_32F, shape.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    };
+  }
+  state.add_parameter("cublas_config",
+                      "cublasSgemm(OP_N, OP_N, N, M, K), CUBLAS_DEFAULT_MATH (fp32, no TF32)");
+  // Row-major C = A·B is column-major C^T = B^T·A^T: the row-major arrays as they are.
+  return [&g, &handle, &c_cublas, shape] {
+    GPUSPEC_CUBLAS_CHECK(cublasSgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, shape.n, shape.m,
+                                     shape.k, &one, g.b32.data(), shape.n, g.a32.data(), shape.k,
+                                     &zero, c_cublas.data(), shape.n));
+  };
+}
+
+/// Beside cuBLAS: the two timed alternately, and the two outputs compared; informative, not
+/// judged. A failure here is recorded, never the benchmark's.
+void compare_with_cublas(bench_state& state, const gemm_buffers& g) {
+  const bool tc = g.tc;
+  const kernels::stream_ref stream = state.stream();
+  const double flops = kernels::gemm_flops(g.shape);
   state.add_parameter("fraction_of_cublas_target", tc ? 0.6 : 0.8);
   try {
-    kernels::device_buffer<float> c_cublas(m * n);
+    kernels::device_buffer<float> c_cublas(static_cast<std::size_t>(g.shape.m) *
+                                           static_cast<std::size_t>(g.shape.n));
     kernels::poison_with_nan(c_cublas.data(), c_cublas.bytes(), stream.handle());
     const cublas_handle handle(stream);
-    const float one = 1.0f, zero = 0.0f;
-    std::function<void()> run_cublas;
-    if (tc) {
-      // Row-major C = A·B is column-major C^T = op_T(B_nk as K x N) · (A as K x M).
-      run_cublas = [&] {
-        GPUSPEC_CUBLAS_CHECK(cublasGemmEx(
-            handle.get(), CUBLAS_OP_T, CUBLAS_OP_N, shape.n, shape.m, shape.k, &one, b16.data(),
-            CUDA_R_16F, shape.k, a16.data(), CUDA_R_16F, shape.k, &zero, c_cublas.data(),
-            CUDA_R_32F, shape.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-      };
-      state.add_parameter("cublas_config",
-                          "cublasGemmEx(OP_T, OP_N, N, M, K) fp16 A/B, fp32 C, "
-                          "CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, default math mode");
-    } else {
-      // Row-major C = A·B is column-major C^T = B^T·A^T: the row-major arrays as they are.
-      run_cublas = [&] {
-        GPUSPEC_CUBLAS_CHECK(cublasSgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, shape.n, shape.m,
-                                         shape.k, &one, b32.data(), shape.n, a32.data(), shape.k,
-                                         &zero, c_cublas.data(), shape.n));
-      };
-      state.add_parameter("cublas_config", "cublasSgemm(OP_N, OP_N, N, M, K), "
-                                           "CUBLAS_DEFAULT_MATH (fp32, no TF32)");
-    }
+    const std::function<void()> run_cublas = cublas_gemm(state, g, handle, c_cublas);
     const paired_times t = time_pairs(
-        stream, [&] { launch_custom(stream); }, run_cublas);
+        stream, [&] { g.launch(stream); }, run_cublas);
     const double custom_tflops = flops / t.custom_s * 1e-12;
     const double cublas_tflops = flops / t.cublas_s * 1e-12;
     const double fraction = t.cublas_s / t.custom_s;
@@ -395,7 +421,7 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
     state.add_parameter("meets_cublas_target", fraction >= (tc ? 0.6 : 0.8));
 
     const std::vector<float> theirs = copy_to_host(c_cublas, stream);
-    const std::vector<float> ours = copy_to_host(c, stream);
+    const std::vector<float> ours = copy_to_host(g.c, stream);
     const difference diff = compare(ours, theirs);
     state.add_parameter("cublas_max_abs_diff", diff.max_abs);
     state.add_parameter("cublas_max_rel_diff", diff.max_rel);
@@ -408,6 +434,21 @@ void run_custom_gemm(bench_state& state, custom_gemm which) {
     state.add_parameter("cublas_error",
                         std::string("the comparison with cuBLAS failed: ") + e.what());
   }
+}
+
+void run_custom_gemm(bench_state& state, custom_gemm which) {
+  const bool tc = which == custom_gemm::hgemm_tc;
+  const std::string name = tc ? "hgemm_mma_cp_async" : "sgemm_smem_regblock";
+  const gemm_shape shape = shape_of(state, tc);
+  if (!can_run(state, shape, tc))
+    return;
+  const gemm_buffers g(shape, tc, state.stream());
+  declare_work(state, shape, tc, name);
+  state.exec([&](kernels::stream_ref s) { g.launch(s); });
+  if (state.interrupted())
+    return;
+  state.set_verification(check_output(g, state.stream()));
+  compare_with_cublas(state, g);
 }
 
 void sgemm_benchmark(bench_state& state) { run_custom_gemm(state, custom_gemm::sgemm); }

@@ -102,16 +102,6 @@ constexpr std::uint64_t reserve_bytes = 256 * mib;
 /// Host repetitions of the enqueue timing in latency.launch.
 constexpr int host_enqueue_repetitions = 20;
 
-/// Device seconds of what `enqueue` puts on `s`, between two events; waits for it.
-template <class Enqueue> double device_seconds(kernels::stream_ref s, const Enqueue& enqueue) {
-  kernels::event start, stop;
-  start.record(s);
-  enqueue();
-  stop.record(s);
-  stop.synchronize();
-  return kernels::event::elapsed_seconds(start, stop);
-}
-
 std::uint64_t free_device_bytes() {
   std::size_t free_bytes = 0, total_bytes = 0;
   GPUSPEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -139,6 +129,59 @@ kernels::cache_sizes device_cache_sizes(const bench_state& state) {
                                  static_cast<std::uint64_t>(l2 > 0 ? l2 : 0));
 }
 
+/// The chase's end state against the host: launches and loads counted, the cursor where the
+/// host's walk of the same permutation ends, the clock running.
+reports::verification chase_verification(const kernels::chase_state& end, std::uint64_t runs,
+                                         std::uint64_t loads, const std::uint64_t* chain,
+                                         const std::vector<std::uint32_t>& next) {
+  const auto slots = static_cast<std::uint32_t>(next.size());
+  const std::optional<std::uint32_t> at = kernels::chase_slot_of(end.cursor, chain, slots);
+  const std::uint32_t want = kernels::walk_chain(next, 0, end.steps);
+  std::vector<std::string> problems;
+  if (end.launches != runs)
+    problems.push_back("the kernel counted " + std::to_string(end.launches) +
+                       " launches, the host ran " + std::to_string(runs));
+  if (end.steps != runs * loads)
+    problems.push_back("the kernel counted " + std::to_string(end.steps) + " loads, expected " +
+                       std::to_string(runs * loads));
+  if (!at)
+    problems.push_back("the cursor (device address " + std::to_string(end.cursor) +
+                       ") is not a slot of the chain");
+  else if (*at != want)
+    problems.push_back("the walk ended at slot " + std::to_string(*at) +
+                       ", the host's walk of the permutation at slot " + std::to_string(want));
+  if (!(end.cycles > 0))
+    problems.push_back("clock64 counted " + std::to_string(end.cycles) + " cycles");
+
+  reports::verification v;
+  v.tolerance = 0.0;
+  if (problems.empty()) {
+    v.status = reports::verification_status::passed;
+    v.max_rel_error = 0.0;
+    v.detail = "after " + std::to_string(end.launches) + " launches and " +
+               std::to_string(end.steps) + " loads the chase ended at slot " +
+               std::to_string(want) + ", as the host's walk of the same permutation does";
+  } else {
+    v.status = reports::verification_status::failed;
+    for (const std::string& problem : problems)
+      v.detail += (v.detail.empty() ? "" : "; ") + problem;
+  }
+  return v;
+}
+
+/// The chain of `bytes` on the device: the permutation `next` written as addresses by a kernel.
+kernels::device_buffer<std::uint64_t> build_chain(const std::vector<std::uint32_t>& next,
+                                                  std::uint64_t bytes, kernels::stream_ref s) {
+  const auto slots = static_cast<std::uint32_t>(next.size());
+  kernels::device_buffer<std::uint64_t> chain(bytes / sizeof(std::uint64_t));
+  kernels::device_buffer<std::uint32_t> next_device(slots);
+  GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(next_device.data(), next.data(), next_device.bytes(),
+                                     cudaMemcpyHostToDevice, s.get()));
+  kernels::launch_build_chain(chain.data(), next_device.data(), slots, s.handle());
+  s.synchronize();
+  return chain;
+}
+
 /// Measures a chase over a chain of `bytes` with `load`; the caller has checked it fits.
 void run_chase(bench_state& state, std::uint64_t bytes, chase_load load) {
   const kernels::stream_ref s = state.stream();
@@ -153,14 +196,7 @@ void run_chase(bench_state& state, std::uint64_t bytes, chase_load load) {
 
   // --- the chain: Sattolo's permutation on the host, written as addresses by a kernel --------
   const std::vector<std::uint32_t> next = kernels::sattolo_cycle(slots, chase_seed);
-  kernels::device_buffer<std::uint64_t> chain(bytes / sizeof(std::uint64_t));
-  {
-    kernels::device_buffer<std::uint32_t> next_device(slots);
-    GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(next_device.data(), next.data(), next_device.bytes(),
-                                       cudaMemcpyHostToDevice, s.get()));
-    kernels::launch_build_chain(chain.data(), next_device.data(), slots, s.handle());
-    s.synchronize();
-  }
+  const kernels::device_buffer<std::uint64_t> chain = build_chain(next, bytes, s);
   kernels::device_buffer<kernels::chase_state> chase(1);
   const kernels::chase_state start = kernels::chase_start(chain.data());
   auto restart = [&] {
@@ -173,7 +209,7 @@ void run_chase(bench_state& state, std::uint64_t bytes, chase_load load) {
 
   // --- loads per launch: about chase_target_seconds of them ----------------------------------
   auto time_steps = [&](std::uint64_t steps) {
-    return device_seconds(s, [&] {
+    return state.setup_seconds([&](kernels::stream_ref) {
       kernels::launch_pointer_chase(chase.data(), load, 0, static_cast<std::uint32_t>(steps),
                                     s.handle());
     });
@@ -219,38 +255,7 @@ void run_chase(bench_state& state, std::uint64_t bytes, chase_load load) {
   state.add_parameter("cycles_source",
                       "clock64 around the timed loads of one launch after the measurement");
 
-  const std::optional<std::uint32_t> at = kernels::chase_slot_of(end.cursor, chain.data(), slots);
-  const std::uint32_t want = kernels::walk_chain(next, 0, end.steps);
-  std::vector<std::string> problems;
-  if (end.launches != runs)
-    problems.push_back("the kernel counted " + std::to_string(end.launches) +
-                       " launches, the host ran " + std::to_string(runs));
-  if (end.steps != runs * loads)
-    problems.push_back("the kernel counted " + std::to_string(end.steps) + " loads, expected " +
-                       std::to_string(runs * loads));
-  if (!at)
-    problems.push_back("the cursor (device address " + std::to_string(end.cursor) +
-                       ") is not a slot of the chain");
-  else if (*at != want)
-    problems.push_back("the walk ended at slot " + std::to_string(*at) +
-                       ", the host's walk of the permutation at slot " + std::to_string(want));
-  if (!(end.cycles > 0))
-    problems.push_back("clock64 counted " + std::to_string(end.cycles) + " cycles");
-
-  reports::verification v;
-  v.tolerance = 0.0;
-  if (problems.empty()) {
-    v.status = reports::verification_status::passed;
-    v.max_rel_error = 0.0;
-    v.detail = "after " + std::to_string(end.launches) + " launches and " +
-               std::to_string(end.steps) + " loads the chase ended at slot " +
-               std::to_string(want) + ", as the host's walk of the same permutation does";
-  } else {
-    v.status = reports::verification_status::failed;
-    for (const std::string& problem : problems)
-      v.detail += (v.detail.empty() ? "" : "; ") + problem;
-  }
-  state.set_verification(std::move(v));
+  state.set_verification(chase_verification(end, runs, loads, chain.data(), next));
 }
 
 void l1_latency(bench_state& state) { run_chase(state, l1_chain_bytes, chase_load::ca); }

@@ -166,12 +166,8 @@ void measure(bench_state& state, const peak_kernel& k) {
   }
 
   // --- size the work: one timed run of short_pairs, scaled to target_run_seconds -------------
-  kernels::event start, stop;
-  start.record(s);
-  k.launch(short_pairs, s.handle());
-  stop.record(s);
-  stop.synchronize();
-  const double short_seconds = kernels::event::elapsed_seconds(start, stop);
+  const double short_seconds =
+      state.setup_seconds([&](kernels::stream_ref q) { k.launch(short_pairs, q.handle()); });
   double scaled = short_seconds > 0.0
                       ? static_cast<double>(short_pairs) * target_run_seconds / short_seconds
                       : static_cast<double>(max_pairs);

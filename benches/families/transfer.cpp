@@ -323,6 +323,104 @@ constexpr const char* pageable_sm_reason =
     "(pinned) memory has; kernels reach pageable memory only through HMM or ATS page faults, "
     "which would measure the fault path, not the link";
 
+/// Whether the device and the host have room for `buffer_bytes` (every GPU of the node may
+/// run its transfers at once); skips the case, saying why, when not.
+bool room_for(bench_state& state, std::uint64_t buffer_bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GPUSPEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (buffer_bytes + reserve_bytes > free_bytes) {
+    state.skip(fmt::format("the device buffers need {} of device memory and {} is free ({} kept "
+                           "in reserve)",
+                           mib_text(buffer_bytes), mib_text(free_bytes), mib_text(reserve_bytes)));
+    return false;
+  }
+  int node_gpus = 1;
+  GPUSPEC_CUDA_CHECK(cudaGetDeviceCount(&node_gpus));
+  if (const auto why =
+          host_memory_skip_reason(buffer_bytes, node_gpus, host_total_bytes("/"), host_share);
+      !why.empty()) {
+    state.skip(why);
+    return false;
+  }
+  return true;
+}
+
+/// One sample's copies: `copies` of `bytes` each way the kind moves, by the copy engines
+/// (cudaMemcpyAsync; bidir on a second stream forked from the harness's and joined back) or by
+/// an SM kernel through the pinned buffers' device mapping.
+class transfer_work {
+public:
+  transfer_work(transfer_kind kind, bool sm, const transfer_buffers& b, std::uint64_t bytes,
+                std::uint64_t copies, unsigned blocks)
+      : m_kind(kind), m_sm(sm), m_b(b), m_bytes(bytes), m_copies(copies), m_blocks(blocks) {
+    if (kind == transfer_kind::bidir && !sm) {
+      m_other.emplace();
+      m_fork.emplace(cudaEventDisableTiming);
+      m_join.emplace(cudaEventDisableTiming);
+    }
+  }
+
+  void enqueue(kernels::stream_ref s) {
+    if (m_sm)
+      return enqueue_sm(s);
+    if (m_kind == transfer_kind::h2d) {
+      copy(m_b.h2d_destination.data(), m_b.h2d_source->host(), cudaMemcpyHostToDevice, s);
+    } else if (m_kind == transfer_kind::d2h) {
+      copy(m_b.d2h_destination->host(), m_b.d2h_source.data(), cudaMemcpyDeviceToHost, s);
+    } else {
+      m_fork->record(s);
+      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(m_other->get(), m_fork->get(), 0));
+      copy(m_b.h2d_destination.data(), m_b.h2d_source->host(), cudaMemcpyHostToDevice, s);
+      copy(m_b.d2h_destination->host(), m_b.d2h_source.data(), cudaMemcpyDeviceToHost, *m_other);
+      m_join->record(*m_other);
+      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(s.get(), m_join->get(), 0));
+    }
+  }
+
+private:
+  void copy(void* dst, const void* src, cudaMemcpyKind direction, kernels::stream_ref s) const {
+    for (std::uint64_t c = 0; c < m_copies; ++c)
+      GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(dst, src, m_bytes, direction, s.get()));
+  }
+
+  void enqueue_sm(kernels::stream_ref s) const {
+    for (std::uint64_t c = 0; c < m_copies; ++c) {
+      if (m_kind == transfer_kind::h2d)
+        kernels::launch_host_copy(m_b.h2d_source->device(), m_b.h2d_destination.data(), m_bytes,
+                                  kernels::host_copy_direction::host_to_device, m_blocks,
+                                  s.handle());
+      else if (m_kind == transfer_kind::d2h)
+        kernels::launch_host_copy(m_b.d2h_source.data(), m_b.d2h_destination->device(), m_bytes,
+                                  kernels::host_copy_direction::device_to_host, m_blocks,
+                                  s.handle());
+      else
+        kernels::launch_host_copy_bidirectional(
+            m_b.h2d_source->device(), m_b.h2d_destination.data(), m_b.d2h_source.data(),
+            m_b.d2h_destination->device(), m_bytes, m_blocks, s.handle());
+    }
+  }
+
+  transfer_kind m_kind;
+  bool m_sm;
+  const transfer_buffers& m_b;
+  std::uint64_t m_bytes, m_copies;
+  unsigned m_blocks;
+  std::optional<kernels::stream> m_other;
+  std::optional<kernels::event> m_fork, m_join;
+};
+
+/// The SM copy's grid (0 for the copy engines), in the parameters.
+unsigned sm_copy_blocks(bench_state& state, bool sm, std::uint64_t bytes, int directions) {
+  if (!sm)
+    return 0;
+  const std::uint64_t vectors = bytes / 16 * static_cast<std::uint64_t>(directions);
+  const unsigned blocks =
+      kernels::host_copy_grid_blocks(vectors, kernels::host_copy_resident_blocks());
+  state.add_parameter("sm_copy_blocks", blocks);
+  state.add_parameter("sm_copy_threads_per_block", kernels::host_copy_block_threads);
+  return blocks;
+}
+
 void run_transfer(bench_state& state, transfer_kind kind) {
   const std::string& memory = state.axis("memory");
   const std::string& engine = state.axis("engine");
@@ -339,24 +437,9 @@ void run_transfer(bench_state& state, transfer_kind kind) {
   const std::uint64_t bytes = kernels::parse_size_text(state.axis("size"));
   const std::uint64_t copies = kernels::transfer_copies_per_sample(bytes);
   const int directions = kernels::transfer_directions(kind);
-
-  std::size_t free_bytes = 0, total_bytes = 0;
-  GPUSPEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::uint64_t buffer_bytes = bytes * static_cast<std::uint64_t>(directions);
-  if (buffer_bytes + reserve_bytes > free_bytes) {
-    state.skip(fmt::format("the device buffers need {} of device memory and {} is free ({} kept "
-                           "in reserve)",
-                           mib_text(buffer_bytes), mib_text(free_bytes), mib_text(reserve_bytes)));
+  if (!room_for(state, buffer_bytes))
     return;
-  }
-  int node_gpus = 1; // every GPU of the node may run its transfers at once
-  GPUSPEC_CUDA_CHECK(cudaGetDeviceCount(&node_gpus));
-  if (const auto why =
-          host_memory_skip_reason(buffer_bytes, node_gpus, host_total_bytes("/"), host_share);
-      !why.empty()) {
-    state.skip(why);
-    return;
-  }
 
   // --- placement: the thread on the GPU's CPUs, then the host buffers on its node ------------
   const gpu_numa_locality where =
@@ -387,59 +470,8 @@ void run_transfer(bench_state& state, transfer_kind kind) {
   state.set_cache_mode(cache_mode::hot);
   state.set_pcie_ceiling(directions);
   state.set_launch_hold(pinned);
-
-  unsigned blocks = 0;
-  if (sm) {
-    const std::uint64_t vectors = bytes / 16 * static_cast<std::uint64_t>(directions);
-    blocks = kernels::host_copy_grid_blocks(vectors, kernels::host_copy_resident_blocks());
-    state.add_parameter("sm_copy_blocks", blocks);
-    state.add_parameter("sm_copy_threads_per_block", kernels::host_copy_block_threads);
-  }
-  // bidir with the copy engines: a second stream, forked from the harness's and joined back.
-  std::optional<kernels::stream> other;
-  std::optional<kernels::event> fork, join;
-  if (kind == transfer_kind::bidir && !sm) {
-    other.emplace();
-    fork.emplace(cudaEventDisableTiming);
-    join.emplace(cudaEventDisableTiming);
-  }
-  const auto copy = [&](void* dst, const void* src, cudaMemcpyKind direction,
-                        kernels::stream_ref s) {
-    for (std::uint64_t c = 0; c < copies; ++c)
-      GPUSPEC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, direction, s.get()));
-  };
-
-  state.exec([&](kernels::stream_ref s) {
-    if (sm) {
-      for (std::uint64_t c = 0; c < copies; ++c) {
-        if (kind == transfer_kind::h2d)
-          kernels::launch_host_copy(b.h2d_source->device(), b.h2d_destination.data(), bytes,
-                                    kernels::host_copy_direction::host_to_device, blocks,
-                                    s.handle());
-        else if (kind == transfer_kind::d2h)
-          kernels::launch_host_copy(b.d2h_source.data(), b.d2h_destination->device(), bytes,
-                                    kernels::host_copy_direction::device_to_host, blocks,
-                                    s.handle());
-        else
-          kernels::launch_host_copy_bidirectional(b.h2d_source->device(), b.h2d_destination.data(),
-                                                  b.d2h_source.data(), b.d2h_destination->device(),
-                                                  bytes, blocks, s.handle());
-      }
-      return;
-    }
-    if (kind == transfer_kind::h2d) {
-      copy(b.h2d_destination.data(), b.h2d_source->host(), cudaMemcpyHostToDevice, s);
-    } else if (kind == transfer_kind::d2h) {
-      copy(b.d2h_destination->host(), b.d2h_source.data(), cudaMemcpyDeviceToHost, s);
-    } else {
-      fork->record(s);
-      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(other->get(), fork->get(), 0));
-      copy(b.h2d_destination.data(), b.h2d_source->host(), cudaMemcpyHostToDevice, s);
-      copy(b.d2h_destination->host(), b.d2h_source.data(), cudaMemcpyDeviceToHost, *other);
-      join->record(*other);
-      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(s.get(), join->get(), 0));
-    }
-  });
+  transfer_work work(kind, sm, b, bytes, copies, sm_copy_blocks(state, sm, bytes, directions));
+  state.exec([&](kernels::stream_ref s) { work.enqueue(s); });
 
   // --- the check ------------------------------------------------------------------------------
   if (state.interrupted())

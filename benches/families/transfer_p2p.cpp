@@ -46,6 +46,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuspec/benches/device_timing.cuh"
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/host/p2p_plan.hpp"
@@ -123,23 +124,10 @@ std::string comparison_text(const std::string& what, const kernels::byte_compari
                      c.first_got, c.first_expected);
 }
 
-void p2p_case(node_state& state) {
-  const auto pair = resolve_pair(state);
-  if (!pair)
-    return; // skipped, and said why
-  const int src_index = pair->src_index, dst_index = pair->dst_index;
-  const node_device& src = *pair->src;
-  const node_device& dst = *pair->dst;
-  const bool both = state.axis("direction") == "both_ways";
-  const bool sm = state.axis("engine") == "sm";
-  const int directions = both ? 2 : 1;
-
-  const auto topology = node_topology(state.devices());
-  const auto* path = reports::find_pair(topology, src_index, dst_index);
-  state.add_parameter("path", p2p_path_text(topology, src_index, dst_index));
-  state.add_parameter("nvlink_links", path != nullptr ? path->nvlink_links : 0);
-
-  // Peer access: dst reads src (sm, and ce's best path), and for both ways src reaches dst.
+/// Whether each GPU of the pair reaches the other's memory (dst reads src: sm, and ce's best
+/// path; for both ways src reaches dst); not_supported, saying why, when not.
+bool peers_reach(node_state& state, const node_device& src, const node_device& dst, int src_index,
+                 int dst_index, const reports::gpu_pair* path) {
   int dst_reaches_src = 0, src_reaches_dst = 0;
   GPUSPEC_CUDA_CHECK(cudaDeviceCanAccessPeer(&dst_reaches_src, dst.cuda_device, src.cuda_device));
   GPUSPEC_CUDA_CHECK(cudaDeviceCanAccessPeer(&src_reaches_dst, src.cuda_device, dst.cuda_device));
@@ -151,107 +139,14 @@ void p2p_case(node_state& state) {
         src_index, dst_index, dst_index, src_index, dst_reaches_src ? "yes" : "no", src_index,
         dst_index, src_reaches_dst ? "yes" : "no", path ? path->p2p_read : "not known",
         path ? path->p2p_write : "not known"));
-    return;
+    return false;
   }
-  const peer_access_scope dst_to_src(dst.cuda_device, src.cuda_device);
-  const peer_access_scope src_to_dst(src.cuda_device, dst.cuda_device);
+  return true;
+}
 
-  const std::uint64_t bytes = kernels::parse_size_text(state.axis("size"));
-  side a = make_side(src.cuda_device, bytes, seed_forward, true, both);
-  side b = make_side(dst.cuda_device, bytes, seed_back, both, true);
-  const std::uint64_t copies = kernels::transfer_copies_per_sample(bytes);
-  unsigned blocks = 1;
-  {
-    const kernels::device_scope on(b.cuda);
-    blocks = kernels::host_copy_grid_blocks((directions * bytes) / 16,
-                                            kernels::host_copy_resident_blocks());
-  }
-
-  // The timed stream: dst's for the SM kernel, src's for the copy engines; both ways with the
-  // copy engines, dst's stream is forked from it and joined back (events made on their GPUs).
-  side& timed = sm ? b : a;
-  std::optional<kernels::event> fork, join;
-  if (both && !sm) {
-    {
-      const kernels::device_scope on(a.cuda);
-      fork.emplace(cudaEventDisableTiming);
-    }
-    const kernels::device_scope on(b.cuda);
-    join.emplace(cudaEventDisableTiming);
-  }
-  // One sample: `copies` copies (each way), in one window.
-  const auto enqueue = [&] {
-    if (sm) {
-      const kernels::device_scope on(b.cuda);
-      for (std::uint64_t i = 0; i < copies; ++i) {
-        if (both)
-          kernels::launch_host_copy_bidirectional(a.source.data(), b.destination.data(),
-                                                  b.source.data(), a.destination.data(), bytes,
-                                                  blocks, b.stream->ref().handle());
-        else
-          kernels::launch_host_copy(a.source.data(), b.destination.data(), bytes,
-                                    kernels::host_copy_direction::host_to_device, blocks,
-                                    b.stream->ref().handle());
-      }
-      return;
-    }
-    if (both) {
-      const kernels::device_scope on(a.cuda);
-      fork->record(*a.stream);
-      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(b.stream->get(), fork->get(), 0));
-    }
-    for (std::uint64_t i = 0; i < copies; ++i) {
-      GPUSPEC_CUDA_CHECK(cudaMemcpyPeerAsync(b.destination.data(), b.cuda, a.source.data(), a.cuda,
-                                             bytes, a.stream->get()));
-      if (both)
-        GPUSPEC_CUDA_CHECK(cudaMemcpyPeerAsync(a.destination.data(), a.cuda, b.source.data(),
-                                               b.cuda, bytes, b.stream->get()));
-    }
-    if (both) {
-      {
-        const kernels::device_scope on(b.cuda);
-        join->record(*b.stream);
-      }
-      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(a.stream->get(), join->get(), 0));
-    }
-  };
-  std::optional<kernels::event> start, stop;
-  {
-    const kernels::device_scope on(timed.cuda);
-    start.emplace();
-    stop.emplace();
-  }
-  const auto sample = [&]() -> double {
-    {
-      const kernels::device_scope on(timed.cuda);
-      start->record(*timed.stream);
-    }
-    enqueue();
-    {
-      const kernels::device_scope on(timed.cuda);
-      stop->record(*timed.stream);
-    }
-    stop->synchronize();
-    return kernels::event::elapsed_seconds(*start, *stop);
-  };
-
-  (void)sample(); // warm-up, discarded
-  const double bytes_per_sample = static_cast<double>(directions * copies * bytes);
-  const int samples = std::max(10, state.options().stopping.min_samples);
-  std::vector<double> seconds, gbs;
-  const auto window_begin = std::chrono::steady_clock::now();
-  for (int i = 0; i < samples && !state.interrupted(); ++i) {
-    const double s = sample();
-    seconds.push_back(s);
-    gbs.push_back(bytes_per_sample / s / 1e9);
-    state.ran(i + 1, s);
-  }
-  state.set_window(window_begin, std::chrono::steady_clock::now());
-  state.set_samples(seconds, gbs, reports::metric_unit::gigabytes_per_second, "bandwidth");
-  state.set_bytes_per_iteration(bytes_per_sample);
-  state.add_parameter("copies_per_sample", copies);
-  state.set_ceiling(p2p_ceiling(topology, src.info, dst.info, directions));
-
+/// Every byte of each destination against its source's seeded pattern.
+reports::verification check_copies(const side& a, const side& b, std::uint64_t bytes, bool both,
+                                   int src_index, int dst_index) {
   std::vector<std::string> parts;
   bool failed = false;
   const auto check = [&](const std::byte* destination, std::uint64_t seed, std::string what) {
@@ -269,7 +164,132 @@ void p2p_case(node_state& state) {
   if (!failed)
     v.max_rel_error = 0.0;
   v.detail = fmt::format("{}", fmt::join(parts, "; "));
-  state.set_verification(v);
+  return v;
+}
+
+/// One sample of a pair's copies: `copies` of `bytes` (each way), by the copy engines
+/// (cudaMemcpyPeerAsync) or an SM kernel on dst reading src's memory, timed on one stream with
+/// the harness's events: dst's for the SM kernel, src's for the copy engines; both ways with the
+/// copy engines, dst's stream is forked from it and joined back (events made on their GPUs).
+class p2p_copies {
+public:
+  p2p_copies(side& a, side& b, std::uint64_t bytes, std::uint64_t copies, bool both, bool sm)
+      : m_a(a), m_b(b), m_timed(sm ? b : a), m_bytes(bytes), m_copies(copies), m_both(both),
+        m_sm(sm) {
+    const int directions = both ? 2 : 1;
+    {
+      const kernels::device_scope on(b.cuda);
+      m_blocks = kernels::host_copy_grid_blocks((directions * bytes) / 16,
+                                                kernels::host_copy_resident_blocks());
+    }
+    if (both && !sm) {
+      {
+        const kernels::device_scope on(a.cuda);
+        m_fork.emplace(cudaEventDisableTiming);
+      }
+      const kernels::device_scope on(b.cuda);
+      m_join.emplace(cudaEventDisableTiming);
+    }
+    const kernels::device_scope on(m_timed.cuda);
+    m_timer.emplace();
+  }
+
+  /// Enqueues and times one sample; its device seconds.
+  double sample() {
+    {
+      const kernels::device_scope on(m_timed.cuda);
+      m_timer->begin(*m_timed.stream);
+    }
+    if (m_sm)
+      enqueue_sm();
+    else
+      enqueue_copy_engines();
+    {
+      const kernels::device_scope on(m_timed.cuda);
+      m_timer->end(*m_timed.stream);
+    }
+    m_timer->wait();
+    return m_timer->seconds();
+  }
+
+private:
+  void enqueue_sm() {
+    const kernels::device_scope on(m_b.cuda);
+    for (std::uint64_t i = 0; i < m_copies; ++i) {
+      if (m_both)
+        kernels::launch_host_copy_bidirectional(m_a.source.data(), m_b.destination.data(),
+                                                m_b.source.data(), m_a.destination.data(), m_bytes,
+                                                m_blocks, m_b.stream->ref().handle());
+      else
+        kernels::launch_host_copy(m_a.source.data(), m_b.destination.data(), m_bytes,
+                                  kernels::host_copy_direction::host_to_device, m_blocks,
+                                  m_b.stream->ref().handle());
+    }
+  }
+
+  void enqueue_copy_engines() {
+    if (m_both) {
+      const kernels::device_scope on(m_a.cuda);
+      m_fork->record(*m_a.stream);
+      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(m_b.stream->get(), m_fork->get(), 0));
+    }
+    for (std::uint64_t i = 0; i < m_copies; ++i) {
+      GPUSPEC_CUDA_CHECK(cudaMemcpyPeerAsync(m_b.destination.data(), m_b.cuda, m_a.source.data(),
+                                             m_a.cuda, m_bytes, m_a.stream->get()));
+      if (m_both)
+        GPUSPEC_CUDA_CHECK(cudaMemcpyPeerAsync(m_a.destination.data(), m_a.cuda, m_b.source.data(),
+                                               m_b.cuda, m_bytes, m_b.stream->get()));
+    }
+    if (m_both) {
+      {
+        const kernels::device_scope on(m_b.cuda);
+        m_join->record(*m_b.stream);
+      }
+      GPUSPEC_CUDA_CHECK(cudaStreamWaitEvent(m_a.stream->get(), m_join->get(), 0));
+    }
+  }
+
+  side &m_a, &m_b, &m_timed;
+  std::uint64_t m_bytes, m_copies;
+  bool m_both, m_sm;
+  unsigned m_blocks = 1;
+  std::optional<kernels::event> m_fork, m_join;
+  std::optional<event_pair> m_timer; ///< made on the timed stream's GPU
+};
+
+void p2p_case(node_state& state) {
+  const auto pair = resolve_pair(state);
+  if (!pair)
+    return; // skipped, and said why
+  const int src_index = pair->src_index, dst_index = pair->dst_index;
+  const node_device& src = *pair->src;
+  const node_device& dst = *pair->dst;
+  const bool both = state.axis("direction") == "both_ways";
+  const bool sm = state.axis("engine") == "sm";
+  const int directions = both ? 2 : 1;
+
+  const auto topology = node_topology(state.devices());
+  const auto* path = reports::find_pair(topology, src_index, dst_index);
+  state.add_parameter("path", p2p_path_text(topology, src_index, dst_index));
+  state.add_parameter("nvlink_links", path != nullptr ? path->nvlink_links : 0);
+
+  if (!peers_reach(state, src, dst, src_index, dst_index, path))
+    return;
+  const peer_access_scope dst_to_src(dst.cuda_device, src.cuda_device);
+  const peer_access_scope src_to_dst(src.cuda_device, dst.cuda_device);
+
+  const std::uint64_t bytes = kernels::parse_size_text(state.axis("size"));
+  side a = make_side(src.cuda_device, bytes, seed_forward, true, both);
+  side b = make_side(dst.cuda_device, bytes, seed_back, both, true);
+  const std::uint64_t copies = kernels::transfer_copies_per_sample(bytes);
+  p2p_copies copies_of(a, b, bytes, copies, both, sm);
+  reports::work_per_iteration work;
+  work.bytes = static_cast<double>(directions * copies * bytes);
+  state.set_work_samples(state.time_samples([&] { return copies_of.sample(); }), work);
+  state.add_parameter("copies_per_sample", copies);
+  state.set_ceiling(p2p_ceiling(topology, src.info, dst.info, directions));
+
+  state.set_verification(check_copies(a, b, bytes, both, src_index, dst_index));
 }
 
 } // namespace

@@ -33,6 +33,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include "gpuspec/benches/device_timing.cuh"
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/host/p2p_plan.hpp"
@@ -50,14 +51,58 @@ constexpr std::uint64_t chain_bytes = std::uint64_t{256} << 20;
 constexpr std::uint64_t chase_seed = 0x6770757370326c01ull;
 constexpr double launch_target_seconds = 5e-3;
 
-/// Device seconds of one enqueue on `s`, between two events; waits for it.
-template <class Enqueue> double device_seconds(kernels::stream_ref s, const Enqueue& enqueue) {
-  kernels::event start, stop;
-  start.record(s);
-  enqueue();
-  stop.record(s);
-  stop.synchronize();
-  return kernels::event::elapsed_seconds(start, stop);
+/// The chase's end state against the host: launches and loads counted, the cursor where the
+/// host's walk of the same permutation ends.
+reports::verification walk_verification(const kernels::chase_state& end, std::uint64_t launches,
+                                        std::uint64_t loads, const std::uint64_t* chain,
+                                        const std::vector<std::uint32_t>& next, int src_index,
+                                        int dst_index) {
+  const auto slots = static_cast<std::uint32_t>(next.size());
+  const std::optional<std::uint32_t> at = kernels::chase_slot_of(end.cursor, chain, slots);
+  const std::uint32_t want = kernels::walk_chain(next, 0, end.steps);
+  std::vector<std::string> problems;
+  if (end.launches != launches)
+    problems.push_back(
+        fmt::format("the kernel counted {} launches, the host ran {}", end.launches, launches));
+  if (end.steps != launches * loads)
+    problems.push_back(
+        fmt::format("the kernel counted {} loads, expected {}", end.steps, launches * loads));
+  if (!at)
+    problems.push_back(
+        fmt::format("the cursor (device address {}) is not a slot of the chain", end.cursor));
+  else if (*at != want)
+    problems.push_back(
+        fmt::format("the walk ended at slot {}, the host's walk at slot {}", *at, want));
+  reports::verification v;
+  v.tolerance = 0.0;
+  if (problems.empty()) {
+    v.status = reports::verification_status::passed;
+    v.max_rel_error = 0.0;
+    v.detail = fmt::format("after {} launches and {} loads from GPU {} the chase in GPU {}'s "
+                           "memory ended at slot {}, as the host's walk of the same permutation "
+                           "does",
+                           end.launches, end.steps, src_index, dst_index, want);
+  } else {
+    v.status = reports::verification_status::failed;
+    for (const std::string& problem : problems)
+      v.detail += (v.detail.empty() ? "" : "; ") + problem;
+  }
+  return v;
+}
+
+/// The chain in GPU `cuda_device`'s memory: the permutation `next` written as addresses there.
+std::optional<kernels::device_buffer<std::uint64_t>>
+chain_on(int cuda_device, const std::vector<std::uint32_t>& next) {
+  const auto slots = static_cast<std::uint32_t>(next.size());
+  std::optional<kernels::device_buffer<std::uint64_t>> chain;
+  const kernels::device_scope on(cuda_device);
+  chain.emplace(chain_bytes / sizeof(std::uint64_t));
+  kernels::device_buffer<std::uint32_t> next_device(slots);
+  GPUSPEC_CUDA_CHECK(
+      cudaMemcpy(next_device.data(), next.data(), next_device.bytes(), cudaMemcpyHostToDevice));
+  kernels::launch_build_chain(chain->data(), next_device.data(), slots, kernels::stream_handle{});
+  GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
+  return chain;
 }
 
 void p2p_latency_case(node_state& state) {
@@ -87,16 +132,8 @@ void p2p_latency_case(node_state& state) {
   // --- the chain, in dst's memory ------------------------------------------------------------
   const auto slots = static_cast<std::uint32_t>(chain_bytes / kernels::chase_slot_bytes);
   const std::vector<std::uint32_t> next = kernels::sattolo_cycle(slots, chase_seed);
-  std::optional<kernels::device_buffer<std::uint64_t>> chain;
-  {
-    const kernels::device_scope on(dst.cuda_device);
-    chain.emplace(chain_bytes / sizeof(std::uint64_t));
-    kernels::device_buffer<std::uint32_t> next_device(slots);
-    GPUSPEC_CUDA_CHECK(
-        cudaMemcpy(next_device.data(), next.data(), next_device.bytes(), cudaMemcpyHostToDevice));
-    kernels::launch_build_chain(chain->data(), next_device.data(), slots, kernels::stream_handle{});
-    GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
-  }
+  const std::optional<kernels::device_buffer<std::uint64_t>> chain =
+      chain_on(dst.cuda_device, next);
 
   // --- the walk, from src --------------------------------------------------------------------
   const kernels::device_scope on(src.cuda_device);
@@ -125,19 +162,9 @@ void p2p_latency_case(node_state& state) {
     kernels::launch_pointer_chase(chase.data(), kernels::chase_load::cg, warm_steps, timed_steps,
                                   s.ref().handle());
   };
-  (void)device_seconds(s.ref(), launch); // warm-up, discarded
-  const int samples = std::max(10, state.options().stopping.min_samples);
-  std::vector<double> seconds, ns_per_load;
-  const auto window_begin = std::chrono::steady_clock::now();
-  for (int i = 0; i < samples && !state.interrupted(); ++i) {
-    const double t = device_seconds(s.ref(), launch);
-    seconds.push_back(t);
-    ns_per_load.push_back(t / static_cast<double>(loads) * 1e9);
-    state.ran(i + 1, t);
-  }
-  state.set_window(window_begin, std::chrono::steady_clock::now());
-  state.set_samples(seconds, ns_per_load, reports::metric_unit::nanoseconds, "latency",
-                    /*higher_is_better=*/false);
+  reports::work_per_iteration work;
+  work.items = static_cast<double>(loads);
+  state.set_work_samples(state.time_samples([&] { return device_seconds(s.ref(), launch); }), work);
   state.add_parameter("chain_bytes", chain_bytes);
   state.add_parameter("slots", slots);
   state.add_parameter("slot_bytes", kernels::chase_slot_bytes);
@@ -151,36 +178,8 @@ void p2p_latency_case(node_state& state) {
     state.add_parameter("cycles_per_load",
                         static_cast<double>(end.cycles) / static_cast<double>(timed_steps));
 
-  const std::optional<std::uint32_t> at = kernels::chase_slot_of(end.cursor, chain->data(), slots);
-  const std::uint32_t want = kernels::walk_chain(next, 0, end.steps);
-  std::vector<std::string> problems;
-  if (end.launches != launches)
-    problems.push_back(
-        fmt::format("the kernel counted {} launches, the host ran {}", end.launches, launches));
-  if (end.steps != launches * loads)
-    problems.push_back(
-        fmt::format("the kernel counted {} loads, expected {}", end.steps, launches * loads));
-  if (!at)
-    problems.push_back(
-        fmt::format("the cursor (device address {}) is not a slot of the chain", end.cursor));
-  else if (*at != want)
-    problems.push_back(
-        fmt::format("the walk ended at slot {}, the host's walk at slot {}", *at, want));
-  reports::verification v;
-  v.tolerance = 0.0;
-  if (problems.empty()) {
-    v.status = reports::verification_status::passed;
-    v.max_rel_error = 0.0;
-    v.detail = fmt::format("after {} launches and {} loads from GPU {} the chase in GPU {}'s "
-                           "memory ended at slot {}, as the host's walk of the same permutation "
-                           "does",
-                           end.launches, end.steps, src_index, dst_index, want);
-  } else {
-    v.status = reports::verification_status::failed;
-    for (const std::string& problem : problems)
-      v.detail += (v.detail.empty() ? "" : "; ") + problem;
-  }
-  state.set_verification(std::move(v));
+  state.set_verification(
+      walk_verification(end, launches, loads, chain->data(), next, src_index, dst_index));
 }
 
 } // namespace

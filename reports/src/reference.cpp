@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/fraction.hpp"
 #include "gpuspec/reports/units.hpp"
 #include "report_names.hpp"
 
@@ -103,9 +104,9 @@ std::optional<double> reference_value(const ceiling& c) {
 }
 
 std::optional<double> fraction_of_ceiling(const result& r, std::optional<double> ceiling) {
-  if (!ceiling || !(*ceiling > 0) || r.samples.empty() || !(r.stats.median > 0))
+  if (r.samples.empty())
     return std::nullopt;
-  return r.higher_is_better ? r.stats.median / *ceiling : *ceiling / r.stats.median;
+  return fraction_of(r.stats.median, ceiling, r.higher_is_better);
 }
 
 void settle_efficiency(result& r) {

@@ -1,20 +1,25 @@
 // Host tests of the harness's pure parts: PCI bus id matching, array sizing, the registry
-// (suites, axes, filter), verification helpers, NCCL version text. The ceilings are host code
-// and tested in the host tier (tests/unit/host/ceilings_test.cpp).
+// (suites, axes, filter), verification helpers, NCCL version text, node_state's sampling and
+// result (the one builder). The ceilings are host code and tested in the host tier
+// (tests/unit/host/ceilings_test.cpp).
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "gpuspec/benches/array_sizing.hpp"
 #include "gpuspec/benches/device_offer.hpp"
+#include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/benches/verification.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
@@ -283,4 +288,122 @@ TEST(nccl_version, decodes_both_encodings) {
   EXPECT_EQ(gpuspec::collectives::decode_nccl_version(2708), "2.7.8");
   EXPECT_NE(gpuspec::collectives::decode_nccl_version(0).find("unknown"), std::string::npos);
   EXPECT_FALSE(gpuspec::collectives::nccl_version().empty());
+}
+
+// ------------------------------------------------------------- node_state: the one builder
+// node_state is host code: a node-wide case's result goes through the same builder as
+// bench_state's (build_result), and its samples through the harness's sampling loop.
+
+namespace {
+
+struct node_case {
+  b::registry r;
+  std::vector<b::bench_case> cases;
+  b::run_options options;
+  b::node_cache cache;
+  std::atomic<bool> interrupted{false};
+  node_case() {
+    r.add_node("peer.copy", "x", [](b::node_state&) {})
+        .in_suites({"quick"})
+        .with_axis("size", {"64M"});
+    cases = b::select_cases(r, "quick", "");
+  }
+  b::node_state state() {
+    return b::node_state(cases.at(0), {}, options, cache, interrupted,
+                         std::chrono::steady_clock::now() + std::chrono::hours(1));
+  }
+};
+
+gpuspec::reports::ceiling nvlink_ceiling() {
+  gpuspec::reports::ceiling c;
+  c.spec_figure = "nvlink_gbs"; // a figure the card is sold on: the datasheet judges
+  c.datasheet = 400.0;
+  c.clock_adjusted = 320.0;
+  return c;
+}
+
+} // namespace
+
+TEST(node_state, time_samples_warms_up_then_takes_the_rules_samples_told_to_progress) {
+  node_case n;
+  n.options.stopping.min_samples = 12;
+  std::vector<std::pair<int, double>> told;
+  n.options.on_run = [&](int runs, double s) { told.emplace_back(runs, s); };
+  b::node_state state = n.state();
+  int calls = 0;
+  const auto seconds = state.time_samples([&] { return 1e-3 * ++calls; });
+  EXPECT_EQ(calls, 13) << "one warm-up run, discarded, then max(10, min_samples)";
+  ASSERT_EQ(seconds.size(), 12u);
+  EXPECT_DOUBLE_EQ(seconds.front(), 2e-3);
+  ASSERT_EQ(told.size(), 12u);
+  EXPECT_EQ(told.back().first, 12);
+  EXPECT_TRUE(state.window().has_value());
+}
+
+TEST(node_state, time_samples_stops_when_interrupted) {
+  node_case n;
+  b::node_state state = n.state();
+  int calls = 0;
+  const auto seconds = state.time_samples([&] {
+    if (++calls == 3)
+      n.interrupted = true;
+    return 1e-3;
+  });
+  EXPECT_EQ(seconds.size(), 2u); // the warm-up, two samples, then the stop was seen
+  gpuspec::reports::work_per_iteration work;
+  work.items = 1.0;
+  state.set_work_samples(seconds, work);
+  const auto r = state.take_result();
+  EXPECT_EQ(r.status, gpuspec::reports::result_status::skipped);
+  EXPECT_EQ(r.reason, "interrupted after 2 sample(s)");
+}
+
+TEST(node_state, work_samples_become_bandwidth_judged_against_the_reference) {
+  node_case n;
+  b::node_state state = n.state();
+  gpuspec::reports::work_per_iteration work;
+  work.bytes = 3e9;
+  state.set_work_samples({0.01, 0.01, 0.01}, work); // 300 GB/s each
+  state.set_ceiling(nvlink_ceiling());
+  const auto r = state.take_result();
+  EXPECT_EQ(r.status, gpuspec::reports::result_status::ok);
+  EXPECT_EQ(r.metric, "bandwidth");
+  EXPECT_EQ(r.unit, gpuspec::reports::metric_unit::gigabytes_per_second);
+  ASSERT_TRUE(r.bytes_per_iteration.has_value());
+  EXPECT_DOUBLE_EQ(*r.bytes_per_iteration, 3e9);
+  EXPECT_EQ(r.axes.at("size"), "64M");
+  EXPECT_DOUBLE_EQ(r.stats.median, 300.0);
+  EXPECT_EQ(r.ceiling_value.reference, gpuspec::reports::reference_kind::datasheet);
+  ASSERT_TRUE(r.efficiency && r.efficiency_clock_adjusted);
+  EXPECT_DOUBLE_EQ(*r.efficiency, 0.75);                  // against the datasheet, as check
+  EXPECT_DOUBLE_EQ(*r.efficiency_clock_adjusted, 0.9375); // the clock-adjusted one apart
+}
+
+TEST(node_state, work_samples_of_items_become_latency_lower_is_better) {
+  node_case n;
+  b::node_state state = n.state();
+  gpuspec::reports::work_per_iteration work;
+  work.items = 1000.0;
+  state.set_work_samples({2e-6, 2e-6}, work);
+  const auto r = state.take_result();
+  EXPECT_EQ(r.metric, "latency");
+  EXPECT_EQ(r.unit, gpuspec::reports::metric_unit::nanoseconds);
+  EXPECT_FALSE(r.higher_is_better);
+  EXPECT_DOUBLE_EQ(r.stats.median, 2.0);
+  EXPECT_FALSE(r.bytes_per_iteration.has_value());
+  EXPECT_FALSE(r.efficiency.has_value()); // no ceiling
+}
+
+TEST(node_state, a_disposition_keeps_its_reason_and_nothing_measured_fails) {
+  node_case n;
+  b::node_state skipped = n.state();
+  skipped.skip("one GPU");
+  const auto s = skipped.take_result();
+  EXPECT_EQ(s.status, gpuspec::reports::result_status::skipped);
+  EXPECT_EQ(s.reason, "one GPU");
+  b::node_state empty = n.state();
+  const auto e = empty.take_result();
+  EXPECT_EQ(e.status, gpuspec::reports::result_status::failed);
+  EXPECT_EQ(e.reason, "no sample was taken");
+  EXPECT_EQ(e.failure, gpuspec::reports::failure_kind::benchmark);
 }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "device_context.cuh"
+#include "gpuspec/benches/result_builder.hpp"
 #include "gpuspec/host/ceilings.hpp"
 #include "gpuspec/host/pcie_link.hpp"
 #include "gpuspec/host/telemetry.hpp"
@@ -141,16 +142,6 @@ void bench_state::fail(std::string reason) {
   m_disposition_reason = std::move(reason);
 }
 
-double bench_state::metric_of(double seconds) const {
-  if (m_items_per_iteration)
-    return seconds / *m_items_per_iteration * 1e9;
-  if (m_result.bytes_per_iteration)
-    return *m_result.bytes_per_iteration / seconds / 1e9;
-  if (m_result.flops_per_iteration && *m_result.flops_per_iteration > 0.0)
-    return *m_result.flops_per_iteration / seconds / 1e12;
-  return seconds;
-}
-
 void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
   if (m_exec_done)
     throw std::logic_error(id() + ": exec() called twice");
@@ -159,128 +150,149 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
   m_exec_done = true;
   m_result.cache_state = m_cache_mode == cache_mode::cold ? "cold" : "hot";
 
-  const kernels::stream_ref s = stream();
-  device_context& ctx = m_context;
+  warm_up(work);
+  const auto window_begin = telemetry_clock::now();
+  const reports::stop_decision decision = take_samples(work);
+  const auto window_end = telemetry_clock::now();
+  m_window_begin = window_begin;
+  m_window_end = window_end;
+  m_result.stop_reason = m_was_interrupted ? std::string() : decision.reason;
+  summarise_window(window_begin, window_end);
+  attach_ceiling();
+}
 
+double bench_state::timed_run(const std::function<void(kernels::stream_ref)>& work) {
+  const kernels::stream_ref s = stream();
+  const double seconds = m_context.timer().time(s, [&] { work(s); });
+  ran(seconds);
+  return seconds;
+}
+
+void bench_state::ran(double seconds) {
+  ++m_timed_runs;
+  if (m_options.on_run)
+    m_options.on_run(m_timed_runs, seconds);
+}
+
+void bench_state::warm_up(const std::function<void(kernels::stream_ref)>& work) {
   double warm_seconds = 0.0;
   for (int runs = 0;
        runs < warmup_min_runs || (warm_seconds < warmup_min_seconds && runs < warmup_max_runs);
        ++runs) {
     if (interrupted())
       break;
-    ctx.start().record(s);
-    work(s);
-    ctx.stop().record(s);
-    ctx.stop().synchronize();
-    const double run_seconds = kernels::event::elapsed_seconds(ctx.start(), ctx.stop());
-    warm_seconds += run_seconds;
-    ++m_timed_runs;
-    if (m_options.on_run)
-      m_options.on_run(m_timed_runs, run_seconds);
+    warm_seconds += timed_run(work);
   }
+}
 
+reports::stop_decision
+bench_state::take_samples(const std::function<void(kernels::stream_ref)>& work) {
   // Samples go straight into the result, so a failure part-way keeps those already taken.
-  std::vector<double>& metric = m_result.samples;
-  std::vector<double>& device_seconds = m_result.sample_seconds;
+  const reports::work_per_iteration declared = declared_work();
+  sample_guards guards;
   double total_seconds = 0.0;
-  int hold_timeouts = 0;
-  int unresolved = 0;
   reports::stop_decision decision;
-  const auto window_begin = telemetry_clock::now();
   for (;;) {
     if (interrupted()) {
       m_was_interrupted = true;
       break;
     }
-    if (m_cache_mode == cache_mode::cold) {
-      ctx.flusher().flush(s);
-      s.synchronize(); // the flush is done before the hold: nothing of it overlaps the sample
-    }
-    if (m_launch_hold)
-      ctx.blocker().block(s, hold_timeout_seconds);
-    double host_elapsed = 0.0;
-    try {
-      release_guard guard(ctx.blocker());
-      // Without the hold the work starts as it is enqueued: the host time runs from there.
-      const auto enqueue_began = host_clock::now();
-      ctx.start().record(s);
-      work(s);
-      ctx.stop().record(s);
-      const auto released_at = m_launch_hold ? host_clock::now() : enqueue_began;
-      guard.release();
-      ctx.stop().synchronize();
-      host_elapsed = std::chrono::duration<double>(host_clock::now() - released_at).count();
-    } catch (...) {
-      // The guard has released the hold; let what was enqueued drain, so the next case starts
-      // on an idle stream (the hold kernel requires one). Its own error, if any, is not ours.
-      (void)cudaStreamSynchronize(s.get());
-      (void)cudaGetLastError();
-      throw;
-    }
-    if (m_launch_hold && ctx.blocker().timed_out()) {
-      if (++hold_timeouts > max_hold_timeouts)
-        throw std::runtime_error(fmt::format(
-            "the hold kernel timed out {} times (after {} s each): the host could not enqueue one "
-            "sample's work in time, so launch latency could not be kept out of the timing",
-            hold_timeouts, hold_timeout_seconds));
+    const std::optional<sample_time> t = take_sample(work, guards);
+    if (!t)
       continue;
-    }
-    const double seconds = kernels::event::elapsed_seconds(ctx.start(), ctx.stop());
-    ++m_timed_runs;
-    if (m_options.on_run)
-      m_options.on_run(m_timed_runs, seconds);
-    if (!(seconds > 0.0)) {
-      if (++unresolved > max_unresolved_samples)
-        throw std::runtime_error(
-            "the work takes less time than the CUDA event resolution (about 0.5 us): "
-            "nothing to measure");
-      continue;
-    }
-    unresolved = 0;
-    device_seconds.push_back(seconds);
-    m_host_seconds.push_back(host_elapsed);
-    metric.push_back(metric_of(seconds));
-    total_seconds += seconds;
-    decision = reports::should_stop(m_options.stopping, metric, total_seconds);
+    m_result.sample_seconds.push_back(t->device_seconds);
+    m_host_seconds.push_back(t->host_seconds);
+    m_result.samples.push_back(reports::metric_value(declared, t->device_seconds));
+    total_seconds += t->device_seconds;
+    decision = reports::should_stop(m_options.stopping, m_result.samples, total_seconds);
     if (decision.stop)
       break;
   }
-  const auto window_end = telemetry_clock::now();
-  m_window_begin = window_begin;
-  m_window_end = window_end;
+  return decision;
+}
 
-  m_result.stop_reason = m_was_interrupted ? std::string() : decision.reason;
+std::optional<bench_state::sample_time>
+bench_state::take_sample(const std::function<void(kernels::stream_ref)>& work,
+                         sample_guards& guards) {
+  const kernels::stream_ref s = stream();
+  device_context& ctx = m_context;
+  if (m_cache_mode == cache_mode::cold) {
+    ctx.flusher().flush(s);
+    s.synchronize(); // the flush is done before the hold: nothing of it overlaps the sample
+  }
+  if (m_launch_hold)
+    ctx.blocker().block(s, hold_timeout_seconds);
+  const double host_elapsed = enqueue_sample(work);
+  if (m_launch_hold && ctx.blocker().timed_out()) {
+    if (++guards.hold_timeouts > max_hold_timeouts)
+      throw std::runtime_error(fmt::format(
+          "the hold kernel timed out {} times (after {} s each): the host could not enqueue one "
+          "sample's work in time, so launch latency could not be kept out of the timing",
+          guards.hold_timeouts, hold_timeout_seconds));
+    return std::nullopt;
+  }
+  const double seconds = ctx.timer().seconds();
+  ran(seconds);
+  if (!(seconds > 0.0)) {
+    if (++guards.unresolved > max_unresolved_samples)
+      throw std::runtime_error("the work takes less time than the CUDA event resolution (about "
+                               "0.5 us): nothing to measure");
+    return std::nullopt;
+  }
+  guards.unresolved = 0;
+  return sample_time{seconds, host_elapsed};
+}
 
+double bench_state::enqueue_sample(const std::function<void(kernels::stream_ref)>& work) {
+  const kernels::stream_ref s = stream();
+  device_context& ctx = m_context;
+  try {
+    release_guard guard(ctx.blocker());
+    // Without the hold the work starts as it is enqueued: the host time runs from there.
+    const auto enqueue_began = host_clock::now();
+    ctx.timer().begin(s);
+    work(s);
+    ctx.timer().end(s);
+    const auto released_at = m_launch_hold ? host_clock::now() : enqueue_began;
+    guard.release();
+    ctx.timer().wait();
+    return std::chrono::duration<double>(host_clock::now() - released_at).count();
+  } catch (...) {
+    // The guard has released the hold; let what was enqueued drain, so the next case starts
+    // on an idle stream (the hold kernel requires one). Its own error, if any, is not ours.
+    (void)cudaStreamSynchronize(s.get());
+    (void)cudaGetLastError();
+    throw;
+  }
+}
+
+void bench_state::summarise_window(telemetry_clock::time_point begin,
+                                   telemetry_clock::time_point end) {
   std::optional<double> sm_clock_max;
   if (m_device.sm_clock_max_mhz)
     sm_clock_max = *m_device.sm_clock_max_mhz;
   if (m_telemetry != nullptr)
-    m_result.telemetry =
-        m_telemetry->summary(m_device.index, window_begin, window_end, sm_clock_max);
+    m_result.telemetry = m_telemetry->summary(m_device.index, begin, end, sm_clock_max);
   else
     m_result.telemetry.status = "no telemetry: NVML is not available (see host.gpu_status)";
   const auto since_origin = [&](telemetry_clock::time_point t) {
     return std::chrono::duration<double>(t - m_options.clock_origin).count();
   };
-  m_result.telemetry.window_start_s = since_origin(window_begin);
-  m_result.telemetry.window_end_s = since_origin(window_end);
-
-  attach_ceiling();
+  m_result.telemetry.window_start_s = since_origin(begin);
+  m_result.telemetry.window_end_s = since_origin(end);
 }
 
 double bench_state::time_run(const std::function<void(kernels::stream_ref)>& work) {
   if (m_exec_done)
     throw std::logic_error(id() + ": time_run() after exec()");
+  return timed_run(work);
+}
+
+double bench_state::setup_seconds(const std::function<void(kernels::stream_ref)>& work) {
+  if (m_exec_done)
+    throw std::logic_error(id() + ": setup_seconds() after exec()");
   const kernels::stream_ref s = stream();
-  m_context.start().record(s);
-  work(s);
-  m_context.stop().record(s);
-  m_context.stop().synchronize();
-  const double seconds = kernels::event::elapsed_seconds(m_context.start(), m_context.stop());
-  ++m_timed_runs;
-  if (m_options.on_run)
-    m_options.on_run(m_timed_runs, seconds);
-  return seconds;
+  return m_context.timer().time(s, [&] { work(s); });
 }
 
 bench_state::batch_times
@@ -292,27 +304,25 @@ bench_state::time_batch(int iterations, const std::function<void(int, kernels::s
   if (iterations < 1 || iterations > max_iterations)
     throw std::invalid_argument(fmt::format("{}: a batch holds 1 to {} iterations, not {}", id(),
                                             max_iterations, iterations));
-  while (m_batch_events.size() < 2 * static_cast<std::size_t>(iterations))
-    m_batch_events.emplace_back();
+  const auto n = static_cast<std::size_t>(iterations);
+  m_batch_marks.reserve(2 * n);
   const kernels::stream_ref s = stream();
-  m_context.start().record(s);
+  m_context.timer().begin(s);
   for (int i = 0; i < iterations; ++i) {
-    m_batch_events[2 * i].record(s);
+    const auto k = static_cast<std::size_t>(i);
+    m_batch_marks.mark(2 * k, s);
     timed(i, s);
-    m_batch_events[2 * i + 1].record(s);
+    m_batch_marks.mark(2 * k + 1, s);
     untimed(i, s);
   }
-  m_context.stop().record(s);
-  m_context.stop().synchronize();
+  m_context.timer().end(s);
+  m_context.timer().wait();
   batch_times out;
-  out.seconds = kernels::event::elapsed_seconds(m_context.start(), m_context.stop());
-  out.timed_seconds.reserve(static_cast<std::size_t>(iterations));
-  for (int i = 0; i < iterations; ++i)
-    out.timed_seconds.push_back(
-        kernels::event::elapsed_seconds(m_batch_events[2 * i], m_batch_events[2 * i + 1]));
-  ++m_timed_runs;
-  if (m_options.on_run)
-    m_options.on_run(m_timed_runs, out.seconds);
+  out.seconds = m_context.timer().seconds();
+  out.timed_seconds.reserve(n);
+  for (std::size_t k = 0; k < n; ++k)
+    out.timed_seconds.push_back(m_batch_marks.seconds_between(2 * k, 2 * k + 1));
+  ran(out.seconds);
   return out;
 }
 
@@ -474,72 +484,26 @@ void bench_state::attach_ceiling() {
   }
 }
 
+reports::work_per_iteration bench_state::declared_work() const {
+  reports::work_per_iteration w;
+  w.items = m_items_per_iteration;
+  w.bytes = m_result.bytes_per_iteration;
+  w.ops = m_result.flops_per_iteration;
+  w.integer_ops = m_integer_ops;
+  return w;
+}
+
 reports::result bench_state::take_result() {
-  // What was asked: the case's values, the key that pairs this result across reports.
-  m_result.axes = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : m_case.values)
-    m_result.axes[name] = value;
-  if (m_items_per_iteration) {
-    m_result.metric = "latency";
-    m_result.unit = reports::metric_unit::nanoseconds;
-    m_result.higher_is_better = false;
-  } else if (m_result.bytes_per_iteration) {
-    m_result.metric = "bandwidth";
-    m_result.unit = reports::metric_unit::gigabytes_per_second;
-    m_result.higher_is_better = true;
-  } else if (m_result.flops_per_iteration && *m_result.flops_per_iteration > 0.0) {
-    m_result.metric = "throughput";
-    m_result.unit = m_integer_ops ? reports::metric_unit::teraops_per_second
-                                  : reports::metric_unit::teraflop_per_second;
-    m_result.higher_is_better = true;
-  } else {
-    m_result.metric = "time";
-    m_result.unit = reports::metric_unit::seconds;
-    m_result.higher_is_better = false;
-  }
-  // Which of the two ceilings judges this result, decided once for check and compare alike.
-  m_result.ceiling_value.reference = reports::choose_reference(m_result.ceiling_value);
-
-  m_result.stats = reports::summarize(m_result.samples);
-  if (!m_host_seconds.empty())
-    m_result.host_seconds_median = reports::summarize(m_host_seconds).median;
-  // Against the reference that judges it, and against the clock-adjusted ceiling apart.
-  reports::settle_efficiency(m_result);
-
-  if (m_disposition) {
-    m_result.status = *m_disposition;
-    m_result.reason = m_disposition_reason.empty() ? "no reason given" : m_disposition_reason;
-  } else if (m_was_interrupted && !m_sustained) {
-    m_result.status = reports::result_status::skipped;
-    m_result.reason = fmt::format("interrupted after {} sample(s)", m_result.samples.size());
-    // The work may never have run (interrupted in the warm-up), so a check of its output
-    // would report the poison as a failure: an interrupted result is not judged.
-    m_result.check = reports::verification{};
-    m_result.check.detail = "not checked: the measurement was interrupted";
-  } else if (!m_exec_done) {
-    m_result.status = reports::result_status::failed;
-    m_result.reason = "the benchmark returned without measuring (it never called exec)";
-  } else if (m_result.samples.empty()) {
-    m_result.status = reports::result_status::failed;
-    m_result.reason = "no sample was taken";
-  } else if (m_result.check.status == reports::verification_status::failed) {
-    m_result.status = reports::result_status::failed;
-    m_result.reason = "verification failed: " + m_result.check.detail;
-  } else {
-    m_result.status = reports::result_status::ok;
-    m_result.reason.clear();
-    if (m_result.check.status == reports::verification_status::skipped &&
-        m_result.check.detail.empty())
-      m_result.check.detail = "the benchmark has no check";
-  }
-  // A wrong answer is named as such whatever else ended the result: it is a possible
-  // silent-data-corruption finding, not a benchmark to rerun.
-  if (m_result.status == reports::result_status::failed) {
-    m_result.failure = m_result.check.status == reports::verification_status::failed
-                           ? reports::failure_kind::verification
-                           : reports::failure_kind::benchmark;
-  }
-  return std::move(m_result);
+  const reports::metric_kind kind = reports::metric_of(declared_work());
+  m_result.metric = kind.metric;
+  m_result.unit = kind.unit;
+  m_result.higher_is_better = kind.higher_is_better;
+  reports::run_ending ending;
+  ending.disposition = m_disposition;
+  ending.disposition_reason = m_disposition_reason;
+  ending.interrupted = m_was_interrupted && !m_sustained;
+  ending.measured = m_exec_done;
+  return build_result(std::move(m_result), m_case, ending, m_host_seconds);
 }
 
 } // namespace gpuspec::benches

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpuspec/benches/device_timing.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
 
 namespace gpuspec::benches {
@@ -66,8 +67,8 @@ public:
   [[nodiscard]] int cuda_index() const { return m_cuda_index; }
   [[nodiscard]] std::int64_t l2_bytes() const { return m_l2_bytes; }
   [[nodiscard]] kernels::stream_ref stream() const { return m_stream.ref(); }
-  [[nodiscard]] kernels::event& start() { return m_start; }
-  [[nodiscard]] kernels::event& stop() { return m_stop; }
+  /// The events the state's spans are timed with (device_timing.cuh).
+  [[nodiscard]] event_pair& timer() { return m_timer; }
   [[nodiscard]] stream_blocker& blocker() { return m_blocker; }
   [[nodiscard]] l2_flusher& flusher() { return m_flusher; }
 
@@ -75,8 +76,7 @@ private:
   int m_cuda_index;
   std::int64_t m_l2_bytes;
   kernels::stream m_stream;
-  kernels::event m_start;
-  kernels::event m_stop;
+  event_pair m_timer;
   stream_blocker m_blocker;
   l2_flusher m_flusher;
 };

@@ -509,68 +509,75 @@ gemm_reference gemm_reference_entry(const matrix_view& a, const matrix_view& b, 
   return reference_from(dot2(x.data(), y.data(), k), c_value, options);
 }
 
-gemm_check_result gemm_check(const matrix_view& a, const matrix_view& b, const matrix_view& d,
-                             const gemm_check_options& options) {
-  validate(a, b, d, options);
-  gemm_check_result result;
-  result.m = d.rows;
-  result.n = d.cols;
-  result.k = a.cols;
-  result.tolerance = options.tolerance;
+namespace {
+
+/// Every entry of D against its reference: rows of op(A) in blocks, converted once; each thread
+/// takes a slice of the columns.
+std::vector<partial_result> check_every_entry(const matrix_view& a, const matrix_view& b,
+                                              const matrix_view& d,
+                                              const gemm_check_options& options) {
   const std::int64_t m = d.rows, n = d.cols, k = a.cols;
   const auto ku = static_cast<std::size_t>(k);
-  result.full = gemm_full_check(m, n, k, options);
-
   std::vector<partial_result> partials;
-  if (m > 0 && n > 0 && result.full) {
-    // Rows of op(A) in blocks, converted once; each thread takes a slice of the columns.
-    constexpr std::int64_t row_block = 256;
-    const unsigned parts = threads_for(static_cast<double>(m) * static_cast<double>(n) *
-                                           static_cast<double>(std::max<std::int64_t>(k, 1)),
-                                       static_cast<std::size_t>(n));
-    partials.resize(parts);
-    std::vector<double> a_rows;
-    for (std::int64_t r0 = 0; r0 < m; r0 += row_block) {
-      const std::int64_t rows = std::min(row_block, m - r0);
-      a_rows.assign(static_cast<std::size_t>(rows) * ku, 0.0);
-      for (std::int64_t r = 0; r < rows; ++r)
-        load_row(a, r0 + r, a_rows.data() + static_cast<std::size_t>(r) * ku);
-      for_each_slice(
-          static_cast<std::size_t>(n), parts,
-          [&](std::size_t begin, std::size_t end, unsigned part) {
-            std::vector<double> b_col(ku);
-            for (std::size_t j = begin; j < end; ++j) {
-              const auto col = static_cast<std::int64_t>(j);
-              load_col(b, col, b_col.data());
-              for (std::int64_t r = 0; r < rows; ++r) {
-                const std::int64_t row = r0 + r;
-                const double c_value = options.beta != 0.0 ? options.c->at(row, col) : 0.0;
-                const gemm_reference ref = reference_from(
-                    dot2(a_rows.data() + static_cast<std::size_t>(r) * ku, b_col.data(), ku),
-                    c_value, options);
-                partials[part].add(row, col, d.at(row, col), ref, options.tolerance, true);
-              }
+  constexpr std::int64_t row_block = 256;
+  const unsigned parts = threads_for(static_cast<double>(m) * static_cast<double>(n) *
+                                         static_cast<double>(std::max<std::int64_t>(k, 1)),
+                                     static_cast<std::size_t>(n));
+  partials.resize(parts);
+  std::vector<double> a_rows;
+  for (std::int64_t r0 = 0; r0 < m; r0 += row_block) {
+    const std::int64_t rows = std::min(row_block, m - r0);
+    a_rows.assign(static_cast<std::size_t>(rows) * ku, 0.0);
+    for (std::int64_t r = 0; r < rows; ++r)
+      load_row(a, r0 + r, a_rows.data() + static_cast<std::size_t>(r) * ku);
+    for_each_slice(
+        static_cast<std::size_t>(n), parts, [&](std::size_t begin, std::size_t end, unsigned part) {
+          std::vector<double> b_col(ku);
+          for (std::size_t j = begin; j < end; ++j) {
+            const auto col = static_cast<std::int64_t>(j);
+            load_col(b, col, b_col.data());
+            for (std::int64_t r = 0; r < rows; ++r) {
+              const std::int64_t row = r0 + r;
+              const double c_value = options.beta != 0.0 ? options.c->at(row, col) : 0.0;
+              const gemm_reference ref = reference_from(
+                  dot2(a_rows.data() + static_cast<std::size_t>(r) * ku, b_col.data(), ku), c_value,
+                  options);
+              partials[part].add(row, col, d.at(row, col), ref, options.tolerance, true);
             }
-          });
-    }
-  } else if (m > 0 && n > 0) {
-    const auto entries = gemm_sample_entries(m, n, options.samples, options.seed);
-    const unsigned parts =
-        threads_for(static_cast<double>(entries.size()) * static_cast<double>(k), entries.size());
-    partials.resize(parts);
-    for_each_slice(entries.size(), parts, [&](std::size_t begin, std::size_t end, unsigned part) {
-      std::vector<double> x(ku), y(ku);
-      for (std::size_t s = begin; s < end; ++s) {
-        const auto [row, col] = entries[s];
-        load_row(a, row, x.data());
-        load_col(b, col, y.data());
-        const double c_value = options.beta != 0.0 ? options.c->at(row, col) : 0.0;
-        const gemm_reference ref = reference_from(dot2(x.data(), y.data(), ku), c_value, options);
-        partials[part].add(row, col, d.at(row, col), ref, options.tolerance, false);
-      }
-    });
+          }
+        });
   }
-  // Merge in part order: for a sampled check that keeps the first failure in sample order.
+  return partials;
+}
+
+/// Sampled entries of D against their references (gemm_sample_entries), in sample order.
+std::vector<partial_result> check_sampled_entries(const matrix_view& a, const matrix_view& b,
+                                                  const matrix_view& d,
+                                                  const gemm_check_options& options) {
+  const std::int64_t m = d.rows, n = d.cols, k = a.cols;
+  const auto ku = static_cast<std::size_t>(k);
+  std::vector<partial_result> partials;
+  const auto entries = gemm_sample_entries(m, n, options.samples, options.seed);
+  const unsigned parts =
+      threads_for(static_cast<double>(entries.size()) * static_cast<double>(k), entries.size());
+  partials.resize(parts);
+  for_each_slice(entries.size(), parts, [&](std::size_t begin, std::size_t end, unsigned part) {
+    std::vector<double> x(ku), y(ku);
+    for (std::size_t s = begin; s < end; ++s) {
+      const auto [row, col] = entries[s];
+      load_row(a, row, x.data());
+      load_col(b, col, y.data());
+      const double c_value = options.beta != 0.0 ? options.c->at(row, col) : 0.0;
+      const gemm_reference ref = reference_from(dot2(x.data(), y.data(), ku), c_value, options);
+      partials[part].add(row, col, d.at(row, col), ref, options.tolerance, false);
+    }
+  });
+  return partials;
+}
+
+/// Merges the threads' partials in part order: for a sampled check that keeps the first failure
+/// in sample order.
+void merge_partials(gemm_check_result& result, const std::vector<partial_result>& partials) {
   bool have_worst = false;
   for (const auto& p : partials) {
     result.checked += p.checked;
@@ -591,44 +598,65 @@ gemm_check_result gemm_check(const matrix_view& a, const matrix_view& b, const m
         result.first_failure = p.first;
     }
   }
+}
 
-  // Every entry of D: finite (the NaN poison overwritten) and within max_abs.
-  if (options.scan_all && m > 0 && n > 0) {
-    const bool col_major = d.order == storage_order::col_major;
-    const std::int64_t outer = col_major ? n : m;
-    const std::int64_t inner = col_major ? m : n;
-    const unsigned parts = threads_for(static_cast<double>(m) * static_cast<double>(n) * 8.0,
-                                       static_cast<std::size_t>(outer));
-    struct scan_partial {
-      std::size_t failures = 0;
-      std::optional<std::pair<std::int64_t, std::int64_t>> first;
-    };
-    std::vector<scan_partial> scans(parts);
-    const double limit = options.max_abs.value_or(std::numeric_limits<double>::infinity());
-    for_each_slice(static_cast<std::size_t>(outer), parts,
-                   [&](std::size_t begin, std::size_t end, unsigned part) {
-                     with_decoder(d.type, [&](auto decode) {
-                       scan_partial& s = scans[part];
-                       for (std::size_t o = begin; o < end; ++o)
-                         for (std::int64_t i = 0; i < inner; ++i) {
-                           const std::int64_t row = col_major ? i : static_cast<std::int64_t>(o);
-                           const std::int64_t col = col_major ? static_cast<std::int64_t>(o) : i;
-                           const double v = decode(d.data, d.offset(row, col));
-                           if (!(std::isfinite(v) && std::fabs(v) <= limit)) {
-                             ++s.failures;
-                             if (!s.first)
-                               s.first = std::pair{row, col};
-                           }
+/// Every entry of D: finite (the NaN poison overwritten) and within max_abs.
+void scan_output(gemm_check_result& result, const matrix_view& d,
+                 const gemm_check_options& options) {
+  const std::int64_t m = d.rows, n = d.cols;
+  const bool col_major = d.order == storage_order::col_major;
+  const std::int64_t outer = col_major ? n : m;
+  const std::int64_t inner = col_major ? m : n;
+  const unsigned parts = threads_for(static_cast<double>(m) * static_cast<double>(n) * 8.0,
+                                     static_cast<std::size_t>(outer));
+  struct scan_partial {
+    std::size_t failures = 0;
+    std::optional<std::pair<std::int64_t, std::int64_t>> first;
+  };
+  std::vector<scan_partial> scans(parts);
+  const double limit = options.max_abs.value_or(std::numeric_limits<double>::infinity());
+  for_each_slice(static_cast<std::size_t>(outer), parts,
+                 [&](std::size_t begin, std::size_t end, unsigned part) {
+                   with_decoder(d.type, [&](auto decode) {
+                     scan_partial& s = scans[part];
+                     for (std::size_t o = begin; o < end; ++o)
+                       for (std::int64_t i = 0; i < inner; ++i) {
+                         const std::int64_t row = col_major ? i : static_cast<std::int64_t>(o);
+                         const std::int64_t col = col_major ? static_cast<std::int64_t>(o) : i;
+                         const double v = decode(d.data, d.offset(row, col));
+                         if (!(std::isfinite(v) && std::fabs(v) <= limit)) {
+                           ++s.failures;
+                           if (!s.first)
+                             s.first = std::pair{row, col};
                          }
-                     });
+                       }
                    });
-    result.scanned = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
-    for (const auto& s : scans) {
-      result.scan_failures += s.failures;
-      if (!result.first_scan_failure && s.first)
-        result.first_scan_failure = s.first;
-    }
+                 });
+  result.scanned = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+  for (const auto& s : scans) {
+    result.scan_failures += s.failures;
+    if (!result.first_scan_failure && s.first)
+      result.first_scan_failure = s.first;
   }
+}
+
+} // namespace
+
+gemm_check_result gemm_check(const matrix_view& a, const matrix_view& b, const matrix_view& d,
+                             const gemm_check_options& options) {
+  validate(a, b, d, options);
+  gemm_check_result result;
+  result.m = d.rows;
+  result.n = d.cols;
+  result.k = a.cols;
+  result.tolerance = options.tolerance;
+  const std::int64_t m = d.rows, n = d.cols, k = a.cols;
+  result.full = gemm_full_check(m, n, k, options);
+  if (m > 0 && n > 0)
+    merge_partials(result, result.full ? check_every_entry(a, b, d, options)
+                                       : check_sampled_entries(a, b, d, options));
+  if (options.scan_all && m > 0 && n > 0)
+    scan_output(result, d, options);
   return result;
 }
 

@@ -6,8 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/benches/result_builder.hpp"
 
 namespace gpuspec::benches {
 
@@ -46,6 +45,20 @@ void node_state::ran(int runs, double run_seconds) {
     m_options.on_run(runs, run_seconds);
 }
 
+std::vector<double> node_state::time_samples(const std::function<double()>& run) {
+  (void)run(); // warm-up, discarded
+  const int samples = std::max(10, m_options.stopping.min_samples);
+  std::vector<double> seconds;
+  const auto window_begin = std::chrono::steady_clock::now();
+  for (int i = 0; i < samples && !interrupted(); ++i) {
+    const double t = run();
+    seconds.push_back(t);
+    ran(i + 1, t);
+  }
+  set_window(window_begin, std::chrono::steady_clock::now());
+  return seconds;
+}
+
 void node_state::add_parameter(const std::string& key, nlohmann::ordered_json value) {
   for (const auto& [name, asked] : m_case.values)
     if (name == key)
@@ -70,6 +83,19 @@ void node_state::set_samples(std::vector<double> sample_seconds, std::vector<dou
   m_result.higher_is_better = higher_is_better;
 }
 
+void node_state::set_work_samples(std::vector<double> sample_seconds,
+                                  const reports::work_per_iteration& work) {
+  std::vector<double> values;
+  values.reserve(sample_seconds.size());
+  for (double t : sample_seconds)
+    values.push_back(reports::metric_value(work, t));
+  reports::metric_kind kind = reports::metric_of(work);
+  set_samples(std::move(sample_seconds), std::move(values), kind.unit, std::move(kind.metric),
+              kind.higher_is_better);
+  if (work.bytes)
+    set_bytes_per_iteration(*work.bytes);
+}
+
 void node_state::set_bytes_per_iteration(double bytes) {
   if (!(bytes > 0.0) || !std::isfinite(bytes))
     throw std::logic_error(fmt::format("{}: bytes per iteration must be positive", id()));
@@ -92,39 +118,13 @@ void node_state::fail(std::string reason) {
 }
 
 reports::result node_state::take_result() {
-  m_result.axes = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : m_case.values)
-    m_result.axes[name] = value;
-  m_result.ceiling_value.reference = reports::choose_reference(m_result.ceiling_value);
-  m_result.stats = reports::summarize(m_result.samples);
-  // Against the reference that judges it (as bench_state: one builder), and against the
-  // clock-adjusted ceiling apart.
-  reports::settle_efficiency(m_result);
-
-  const bool disposed = m_result.status != reports::result_status::ok;
-  if (disposed) {
-    if (m_result.reason.empty())
-      m_result.reason = "no reason given";
-  } else if (interrupted()) {
-    m_result.status = reports::result_status::skipped;
-    m_result.reason = fmt::format("interrupted after {} sample(s)", m_result.samples.size());
-    m_result.check = reports::verification{};
-    m_result.check.detail = "not checked: the measurement was interrupted";
-  } else if (m_result.samples.empty()) {
-    m_result.status = reports::result_status::failed;
-    m_result.reason = "no sample was taken";
-  } else if (m_result.check.status == reports::verification_status::failed) {
-    m_result.status = reports::result_status::failed;
-    m_result.reason = "verification failed: " + m_result.check.detail;
-  } else if (m_result.check.status == reports::verification_status::skipped &&
-             m_result.check.detail.empty()) {
-    m_result.check.detail = "the benchmark has no check";
+  reports::run_ending ending;
+  if (m_result.status != reports::result_status::ok) {
+    ending.disposition = m_result.status;
+    ending.disposition_reason = m_result.reason;
   }
-  if (m_result.status == reports::result_status::failed)
-    m_result.failure = m_result.check.status == reports::verification_status::failed
-                           ? reports::failure_kind::verification
-                           : reports::failure_kind::benchmark;
-  return std::move(m_result);
+  ending.interrupted = interrupted();
+  return build_result(std::move(m_result), m_case, ending);
 }
 
 } // namespace gpuspec::benches

@@ -249,13 +249,11 @@ void attach_ceiling(reports::result& r, const mpi_case& c, std::span<const rank_
   r.observations["ceiling_why"] = choice.why;
   r.ceiling_value = choice.ceiling;
   r.ceiling_value.reference = reports::choose_reference(r.ceiling_value);
-  // As node_state's builder: against the clock-adjusted ceiling where there is one.
-  const auto& cv = r.ceiling_value;
-  const auto reference =
-      cv.clock_adjusted && *cv.clock_adjusted > 0 ? cv.clock_adjusted : cv.datasheet;
+  // As the harness's one builder: against the reference, the clock-adjusted ceiling apart.
   r.efficiency.reset();
-  if (r.status == reports::result_status::ok && reference && *reference > 0 && r.stats.median > 0)
-    r.efficiency = r.higher_is_better ? r.stats.median / *reference : *reference / r.stats.median;
+  r.efficiency_clock_adjusted.reset();
+  if (r.status == reports::result_status::ok)
+    reports::settle_efficiency(r);
 }
 
 std::string rank_name(int rank, std::span<const rank_assignment> ranks) {

@@ -22,6 +22,7 @@
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
 #include "gpuspec/reports/check.hpp"
 #include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/reports/statistics.hpp"
@@ -196,6 +197,27 @@ TEST(MpiJobCheck, AHealthyTwoNodeJobWithTelemetryPasses) {
       EXPECT_EQ(v.status, r::verdict_status::pass) << v.name << ": " << v.message;
   }
   EXPECT_EQ(node_named(o, "node-b").gpus.front().serial, "SYNTHETIC-node-b");
+}
+
+TEST(MpiJobCheck, TheMergedEfficienciesAreTheHarnesssAgainstTheReference) {
+  // As every harness path: efficiency against the ceiling's reference (what check judges by),
+  // efficiency_clock_adjusted against the clock-adjusted ceiling apart (reports::
+  // settle_efficiency), never the one standing in for the other.
+  job j;
+  const auto& c = j.cases.front();
+  j.merged(c, {{0, rank_result(c, j.ranks[0], 45.0)}, {1, rank_result(c, j.ranks[1], 44.5)}});
+  const auto& first = j.report.results.front();
+  ASSERT_NE(first.ceiling_value.reference, r::reference_kind::none);
+  ASSERT_TRUE(first.efficiency && first.efficiency_clock_adjusted);
+  EXPECT_DOUBLE_EQ(*first.efficiency,
+                   *r::fraction_of_ceiling(first, r::reference_value(first.ceiling_value)));
+  EXPECT_DOUBLE_EQ(*first.efficiency_clock_adjusted, first.stats.median / 50.0);
+  // A failed merge keeps no efficiency, even with a ceiling.
+  auto failed = first;
+  failed.status = r::result_status::failed;
+  attach_ceiling(failed, c, j.ranks, j.hellos, &shipped().specs);
+  EXPECT_FALSE(failed.efficiency);
+  EXPECT_FALSE(failed.efficiency_clock_adjusted);
 }
 
 TEST(MpiJobCheck, ARankThatCannotSampleTelemetryIsANoteNotAnUnknown) {

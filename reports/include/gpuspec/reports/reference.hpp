@@ -48,8 +48,8 @@ spec_figure_value(const gpu_spec& row, std::string_view figure, metric_unit unit
 [[nodiscard]] std::optional<double> reference_value(const ceiling& c);
 
 /// The fraction of `ceiling` that `r`'s median achieved: median / ceiling, or ceiling / median
-/// for a figure where lower is better (a latency, whose ceiling is a floor); nullopt without a
-/// positive ceiling or a positive median.
+/// for a figure where lower is better (a latency, whose ceiling is a floor), by fraction_of
+/// (fraction.hpp); nullopt without samples, a positive finite ceiling or a positive median.
 [[nodiscard]] std::optional<double> fraction_of_ceiling(const result& r,
                                                         std::optional<double> ceiling);
 

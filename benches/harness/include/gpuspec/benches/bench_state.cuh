@@ -26,10 +26,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/benches/device_timing.cuh"
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/host/run_options.hpp"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/result_builder.hpp"
+#include "gpuspec/reports/statistics.hpp"
 
 namespace gpuspec::benches {
 
@@ -130,6 +133,10 @@ public:
   /// long enough for launch latency not to matter), synchronises, tells the progress callback
   /// (the watchdog's heartbeat) and returns the run's device seconds.
   double time_run(const std::function<void(kernels::stream_ref)>& work);
+  /// Device seconds of one run of `work` on the state's stream that is no sample and no timed
+  /// run: a calibration or sizing run before exec() (how many passes make a launch of about
+  /// 2 ms). Not told to the progress callback; waits for the work.
+  double setup_seconds(const std::function<void(kernels::stream_ref)>& work);
   /// What time_batch measured, device seconds.
   struct batch_times {
     double seconds = 0;                ///< the whole batch, its first event to its last
@@ -171,7 +178,31 @@ public:
   [[nodiscard]] reports::result take_result();
 
 private:
-  [[nodiscard]] double metric_of(double seconds) const;
+  /// The work one run does, as declared: what its samples become (reports/result_builder.hpp).
+  [[nodiscard]] reports::work_per_iteration declared_work() const;
+  /// One timed run of `work` on the state's stream, counted for the progress callback.
+  double timed_run(const std::function<void(kernels::stream_ref)>& work);
+  /// A timed run ended: counts it and tells the progress callback.
+  void ran(double seconds);
+  // exec()'s phases: warm-up (discarded), the samples to the stopping rule, one sample (flush,
+  // hold, the timed enqueue), and the telemetry of the samples' window.
+  struct sample_guards {
+    int hold_timeouts = 0;
+    int unresolved = 0; ///< in a row
+  };
+  struct sample_time {
+    double device_seconds = 0;
+    double host_seconds = 0; ///< release to synchronised
+  };
+  void warm_up(const std::function<void(kernels::stream_ref)>& work);
+  reports::stop_decision take_samples(const std::function<void(kernels::stream_ref)>& work);
+  std::optional<sample_time> take_sample(const std::function<void(kernels::stream_ref)>& work,
+                                         sample_guards& guards);
+  /// Enqueues one sample between the timer's events behind the hold, releases it and waits;
+  /// the host seconds from the release to the work's end.
+  double enqueue_sample(const std::function<void(kernels::stream_ref)>& work);
+  void summarise_window(std::chrono::steady_clock::time_point begin,
+                        std::chrono::steady_clock::time_point end);
   /// The matched spec-table row of the device (run_options::spec_rows), or nullptr.
   [[nodiscard]] const reports::gpu_spec* spec_row() const;
   /// Sets m_result.ceiling_value from m_ceiling_kind, after the telemetry summary.
@@ -197,7 +228,7 @@ private:
   std::optional<double> m_items_per_iteration;
   int m_pcie_directions = 1;
   bool m_launch_hold = true;
-  std::vector<kernels::event> m_batch_events; ///< time_batch's start/stop pairs, made once
+  event_marks m_batch_marks; ///< time_batch's start/stop marks, made once
   std::chrono::steady_clock::time_point m_window_begin{}, m_window_end{}; ///< exec()'s samples
   bool m_exec_done = false;
   bool m_sustained = false; ///< finish_sustained() ended it

@@ -31,6 +31,7 @@
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/host/run_options.hpp"
 #include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/result_builder.hpp"
 
 namespace gpuspec::benches {
 
@@ -92,6 +93,12 @@ public:
   /// A timed run (warm-up or sample) ended: `runs` so far, this one's seconds. The worker turns
   /// it into progress messages, which extend the watchdog's deadline as for one-GPU cases.
   void ran(int runs, double run_seconds);
+  /// The harness's sampling of a node-wide case whose one run `run` enqueues, times with the
+  /// harness's events (device_timing.cuh: event_pair, device_seconds) and returns in device
+  /// seconds: one warm-up run (discarded), then max(10, stopping.min_samples) runs, each told to
+  /// ran(), fewer if the run is interrupted. Sets the window to the samples' span; returns the
+  /// samples' device seconds.
+  std::vector<double> time_samples(const std::function<double()>& run);
   /// An observation (algorithm, transport, NCCL version, #wrong): context, never a key. Throws
   /// std::logic_error for a key that is one of the case's axes.
   void add_parameter(const std::string& key, nlohmann::ordered_json value);
@@ -99,6 +106,12 @@ public:
   /// names it ("busbw"). The statistics are computed from these.
   void set_samples(std::vector<double> sample_seconds, std::vector<double> values,
                    reports::metric_unit unit, std::string metric, bool higher_is_better = true);
+  /// The timed samples as the one builder makes them (reports/result_builder.hpp): each
+  /// sample's value, the metric, its unit and direction from the work one run does, as
+  /// bench_state derives them (bytes: bandwidth in GB/s, and bytes_per_iteration; items: latency
+  /// in ns per item).
+  void set_work_samples(std::vector<double> sample_seconds,
+                        const reports::work_per_iteration& work);
   void set_bytes_per_iteration(double bytes);
   void set_ceiling(reports::ceiling c) { m_result.ceiling_value = std::move(c); }
   void set_verification(reports::verification v) { m_result.check = std::move(v); }

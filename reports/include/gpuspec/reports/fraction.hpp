@@ -1,0 +1,17 @@
+#pragma once
+/// The one place an achieved figure is held against a bound (STYLE.md, "one concept, one
+/// place"): a result's efficiency, check's fraction of the reference or the baseline, compare's
+/// cell, the transfers' share of the PCIe link in the diagnosis. Pure arithmetic, no report.
+
+#include <optional>
+
+namespace gpuspec::reports {
+
+/// The fraction of `bound` that `achieved` reached: achieved / bound, or bound / achieved for a
+/// figure where lower is better (a latency, whose bound is a floor). nullopt when the bound is
+/// absent, zero, negative or not finite, or `achieved` is zero, negative or not finite (NaN
+/// included): no fraction is better than one that divides by nothing.
+[[nodiscard]] std::optional<double> fraction_of(double achieved, std::optional<double> bound,
+                                                bool higher_is_better = true);
+
+} // namespace gpuspec::reports
