@@ -1,4 +1,5 @@
 #include "gpuspec/reports/check.hpp"
+#include "gpuspec/reports/fraction.hpp"
 
 #include <algorithm>
 #include <array>
@@ -540,7 +541,14 @@ private:
       return false;
     }
     v.expected = base.stats.median * *factor;
-    v.efficiency = r.higher_is_better ? r.stats.median / *v.expected : *v.expected / r.stats.median;
+    v.efficiency = fraction_of(r.stats.median, v.expected, r.higher_is_better);
+    if (!v.efficiency) {
+      v.status = worst(findings, verdict_status::inconclusive);
+      v.message =
+          fmt::format("no fraction of the baseline's {} {} in a median of {}",
+                      format_figure(*v.expected), to_string(r.unit), format_figure(r.stats.median));
+      return false;
+    }
     v.pass_fraction = 1 - m_tolerance;
     v.warn_fraction = 1 - 2 * m_tolerance;
     return true;
@@ -588,8 +596,14 @@ private:
     }
     v.frame = reference.kind == reference_kind::datasheet ? "spec" : "clock_adjusted";
     v.expected = reference.value;
-    v.efficiency =
-        r.higher_is_better ? r.stats.median / *reference.value : *reference.value / r.stats.median;
+    v.efficiency = fraction_of(r.stats.median, reference.value, r.higher_is_better);
+    if (!v.efficiency) {
+      v.status = worst(findings, verdict_status::inconclusive);
+      v.message = fmt::format("no fraction of the reference {} {} in a median of {}",
+                              format_figure(*reference.value), to_string(r.unit),
+                              format_figure(r.stats.median));
+      return false;
+    }
     return true;
   }
 
@@ -733,17 +747,15 @@ private:
     const auto& c = r.ceiling_value;
     const bool adjusted = c.clock_adjusted && *c.clock_adjusted > 0;
     const std::optional<double> bound = adjusted ? c.clock_adjusted : c.datasheet;
-    if (!bound || !(*bound > 0))
-      return {};
-    const double fraction = r.higher_is_better ? r.stats.median / *bound : *bound / r.stats.median;
+    const auto fraction = fraction_of(r.stats.median, bound, r.higher_is_better);
     const double margin = std::max(m_rules.settings.impossible_margin, 3 * r.stats.cv);
-    if (!(fraction > 1 + margin))
+    if (!fraction || !(*fraction > 1 + margin))
       return {};
     const auto unit = to_string(r.unit);
     return fmt::format("impossible: {} {} is {} of the {} ceiling {} {}, beyond the "
                        "measurement's own uncertainty of {} (the larger of {:.0f}% and 3 x "
                        "its cv): the timer saw less work than was done",
-                       format_figure(r.stats.median), unit, format_percent(fraction),
+                       format_figure(r.stats.median), unit, format_percent(*fraction),
                        adjusted ? "clock-adjusted" : "datasheet", format_figure(*bound), unit,
                        format_percent(margin), 100 * m_rules.settings.impossible_margin);
   }

@@ -1,4 +1,5 @@
 #include "gpuspec/reports/compare.hpp"
+#include "gpuspec/reports/fraction.hpp"
 
 #include <cmath>
 #include <map>
@@ -58,9 +59,9 @@ compare_cell make_cell(const result& r, metric_unit row_unit, const gpu_spec* sp
   c.value = r.stats.median * *factor;
   // The same reference `check` judges by, after the same cross-check with the spec table.
   const auto reference = resolve_reference(r, spec, o.datasheet_tolerance);
-  if (reference.value && *reference.value > 0 && r.stats.median > 0) {
-    c.fraction =
-        r.higher_is_better ? r.stats.median / *reference.value : *reference.value / r.stats.median;
+  if (r.stats.median > 0)
+    c.fraction = fraction_of(r.stats.median, reference.value, r.higher_is_better);
+  if (c.fraction) {
     c.reference = reference.kind;
     c.reference_replaced = reference.replaced;
   }

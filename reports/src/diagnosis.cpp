@@ -2,6 +2,7 @@
 // rules are host_rules.hpp's, the ones the run recorded; here they become diagnoses.
 
 #include "gpuspec/reports/diagnosis.hpp"
+#include "gpuspec/reports/fraction.hpp"
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/text_format.hpp"
 
@@ -93,9 +94,9 @@ void rule_pcie_link(const gpu_facts& g, std::vector<diagnosis>& out) {
     std::string text = fmt::format("{:.2f} GB/s ({})", r->stats.median, format_parameters(r->axes));
     if (reach.gen && reach.width)
       if (const auto gbs = pcie_bandwidth_gbs(*reach.gen, *reach.width))
-        text += fmt::format(", {:.0f}% of the {:.2f} GB/s of Gen{} x{}",
-                            100 * r->stats.median / (*gbs * directions), *gbs * directions,
-                            *reach.gen, *reach.width);
+        if (const auto f = fraction_of(r->stats.median, *gbs * directions))
+          text += fmt::format(", {:.0f}% of the {:.2f} GB/s of Gen{} x{}", 100 * *f,
+                              *gbs * directions, *reach.gen, *reach.width);
     const auto& t = r->telemetry;
     if (t.pcie_gen_min && t.pcie_width_min)
       if (const auto gbs = pcie_bandwidth_gbs(*t.pcie_gen_min, *t.pcie_width_min))

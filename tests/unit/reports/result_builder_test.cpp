@@ -44,8 +44,12 @@ TEST(FractionOf, NoBoundNoFraction) {
   EXPECT_FALSE(fraction_of(800, 0.0, false));
 }
 
-TEST(FractionOf, NothingAchievedNoFraction) {
-  EXPECT_FALSE(fraction_of(0, 4000.0));
+TEST(FractionOf, NothingAchievedIsNoneOfTheBound) {
+  ASSERT_TRUE(fraction_of(0, 4000.0).has_value());
+  EXPECT_DOUBLE_EQ(*fraction_of(0, 4000.0), 0.0);
+}
+
+TEST(FractionOf, AnImpossibleFigureHasNoFraction) {
   EXPECT_FALSE(fraction_of(-1, 4000.0));
   EXPECT_FALSE(fraction_of(nan, 4000.0));
   EXPECT_FALSE(fraction_of(inf, 4000.0));

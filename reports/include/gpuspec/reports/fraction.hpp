@@ -9,8 +9,9 @@ namespace gpuspec::reports {
 
 /// The fraction of `bound` that `achieved` reached: achieved / bound, or bound / achieved for a
 /// figure where lower is better (a latency, whose bound is a floor). nullopt when the bound is
-/// absent, zero, negative or not finite, or `achieved` is zero, negative or not finite (NaN
-/// included): no fraction is better than one that divides by nothing.
+/// absent, zero, negative or not finite, or `achieved` is negative or not finite (NaN
+/// included), or zero where lower is better: no fraction is better than one that divides by
+/// nothing. Zero achieved where higher is better is 0: nothing of the bound was reached.
 [[nodiscard]] std::optional<double> fraction_of(double achieved, std::optional<double> bound,
                                                 bool higher_is_better = true);
 
