@@ -299,7 +299,7 @@ public:
   stand_in_executor(json script, const spine::worker_assignment& a, const std::atomic<bool>& stop)
       : m_script(std::move(script)), m_devices(devices_of(a)), m_stop(stop),
         m_behaviour(behaviour_of(m_script, behaviour_key(a))),
-        m_duration_s(a.duration_s.value_or(0)),
+        m_duration_s(a.options.duration_s.value_or(0)),
         m_clock_origin_s(static_cast<double>(a.clock_origin_ns) * 1e-9) {}
 
   reports::result run(const spine::planned_case& c,

@@ -27,7 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/benches/registry.hpp"
-#include "gpuspec/host/run_options.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/reports/report.hpp"
 
