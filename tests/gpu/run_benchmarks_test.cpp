@@ -116,8 +116,8 @@ TEST_F(run_benchmarks_test, an_interruption_keeps_what_was_done_and_starts_nothi
   std::atomic<bool> interrupted{false};
   interrupting observer(interrupted);
   auto o = options();
-  o.measurement.stopping.min_samples =
-      1000; // the first case is still running when the flag is seen
+  // The first case is still running when the flag is seen.
+  o.measurement.stopping.min_samples = 1000;
   o.measurement.stopping.max_samples = 1000;
   auto outcome = spine::run_session(o, gpuspec::benches::enrich_with_cuda, observer, interrupted);
   const r::report& report = outcome.report;
