@@ -196,7 +196,13 @@ exit_code check_after_run(const reports::report& report, const std::string& sour
   auto loaded = load_rules(specs_file, "", "", "gpuspec run: check");
   if (!loaded)
     return exit_code::unknown;
-  auto outcome = reports::check(report, loaded->specs, loaded->rules);
+  return check_after_run(report, source, print_table, loaded->specs, loaded->rules);
+}
+
+exit_code check_after_run(const reports::report& report, const std::string& source,
+                          bool print_table, const reports::spec_table& specs,
+                          const reports::expectations& rules) {
+  auto outcome = reports::check(report, specs, rules);
   for (auto& node : outcome.nodes)
     node.source = source;
   if (!print_table)

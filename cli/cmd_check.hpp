@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp> // the whole header: CLI11 2.1 defines its vtables inline there
 
 #include "exit_code.hpp"
+#include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/spec_table.hpp"
 
 namespace gpuspec::cli {
 
@@ -32,5 +34,9 @@ void setup_check(CLI::App& app, check_cli_options& options);
 /// the rules cannot be loaded, reason on stderr).
 [[nodiscard]] exit_code check_after_run(const reports::report& report, const std::string& source,
                                         bool print_table, const std::string& specs_file = "");
+/// The same with the spec table and the rules already loaded (`gpuspec run` loads each once).
+[[nodiscard]] exit_code check_after_run(const reports::report& report, const std::string& source,
+                                        bool print_table, const reports::spec_table& specs,
+                                        const reports::expectations& rules);
 
 } // namespace gpuspec::cli

@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <system_error>
 
@@ -36,7 +38,8 @@ namespace gpuspec::cli {
 
 void setup_run(CLI::App& app, run_cli_options& o) {
   auto* cmd = app.add_subcommand("run", "Measure the GPUs and write a report");
-  cmd->add_option("--suite", o.suite, "quick (default), standard, burnin or full")
+  benches::measurement_options& m = o.measurement;
+  cmd->add_option("--suite", m.suite, "quick (default), standard, burnin or full")
       ->check(CLI::IsMember({"quick", "standard", "burnin", "full"}));
   cmd->add_option("--filter", o.filter, "Only benchmarks whose id matches this regex");
   cmd->add_option("--duration", o.duration,
@@ -55,17 +58,25 @@ void setup_run(CLI::App& app, run_cli_options& o) {
   cmd->add_flag("--allow-busy", o.allow_busy,
                 "Measure GPUs that other processes use (refused otherwise: their figures would be "
                 "a shared GPU's, and the run would disturb those processes)");
-  cmd->add_option("--telemetry-period-ms", o.telemetry_period_ms, "Telemetry sampling period")
+  cmd->add_option_function<int>(
+         "--telemetry-period-ms",
+         [&m](const int& ms) { m.telemetry_period = std::chrono::milliseconds(ms); },
+         "Telemetry sampling period")
       ->check(CLI::Range(1, 10000));
-  cmd->add_option("--cv-target", o.cv_target, "Stop sampling when the CV is under this")
+  cmd->add_option("--cv-target", m.stopping.cv_target, "Stop sampling when the CV is under this")
       ->check(CLI::Range(0.0001, 1.0));
-  cmd->add_option("--min-time", o.min_seconds, "Device seconds per result before stopping")
+  cmd->add_option("--min-time", m.stopping.min_seconds, "Device seconds per result before stopping")
       ->check(CLI::Range(0.0, 3600.0));
-  cmd->add_option("--max-time", o.max_seconds, "Device seconds per result at most")
+  cmd->add_option("--max-time", m.stopping.max_seconds, "Device seconds per result at most")
       ->check(CLI::Range(0.001, 86400.0));
-  cmd->add_option("--min-samples", o.min_samples, "Samples per result at least")
+  cmd->add_option("--min-samples", m.stopping.min_samples, "Samples per result at least")
       ->check(CLI::Range(2, 1000000));
-  cmd->add_option("--stream-array-mib", o.stream_array_mib, "MiB per STREAM array (shrunk to fit)")
+  cmd->add_option_function<double>(
+         "--stream-array-mib",
+         [&m](const double& mib) {
+           m.stream_array_bytes = static_cast<std::int64_t>(mib * 1024.0 * 1024.0);
+         },
+         "MiB per STREAM array (shrunk to fit)")
       ->check(CLI::Range(1.0, 1048576.0));
   cmd->add_option("--kill-grace", o.kill_grace_s, "Seconds from SIGTERM to SIGKILL (testing)")
       ->check(CLI::Range(0.0, 600.0))
@@ -182,49 +193,54 @@ exit_code run_recover(const run_cli_options& o) {
   return check_after_run(r, out.string(), !o.json, o.specs);
 }
 
-} // namespace
-
-exit_code run_run(const run_cli_options& o) {
-  if (!o.recover.empty())
-    return run_recover(o);
-  // Usage errors first, before anything is measured or written.
+/// Usage errors, found before anything is measured or written: false with the message on
+/// stderr. Fills the burn-in's duration (--duration means nothing to the other suites).
+bool check_usage(const run_cli_options& o, std::optional<double>& duration_s) {
   try {
     std::regex check(o.filter, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
     fmt::print(stderr, "gpuspec run: --filter '{}' is not a valid regular expression: {}\n",
                o.filter, e.what());
-    return exit_code::unknown;
+    return false;
   }
-
-  spine::session_options s;
-  // The burn-in runs for --duration, which means nothing to the other suites.
-  if (!o.duration.empty() && o.suite != "burnin") {
+  const std::string& suite = o.measurement.suite;
+  if (!o.duration.empty() && suite != "burnin") {
     fmt::print(stderr, "gpuspec run: --duration is for --suite burnin only (the suite is {})\n",
-               o.suite);
-    return exit_code::unknown;
+               suite);
+    return false;
   }
-  if (o.suite == "burnin") {
-    if (o.duration.empty()) {
-      fmt::print(stderr, "gpuspec run: --suite burnin needs --duration (e.g. 30m, 2h)\n");
-      return exit_code::unknown;
-    }
-    std::string why;
-    s.duration_s = parse_duration(o.duration, why);
-    if (!s.duration_s) {
-      fmt::print(stderr, "gpuspec run: --duration: {}\n", why);
-      return exit_code::unknown;
-    }
-    // Shorter than the acceptance minimum: it runs, and is reported, but cannot pass.
-    if (const auto rules = reports::load_expectations(specs_dir() / "expect.json");
-        rules && *s.duration_s < rules.value().settings.burnin_min_duration_s)
-      fmt::print(
-          stderr,
-          "gpuspec run: note: --duration {} is shorter than the acceptance minimum of {:.0f} "
-          "s (burnin_min_duration_s): the burn-in runs and is reported, and its check is "
-          "inconclusive (GPUSPEC-BURNIN-TOO-SHORT), never a pass\n",
-          o.duration, rules.value().settings.burnin_min_duration_s);
+  if (suite != "burnin")
+    return true;
+  if (o.duration.empty()) {
+    fmt::print(stderr, "gpuspec run: --suite burnin needs --duration (e.g. 30m, 2h)\n");
+    return false;
   }
-  s.suite = o.suite;
+  std::string why;
+  duration_s = parse_duration(o.duration, why);
+  if (!duration_s) {
+    fmt::print(stderr, "gpuspec run: --duration: {}\n", why);
+    return false;
+  }
+  return true;
+}
+
+/// A burn-in shorter than the acceptance minimum runs, and is reported, but cannot pass: said
+/// before it starts.
+void note_short_burnin(const run_cli_options& o, const std::optional<double>& duration_s,
+                       const reports::outcome<reports::expectations>& rules) {
+  if (duration_s && rules && *duration_s < rules.value().settings.burnin_min_duration_s)
+    fmt::print(stderr,
+               "gpuspec run: note: --duration {} is shorter than the acceptance minimum of {:.0f} "
+               "s (burnin_min_duration_s): the burn-in runs and is reported, and its check is "
+               "inconclusive (GPUSPEC-BURNIN-TOO-SHORT), never a pass\n",
+               o.duration, rules.value().settings.burnin_min_duration_s);
+}
+
+spine::session_options session_options_of(const run_cli_options& o,
+                                          std::optional<double> duration_s) {
+  spine::session_options s;
+  s.measurement = o.measurement;
+  s.measurement.duration_s = duration_s;
   s.filter = o.filter;
   if (!o.devices.empty())
     s.devices = parse_device_list(o.devices);
@@ -233,12 +249,6 @@ exit_code run_run(const run_cli_options& o) {
   s.specs_file_given = !o.specs.empty();
   s.specs_file = s.specs_file_given ? std::filesystem::path(o.specs)
                                     : reports::default_spec_table_path(specs_dir().string());
-  s.stopping.cv_target = o.cv_target;
-  s.stopping.min_seconds = o.min_seconds;
-  s.stopping.max_seconds = o.max_seconds;
-  s.stopping.min_samples = o.min_samples;
-  s.telemetry_period_ms = o.telemetry_period_ms;
-  s.stream_array_bytes = static_cast<std::int64_t>(o.stream_array_mib * 1024.0 * 1024.0);
   s.worker_command = worker_command();
   s.kill_grace_s = o.kill_grace_s;
   s.allow_busy = o.allow_busy;
@@ -247,7 +257,12 @@ exit_code run_run(const run_cli_options& o) {
     s.kernel_log_file = log; // a saved log (tests, sites that keep one)
   s.tool_version = GPUSPEC_VERSION;
   s.command_line = o.command_line;
+  return s;
+}
 
+/// The session under the stop signals, with its progress on stderr; nullopt for bad input
+/// (the message on stderr).
+std::optional<spine::session_outcome> measure_session(const spine::session_options& s) {
   progress_display progress(stderr, ::isatty(STDERR_FILENO) != 0, s.output.string());
   spine::session_outcome outcome;
   {
@@ -256,40 +271,81 @@ exit_code run_run(const run_cli_options& o) {
       outcome = spine::run_session(s, backend_enrich, progress, interrupt.requested());
     } catch (const spine::session_input_error& e) {
       fmt::print(stderr, "gpuspec run: {}\n", e.what());
-      return exit_code::unknown;
+      return std::nullopt;
     } catch (const std::system_error& e) {
       fmt::print(stderr, "gpuspec run: {}\n", e.what());
-      return exit_code::unknown;
+      return std::nullopt;
     }
   }
   progress.close();
-  const reports::report& report = outcome.report;
+  return outcome;
+}
 
-  if (!outcome.no_run_reason.empty()) {
-    if (!o.json)
-      fmt::print("Host checks\n{}", check_table(report.host.checks));
-    std::fflush(stdout); // the table before the messages, also when both go to one pipe
-    fmt::print(stderr, "gpuspec run: {}\n", outcome.no_run_reason);
-    fmt::print(stderr, "gpuspec run: wrote the host inventory and host checks to {}\n",
-               s.output.string());
-    if (o.json)
-      std::cout << reports::to_json(report).dump(2) << '\n';
+/// A run that measured nothing: the host checks, why, and where the inventory went.
+exit_code report_no_run(const run_cli_options& o, const spine::session_options& s,
+                        const spine::session_outcome& outcome) {
+  const reports::report& report = outcome.report;
+  if (!o.json)
+    fmt::print("Host checks\n{}", check_table(report.host.checks));
+  std::fflush(stdout); // the table before the messages, also when both go to one pipe
+  fmt::print(stderr, "gpuspec run: {}\n", outcome.no_run_reason);
+  fmt::print(stderr, "gpuspec run: wrote the host inventory and host checks to {}\n",
+             s.output.string());
+  if (o.json)
+    std::cout << reports::to_json(report).dump(2) << '\n';
+  return exit_code::unknown;
+}
+
+/// The check after the run, with the spec table the session loaded at its start and the rules
+/// loaded before it: neither is read again.
+exit_code check_measured(const reports::report& report, const std::string& source, bool print_table,
+                         const spine::session_outcome& outcome,
+                         const reports::outcome<reports::expectations>& rules) {
+  if (!outcome.specs) {
+    fmt::print(stderr, "gpuspec run: check: {}\n",
+               outcome.specs_error ? outcome.specs_error->to_string() : "no spec table");
     return exit_code::unknown;
   }
+  if (!rules) {
+    fmt::print(stderr, "gpuspec run: check: {}\n", rules.error().to_string());
+    return exit_code::unknown;
+  }
+  return check_after_run(report, source, print_table, outcome.specs->table, rules.value());
+}
 
+} // namespace
+
+exit_code run_run(const run_cli_options& o) {
+  if (!o.recover.empty())
+    return run_recover(o);
+  std::optional<double> duration_s;
+  if (!check_usage(o, duration_s))
+    return exit_code::unknown;
+  // The rules are loaded once: the burn-in's note reads them, the check after the run too.
+  const auto rules = reports::load_expectations(specs_dir() / "expect.json");
+  note_short_burnin(o, duration_s, rules);
+  const spine::session_options s = session_options_of(o, duration_s);
+  const std::optional<spine::session_outcome> outcome = measure_session(s);
+  if (!outcome)
+    return exit_code::unknown;
+  if (!outcome->no_run_reason.empty())
+    return report_no_run(o, s, *outcome);
+
+  const reports::report& report = outcome->report;
   if (o.json)
     std::cout << reports::to_json(report).dump(2) << '\n';
   else
     fmt::print("{}", summary_table(report));
   if (!report.complete)
     fmt::print(stderr, "gpuspec run: report incomplete: {}\n", report.incomplete_reason);
-  if (outcome.journal_kept) {
-    fmt::print(stderr, "gpuspec run: the journal {} holds the results\n", outcome.journal.string());
+  if (outcome->journal_kept) {
+    fmt::print(stderr, "gpuspec run: the journal {} holds the results\n",
+               outcome->journal.string());
     return exit_code::unknown;
   }
   fmt::print(stderr, "gpuspec run: report written to {}\n", s.output.string());
   // The verdict is the check's: the report just written, judged against the spec table.
-  return check_after_run(report, s.output.string(), !o.json, o.specs);
+  return check_measured(report, s.output.string(), !o.json, *outcome, rules);
 }
 
 } // namespace gpuspec::cli

@@ -5,25 +5,22 @@
 #include <CLI/CLI.hpp> // the whole header: CLI11 2.1 defines its vtables inline there
 
 #include "exit_code.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 
 namespace gpuspec::cli {
 
 struct run_cli_options {
-  std::string suite = "quick";
+  /// --suite, the stopping rule's flags, --telemetry-period-ms, --stream-array-mib: filled in
+  /// place, so their defaults are the options' own (measurement_options.hpp).
+  benches::measurement_options measurement;
   std::string filter;
-  std::string devices;     ///< "0,2"; empty = all
-  int concurrency = 0;     ///< GPUs measured at once; 0 = all
-  std::string output;      ///< report path; default gpuspec-<host>-<UTC>.json
-  std::string specs;       ///< spec table; "" = default_spec_table_path
-  std::string recover;     ///< a journal to turn into a report, instead of measuring
-  bool json = false;       ///< print the report instead of the summary table
-  bool allow_busy = false; ///< measure GPUs that other processes use
-  int telemetry_period_ms = 20;
-  double cv_target = 0.01;
-  double min_seconds = 0.5;
-  double max_seconds = 15.0;
-  int min_samples = 10;
-  double stream_array_mib = 1024;
+  std::string devices;       ///< "0,2"; empty = all
+  int concurrency = 0;       ///< GPUs measured at once; 0 = all
+  std::string output;        ///< report path; default gpuspec-<host>-<UTC>.json
+  std::string specs;         ///< spec table; "" = default_spec_table_path
+  std::string recover;       ///< a journal to turn into a report, instead of measuring
+  bool json = false;         ///< print the report instead of the summary table
+  bool allow_busy = false;   ///< measure GPUs that other processes use
   std::string duration;      ///< the burn-in's --duration ("30m"); "" = not given
   double kill_grace_s = 5.0; ///< hidden: SIGTERM to SIGKILL for a worker the watchdog stops
   std::string root = "/";    ///< hidden, tests

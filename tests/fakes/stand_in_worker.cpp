@@ -198,6 +198,50 @@ const json& script_case(const json& script, const spine::planned_case& c) {
 /// unless the script makes it change; a memory "pass" of `memtest_words` words every
 /// `memtest_pass_s`, every word right. Summarised per `interval_s` by the real timeline; the
 /// memtest record is written only when a pass completed, as the harness writes it.
+/// The GEMM part of the stand-in's burn-in record before its first iteration.
+reports::burnin_gemm stand_in_gemm(std::uint64_t reference) {
+  reports::burnin_gemm g;
+  g.dtype = "bf16";
+  g.m = g.n = g.k = 8192;
+  g.seed = 20261201;
+  g.algorithm = "stand-in: no algorithm";
+  g.reduction = "none";
+  g.determinism_note = "stand-in: a made-up checksum";
+  g.reference_checksum = gpuspec::benches::hex_word(reference);
+  return g;
+}
+
+/// The burn-in's result from what it did: its record, the timeline's throughputs as samples,
+/// failed on a checksum that changed.
+reports::result stand_in_burnin_result(const spine::planned_case& c, int device, double tflops,
+                                       double iteration_s, double pass_s,
+                                       reports::burnin_record b) {
+  reports::result r = synthetic_result(c, {device}, tflops);
+  r.metric = "throughput";
+  r.unit = reports::metric_unit::teraflop_per_second;
+  r.cache_state = "hot";
+  r.bytes_per_iteration.reset();
+  r.flops_per_iteration = tflops * 1e12 * iteration_s;
+  b.busy_s = static_cast<double>(b.gemm->iterations) * iteration_s +
+             static_cast<double>(b.memtest ? b.memtest->passes : 0) * pass_s;
+  r.samples.clear();
+  for (const auto& in : b.intervals)
+    if (in.throughput)
+      r.samples.push_back(*in.throughput);
+  r.sample_seconds.assign(r.samples.size(), b.interval_s);
+  r.stats = reports::summarize(r.samples);
+  r.stop_reason = "time_cap";
+  const bool mismatched = b.gemm->checksum_mismatches > 0;
+  r.burnin = std::move(b);
+  if (mismatched) {
+    r.status = reports::result_status::failed;
+    r.failure = reports::failure_kind::verification;
+    r.reason = "a GEMM checksum differs from iteration 0's";
+    r.check.status = reports::verification_status::failed;
+  }
+  return r;
+}
+
 reports::result stand_in_burnin(const spine::planned_case& c, int device, const json& spec,
                                 double duration_s, int changes_at,
                                 const spine::progress_callback& progress,
@@ -210,15 +254,8 @@ reports::result stand_in_burnin(const spine::planned_case& c, int device, const 
   };
   const double start = now_s();
   gpuspec::benches::burnin_timeline timeline(start, spec.value("interval_s", 60.0));
-  reports::burnin_gemm g;
-  g.dtype = "bf16";
-  g.m = g.n = g.k = 8192;
-  g.seed = 20261201;
-  g.algorithm = "stand-in: no algorithm";
-  g.reduction = "none";
-  g.determinism_note = "stand-in: a made-up checksum";
   const std::uint64_t reference = 0x5e5e00000000c0deull;
-  g.reference_checksum = gpuspec::benches::hex_word(reference);
+  reports::burnin_gemm g = stand_in_gemm(reference);
   const gpuspec::benches::burnin_schedule schedule{
       duration_s, spec.value("gemm_phase_s", duration_s), spec.value("memtest_phase_s", 0.0)};
   const double pass_s = spec.value("memtest_pass_s", 0.1);
@@ -260,38 +297,16 @@ reports::result stand_in_burnin(const spine::planned_case& c, int device, const 
     if (progress)
       progress(static_cast<int>(g.iterations), iteration_s);
   }
-  reports::result r = synthetic_result(c, {device}, tflops);
-  r.metric = "throughput";
-  r.unit = reports::metric_unit::teraflop_per_second;
-  r.cache_state = "hot";
-  r.bytes_per_iteration.reset();
-  r.flops_per_iteration = tflops * 1e12 * iteration_s;
   reports::burnin_record b;
   b.duration_s = duration_s;
   b.elapsed_s = now_s() - start;
-  b.busy_s =
-      static_cast<double>(g.iterations) * iteration_s + static_cast<double>(m.passes) * pass_s;
   b.interval_s = timeline.interval_s();
   b.gemm = g;
   if (m.passes > 0)
     b.memtest = m;
   b.intervals = timeline.intervals();
-  r.samples.clear();
-  for (const auto& in : b.intervals)
-    if (in.throughput)
-      r.samples.push_back(*in.throughput);
-  r.sample_seconds.assign(r.samples.size(), b.interval_s);
-  r.stats = reports::summarize(r.samples);
-  r.stop_reason = "time_cap";
-  r.burnin = std::move(b);
-  if (g.checksum_mismatches > 0) {
-    r.status = reports::result_status::failed;
-    r.failure = reports::failure_kind::verification;
-    r.reason = "a GEMM checksum differs from iteration 0's";
-    r.check.status = reports::verification_status::failed;
-  }
   (void)stopped; // an interrupted burn-in keeps what it did: its record says how much
-  return r;
+  return stand_in_burnin_result(c, device, tflops, iteration_s, pass_s, std::move(b));
 }
 
 class stand_in_executor final : public spine::case_executor {
@@ -299,7 +314,7 @@ public:
   stand_in_executor(json script, const spine::worker_assignment& a, const std::atomic<bool>& stop)
       : m_script(std::move(script)), m_devices(devices_of(a)), m_stop(stop),
         m_behaviour(behaviour_of(m_script, behaviour_key(a))),
-        m_duration_s(a.duration_s.value_or(0)),
+        m_duration_s(a.options.duration_s.value_or(0)),
         m_clock_origin_s(static_cast<double>(a.clock_origin_ns) * 1e-9) {}
 
   reports::result run(const spine::planned_case& c,

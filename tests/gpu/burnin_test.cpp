@@ -28,7 +28,7 @@ struct burnin_test : gpuspec::testing::gpu_test {
 
 TEST_F(burnin_test, a_twenty_second_burn_in_keeps_every_checksum_and_word) {
   auto o = gpuspec::testing::short_run_options(inv, "burnin", "^burnin\\.gemm$", 3, 10, 2.0);
-  o.duration_s = 20;
+  o.measurement.duration_s = 20;
   gpuspec::testing::run_quietly(o, inv);
   ASSERT_EQ(inv.report.results.size(), 1u);
   const r::result& res = inv.report.results.front();
@@ -62,7 +62,7 @@ TEST_F(burnin_test, a_twenty_second_burn_in_keeps_every_checksum_and_word) {
 
 TEST_F(burnin_test, memory_test_checks_most_of_the_free_memory_and_finds_no_bad_word) {
   auto o = gpuspec::testing::short_run_options(inv, "burnin", "^memory\\.test$", 3, 10, 2.0);
-  o.duration_s = 10;
+  o.measurement.duration_s = 10;
   gpuspec::testing::run_quietly(o, inv);
   ASSERT_EQ(inv.report.results.size(), 1u);
   const r::result& res = inv.report.results.front();

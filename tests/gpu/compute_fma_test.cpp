@@ -21,8 +21,8 @@
 
 #include "gpu_test_support.hpp"
 #include "gpuspec/host/device_probe.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/host/nvml_library.hpp"
-#include "gpuspec/host/run_options.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"

@@ -23,9 +23,9 @@
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/benches/verification.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/host/p2p_plan.hpp"
 #include "gpuspec/host/pci_bus_id.hpp"
-#include "gpuspec/host/run_options.hpp"
 
 namespace b = gpuspec::benches;
 using gpuspec::reports::verification_status;

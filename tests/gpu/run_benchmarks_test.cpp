@@ -31,7 +31,7 @@ struct run_benchmarks_test : gpuspec::testing::gpu_test {
   [[nodiscard]] spine::session_options options() const {
     auto o = gpuspec::testing::short_run_options(inv, "standard", "^memory\\.stream\\.", 5, 40,
                                                  2.0); // standard: fp32 and fp64
-    o.stream_array_bytes =
+    o.measurement.stream_array_bytes =
         (std::int64_t{1} << 20) + 12; // 262147 floats (tail 3), 131073 doubles (tail 1)
     return o;
   }
@@ -116,8 +116,9 @@ TEST_F(run_benchmarks_test, an_interruption_keeps_what_was_done_and_starts_nothi
   std::atomic<bool> interrupted{false};
   interrupting observer(interrupted);
   auto o = options();
-  o.stopping.min_samples = 1000; // the first case is still running when the flag is seen
-  o.stopping.max_samples = 1000;
+  // The first case is still running when the flag is seen.
+  o.measurement.stopping.min_samples = 1000;
+  o.measurement.stopping.max_samples = 1000;
   auto outcome = spine::run_session(o, gpuspec::benches::enrich_with_cuda, observer, interrupted);
   const r::report& report = outcome.report;
   EXPECT_FALSE(report.complete);

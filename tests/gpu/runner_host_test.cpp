@@ -12,7 +12,7 @@
 
 #include "gpuspec/benches/cuda_worker.hpp"
 #include "gpuspec/benches/device_offer.hpp"
-#include "gpuspec/host/run_options.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/spine/deadlines.hpp"
 
@@ -27,8 +27,8 @@ spine::worker_assignment stream_assignment(const r::device_info& d) {
   spine::worker_assignment a;
   a.device = d;
   a.cases = plan.cases;
-  a.suite = "quick";
-  a.stream_array_bytes = 1 << 20;
+  a.options.suite = "quick";
+  a.options.stream_array_bytes = 1 << 20;
   a.nvml_library = "/nonexistent/libnvidia-ml.so.1"; // no telemetry here
   return a;
 }

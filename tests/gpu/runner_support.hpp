@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "gpuspec/benches/device_offer.hpp"
-#include "gpuspec/host/run_options.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "gpuspec/spine/session.hpp"
@@ -48,13 +48,13 @@ inline spine::session_options short_run_options(const runner_inventory& inv, std
                                                 std::string filter, int min_samples,
                                                 int max_samples, double max_seconds) {
   spine::session_options o;
-  o.suite = std::move(suite);
+  o.measurement.suite = std::move(suite);
   o.filter = std::move(filter);
   o.devices = {inv.device.value()};
-  o.stopping.min_samples = min_samples;
-  o.stopping.max_samples = max_samples;
-  o.stopping.min_seconds = 0.0;
-  o.stopping.max_seconds = max_seconds;
+  o.measurement.stopping.min_samples = min_samples;
+  o.measurement.stopping.max_samples = max_samples;
+  o.measurement.stopping.min_seconds = 0.0;
+  o.measurement.stopping.max_seconds = max_seconds;
   o.output = inv.folder / "report.json";
   // Built here, run on a lent GPU machine from another folder: gpu-validate.sh says where the
   // binary and the spec table are there.

@@ -21,9 +21,9 @@
 #include "gpuspec/benches/node_state.hpp"
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/host/gpu_activity.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/host/nvml_events.hpp"
 #include "gpuspec/host/nvml_library.hpp"
-#include "gpuspec/host/run_options.hpp"
 #include "gpuspec/host/telemetry.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
@@ -54,12 +54,8 @@ std::optional<int> cuda_ordinal_of(const reports::device_info& d) {
 
 run_options options_of(const spine::worker_assignment& a) {
   run_options o;
-  o.suite = a.suite;
+  static_cast<measurement_options&>(o) = a.options;
   o.devices = {a.device.index};
-  o.telemetry_period = std::chrono::milliseconds(a.telemetry_period_ms);
-  o.stopping = a.stopping;
-  o.stream_array_bytes = a.stream_array_bytes;
-  o.duration_s = a.duration_s;
   o.clock_origin = std::chrono::steady_clock::time_point(
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
           std::chrono::nanoseconds(a.clock_origin_ns)));

@@ -345,9 +345,7 @@ private:
     case phase::in_case: {
       const planned_case& c = w.job->cases[w.current];
       const double silence = c.setup_allowance_s + 2 * w.longest_run;
-      const double total = case_deadline_s(c.setup_allowance_s, m_options.max_time_s,
-                                           c.runs_for_duration ? m_options.duration_s : 0.0) +
-                           3 * w.longest_run;
+      const double total = c.deadline_s(m_options.measurement) + 3 * w.longest_run;
       if (since(w.last_message, now) > silence)
         timeout(w, fmt::format("no answer for {}", seconds_text(since(w.last_message, now))));
       else if (since(w.case_started, now) > total)

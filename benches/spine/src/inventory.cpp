@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "gpuspec/host/device_probe.hpp"
+#include "gpuspec/host/host_checks.hpp"
 #include "gpuspec/host/host_probe.hpp"
 #include "gpuspec/host/topology.hpp"
 
@@ -74,6 +75,15 @@ void match_spec_rows(const reports::spec_table& specs, std::vector<reports::devi
   for (auto& d : devices)
     if (const auto* row = reports::match_device(specs, d))
       d.spec_id = row->id;
+}
+
+inventory compose_inventory(const std::filesystem::path& root, const runtime_enrichment& enrich,
+                            const reports::spec_table* specs) {
+  inventory inv = take_inventory(root, enrich);
+  if (specs != nullptr)
+    match_spec_rows(*specs, inv.devices);
+  inv.host.checks = benches::evaluate_host_checks(inv.host, inv.devices);
+  return inv;
 }
 
 nlohmann::ordered_json spec_rows_document(const loaded_specs& specs,

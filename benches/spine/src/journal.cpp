@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -105,42 +106,62 @@ bool is_a_report(const std::string& text) {
   }
 }
 
-} // namespace
-
-reports::outcome<journal_contents> read_journal(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return reports::input_error{name, "", "cannot open the journal"};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (text.empty())
-    return reports::input_error{name, "", "empty: not a gpuspec journal"};
-
+/// The journal's lines (without their '\n'); `cut` when the last one has no '\n' (the writer
+/// died inside it): it is dropped.
+std::vector<std::string> split_lines(const std::string& text, bool& cut) {
   std::vector<std::string> lines;
   std::size_t begin = 0;
-  bool cut = false;
+  cut = false;
   while (begin < text.size()) {
     const std::size_t end = text.find('\n', begin);
     if (end == std::string::npos) {
-      cut = true; // the writer died inside its last line
+      cut = true;
       break;
     }
     lines.push_back(text.substr(begin, end - begin));
     begin = end + 1;
   }
+  return lines;
+}
 
-  if (is_a_report(text))
+/// The header line: {"journal": version, "report": the report without its results}.
+std::optional<reports::input_error> read_head(const json& j, const std::string& name,
+                                              const std::string& where, reports::report& out) {
+  if (!j.is_object() || j.size() != 2 || !j.contains("journal") || !j.contains("report") ||
+      j["journal"] != journal_version)
     return reports::input_error{
-        name, "",
-        fmt::format("not a gpuspec journal (this is a report: `gpuspec check` reads it; "
-                    "--recover reads the journal a run leaves beside its report, {})",
-                    journal_path_for(file.filename()).string())};
+        name, where,
+        fmt::format("not a gpuspec journal (expected {{\"journal\": \"{}\", \"report\": ...}})",
+                    journal_version)};
+  auto head = reports::report_from_json(j["report"], name);
+  if (!head)
+    return reports::input_error{name, where + ": report." + head.error().field,
+                                head.error().message};
+  out = std::move(head).value();
+  return std::nullopt;
+}
 
-  journal_contents out;
-  out.last_line_cut = cut;
-  std::vector<journal_entry> entries;
+/// A result line: {"device", "case", "result"} and, for a node-wide case, "node_wide": true.
+reports::outcome<journal_entry> read_entry(const json& j, const std::string& name,
+                                           const std::string& where) {
+  const bool node_wide = j.is_object() && j.contains("node_wide");
+  if (!j.is_object() || j.size() != (node_wide ? 4U : 3U) || !j.contains("device") ||
+      !j.contains("case") || !j.contains("result") || !j["device"].is_number_integer() ||
+      !j["case"].is_number_integer() || (node_wide && j["node_wide"] != json(true)))
+    return reports::input_error{name, where,
+                                "expected {\"device\": <int>, \"case\": <int>, \"result\": "
+                                "{...}} and, for a node-wide case, \"node_wide\": true"};
+  auto r = reports::result_from_json(j["result"], name, where + ": result");
+  if (!r)
+    return r.error();
+  return journal_entry{j["device"].get<int>(), j["case"].get<int>(), std::move(r).value(),
+                       node_wide};
+}
+
+/// The lines read in order: the header, results, and at most one end line, last.
+std::optional<reports::input_error> read_lines(const std::vector<std::string>& lines,
+                                               const std::string& name, journal_contents& out,
+                                               std::vector<journal_entry>& entries) {
   std::optional<reports::report> end_report;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string where = fmt::format("line {}", i + 1);
@@ -151,17 +172,8 @@ reports::outcome<journal_contents> read_journal(const std::filesystem::path& fil
       return reports::input_error{name, where, fmt::format("not JSON ({})", e.what())};
     }
     if (i == 0) {
-      if (!j.is_object() || j.size() != 2 || !j.contains("journal") || !j.contains("report") ||
-          j["journal"] != journal_version)
-        return reports::input_error{
-            name, where,
-            fmt::format("not a gpuspec journal (expected {{\"journal\": \"{}\", \"report\": ...}})",
-                        journal_version)};
-      auto head = reports::report_from_json(j["report"], name);
-      if (!head)
-        return reports::input_error{name, where + ": report." + head.error().field,
-                                    head.error().message};
-      out.report = std::move(head).value();
+      if (auto bad = read_head(j, name, where, out.report))
+        return bad;
       continue;
     }
     if (end_report)
@@ -174,26 +186,44 @@ reports::outcome<journal_contents> read_journal(const std::filesystem::path& fil
       end_report = std::move(finished).value();
       continue;
     }
-    const bool node_wide = j.is_object() && j.contains("node_wide");
-    if (!j.is_object() || j.size() != (node_wide ? 4U : 3U) || !j.contains("device") ||
-        !j.contains("case") || !j.contains("result") || !j["device"].is_number_integer() ||
-        !j["case"].is_number_integer() || (node_wide && j["node_wide"] != json(true)))
-      return reports::input_error{name, where,
-                                  "expected {\"device\": <int>, \"case\": <int>, \"result\": "
-                                  "{...}} and, for a node-wide case, \"node_wide\": true"};
-    auto r = reports::result_from_json(j["result"], name, where + ": result");
-    if (!r)
-      return r.error();
-    entries.push_back(journal_entry{j["device"].get<int>(), j["case"].get<int>(),
-                                    std::move(r).value(), node_wide});
+    auto entry = read_entry(j, name, where);
+    if (!entry)
+      return entry.error();
+    entries.push_back(std::move(entry).value());
   }
-  if (lines.empty())
-    return reports::input_error{name, "line 1", "cut short: not a gpuspec journal"};
-
   if (end_report) {
     out.report = std::move(*end_report);
     out.finished = true;
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+reports::outcome<journal_contents> read_journal(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return reports::input_error{name, "", "cannot open the journal"};
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (text.empty())
+    return reports::input_error{name, "", "empty: not a gpuspec journal"};
+  if (is_a_report(text))
+    return reports::input_error{
+        name, "",
+        fmt::format("not a gpuspec journal (this is a report: `gpuspec check` reads it; "
+                    "--recover reads the journal a run leaves beside its report, {})",
+                    journal_path_for(file.filename()).string())};
+
+  journal_contents out;
+  const std::vector<std::string> lines = split_lines(text, out.last_line_cut);
+  std::vector<journal_entry> entries;
+  if (auto bad = read_lines(lines, name, out, entries))
+    return *bad;
+  if (lines.empty())
+    return reports::input_error{name, "line 1", "cut short: not a gpuspec journal"};
   sort_into_report_order(entries, out.report.run.devices);
   out.results = entries.size();
   out.report.results.clear();

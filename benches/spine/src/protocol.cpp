@@ -4,6 +4,7 @@
 #include "gpuspec/spine/protocol.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -178,6 +179,33 @@ reports::stopping_rule read_stopping(const json& j, const std::string& path) {
   return s;
 }
 
+json options_json(const benches::measurement_options& m) {
+  json j{{"suite", m.suite},
+         {"stopping", stopping_json(m.stopping)},
+         {"telemetry_period_ms", m.telemetry_period.count()},
+         {"stream_array_bytes", m.stream_array_bytes}};
+  if (m.duration_s) // optional: only a burn-in has one
+    j["duration_s"] = *m.duration_s;
+  return j;
+}
+
+benches::measurement_options read_options(const json& j, const std::string& path) {
+  const strict_object o(
+      j, path, {"suite", "stopping", "telemetry_period_ms", "stream_array_bytes", "duration_s"});
+  benches::measurement_options m;
+  m.suite = o.string("suite");
+  m.stopping = read_stopping(o.at("stopping"), o.path("stopping"));
+  m.telemetry_period = std::chrono::milliseconds(o.small_integer("telemetry_period_ms", 1));
+  m.stream_array_bytes =
+      o.integer("stream_array_bytes", 1, std::numeric_limits<std::int64_t>::max());
+  if (o.has("duration_s")) {
+    m.duration_s = o.number("duration_s");
+    if (!(*m.duration_s > 0))
+      reject(o.path("duration_s"), "expected a positive number of seconds");
+  }
+  return m;
+}
+
 /// The document `text` parsed; the caller's guard names the source.
 json parse_document(std::string_view text) {
   try {
@@ -219,6 +247,11 @@ std::string planned_case::label() const {
   return a.empty() ? bench_id : bench_id + " " + a;
 }
 
+double planned_case::deadline_s(const benches::measurement_options& options) const {
+  return case_deadline_s(setup_allowance_s, options.stopping.max_seconds,
+                         runs_for_duration ? options.duration_s.value_or(0) : 0.0);
+}
+
 std::string plan_to_text(const worker_plan& plan) {
   const json j{{"protocol", protocol_version},
                {"backend", plan.backend},
@@ -249,18 +282,10 @@ std::string assignment_to_text(const worker_assignment& a) {
   // The GPUs travel as a report's devices: the report's own writer and reader, not a copy.
   reports::report carrier;
   carrier.devices = a.devices.empty() ? std::vector<reports::device_info>{a.device} : a.devices;
-  json j{{"protocol", protocol_version},
-         {"device", reports::to_json(carrier)},
-         {"cases", cases_json(a.cases)},
-         {"suite", a.suite},
-         {"stopping", stopping_json(a.stopping)},
-         {"telemetry_period_ms", a.telemetry_period_ms},
-         {"stream_array_bytes", a.stream_array_bytes},
-         {"spec_rows", a.spec_rows},
-         {"clock_origin_ns", a.clock_origin_ns},
+  json j{{"protocol", protocol_version},  {"device", reports::to_json(carrier)},
+         {"cases", cases_json(a.cases)},  {"options", options_json(a.options)},
+         {"spec_rows", a.spec_rows},      {"clock_origin_ns", a.clock_origin_ns},
          {"nvml_library", a.nvml_library}};
-  if (a.duration_s) // optional: only a burn-in has one
-    j["duration_s"] = *a.duration_s;
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -268,10 +293,9 @@ reports::outcome<worker_assignment> assignment_from_text(std::string_view text,
                                                          std::string_view source) {
   return guarded(source, [&] {
     const json j = parse_document(text);
-    const strict_object o(j, "",
-                          {"protocol", "device", "cases", "suite", "stopping",
-                           "telemetry_period_ms", "stream_array_bytes", "spec_rows",
-                           "clock_origin_ns", "nvml_library", "duration_s"});
+    const strict_object o(
+        j, "",
+        {"protocol", "device", "cases", "options", "spec_rows", "clock_origin_ns", "nvml_library"});
     require_protocol(o);
     worker_assignment a;
     auto carrier = reports::report_from_json(o.at("device"), source);
@@ -282,20 +306,11 @@ reports::outcome<worker_assignment> assignment_from_text(std::string_view text,
     a.devices = carrier.value().devices;
     a.device = a.devices.front();
     a.cases = read_cases(o.array("cases"), "cases");
-    a.suite = o.string("suite");
-    a.stopping = read_stopping(o.at("stopping"), "stopping");
-    a.telemetry_period_ms = o.small_integer("telemetry_period_ms", 1);
-    a.stream_array_bytes =
-        o.integer("stream_array_bytes", 1, std::numeric_limits<std::int64_t>::max());
+    a.options = read_options(o.at("options"), "options");
     a.spec_rows = o.at("spec_rows");
     a.clock_origin_ns = o.integer("clock_origin_ns", std::numeric_limits<std::int64_t>::min(),
                                   std::numeric_limits<std::int64_t>::max());
     a.nvml_library = o.string("nvml_library");
-    if (o.has("duration_s")) {
-      a.duration_s = o.number("duration_s");
-      if (!(*a.duration_s > 0))
-        reject(o.path("duration_s"), "expected a positive number of seconds");
-    }
     return a;
   });
 }

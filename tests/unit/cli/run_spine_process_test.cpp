@@ -235,6 +235,32 @@ TEST_F(RunSpine, ASpecTableThatDoesNotLoadIsBadInputBeforeAnythingRuns) {
   EXPECT_FALSE(fs::exists(m_dir / "report.json"));
 }
 
+TEST_F(RunSpine, TheSpecTableIsLoadedOnceAtTheStartAndHandedToTheCheckAfterTheRun) {
+  // The worker removes the spec table when it is asked for its plan, after the session loaded
+  // it: the run still matches its GPUs, and the check after the run judges with the table the
+  // run loaded (read again, it would be missing: "gpuspec run: check: ... gpus.json ...").
+  fs::copy_file(GPUSPEC_SPECS_FILE, m_dir / "gpus.json");
+  {
+    std::ofstream script(m_dir / "worker.sh");
+    script << "#!/bin/sh\nrm -f '" << (m_dir / "gpus.json").string() << "'\nexec '"
+           << GPUSPEC_STAND_IN_WORKER << "' \"$@\"\n";
+  }
+  fs::permissions(m_dir / "worker.sh", fs::perms::owner_all);
+  const auto p = gpuspec::testing::run_in(
+      m_dir, env("two-healthy.json", "two-healthy.json") + " GPUSPEC_WORKER='" +
+                 (m_dir / "worker.sh").string() +
+                 "' '" GPUSPEC_BINARY "' run -o report.json --max-time 0.5 --specs gpus.json");
+  EXPECT_FALSE(fs::exists(m_dir / "gpus.json")) << "the worker did not run";
+  EXPECT_EQ(p.err.find("gpuspec run: check:"), std::string::npos) << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  ASSERT_EQ(rep.results.size(), 6U) << p.err;
+  for (const auto& d : rep.devices)
+    EXPECT_FALSE(d.spec_id.empty()) << "GPU " << d.index << " matched to no row";
+  // The verdict table of the check is printed after the summary: the check ran.
+  EXPECT_NE(p.out.find("stand-in"), std::string::npos) << p.out;
+  EXPECT_NE(p.exit_code, 0) << "a stand-in run is never passed";
+}
+
 TEST_F(RunSpine, RecoveringSomethingThatIsNotAJournalNamesIt) {
   std::ofstream(m_dir / "bogus.journal") << "{\"not\": \"a journal\"}\n";
   const auto p =

@@ -86,7 +86,7 @@ protected:
       spine::worker_assignment a;
       a.device.index = d;
       a.cases = m_cases;
-      a.suite = "quick";
+      a.options.suite = "quick";
       a.nvml_library = "/nonexistent";
       jobs.push_back({d, m_cases, spine::assignment_to_text(a), {}});
     }
@@ -94,7 +94,7 @@ protected:
     o.worker_command = std::move(command);
     o.backend = "stand-in";
     o.concurrency = concurrency;
-    o.max_time_s = 0.5;
+    o.measurement.stopping.max_seconds = 0.5;
     o.startup_allowance_s = m_startup;
     o.kill_grace_s = 0.3;
     o.interrupt_grace_s = 3.0;

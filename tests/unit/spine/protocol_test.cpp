@@ -2,6 +2,7 @@
 // the strict reader rejects what a worker could babble (naming the field), the line splitter
 // splits, and no truncation or corruption of a real line makes the reader throw.
 
+#include <chrono>
 #include <random>
 #include <string>
 #include <tuple>
@@ -33,11 +34,11 @@ spine::worker_assignment sample_assignment() {
   spine::worker_assignment a;
   a.device = r::testing::synthetic_report().devices.at(1);
   a.cases = sample_plan().cases;
-  a.suite = "standard";
-  a.stopping.min_samples = 7;
-  a.stopping.max_seconds = 2.5;
-  a.telemetry_period_ms = 10;
-  a.stream_array_bytes = 12345678;
+  a.options.suite = "standard";
+  a.options.stopping.min_samples = 7;
+  a.options.stopping.max_seconds = 2.5;
+  a.options.telemetry_period = std::chrono::milliseconds(10);
+  a.options.stream_array_bytes = 12345678;
   a.spec_rows = {{"schema", "gpuspec.specs.v1"}, {"rows", nlohmann::ordered_json::array()}};
   a.clock_origin_ns = 987654321012345;
   a.nvml_library = "/usr/lib/libnvidia-ml.so.1";
@@ -62,15 +63,43 @@ TEST(Protocol, TheAssignmentRoundTrips) {
   const auto& b = back.value();
   EXPECT_EQ(b.device, a.device);
   EXPECT_EQ(b.cases, a.cases);
-  EXPECT_EQ(b.suite, a.suite);
-  EXPECT_EQ(b.stopping.min_samples, 7);
-  EXPECT_EQ(b.stopping.max_seconds, 2.5);
-  EXPECT_EQ(b.stopping.cv_target, a.stopping.cv_target);
-  EXPECT_EQ(b.telemetry_period_ms, 10);
-  EXPECT_EQ(b.stream_array_bytes, 12345678);
+  EXPECT_EQ(b.options.suite, a.options.suite);
+  EXPECT_EQ(b.options.stopping.min_samples, 7);
+  EXPECT_EQ(b.options.stopping.max_seconds, 2.5);
+  EXPECT_EQ(b.options.stopping.cv_target, a.options.stopping.cv_target);
+  EXPECT_EQ(b.options.telemetry_period, std::chrono::milliseconds(10));
+  EXPECT_EQ(b.options.stream_array_bytes, 12345678);
   EXPECT_EQ(b.spec_rows, a.spec_rows);
   EXPECT_EQ(b.clock_origin_ns, a.clock_origin_ns);
   EXPECT_EQ(b.nvml_library, a.nvml_library);
+}
+
+TEST(Protocol, TheMeasurementOptionsTravelAsOneObjectWithTheirDefaults) {
+  // One object, "options", holds every measurement option; nothing of it at the top level.
+  const auto text = spine::assignment_to_text(sample_assignment());
+  const auto j = nlohmann::ordered_json::parse(text);
+  ASSERT_TRUE(j.contains("options")) << text;
+  EXPECT_EQ(j["options"]["suite"], "standard");
+  EXPECT_EQ(j["options"]["telemetry_period_ms"], 10);
+  for (const char* key : {"suite", "stopping", "telemetry_period_ms", "stream_array_bytes"})
+    EXPECT_FALSE(j.contains(key)) << key;
+  // Options left at their defaults read back as the one set of defaults.
+  spine::worker_assignment plain = sample_assignment();
+  plain.options = {};
+  const auto back = spine::assignment_from_text(spine::assignment_to_text(plain), "stdin");
+  ASSERT_TRUE(back) << back.error().to_string();
+  const gpuspec::benches::measurement_options defaults;
+  EXPECT_EQ(back.value().options.suite, defaults.suite);
+  EXPECT_EQ(back.value().options.telemetry_period, defaults.telemetry_period);
+  EXPECT_EQ(back.value().options.stream_array_bytes, defaults.stream_array_bytes);
+  EXPECT_EQ(back.value().options.stopping.max_seconds, defaults.stopping.max_seconds);
+  // A bad option is named by its path inside the object.
+  std::string bad = spine::assignment_to_text(sample_assignment());
+  const std::string from = "\"min_samples\":7";
+  bad.replace(bad.find(from), from.size(), "\"min_samples\":\"7\"");
+  const auto rejected = spine::assignment_from_text(bad, "stdin");
+  ASSERT_FALSE(rejected);
+  EXPECT_EQ(rejected.error().field, "options.stopping.min_samples") << rejected.error().to_string();
 }
 
 TEST(Protocol, ANodeWideAssignmentCarriesEveryGpuAndItsCasesSayNodeWide) {
@@ -107,18 +136,18 @@ TEST(Protocol, TheBurnInsDurationAndItsCasesTravelAsOptionalKeys) {
   const std::string plain = spine::assignment_to_text(a);
   EXPECT_EQ(plain.find("duration_s"), std::string::npos);
   EXPECT_EQ(plain.find("runs_for_duration"), std::string::npos);
-  EXPECT_FALSE(spine::assignment_from_text(plain, "stdin").value().duration_s);
-  a.duration_s = 1800;
+  EXPECT_FALSE(spine::assignment_from_text(plain, "stdin").value().options.duration_s);
+  a.options.duration_s = 1800;
   a.cases.front().runs_for_duration = true;
   const auto back = spine::assignment_from_text(spine::assignment_to_text(a), "stdin");
   ASSERT_TRUE(back) << back.error().to_string();
-  EXPECT_EQ(back.value().duration_s, 1800.0);
+  EXPECT_EQ(back.value().options.duration_s, 1800.0);
   EXPECT_EQ(back.value().cases, a.cases);
   // Strict when present.
   for (const auto& [from, to, field] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"\"duration_s\":1800.0", "\"duration_s\":0", "duration_s"},
-           {"\"duration_s\":1800.0", "\"duration_s\":\"30m\"", "duration_s"},
+           {"\"duration_s\":1800.0", "\"duration_s\":0", "options.duration_s"},
+           {"\"duration_s\":1800.0", "\"duration_s\":\"30m\"", "options.duration_s"},
            {"\"runs_for_duration\":true", "\"runs_for_duration\":1", "runs_for_duration"}}) {
     std::string text = spine::assignment_to_text(a);
     const auto at = text.find(from);

@@ -28,7 +28,7 @@
 
 #include "gpuspec/benches/device_timing.cuh"
 #include "gpuspec/benches/registry.hpp"
-#include "gpuspec/host/run_options.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/result_builder.hpp"

@@ -29,7 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/benches/registry.hpp"
-#include "gpuspec/host/run_options.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/result_builder.hpp"
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/spine/journal.hpp"
 #include "gpuspec/spine/protocol.hpp"
@@ -43,8 +44,9 @@ struct coordinator_options {
   std::vector<std::string> worker_command; ///< argv of a worker (the plan's program)
   std::string backend;                     ///< the plan's backend: every hello must say it
   int concurrency = 0;                     ///< GPUs measured at once; 0: all
-  double max_time_s = 15.0;                ///< the stopping rule's cap (T above)
-  double duration_s = 0; ///< the burn-in's --duration: added to its cases' deadline (D)
+  /// The run's measurement options: the stopping rule's cap (T above) and the burn-in's
+  /// --duration, added to the deadline of its cases (planned_case::deadline_s).
+  benches::measurement_options measurement;
   double startup_allowance_s = 120.0;
   double kill_grace_s = 5.0; ///< SIGTERM to SIGKILL
   /// After an interrupt, how long a worker has to return its case (stopped between samples).

@@ -54,6 +54,13 @@ struct loaded_specs {
 /// Sets each device's spec_id from `specs` (by PCI device id, then name).
 void match_spec_rows(const reports::spec_table& specs, std::vector<reports::device_info>& devices);
 
+/// The inventory `gpuspec run` and `gpuspec info` start from, composed in this one place: the
+/// probe (take_inventory), each GPU matched to its row of `specs` (null: no table, no match),
+/// and the host checks evaluated.
+[[nodiscard]] inventory compose_inventory(const std::filesystem::path& root,
+                                          const runtime_enrichment& enrich,
+                                          const reports::spec_table* specs);
+
 /// A spec document holding the rows `ids` of `specs` only (what a worker is given); null when
 /// `ids` is empty.
 [[nodiscard]] nlohmann::ordered_json spec_rows_document(const loaded_specs& specs,

@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/reports/outcome.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/statistics.hpp"
@@ -51,6 +52,9 @@ struct planned_case {
   [[nodiscard]] std::string axes_text() const;
   /// "memory.stream.triad dtype=fp32": the case as messages name it.
   [[nodiscard]] std::string label() const;
+  /// The case's deadline under the run's options (case_deadline_s): its setup allowance, the
+  /// stopping rule's cap, and the burn-in's duration when the case runs for it.
+  [[nodiscard]] double deadline_s(const benches::measurement_options& options) const;
   friend bool operator==(const planned_case&, const planned_case&) = default;
 };
 
@@ -73,10 +77,8 @@ struct worker_assignment {
   /// GPUs for the node-wide cases. Filled by the reader; a writer may leave it empty for one GPU.
   std::vector<reports::device_info> devices;
   std::vector<planned_case> cases;
-  std::string suite;
-  reports::stopping_rule stopping;
-  int telemetry_period_ms = 20;
-  std::int64_t stream_array_bytes = std::int64_t{1} << 30;
+  /// How the cases are measured: the run's options, on the wire as one object ("options").
+  benches::measurement_options options;
   /// The spec-table rows the device matched, as a spec document ({"schema", "rows"}), so the
   /// worker attaches datasheet ceilings without reading the table again; null when none.
   nlohmann::ordered_json spec_rows;
@@ -85,9 +87,6 @@ struct worker_assignment {
   /// relative to it line up across GPUs.
   std::int64_t clock_origin_ns = 0;
   std::string nvml_library; ///< the NVML the worker opens for its own telemetry
-  /// The burn-in's --duration in seconds (`gpuspec run --suite burnin --duration 30m`); absent
-  /// otherwise, and then not written (an optional key).
-  std::optional<double> duration_s;
 };
 
 enum class message_kind { hello, start, progress, result, done };

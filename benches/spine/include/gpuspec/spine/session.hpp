@@ -12,8 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "gpuspec/host/measurement_options.hpp"
+#include "gpuspec/reports/outcome.hpp"
 #include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/spine/coordinator.hpp"
 #include "gpuspec/spine/inventory.hpp"
 #include "gpuspec/spine/protocol.hpp"
@@ -22,18 +23,15 @@
 namespace gpuspec::spine {
 
 struct session_options {
-  std::string suite = "quick";
+  /// How each case is measured (suite, stopping rule, telemetry period, STREAM arrays, the
+  /// burn-in's duration): sent as it is to every worker in its assignment.
+  benches::measurement_options measurement;
   std::string filter;           ///< ECMAScript regex on the dotted id; "" = all
   std::vector<int> devices;     ///< NVML indices; empty = every GPU
   int concurrency = 0;          ///< GPUs measured at once; 0 = all
   std::filesystem::path output; ///< the report; its journal is beside it (journal_path_for)
   std::filesystem::path specs_file;
   bool specs_file_given = false; ///< --specs: a table that does not load is bad input
-  reports::stopping_rule stopping;
-  int telemetry_period_ms = 20;
-  std::int64_t stream_array_bytes = std::int64_t{1} << 30;
-  /// The burn-in's --duration in seconds (suite burnin only); travels in the assignment.
-  std::optional<double> duration_s;
   /// A worker's argv; the plan is asked with "--plan --suite S --filter F" appended.
   std::vector<std::string> worker_command;
   double kill_grace_s = 5.0;
@@ -81,6 +79,10 @@ struct session_outcome {
   std::string no_run_reason;
   std::filesystem::path journal;
   bool journal_kept = false; ///< the final report could not be written: the journal has all
+  /// The spec table the run loaded at its start, for the check after it (loaded once); empty
+  /// when it did not load, and then `specs_error` says why.
+  std::optional<loaded_specs> specs;
+  std::optional<reports::input_error> specs_error;
 };
 
 /// Runs the whole session and writes the report to options.output (atomically, from the same
