@@ -13,6 +13,7 @@
 #include "gpuspec/benches/cuda_worker.hpp"
 #include "gpuspec/benches/device_offer.hpp"
 #include "gpuspec/host/run_options.hpp"
+#include "gpuspec/kernels/stream_math.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/spine/deadlines.hpp"
 
@@ -63,8 +64,10 @@ TEST(runner_host, the_plan_is_the_registry_with_each_setup_allowance) {
   const auto plan = b::cuda_worker_backend().plan({"quick", "^memory\\.stream\\.", {}});
   EXPECT_EQ(plan.backend, "cuda");
   EXPECT_TRUE(plan.unavailable.empty());
-  ASSERT_EQ(plan.cases.size(), 5u); // copy, scale, add, triad, dot; quick: fp32 only
-  EXPECT_EQ(plan.cases.front().bench_id, "memory.stream.copy");
+  // One case per row of the STREAM table; quick: fp32 only.
+  ASSERT_EQ(plan.cases.size(), gpuspec::kernels::stream_ops.size());
+  EXPECT_EQ(plan.cases.front().bench_id,
+            "memory.stream." + std::string(gpuspec::kernels::stream_ops.front().name));
   EXPECT_EQ(plan.cases.front().axes,
             (std::vector<std::pair<std::string, std::string>>{{"dtype", "fp32"}}));
   for (const auto& c : plan.cases)

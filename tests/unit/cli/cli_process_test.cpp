@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/kernels/stream_math.hpp"
 #include "run_process.hpp"
 
 namespace fs = std::filesystem;
@@ -234,9 +235,9 @@ TEST_F(GpuspecProcess, ListNamesTheStreamFamilyOrSaysThereIsNone) {
   const auto r = gpuspec("list");
   if (cuda_build) {
     EXPECT_EQ(r.exit_code, 0);
-    for (const char* id : {"memory.stream.copy", "memory.stream.scale", "memory.stream.add",
-                           "memory.stream.triad", "memory.stream.dot"})
-      EXPECT_NE(r.out.find(id), std::string::npos) << id;
+    for (const auto& row : gpuspec::kernels::stream_ops)
+      EXPECT_NE(r.out.find("memory.stream." + std::string(row.name)), std::string::npos)
+          << row.name;
   } else {
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_NE(r.err.find("no benchmarks in this build"), std::string::npos) << r.err;
