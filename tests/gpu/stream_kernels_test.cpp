@@ -115,13 +115,14 @@ TYPED_TEST(stream_fixture, every_elementwise_row_is_right_for_every_element) {
       k::visit_stream_elementwise(row.op, [&]<class Row>() {
         for (std::size_t i = 0; i < n; ++i) {
           const T want = Row::apply(this->in(x, i), y ? this->in(y, i) : T(0), scalar);
-          if (row.flops_per_element <= 1)
+          if (row.flops_per_element <= 1) {
             ASSERT_EQ(h[i], want) << row.name << " n=" << n << " i=" << i;
-          else
+          } else {
             ASSERT_LE(std::fabs(static_cast<double>(h[i]) - static_cast<double>(want)) /
                           static_cast<double>(want),
                       tolerance)
                 << row.name << " n=" << n << " i=" << i;
+          }
         }
       });
     }
@@ -153,9 +154,11 @@ TYPED_TEST(stream_fixture, zero_elements_launch_nothing) {
   using T = TypeParam;
   this->prepare(4);
   const k::stream_arrays<T> arrays{this->a.data(), this->b.data(), this->c.data()};
-  for (const auto& row : k::stream_ops)
-    if (row.elementwise())
+  for (const auto& row : k::stream_ops) {
+    if (row.elementwise()) {
       EXPECT_NO_THROW(k::launch_stream(row.op, arrays, T(0.4), 0, this->s.handle())) << row.name;
+    }
+  }
   k::device_buffer<T> partials(1);
   k::device_buffer<double> result(1);
   k::launch_dot(this->a.data(), this->b.data(), partials.data(), 1, result.data(), 0,

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
-#include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/kernels/stream_math.hpp"
+#include "gpuspec/reports/report_json.hpp"
 #include "run_process.hpp"
 
 namespace fs = std::filesystem;
