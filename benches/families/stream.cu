@@ -94,6 +94,9 @@ template <class T> struct stream_buffers {
   unsigned dot_blocks = 0;
 
   [[nodiscard]] kernels::stream_arrays<T> arrays() { return {a.data(), b.data(), c.data()}; }
+  [[nodiscard]] kernels::device_buffer<T>& array(char name) {
+    return name == 'a' ? a : name == 'b' ? b : c;
+  }
   [[nodiscard]] const kernels::device_buffer<T>& array(char name) const {
     return name == 'a' ? a : name == 'b' ? b : c;
   }
@@ -108,9 +111,7 @@ void prepare_buffers(bench_state& state, const stream_op_row& row, std::size_t n
   for (char name : {'a', 'b', 'c'}) {
     if (!row.touches(name))
       continue;
-    kernels::device_buffer<T>& buffer = name == 'a'   ? buffers.a
-                                        : name == 'b' ? buffers.b
-                                                      : buffers.c;
+    kernels::device_buffer<T>& buffer = buffers.array(name);
     buffer = kernels::device_buffer<T>(n);
     if (name == row.writes)
       kernels::poison_with_nan(buffer.data(), buffer.bytes(), stream.handle());
