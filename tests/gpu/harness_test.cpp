@@ -176,7 +176,7 @@ TEST(registry, the_stream_family_is_registered) {
   const auto quick = b::select_cases(b::benchmark_registry(), "quick", "^memory\\.stream\\.");
   EXPECT_EQ(quick.size(), gpuspec::kernels::stream_ops.size()); // quick: one dtype, one case a row
   const auto standard = b::select_cases(b::benchmark_registry(), "standard", "^memory\\.stream\\.");
-  EXPECT_EQ(standard.size(), 10u);
+  EXPECT_EQ(standard.size(), 2 * gpuspec::kernels::stream_ops.size()); // fp32 and fp64
 }
 
 TEST(verification, elementwise_passes_exact_output) {
