@@ -1,12 +1,15 @@
-// STREAM kernels with BabelStream's semantics (copy, scale = BabelStream's mul, add, triad, dot).
+// STREAM kernels with BabelStream's semantics: one element-wise kernel template for every
+// element-wise row of the table (stream_math.hpp: copy, scale = BabelStream's mul, add, triad),
+// and the dot.
 //
 // What they measure: sustained device-memory bandwidth. Bound by DRAM/HBM bandwidth (a few
 // flops per 8-24 bytes). Any architecture from Turing on (16-byte vector loads, 64-bit index
-// math). Each element-wise kernel gives one 16-byte vector (float4, double2) to each thread of
-// an exact grid of 256-thread blocks; the loops are grid-stride so a grid capped at 2^31-1
-// blocks, and the scalar tail of a count that is not a multiple of the vector width, stay
-// correct. The dot reduces in two deterministic stages: one wave of blocks writes per-block
-// partial sums (accumulated in T, as BabelStream does), then one block adds them in double.
+// math). The element-wise kernel gives one 16-byte vector (float4, double2) to each thread of
+// an exact grid of 256-thread blocks, loads only the arrays its row reads and stores the one it
+// writes; the loops are grid-stride so a grid capped at 2^31-1 blocks, and the scalar tail of a
+// count that is not a multiple of the vector width, stay correct. The dot reduces in two
+// deterministic stages: one wave of blocks writes per-block partial sums (accumulated in T, as
+// BabelStream does), then one block adds them in double.
 
 #include "gpuspec/kernels/stream.hpp"
 
@@ -14,6 +17,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <cuda_runtime.h>
 
@@ -32,25 +36,14 @@ template <class T> using vec16_t = typename vec16<T>::type;
 static_assert(sizeof(vec16_t<float>) == 16 && sizeof(vec16_t<double>) == 16);
 static_assert(vector_width<float> == 4 && vector_width<double> == 2);
 
-__device__ __forceinline__ float4 scale_v(float4 c, float s) {
-  return make_float4(s * c.x, s * c.y, s * c.z, s * c.w);
+/// Row::apply on each lane of a 16-byte vector.
+template <class Row> __device__ __forceinline__ float4 apply_lanes(float4 x, float4 y, float s) {
+  return make_float4(Row::apply(x.x, y.x, s), Row::apply(x.y, y.y, s), Row::apply(x.z, y.z, s),
+                     Row::apply(x.w, y.w, s));
 }
-__device__ __forceinline__ double2 scale_v(double2 c, double s) {
-  return make_double2(s * c.x, s * c.y);
-}
-
-__device__ __forceinline__ float4 add_v(float4 a, float4 b) {
-  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-}
-__device__ __forceinline__ double2 add_v(double2 a, double2 b) {
-  return make_double2(a.x + b.x, a.y + b.y);
-}
-
-__device__ __forceinline__ float4 triad_v(float4 b, float4 c, float s) {
-  return make_float4(b.x + s * c.x, b.y + s * c.y, b.z + s * c.z, b.w + s * c.w);
-}
-__device__ __forceinline__ double2 triad_v(double2 b, double2 c, double s) {
-  return make_double2(b.x + s * c.x, b.y + s * c.y);
+template <class Row>
+__device__ __forceinline__ double2 apply_lanes(double2 x, double2 y, double s) {
+  return make_double2(Row::apply(x.x, y.x, s), Row::apply(x.y, y.y, s));
 }
 
 __device__ __forceinline__ float dot_v(float4 a, float4 b, float acc) {
@@ -73,67 +66,31 @@ __device__ __forceinline__ std::size_t grid_threads() {
   return static_cast<std::size_t>(gridDim.x) * blockDim.x;
 }
 
-template <class T>
-__global__ void __launch_bounds__(stream_block_threads)
-    copy_kernel(const T* __restrict__ a, T* __restrict__ c, std::size_t n) {
-  using V = vec16_t<T>;
-  constexpr unsigned width = vector_width<T>;
-  const std::size_t vectors = n / width;
-  const std::size_t stride = grid_threads();
-  const V* __restrict__ av = reinterpret_cast<const V*>(a);
-  V* __restrict__ cv = reinterpret_cast<V*>(c);
-  for (std::size_t i = global_thread(); i < vectors; i += stride)
-    cv[i] = av[i];
-  for (std::size_t i = vectors * width + global_thread(); i < n; i += stride)
-    c[i] = a[i];
-}
+/// Arrays a row reads (1 or 2): a scalar for device code to test.
+template <class Row> inline constexpr unsigned stream_inputs = Row::row.reads.size();
 
-template <class T>
+/// out[i] = Row::apply(x[i], y[i], scalar) for i < n; y is not read where the row reads one
+/// array.
+template <class T, class Row>
 __global__ void __launch_bounds__(stream_block_threads)
-    scale_kernel(const T* __restrict__ c, T* __restrict__ b, T scalar, std::size_t n) {
+    stream_elementwise_kernel(const T* __restrict__ x, const T* __restrict__ y, T* __restrict__ out,
+                              T scalar, std::size_t n) {
   using V = vec16_t<T>;
   constexpr unsigned width = vector_width<T>;
+  constexpr bool reads_y = stream_inputs<Row> == 2;
   const std::size_t vectors = n / width;
   const std::size_t stride = grid_threads();
-  const V* __restrict__ cv = reinterpret_cast<const V*>(c);
-  V* __restrict__ bv = reinterpret_cast<V*>(b);
-  for (std::size_t i = global_thread(); i < vectors; i += stride)
-    bv[i] = scale_v(cv[i], scalar);
+  const V* __restrict__ xv = reinterpret_cast<const V*>(x);
+  const V* __restrict__ yv = reinterpret_cast<const V*>(y);
+  V* __restrict__ outv = reinterpret_cast<V*>(out);
+  for (std::size_t i = global_thread(); i < vectors; i += stride) {
+    if constexpr (reads_y)
+      outv[i] = apply_lanes<Row>(xv[i], yv[i], scalar);
+    else
+      outv[i] = apply_lanes<Row>(xv[i], V{}, scalar);
+  }
   for (std::size_t i = vectors * width + global_thread(); i < n; i += stride)
-    b[i] = scalar * c[i];
-}
-
-template <class T>
-__global__ void __launch_bounds__(stream_block_threads)
-    add_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, std::size_t n) {
-  using V = vec16_t<T>;
-  constexpr unsigned width = vector_width<T>;
-  const std::size_t vectors = n / width;
-  const std::size_t stride = grid_threads();
-  const V* __restrict__ av = reinterpret_cast<const V*>(a);
-  const V* __restrict__ bv = reinterpret_cast<const V*>(b);
-  V* __restrict__ cv = reinterpret_cast<V*>(c);
-  for (std::size_t i = global_thread(); i < vectors; i += stride)
-    cv[i] = add_v(av[i], bv[i]);
-  for (std::size_t i = vectors * width + global_thread(); i < n; i += stride)
-    c[i] = a[i] + b[i];
-}
-
-template <class T>
-__global__ void __launch_bounds__(stream_block_threads)
-    triad_kernel(const T* __restrict__ b, const T* __restrict__ c, T* __restrict__ a, T scalar,
-                 std::size_t n) {
-  using V = vec16_t<T>;
-  constexpr unsigned width = vector_width<T>;
-  const std::size_t vectors = n / width;
-  const std::size_t stride = grid_threads();
-  const V* __restrict__ bv = reinterpret_cast<const V*>(b);
-  const V* __restrict__ cv = reinterpret_cast<const V*>(c);
-  V* __restrict__ av = reinterpret_cast<V*>(a);
-  for (std::size_t i = global_thread(); i < vectors; i += stride)
-    av[i] = triad_v(bv[i], cv[i], scalar);
-  for (std::size_t i = vectors * width + global_thread(); i < n; i += stride)
-    a[i] = b[i] + scalar * c[i];
+    out[i] = Row::apply(x[i], reads_y ? y[i] : T(0), scalar);
 }
 
 /// First stage: each block writes the sum of its threads' products to partials[blockIdx.x].
@@ -194,51 +151,39 @@ void require_aligned(const void* p, const char* what) {
         " is not 16-byte aligned (the kernels use 16-byte vector accesses)");
 }
 
+template <class T> T* required_array(const stream_arrays<T>& arrays, char name) {
+  T* p = arrays[name];
+  if (p == nullptr)
+    throw std::invalid_argument(std::string("STREAM launcher: array ") + name + " is missing");
+  require_aligned(p, std::string(1, name).c_str());
+  return p;
+}
+
+template <class T, class Row>
+void launch_elementwise(const stream_arrays<T>& arrays, T scalar, std::size_t n,
+                        stream_handle stream) {
+  constexpr std::string_view reads = Row::row.reads;
+  const T* x = required_array(arrays, reads[0]);
+  const T* y = reads.size() == 2 ? required_array(arrays, reads[1]) : nullptr;
+  T* out = required_array(arrays, Row::row.writes);
+  if (n == 0)
+    return;
+  stream_elementwise_kernel<T, Row>
+      <<<stream_grid_blocks(n, vector_width<T>), stream_block_threads, 0, stream>>>(x, y, out,
+                                                                                    scalar, n);
+  GPUSPEC_CUDA_CHECK_LAUNCH();
+}
+
 } // namespace
 
-template <class T> void launch_copy(const T* a, T* c, std::size_t n, stream_handle stream) {
-  require_aligned(a, "a");
-  require_aligned(c, "c");
-  if (n == 0)
-    return;
-  copy_kernel<T>
-      <<<stream_grid_blocks(n, vector_width<T>), stream_block_threads, 0, stream>>>(a, c, n);
-  GPUSPEC_CUDA_CHECK_LAUNCH();
-}
-
 template <class T>
-void launch_scale(const T* c, T* b, T scalar, std::size_t n, stream_handle stream) {
-  require_aligned(c, "c");
-  require_aligned(b, "b");
-  if (n == 0)
-    return;
-  scale_kernel<T><<<stream_grid_blocks(n, vector_width<T>), stream_block_threads, 0, stream>>>(
-      c, b, scalar, n);
-  GPUSPEC_CUDA_CHECK_LAUNCH();
-}
-
-template <class T>
-void launch_add(const T* a, const T* b, T* c, std::size_t n, stream_handle stream) {
-  require_aligned(a, "a");
-  require_aligned(b, "b");
-  require_aligned(c, "c");
-  if (n == 0)
-    return;
-  add_kernel<T>
-      <<<stream_grid_blocks(n, vector_width<T>), stream_block_threads, 0, stream>>>(a, b, c, n);
-  GPUSPEC_CUDA_CHECK_LAUNCH();
-}
-
-template <class T>
-void launch_triad(const T* b, const T* c, T* a, T scalar, std::size_t n, stream_handle stream) {
-  require_aligned(b, "b");
-  require_aligned(c, "c");
-  require_aligned(a, "a");
-  if (n == 0)
-    return;
-  triad_kernel<T><<<stream_grid_blocks(n, vector_width<T>), stream_block_threads, 0, stream>>>(
-      b, c, a, scalar, n);
-  GPUSPEC_CUDA_CHECK_LAUNCH();
+void launch_stream(stream_op op, const stream_arrays<T>& arrays, T scalar, std::size_t n,
+                   stream_handle stream) {
+  const bool launched = visit_stream_elementwise(
+      op, [&]<class Row>() { launch_elementwise<T, Row>(arrays, scalar, n, stream); });
+  if (!launched)
+    throw std::invalid_argument("launch_stream: memory.stream." + std::string(stream_row(op).name) +
+                                " has no element-wise kernel (the dot: launch_dot)");
 }
 
 template <class T> unsigned dot_resident_blocks() {
@@ -269,10 +214,8 @@ void launch_dot(const T* a, const T* b, T* partials, unsigned blocks, double* re
 }
 
 #define GPUSPEC_INSTANTIATE_STREAM(T)                                                              \
-  template void launch_copy<T>(const T*, T*, std::size_t, stream_handle);                          \
-  template void launch_scale<T>(const T*, T*, T, std::size_t, stream_handle);                      \
-  template void launch_add<T>(const T*, const T*, T*, std::size_t, stream_handle);                 \
-  template void launch_triad<T>(const T*, const T*, T*, T, std::size_t, stream_handle);            \
+  template void launch_stream<T>(stream_op, const stream_arrays<T>&, T, std::size_t,               \
+                                 stream_handle);                                                   \
   template unsigned dot_resident_blocks<T>();                                                      \
   template void launch_dot<T>(const T*, const T*, T*, unsigned, double*, std::size_t,              \
                               stream_handle);

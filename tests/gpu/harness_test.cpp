@@ -26,6 +26,7 @@
 #include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/host/p2p_plan.hpp"
 #include "gpuspec/host/pci_bus_id.hpp"
+#include "gpuspec/kernels/stream_math.hpp"
 
 namespace b = gpuspec::benches;
 using gpuspec::reports::verification_status;
@@ -166,9 +167,10 @@ TEST(registry, the_stream_family_is_registered) {
   std::vector<std::string> ids;
   for (const auto& l : listing)
     ids.push_back(l.id);
-  for (const char* id : {"memory.stream.copy", "memory.stream.scale", "memory.stream.add",
-                         "memory.stream.triad", "memory.stream.dot"})
+  for (const auto& row : gpuspec::kernels::stream_ops) {
+    const std::string id = "memory.stream." + std::string(row.name);
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+  }
   for (const auto& l : listing) {
     if (l.id.rfind("memory.stream.", 0) != 0)
       continue;
@@ -177,9 +179,9 @@ TEST(registry, the_stream_family_is_registered) {
     EXPECT_NE(std::find(l.suites.begin(), l.suites.end(), "quick"), l.suites.end());
   }
   const auto quick = b::select_cases(b::benchmark_registry(), "quick", "^memory\\.stream\\.");
-  EXPECT_EQ(quick.size(), 5u); // one dtype in quick: one size per family
+  EXPECT_EQ(quick.size(), gpuspec::kernels::stream_ops.size()); // quick: one dtype, one case a row
   const auto standard = b::select_cases(b::benchmark_registry(), "standard", "^memory\\.stream\\.");
-  EXPECT_EQ(standard.size(), 10u);
+  EXPECT_EQ(standard.size(), 2 * gpuspec::kernels::stream_ops.size()); // fp32 and fp64
 }
 
 TEST(verification, elementwise_passes_exact_output) {

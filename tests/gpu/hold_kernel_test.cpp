@@ -56,11 +56,13 @@ TEST_F(hold_test, queued_work_runs_back_to_back_once_released) {
   // Load the copy kernel before the hold: with lazy module loading (CUDA's default), a first
   // launch behind a spinning kernel may wait for the context to go idle, i.e. for the hold to
   // time out (the harness's warm-up does the same before its first hold).
-  k::launch_copy(a.data(), c.data(), n, stream().handle());
+  k::launch_stream<float>(k::stream_op::copy, {a.data(), nullptr, c.data()}, 0.0f, n,
+                          stream().handle());
   stream().synchronize();
   k::launch_hold(flags.device(), flags.device() + 1, 10.0, stream().handle());
   start.record(stream());
-  k::launch_copy(a.data(), c.data(), n, stream().handle());
+  k::launch_stream<float>(k::stream_op::copy, {a.data(), nullptr, c.data()}, 0.0f, n,
+                          stream().handle());
   stop.record(stream());
   std::this_thread::sleep_for(50ms); // the host dawdles; the device must not charge it
   release();

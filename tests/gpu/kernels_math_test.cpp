@@ -1,12 +1,11 @@
-// Host tests of the kernels' CUDA-free headers: grid sizing, the STREAM table, the seeded values,
-// the dot's error bound, the output poisons, the work counters' verdict, and the launchers'
-// argument checks (which throw before any CUDA call).
+// Host tests of the kernels' CUDA-free headers: grid sizing, the seeded values, the output
+// poisons, the work counters' verdict, and the launchers' argument checks (which throw before
+// any CUDA call). The STREAM table's own tests are in tests/unit/kernels (every preset).
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,66 +61,6 @@ TEST(launch_math, alignment_and_overlap_checks) {
   EXPECT_FALSE(k::byte_ranges_overlap(buffer, 0, buffer, 16));       // empty range
 }
 
-TEST(stream_math, bytes_moved_follow_babelstream) {
-  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::copy), 2);
-  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::scale), 2);
-  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::add), 3);
-  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::triad), 3);
-  EXPECT_EQ(k::stream_arrays_moved(k::stream_op::dot), 2);
-  EXPECT_EQ(k::stream_bytes(k::stream_op::triad, 1000, 8), 24000u);
-  EXPECT_EQ(k::stream_bytes(k::stream_op::copy, std::uint64_t{1} << 28, 4), std::uint64_t{2} << 30);
-  EXPECT_EQ(k::stream_flops_per_element(k::stream_op::copy), 0);
-  EXPECT_EQ(k::stream_flops_per_element(k::stream_op::triad), 2);
-  EXPECT_EQ(k::stream_flops_per_element(k::stream_op::dot), 2);
-}
-
-TEST(stream_math, names_are_the_gpuspec_ids) {
-  std::set<std::string_view> names;
-  for (auto op : k::all_stream_ops)
-    names.insert(k::stream_op_name(op));
-  EXPECT_EQ(names, (std::set<std::string_view>{"copy", "scale", "add", "triad", "dot"}));
-}
-
-TEST(stream_math, vector_widths_are_16_bytes) {
-  EXPECT_EQ(k::vector_width<float>, 4u);
-  EXPECT_EQ(k::vector_width<double>, 2u);
-}
-
-TEST(stream_math, grid_gives_one_vector_per_thread_including_the_tail) {
-  // 1 GiB of floats: 2^26 float4 vectors, 2^18 blocks of 256.
-  EXPECT_EQ(k::stream_grid_blocks(std::uint64_t{1} << 28, 4), 1u << 18);
-  // A tail needs its own thread when the count is not a multiple of the width.
-  EXPECT_EQ(k::stream_grid_blocks(1024, 4), 1u);
-  EXPECT_EQ(k::stream_grid_blocks(1025, 4), 2u);
-  EXPECT_EQ(k::stream_grid_blocks(3, 4), 1u);
-  EXPECT_EQ(k::stream_grid_blocks(0, 4), 1u);
-}
-
-TEST(stream_math, dot_grid_is_one_wave_at_most) {
-  EXPECT_EQ(k::dot_grid_blocks(std::uint64_t{1} << 28, 4, 1056), 1056u);
-  EXPECT_EQ(k::dot_grid_blocks(100, 4, 1056), 1u);
-  EXPECT_EQ(k::dot_grid_blocks(100, 4, 0), 1u);
-}
-
-TEST(stream_math, dot_bound_scales_with_elements_per_thread_not_n) {
-  const double small = k::dot_relative_error_bound<float>(1000, 1);
-  const double big = k::dot_relative_error_bound<float>(std::uint64_t{1} << 28, 1056);
-  // 2^28 floats over 1056*256 threads: about 1000 terms per thread.
-  EXPECT_GT(big, 900 * 1.19e-7);
-  EXPECT_LT(big, 1200 * 1.19e-7);
-  EXPECT_LT(big, 1e-3 * (std::uint64_t{1} << 28) * 1.19e-7); // far tighter than n*eps
-  EXPECT_GT(small, 0.0);
-  // fp64 bound is in double's epsilon.
-  EXPECT_LT(k::dot_relative_error_bound<double>(std::uint64_t{1} << 27, 1056), 1e-12);
-}
-
-TEST(stream_math, elementwise_bound_is_a_few_eps) {
-  EXPECT_DOUBLE_EQ(k::elementwise_relative_error_bound<float>(),
-                   4.0 * std::numeric_limits<float>::epsilon());
-  EXPECT_DOUBLE_EQ(k::elementwise_relative_error_bound<double>(),
-                   4.0 * std::numeric_limits<double>::epsilon());
-}
-
 TEST(seeded_values, are_in_one_to_two_nonzero_and_deterministic) {
   for (std::uint64_t i = 0; i < 100000; ++i) {
     const float f = k::seeded_value<float>(7, i);
@@ -154,16 +93,35 @@ TEST(seeded_values, look_uniform) {
   EXPECT_NEAR(sum / n, 1.5, 0.01);
 }
 
+/// Every element-wise row's launcher, given arrays at `good` and one array at `bad`.
+template <class T> void expect_each_array_checked(T* good, T* bad) {
+  for (const auto& row : k::stream_ops) {
+    if (!row.elementwise()) {
+      EXPECT_THROW(k::launch_stream<T>(row.op, {good, good, good}, T(0.4), 16, nullptr),
+                   std::invalid_argument)
+          << row.name << " has no element-wise kernel";
+      continue;
+    }
+    for (char array : {'a', 'b', 'c'}) {
+      if (!row.touches(array))
+        continue;
+      k::stream_arrays<T> arrays{good, good, good};
+      (array == 'a' ? arrays.a : array == 'b' ? arrays.b : arrays.c) = bad;
+      EXPECT_THROW(k::launch_stream(row.op, arrays, T(0.4), 16, nullptr), std::invalid_argument)
+          << row.name << " " << array;
+      (array == 'a' ? arrays.a : array == 'b' ? arrays.b : arrays.c) = nullptr;
+      EXPECT_THROW(k::launch_stream(row.op, arrays, T(0.4), 16, nullptr), std::invalid_argument)
+          << row.name << " " << array << " missing";
+    }
+  }
+}
+
 TEST(launchers, reject_misaligned_arrays_before_touching_the_gpu) {
-  auto* misaligned = reinterpret_cast<float*>(std::uintptr_t{0x1004});
-  auto* aligned = reinterpret_cast<float*>(std::uintptr_t{0x1000});
-  EXPECT_THROW(k::launch_copy(misaligned, aligned, 16, nullptr), std::invalid_argument);
-  EXPECT_THROW(k::launch_triad(aligned, aligned, misaligned, 0.4f, 16, nullptr),
-               std::invalid_argument);
+  expect_each_array_checked(reinterpret_cast<float*>(std::uintptr_t{0x1000}),
+                            reinterpret_cast<float*>(std::uintptr_t{0x1004}));
   auto* dmis = reinterpret_cast<double*>(std::uintptr_t{0x1008});
   auto* dal = reinterpret_cast<double*>(std::uintptr_t{0x1000});
-  EXPECT_THROW(k::launch_add(dal, dmis, dal, 16, nullptr), std::invalid_argument);
-  EXPECT_THROW(k::launch_scale(dmis, dal, 0.4, 16, nullptr), std::invalid_argument);
+  expect_each_array_checked(dal, dmis);
   EXPECT_THROW(k::launch_dot(dal, dal, dal, 0u, reinterpret_cast<double*>(std::uintptr_t{0x2000}),
                              16, nullptr),
                std::invalid_argument);

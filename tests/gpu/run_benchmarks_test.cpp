@@ -4,6 +4,7 @@
 // ok, verified, with plausible statistics, a ceiling where NVML is present, and the report must
 // write. Then an interruption during the first case.
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <vector>
@@ -11,12 +12,14 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.hpp"
+#include "gpuspec/kernels/stream_math.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/units.hpp"
 #include "runner_support.hpp"
 
 namespace r = gpuspec::reports;
 namespace spine = gpuspec::spine;
+namespace k = gpuspec::kernels;
 
 namespace {
 
@@ -48,7 +51,7 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
   EXPECT_EQ(report.run.backend, "cuda");
   EXPECT_EQ(report.run.devices, std::vector<int>{device});
   EXPECT_TRUE(report.complete) << report.incomplete_reason;
-  ASSERT_EQ(report.results.size(), 10u);
+  ASSERT_EQ(report.results.size(), 2 * k::stream_ops.size()); // fp32 and fp64 of every row
   for (const auto& res : report.results) {
     SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     EXPECT_EQ(res.status, r::result_status::ok) << res.reason;
@@ -80,6 +83,11 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
     EXPECT_EQ(r::parameters_of(res).at("elements").get<std::uint64_t>(), elements);
     EXPECT_EQ(r::parameters_of(res).at("below_4x_l2").get<bool>(), true);
     const int arrays = r::parameters_of(res).at("arrays").get<int>();
+    const auto row = std::find_if(k::stream_ops.begin(), k::stream_ops.end(), [&](const auto& o) {
+      return res.bench_id == "memory.stream." + std::string(o.name);
+    });
+    ASSERT_NE(row, k::stream_ops.end());
+    EXPECT_EQ(arrays, row->arrays_moved());
     ASSERT_TRUE(res.bytes_per_iteration.has_value());
     EXPECT_DOUBLE_EQ(*res.bytes_per_iteration, static_cast<double>(arrays) *
                                                    static_cast<double>(elements) *
@@ -95,8 +103,10 @@ TEST_F(run_benchmarks_test, stream_family_is_ok_verified_and_plausible) {
     }
   }
   // Both dtypes of every kernel, in registration order.
-  EXPECT_EQ(report.results.front().bench_id, "memory.stream.copy");
-  EXPECT_EQ(report.results.back().bench_id, "memory.stream.dot");
+  EXPECT_EQ(report.results.front().bench_id,
+            "memory.stream." + std::string(k::stream_ops.front().name));
+  EXPECT_EQ(report.results.back().bench_id,
+            "memory.stream." + std::string(k::stream_ops.back().name));
   EXPECT_NO_THROW((void)r::to_json(report));
 }
 

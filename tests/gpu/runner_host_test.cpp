@@ -13,6 +13,7 @@
 #include "gpuspec/benches/cuda_worker.hpp"
 #include "gpuspec/benches/device_offer.hpp"
 #include "gpuspec/host/measurement_options.hpp"
+#include "gpuspec/kernels/stream_math.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/spine/deadlines.hpp"
 
@@ -63,8 +64,10 @@ TEST(runner_host, the_plan_is_the_registry_with_each_setup_allowance) {
   const auto plan = b::cuda_worker_backend().plan({"quick", "^memory\\.stream\\.", {}});
   EXPECT_EQ(plan.backend, "cuda");
   EXPECT_TRUE(plan.unavailable.empty());
-  ASSERT_EQ(plan.cases.size(), 5u); // copy, scale, add, triad, dot; quick: fp32 only
-  EXPECT_EQ(plan.cases.front().bench_id, "memory.stream.copy");
+  // One case per row of the STREAM table; quick: fp32 only.
+  ASSERT_EQ(plan.cases.size(), gpuspec::kernels::stream_ops.size());
+  EXPECT_EQ(plan.cases.front().bench_id,
+            "memory.stream." + std::string(gpuspec::kernels::stream_ops.front().name));
   EXPECT_EQ(plan.cases.front().axes,
             (std::vector<std::pair<std::string, std::string>>{{"dtype", "fp32"}}));
   for (const auto& c : plan.cases)
@@ -92,7 +95,7 @@ TEST(runner_host, a_gpu_cuda_cannot_see_is_skipped_with_the_reason) {
   r::device_info d;
   d.index = 3; // no cuda_index and no bus id: not matched
   const auto results = run_all(stream_assignment(d));
-  ASSERT_EQ(results.size(), 5u);
+  ASSERT_EQ(results.size(), gpuspec::kernels::stream_ops.size());
   for (const auto& res : results) {
     EXPECT_EQ(res.status, r::result_status::skipped);
     EXPECT_EQ(res.failure, r::failure_kind::none);
@@ -109,7 +112,7 @@ TEST(runner_host, a_gpu_that_cannot_start_fails_its_cases_with_the_reason) {
   d.index = 0;
   d.cuda_index = 9999; // no such CUDA device, GPU or not
   const auto results = run_all(stream_assignment(d));
-  ASSERT_EQ(results.size(), 5u);
+  ASSERT_EQ(results.size(), gpuspec::kernels::stream_ops.size());
   for (const auto& res : results) {
     EXPECT_EQ(res.status, r::result_status::failed);
     EXPECT_EQ(res.failure, r::failure_kind::gpu_start);

@@ -13,6 +13,7 @@
 #include "gpuspec/host/p2p_plan.hpp"
 #include "gpuspec/host/pcie_link.hpp"
 #include "gpuspec/host/topology.hpp"
+#include "gpuspec/kernels/stream_math.hpp"
 #include "gpuspec/kernels/transfer_math.hpp"
 #include "gpuspec/reports/arch_rates.hpp"
 #include "gpuspec/reports/expectations.hpp"
@@ -416,14 +417,14 @@ void note_source(result& r, const stock_figure& f) {
 
 // ---- the families -------------------------------------------------------------------------
 
-result stream_result(const stock_system& s, const std::string& op, const std::string& dtype,
-                     int dev) {
+result stream_result(const stock_system& s, const kernels::stream_op_row& op,
+                     const std::string& dtype, int dev) {
   const gpu_spec& row = row_of(s);
-  const int arrays = op == "add" || op == "triad" ? 3 : 2;
+  const int arrays = op.arrays_moved();
   const std::uint64_t bytes = std::uint64_t{1} << 30;
   const std::uint64_t n = bytes / (dtype == "fp64" ? 8 : 4);
   result r;
-  r.bench_id = "memory.stream." + op;
+  r.bench_id = "memory.stream." + std::string(op.name);
   r.devices = {dev};
   r.axes = {{"dtype", dtype}};
   r.observations = {{"array_bytes", bytes},   {"elements", n},
@@ -705,12 +706,11 @@ report stock_report(const stock_system& s, const std::string& suite) {
   }
   h.checks = evaluate_host_checks(h, r.devices);
 
-  const std::vector<std::string> ops = {"copy", "scale", "add", "triad", "dot"};
   const std::vector<std::string> dtypes =
       quick ? std::vector<std::string>{"fp32"} : std::vector<std::string>{"fp32", "fp64"};
   const auto transfer_sizes = kernels::transfer_size_texts();
   for (int dev = 0; dev < s.gpus; ++dev) {
-    for (const auto& op : ops)
+    for (const auto& op : kernels::stream_ops)
       for (const auto& dtype : dtypes)
         r.results.push_back(stream_result(s, op, dtype, dev));
     for (const auto& g : gemm_rows) {

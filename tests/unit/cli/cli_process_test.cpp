@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "gpuspec/kernels/stream_math.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "run_process.hpp"
 
@@ -234,9 +235,9 @@ TEST_F(GpuspecProcess, ListNamesTheStreamFamilyOrSaysThereIsNone) {
   const auto r = gpuspec("list");
   if (cuda_build) {
     EXPECT_EQ(r.exit_code, 0);
-    for (const char* id : {"memory.stream.copy", "memory.stream.scale", "memory.stream.add",
-                           "memory.stream.triad", "memory.stream.dot"})
-      EXPECT_NE(r.out.find(id), std::string::npos) << id;
+    for (const auto& row : gpuspec::kernels::stream_ops)
+      EXPECT_NE(r.out.find("memory.stream." + std::string(row.name)), std::string::npos)
+          << row.name;
   } else {
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_NE(r.err.find("no benchmarks in this build"), std::string::npos) << r.err;

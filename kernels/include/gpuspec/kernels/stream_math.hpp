@@ -1,81 +1,142 @@
 #pragma once
-/// The STREAM family as data (BabelStream's table): what each kernel moves and computes, the
-/// launch geometry, and the dot's error bound. CUDA-free, so the host tests check it.
+/// The STREAM family as data (BabelStream's table): one row per kernel, saying what it reads,
+/// writes, moves and computes, and its element-wise expression, which the device kernel and the
+/// host's expected value both evaluate; then the launch geometry and the error bounds.
+/// CUDA-free, so the host tests check it.
+///
+/// A new element-wise kernel is one row type below (its data and its expression) added to
+/// stream_row_types; the enum names it. The benchmark (benches/families/stream.cu), the kernel
+/// template (kernels/src/stream.cu), the static evidence and the tests read the table.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <tuple>
 
 #include "gpuspec/kernels/host_device.hpp"
 #include "gpuspec/kernels/launch_math.hpp"
 
 namespace gpuspec::kernels {
 
-/// BabelStream's kernels under gpuspec's ids ("scale" is BabelStream's Mul).
-///   copy  c = a          scale b = s·c          add c = a + b
-///   triad a = b + s·c    dot   sum(a·b)
+/// gpuspec's STREAM kernels, in the table's order ("scale" is BabelStream's Mul).
 enum class stream_op { copy, scale, add, triad, dot };
 
-inline constexpr stream_op all_stream_ops[] = {stream_op::copy, stream_op::scale, stream_op::add,
-                                               stream_op::triad, stream_op::dot};
+/// One STREAM kernel. Arrays are BabelStream's a, b and c.
+struct stream_op_row {
+  stream_op op;
+  std::string_view name;        ///< the benchmark id is memory.stream.<name>
+  std::string_view babelstream; ///< BabelStream's name for the kernel
+  std::string_view formula;     ///< what it computes, as the registry describes it
+  std::string_view reference;   ///< the host reference the output is checked against
+  /// Arrays read, in the order the expression takes them (x, then y).
+  std::string_view reads;
+  /// The array written, or 0 for a scalar result (the dot, a reduction). Never one it reads:
+  /// every repetition then leaves the same output, which the check relies on.
+  char writes;
+  int flops_per_element;
+  bool uses_scalar; ///< the expression takes BabelStream's scalar
 
-[[nodiscard]] constexpr std::string_view stream_op_name(stream_op op) {
-  switch (op) {
-  case stream_op::copy:
-    return "copy";
-  case stream_op::scale:
-    return "scale";
-  case stream_op::add:
-    return "add";
-  case stream_op::triad:
-    return "triad";
-  case stream_op::dot:
-    return "dot";
+  [[nodiscard]] constexpr bool elementwise() const { return writes != 0; }
+  /// Arrays moved, counted as STREAM and BabelStream count them: without the write-allocate
+  /// read of the destination (DESIGN.md rule 8).
+  [[nodiscard]] constexpr int arrays_moved() const {
+    return static_cast<int>(reads.size()) + (elementwise() ? 1 : 0);
   }
-  return "?";
+  [[nodiscard]] constexpr bool touches(char array) const {
+    return writes == array || reads.find(array) != std::string_view::npos;
+  }
+};
+
+// The rows. Each element-wise row has apply(x, y, s): the value of one output element from the
+// elements x and y of the arrays it reads (y unused where it reads one) and the scalar s.
+
+struct stream_copy {
+  static constexpr stream_op_row row{
+      stream_op::copy, "copy", "Copy", "c = a", "a", "a", 'c', 0, false};
+  template <class T> GPUSPEC_HOST_DEVICE static constexpr T apply(T x, T, T) { return x; }
+};
+
+struct stream_scale {
+  static constexpr stream_op_row row{
+      stream_op::scale, "scale", "Mul", "b = s*c", "scalar*c", "c", 'b', 1, true};
+  template <class T> GPUSPEC_HOST_DEVICE static constexpr T apply(T x, T, T s) { return s * x; }
+};
+
+struct stream_add {
+  static constexpr stream_op_row row{stream_op::add, "add", "Add", "c = a + b", "a+b",
+                                     "ab",           'c',   1,     false};
+  template <class T> GPUSPEC_HOST_DEVICE static constexpr T apply(T x, T y, T) { return x + y; }
+};
+
+struct stream_triad {
+  static constexpr stream_op_row row{
+      stream_op::triad, "triad", "Triad", "a = b + s*c", "b+scalar*c", "bc", 'a', 2, true};
+  template <class T> GPUSPEC_HOST_DEVICE static constexpr T apply(T x, T y, T s) {
+    return x + s * y;
+  }
+};
+
+/// The dot has its own two-stage kernel (launch_dot in stream.hpp) and no element-wise
+/// expression.
+struct stream_dot {
+  static constexpr stream_op_row row{stream_op::dot, "dot", "Dot", "sum(a*b)", "sum(a*b)",
+                                     "ab",           0,     2,     false};
+};
+
+/// The table, in the enum's order.
+using stream_row_types =
+    std::tuple<stream_copy, stream_scale, stream_add, stream_triad, stream_dot>;
+
+inline constexpr auto stream_ops = []<class... R>(std::tuple<R...>*) {
+  return std::array<stream_op_row, sizeof...(R)>{R::row...};
+}(static_cast<stream_row_types*>(nullptr));
+
+[[nodiscard]] constexpr const stream_op_row& stream_row(stream_op op) {
+  return stream_ops[static_cast<std::size_t>(op)];
 }
 
-/// Arrays each kernel moves, counted as STREAM and BabelStream count them: without the
-/// write-allocate read of the destination (DESIGN.md rule 8). copy 2, scale 2, add 3, triad 3,
-/// dot 2.
-GPUSPEC_HOST_DEVICE constexpr int stream_arrays_moved(stream_op op) {
-  switch (op) {
-  case stream_op::copy:
-    return 2;
-  case stream_op::scale:
-    return 2;
-  case stream_op::add:
-    return 3;
-  case stream_op::triad:
-    return 3;
-  case stream_op::dot:
-    return 2;
+namespace detail {
+[[nodiscard]] constexpr bool stream_table_is_consistent() {
+  for (std::size_t i = 0; i < stream_ops.size(); ++i) {
+    const stream_op_row& row = stream_ops[i];
+    if (static_cast<std::size_t>(row.op) != i || row.reads.empty() || row.reads.size() > 2)
+      return false;
+    for (char array : row.reads)
+      if (array < 'a' || array > 'c' || array == row.writes)
+        return false;
+    if (row.writes != 0 && (row.writes < 'a' || row.writes > 'c'))
+      return false;
   }
-  return 0;
+  return true;
 }
+} // namespace detail
+static_assert(detail::stream_table_is_consistent(),
+              "stream_ops: rows in the enum's order, reading one or two of a, b, c and writing "
+              "one they do not read");
 
-/// Floating-point operations per element: copy 0, scale 1, add 1, triad 2 (an FMA), dot 2.
-GPUSPEC_HOST_DEVICE constexpr int stream_flops_per_element(stream_op op) {
-  switch (op) {
-  case stream_op::copy:
-    return 0;
-  case stream_op::scale:
-    return 1;
-  case stream_op::add:
-    return 1;
-  case stream_op::triad:
-    return 2;
-  case stream_op::dot:
-    return 2;
-  }
-  return 0;
+/// Calls f.template operator()<R>() for the row type R of element-wise kernel `op`; returns
+/// false, calling nothing, where `op` has no element-wise expression (the dot).
+template <class F> constexpr bool visit_stream_elementwise(stream_op op, F&& f) {
+  return [&]<class... R>(std::tuple<R...>*) {
+    return ([&]<class Row>() {
+      if constexpr (Row::row.elementwise()) {
+        if (Row::row.op == op) {
+          f.template operator()<Row>();
+          return true;
+        }
+      }
+      return false;
+    }.template operator()<R>() ||
+            ...);
+  }(static_cast<stream_row_types*>(nullptr));
 }
 
 /// Bytes one run of `op` moves over `elements` elements of `element_bytes` each.
-GPUSPEC_HOST_DEVICE constexpr std::uint64_t stream_bytes(stream_op op, std::uint64_t elements,
-                                                         std::uint64_t element_bytes) {
-  return static_cast<std::uint64_t>(stream_arrays_moved(op)) * elements * element_bytes;
+[[nodiscard]] constexpr std::uint64_t stream_bytes(stream_op op, std::uint64_t elements,
+                                                   std::uint64_t element_bytes) {
+  return static_cast<std::uint64_t>(stream_row(op).arrays_moved()) * elements * element_bytes;
 }
 
 /// Elements per 16-byte vector access: float4 carries 4 floats, double2 carries 2 doubles.
