@@ -254,14 +254,8 @@ private:
     for (const auto& d : m_report.devices)
       by_model[model_key(d)].push_back(&d);
     for (const auto& d : m_report.devices) {
-      gpu_verdict g;
-      g.index = d.index;
-      g.name = d.name;
-      g.uuid = d.uuid;
-      g.serial = d.serial;
-      g.pci_bus_id = d.pci_bus_id;
       const gpu_spec* spec = spec_of(m_specs, d);
-      g.spec_id = spec ? spec->id : d.spec_id;
+      gpu_verdict g = gpu_verdict_of(d, spec);
       m_spec_of[d.index] = spec;
       g.selected = m_selected.contains(d.index);
       if (!g.selected) {

@@ -373,14 +373,8 @@ gpu_verdict judge_health_gpu(const device_info& d, const report& r, const spec_t
                              const expectation_settings& settings,
                              const std::vector<const device_info*>& siblings,
                              const health_outcome& out) {
-  gpu_verdict g;
-  g.index = d.index;
-  g.name = d.name;
-  g.uuid = d.uuid;
-  g.serial = d.serial;
-  g.pci_bus_id = d.pci_bus_id;
   const gpu_spec* spec = spec_of(specs, d);
-  g.spec_id = spec ? spec->id : d.spec_id;
+  gpu_verdict g = gpu_verdict_of(d, spec);
   const gpu_facts facts{r, d, spec, siblings, std::nullopt, settings};
   g.diagnoses = diagnose_device(facts);
   if (spec == nullptr)

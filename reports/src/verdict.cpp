@@ -1,6 +1,19 @@
 #include "gpuspec/reports/verdict.hpp"
 
+#include "gpuspec/reports/spec_table.hpp"
+
 namespace gpuspec::reports {
+
+gpu_verdict gpu_verdict_of(const device_info& d, const gpu_spec* spec) {
+  gpu_verdict g;
+  g.index = d.index;
+  g.name = d.name;
+  g.uuid = d.uuid;
+  g.serial = d.serial;
+  g.pci_bus_id = d.pci_bus_id;
+  g.spec_id = spec ? spec->id : d.spec_id;
+  return g;
+}
 
 std::string_view to_string(verdict_status s) {
   switch (s) {

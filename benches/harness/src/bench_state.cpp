@@ -58,14 +58,7 @@ std::int64_t bench_state::l2_bytes() const { return m_context.l2_bytes(); }
 kernels::stream_ref bench_state::stream() const { return m_context.stream(); }
 
 void bench_state::add_parameter(const std::string& key, nlohmann::ordered_json value) {
-  // What the harness chose or found is an observation; what was asked is an axis, and stays
-  // what was asked.
-  for (const auto& [name, asked] : m_case.values)
-    if (name == key)
-      throw std::logic_error(fmt::format("{}: \"{}\" is an axis of the case ({}); a benchmark "
-                                         "records what it found under another name",
-                                         id(), key, asked));
-  m_result.observations[key] = std::move(value);
+  add_observation(m_result, m_case, key, std::move(value));
 }
 
 void bench_state::set_bytes_per_iteration(double bytes) {

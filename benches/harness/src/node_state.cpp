@@ -60,12 +60,7 @@ std::vector<double> node_state::time_samples(const std::function<double()>& run)
 }
 
 void node_state::add_parameter(const std::string& key, nlohmann::ordered_json value) {
-  for (const auto& [name, asked] : m_case.values)
-    if (name == key)
-      throw std::logic_error(fmt::format("{}: \"{}\" is an axis of the case ({}); a benchmark "
-                                         "records what it found under another name",
-                                         id(), key, asked));
-  m_result.observations[key] = std::move(value);
+  add_observation(m_result, m_case, key, std::move(value));
 }
 
 void node_state::set_samples(std::vector<double> sample_seconds, std::vector<double> values,

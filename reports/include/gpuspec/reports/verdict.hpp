@@ -85,6 +85,12 @@ struct gpu_verdict {
   std::vector<diagnosis> diagnoses; ///< from inventory and counters (not result-specific)
 };
 
+struct gpu_spec; // spec_table.hpp
+
+/// A GPU's verdict before anything is judged: who it is (index, name, UUID, serial, bus id)
+/// and its spec-table row's id (`spec`, or the inventory's own spec_id without one).
+[[nodiscard]] gpu_verdict gpu_verdict_of(const device_info& d, const gpu_spec* spec);
+
 /// The verdict of one node (one report).
 struct node_verdict {
   std::string source; ///< the report's file name; set by the caller, "" from check()

@@ -7,8 +7,10 @@
 ///     ... allocate a, b, c; fill b, c with seeded values; poison a ...
 ///     state.set_bytes_per_iteration(3.0 * n * sizeof(T));
 ///     state.set_ceiling(ceiling_kind::device_memory_bandwidth);
-///     state.exec([&](kernels::stream_ref s) { kernels::launch_triad(b, c, a, scalar, n,
-///     s.handle()); }); state.set_verification(... check a on the host ...);
+///     state.exec([&](kernels::stream_ref s) {
+///       kernels::launch_stream(kernels::stream_op::triad, arrays, scalar, n, s.handle());
+///     });
+///     state.set_verification(... check a on the host ...);
 ///   }
 ///
 /// exec() enqueues `work` on the state's stream only; `work` must be idempotent (each sample

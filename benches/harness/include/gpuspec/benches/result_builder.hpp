@@ -20,4 +20,10 @@ namespace gpuspec::benches {
                                            const reports::run_ending& ending,
                                            std::span<const double> host_seconds = {});
 
+/// Records what the harness chose or found under `key` in `r`'s observations. An axis of the
+/// case is what was asked and stays what was asked: recording under an axis's name throws
+/// std::logic_error naming the benchmark, the key and the asked value.
+void add_observation(reports::result& r, const bench_case& c, const std::string& key,
+                     nlohmann::ordered_json value);
+
 } // namespace gpuspec::benches

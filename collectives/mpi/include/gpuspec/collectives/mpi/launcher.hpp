@@ -20,6 +20,7 @@
 #include "gpuspec/collectives/mpi/mpi_world.hpp"
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
+#include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/host/telemetry.hpp"
 #include "gpuspec/reports/report.hpp"
 #include "gpuspec/reports/spec_table.hpp"
@@ -64,7 +65,8 @@ struct node_view {
   /// this rank says so in its telemetry status (`telemetry_unavailable`).
   std::function<std::unique_ptr<benches::telemetry_source>()> telemetry;
   std::string telemetry_unavailable = "no telemetry: NVML is not available on this node";
-  std::chrono::milliseconds telemetry_period{20};
+  /// The one-node run's default period (measurement_options), not a second default.
+  std::chrono::milliseconds telemetry_period = benches::measurement_options{}.telemetry_period;
 };
 
 struct launcher_outcome {
