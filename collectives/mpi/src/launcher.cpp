@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <ctime>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "gpuspec/collectives/mpi/pairing.hpp"
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
 #include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/json_reader.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
 namespace gpuspec::collectives::mpi {
@@ -37,11 +39,83 @@ clock::time_point after(double seconds) {
          std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-std::optional<nlohmann::ordered_json> parse(const std::string& text) {
-  auto j = nlohmann::ordered_json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return std::nullopt;
-  return j;
+// Every message is read as every JSON document gpuspec reads is (reports' json_reader.hpp):
+// strict, every key, no unknown ones, an error naming the field.
+using reports::detail::element;
+using reports::detail::object_reader;
+using reports::detail::path_ref;
+using reports::detail::presence;
+using reports::detail::read_nested;
+using reports::detail::read_one_of;
+using reports::detail::to_json_value;
+
+constexpr std::array<std::string_view, 3> welcome_keys{"type", "error", "ranks"};
+constexpr std::array<std::string_view, 1> welcome_type{"welcome"};
+constexpr std::array<std::string_view, 2> control_keys{"type", "case"};
+constexpr std::array<std::string_view, 2> control_types{"case", "stop"};
+constexpr std::array<std::string_view, 2> reply_keys{"index", "result"};
+
+/// A rank's hello (rank_identity.hpp).
+reports::outcome<rank_hello> read_hello(const std::string& text, const std::string& source) {
+  return reports::detail::read_json_text(text, source, "hello", [](element root) {
+    return read_nested(hello_from_json(to_json_value(root, "")), "");
+  });
+}
+
+/// Rank 0's answer to the hellos: the error every rank stops on, or every rank's assignment.
+struct welcome_message {
+  std::string error;
+  std::vector<rank_assignment> ranks;
+};
+
+reports::outcome<welcome_message> read_welcome(const std::string& text) {
+  return reports::detail::read_json_text(text, "rank 0's welcome", "welcome", [](element root) {
+    const object_reader o(root, "", welcome_keys, presence::optional_keys);
+    (void)read_one_of(o.at("type"), o.field("type"), welcome_type);
+    welcome_message w;
+    w.error = o.string("error");
+    if (w.error.empty())
+      w.ranks = reports::detail::read_array(
+          o.at("ranks"), o.field("ranks"), [](element a, const path_ref& at) {
+            const std::string path = at.str();
+            return read_nested(assignment_from_json(to_json_value(a, path)), path);
+          });
+    return w;
+  });
+}
+
+/// What rank 0 sends a rank after its welcome: a case to measure, or stop.
+struct control_message {
+  bool stop = false;
+  mpi_case measure; ///< when not stop
+};
+
+reports::outcome<control_message> read_control(const std::string& text) {
+  return reports::detail::read_json_text(text, "rank 0's message", "message", [](element root) {
+    const object_reader o(root, "", control_keys, presence::optional_keys);
+    control_message m;
+    m.stop = read_one_of(o.at("type"), o.field("type"), control_types) == "stop";
+    if (!m.stop)
+      m.measure = read_nested(case_from_json(to_json_value(o.at("case"), o.field("case"))), "case");
+    return m;
+  });
+}
+
+/// A rank's reply to a case: the case's index and its result (null from a rank not in the
+/// case's group: an acknowledgement), read by the result's own reader where it is one.
+struct reply_message {
+  int index = -1;
+  nlohmann::ordered_json result;
+};
+
+reports::outcome<reply_message> read_reply(const std::string& text, const std::string& source) {
+  return reports::detail::read_json_text(text, source, "reply", [](element root) {
+    const object_reader o(root, "", reply_keys, presence::optional_keys);
+    reply_message r;
+    r.index = o.integer<int>("index");
+    r.result = to_json_value(o.at("result"), o.field("result"));
+    return r;
+  });
 }
 
 /// Whether a process of this host is gone: no such pid, or a zombie waiting for its parent.
@@ -232,17 +306,17 @@ private:
       auto m = m_world.receive(-1, tag_hello, deadline, m_stop);
       if (!m)
         break;
-      const auto j = parse(m->text);
-      auto hello = j ? hello_from_json(*j) : std::nullopt;
-      if (!hello || hello->rank != m->source) {
+      auto hello = read_hello(m->text, fmt::format("rank {}'s hello", m->source));
+      if (!hello || hello.value().rank != m->source) {
         m_outcome.messages.push_back(
-            fmt::format("rank {} sent a hello that is not one; it is left out", m->source));
+            fmt::format("rank {} sent a hello that is not one{}; it is left out", m->source,
+                        hello ? " (another rank's)" : " (" + hello.error().to_string() + ")"));
         continue;
       }
       if (!arrived[static_cast<std::size_t>(m->source)])
         ++count;
       arrived[static_cast<std::size_t>(m->source)] = true;
-      m_hellos[static_cast<std::size_t>(m->source)] = std::move(*hello);
+      m_hellos[static_cast<std::size_t>(m->source)] = std::move(hello).value();
     }
     if (count == m_hellos.size())
       return true;
@@ -382,17 +456,18 @@ private:
       auto m = m_world.receive(-1, tag_reply, deadline, m_stop);
       if (!m)
         break;
-      const auto j = parse(m->text);
-      if (!j || j->value("index", -1) != c.index) {
+      const std::string source = fmt::format("rank {}", m->source);
+      const auto reply = read_reply(m->text, source);
+      if (!reply || reply.value().index != c.index) {
         m_outcome.messages.push_back(
-            fmt::format("rank {} sent a reply that is not one for case {}", m->source, c.index));
+            fmt::format("rank {} sent a reply that is not one for case {}{}", m->source, c.index,
+                        reply ? "" : " (" + reply.error().to_string() + ")"));
         continue;
       }
       got.answered[static_cast<std::size_t>(m->source)] = true;
       if (!in_group(c, m->source))
         continue; // an acknowledgement: it was not in this case's group
-      auto result =
-          reports::result_from_json(j->at("result"), fmt::format("rank {}", m->source), "result");
+      auto result = reports::result_from_json(reply.value().result, source, "result");
       if (!result) {
         auto bad =
             skipped_result(c, {}, "its reply is not a result: " + result.error().to_string());
@@ -571,25 +646,28 @@ launcher_outcome run_other(mpi_world& world, const launcher_options& options, co
           world.send(0, tag_hello, to_json(hello).dump(), after(options.bootstrap_timeout_s), stop))
     return lost_root("could not say hello to rank 0: " + *why);
 
-  auto next = [&](double seconds) -> std::optional<nlohmann::ordered_json> {
+  auto next = [&](double seconds) -> std::optional<std::string> {
     auto m = world.receive(0, tag_control, after(seconds), stop);
     if (!m)
       return std::nullopt;
-    return parse(m->text);
+    return std::move(m->text);
   };
-  auto welcome = next(options.bootstrap_timeout_s);
-  if (!welcome || welcome->value("type", "") != "welcome")
+  const auto text = next(options.bootstrap_timeout_s);
+  if (!text)
     return lost_root(stop.load() ? "stopped by a signal before rank 0 answered"
                                  : "rank 0 did not answer within the bootstrap deadline");
-  if (const auto error = welcome->value("error", ""); !error.empty()) {
+  const auto welcome = read_welcome(*text);
+  if (!welcome)
+    return lost_root("rank 0's answer is not a welcome (" + welcome.error().to_string() + ")");
+  if (const auto& error = welcome.value().error; !error.empty()) {
     out.messages.push_back(error);
     out.unknown = true;
     return out;
   }
   std::optional<rank_assignment> self;
-  for (const auto& a : welcome->at("ranks"))
-    if (auto x = assignment_from_json(a); x && x->rank == world.rank())
-      self = std::move(x);
+  for (const auto& a : welcome.value().ranks)
+    if (a.rank == world.rank())
+      self = a;
   if (!self)
     return lost_root("rank 0's answer does not assign this rank");
   rank_telemetry telemetry(node, *self);
@@ -598,24 +676,25 @@ launcher_outcome run_other(mpi_world& world, const launcher_options& options, co
   // has passed: waiting longer than that (plus the bootstrap allowance) means rank 0 is lost.
   double wait_s = options.bootstrap_timeout_s;
   while (true) {
-    auto message = next(wait_s);
+    const auto message = next(wait_s);
     if (!message)
       return lost_root(stop.load() ? "stopped by a signal"
                                    : fmt::format("no word from rank 0 within {} s", wait_s));
-    const std::string type = message->value("type", "");
-    if (type == "stop")
+    const auto control = read_control(*message);
+    if (!control)
+      return lost_root("rank 0 sent a message that is not a case (" + control.error().to_string() +
+                       ")");
+    if (control.value().stop)
       return out;
-    const auto c = type == "case" ? case_from_json(message->at("case")) : std::nullopt;
-    if (!c)
-      return lost_root("rank 0 sent a message that is not a case");
-    apply_test_hooks(options.hooks, world.rank(), c->index, stop);
-    nlohmann::ordered_json reply = {{"index", c->index}, {"result", nullptr}};
-    if (in_group(*c, world.rank()))
+    const mpi_case& c = control.value().measure;
+    apply_test_hooks(options.hooks, world.rank(), c.index, stop);
+    nlohmann::ordered_json reply = {{"index", c.index}, {"result", nullptr}};
+    if (in_group(c, world.rank()))
       reply["result"] = reports::result_to_json(
-          measured_case(backend, context_for(world, *self, *c), *c, telemetry));
-    if (auto why = world.send(0, tag_reply, reply.dump(), after(c->deadline_s), stop))
+          measured_case(backend, context_for(world, *self, c), c, telemetry));
+    if (auto why = world.send(0, tag_reply, reply.dump(), after(c.deadline_s), stop))
       return lost_root("could not send its reply to rank 0: " + *why);
-    wait_s = c->deadline_s + c->init_allowance_s + options.bootstrap_timeout_s;
+    wait_s = c.deadline_s + c.init_allowance_s + options.bootstrap_timeout_s;
   }
 }
 

@@ -133,15 +133,29 @@ TEST(MpiPlan, CasesAreEveryCollectiveAtEverySizeAndSurviveTheWire) {
   EXPECT_EQ(cases[3].deadline_s, 7);
   auto c = cases[1];
   c.nccl_unique_id_hex = m::to_hex(m::nccl_unique_id{'\x01', '\xff'});
-  EXPECT_EQ(m::case_from_json(m::to_json(c)), c);
-  EXPECT_EQ(m::case_from_json({{"index", 1}}), std::nullopt);
+  EXPECT_EQ(m::case_from_json(m::to_json(c)).value(), c);
+  // A message of another shape is an error naming the field.
+  const auto short_case = m::case_from_json({{"index", 1}});
+  ASSERT_FALSE(short_case);
+  EXPECT_EQ(short_case.error().field, "bench_id") << short_case.error().to_string();
+  EXPECT_EQ(short_case.error().message, "missing");
+  auto unknown = m::to_json(c);
+  unknown["deadline"] = 1;
+  ASSERT_FALSE(m::case_from_json(unknown));
+  EXPECT_EQ(m::case_from_json(unknown).error().field, "deadline");
+  auto mistyped = m::to_json(c);
+  mistyped["group"] = {0, "1"};
+  ASSERT_FALSE(m::case_from_json(mistyped));
+  EXPECT_EQ(m::case_from_json(mistyped).error().field, "group[1]");
   // The first case of an id carries the communicator's own init allowance; never negative.
   EXPECT_EQ(cases[1].init_allowance_s, 0);
   c.init_allowance_s = 30;
-  EXPECT_EQ(m::case_from_json(m::to_json(c)), c);
+  EXPECT_EQ(m::case_from_json(m::to_json(c)).value(), c);
   auto bad = m::to_json(c);
   bad["init_allowance_s"] = -1;
-  EXPECT_EQ(m::case_from_json(bad), std::nullopt);
+  const auto negative = m::case_from_json(bad);
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().field, "init_allowance_s") << negative.error().to_string();
 }
 
 TEST(MpiPlan, UniqueIdsRoundTripThroughHex) {
@@ -220,11 +234,31 @@ TEST(MpiIdentity, NoGpuGivesEveryRankTheReasonNotAnError) {
 TEST(MpiIdentity, HellosAndAssignmentsSurviveTheWire) {
   auto h = hello(1, "a", {gpu(0, "00000000:18:00.0")}, 0);
   h.host_info.hostname = "a";
-  EXPECT_EQ(m::hello_from_json(m::to_json(h)), h);
+  EXPECT_EQ(m::hello_from_json(m::to_json(h)).value(), h);
   const auto a = m::assign_ranks(std::vector<m::rank_hello>{h}).ranks;
   ASSERT_EQ(a.size(), 1U);
-  EXPECT_EQ(m::assignment_from_json(m::to_json(a[0])), a[0]);
-  EXPECT_EQ(m::hello_from_json({{"rank", 1}}), std::nullopt);
+  EXPECT_EQ(m::assignment_from_json(m::to_json(a[0])).value(), a[0]);
+  // A message of another shape is an error naming the field, nested ones with their path.
+  const auto short_hello = m::hello_from_json({{"rank", 1}});
+  ASSERT_FALSE(short_hello);
+  EXPECT_EQ(short_hello.error().field, "host") << short_hello.error().to_string();
+  auto bad_hello = m::to_json(h);
+  bad_hello["local_rank"] = {{"local_rank", "0"}, {"variable", "SLURM_LOCALID"}};
+  ASSERT_FALSE(m::hello_from_json(bad_hello));
+  EXPECT_EQ(m::hello_from_json(bad_hello).error().field, "local_rank.local_rank");
+  auto bad_inventory = m::to_json(h);
+  bad_inventory["inventory"]["devices"][0]["index"] = "zero";
+  ASSERT_FALSE(m::hello_from_json(bad_inventory));
+  EXPECT_EQ(m::hello_from_json(bad_inventory).error().field, "inventory.devices[0].index");
+  auto with_gpu = a[0];
+  with_gpu.device = h.devices.front();
+  EXPECT_EQ(m::assignment_from_json(m::to_json(with_gpu)).value(), with_gpu);
+  auto two = m::to_json(with_gpu);
+  const auto first_gpu = two["inventory"]["devices"][0];
+  two["inventory"]["devices"].push_back(first_gpu);
+  ASSERT_FALSE(m::assignment_from_json(two));
+  EXPECT_EQ(m::assignment_from_json(two).error().field, "inventory.devices")
+      << m::assignment_from_json(two).error().to_string();
 }
 
 TEST(MpiMerge, EveryRankSkippedGivesOneSkippedResultNamingTheRanks) {

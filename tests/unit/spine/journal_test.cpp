@@ -131,7 +131,7 @@ TEST_F(Journal, ANodeWideMarkThatIsNotTrueIsAnError) {
   write_text(p, text);
   const auto c = spine::read_journal(p);
   ASSERT_FALSE(c);
-  EXPECT_EQ(c.error().field, "line 2") << c.error().to_string();
+  EXPECT_EQ(c.error().field, "line 2: node_wide") << c.error().to_string();
 }
 
 TEST_F(Journal, WithoutItsEndLineItRecoversAsAnIncompleteReportNamingIt) {
@@ -166,7 +166,8 @@ TEST_F(Journal, ABadLineInTheMiddleIsAnErrorNamingIt) {
   const auto c = spine::read_journal(p);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().file, p.string());
-  EXPECT_EQ(c.error().field, "line 2");
+  EXPECT_EQ(c.error().field, "line 2: case") << c.error().to_string();
+  EXPECT_EQ(c.error().message, "missing");
 }
 
 TEST_F(Journal, SomethingElseIsNotAJournal) {

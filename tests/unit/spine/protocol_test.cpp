@@ -197,7 +197,7 @@ TEST(Protocol, WhatAWorkerCouldBabbleIsRejectedNamingTheField) {
     std::string line, field, words;
   };
   const std::vector<bad> cases{
-      {"this is not a message", "", "not JSON"},
+      {"this is not a message", "", "not valid JSON"},
       {"[1, 2]", "msg", "expected an object"},
       {R"({"msg": "hi"})", "msg", "\"hi\" is not a message"},
       {R"({"msg": "start"})", "case", "missing"},
