@@ -221,6 +221,24 @@ TEST(Protocol, WhatAWorkerCouldBabbleIsRejectedNamingTheField) {
   }
 }
 
+TEST(Protocol, ATypoOrARepeatedKeyIsNamedAsItself) {
+  const std::string good = spine::assignment_to_text(sample_assignment());
+  ASSERT_TRUE(spine::assignment_from_text(good, "stdin"));
+  std::string typo = good;
+  const std::string from = "\"stall_window\":";
+  typo.replace(typo.find(from), from.size(), "\"stall_windw\":");
+  const auto misspelt = spine::assignment_from_text(typo, "stdin");
+  ASSERT_FALSE(misspelt);
+  EXPECT_EQ(misspelt.error().field, "options.stopping.stall_windw");
+  EXPECT_NE(misspelt.error().message.find("did you mean \"stall_window\""), std::string::npos)
+      << misspelt.error().message;
+  const auto twice = spine::message_from_line(R"({"msg": "start", "case": 1, "case": 2})", "w");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().field, "case");
+  EXPECT_NE(twice.error().message.find("duplicate key"), std::string::npos);
+  ASSERT_TRUE(spine::message_from_line(R"({"msg": "start", "case": 1})", "w"));
+}
+
 TEST(Protocol, APlanOrAssignmentOfAnotherShapeIsRejected) {
   EXPECT_FALSE(spine::plan_from_text("", "plan"));
   EXPECT_FALSE(spine::plan_from_text(R"({"protocol": "gpuspec.worker.v1"})", "plan"));
