@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <ctime>
 #include <fstream>
@@ -17,8 +16,8 @@
 
 #include "gpuspec/collectives/mpi/pairing.hpp"
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
+#include "gpuspec/collectives/mpi/rank_messages.hpp"
 #include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/json_reader.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
 namespace gpuspec::collectives::mpi {
@@ -37,85 +36,6 @@ std::string utc_now() {
 clock::time_point after(double seconds) {
   return clock::now() +
          std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-// Every message is read as every JSON document gpuspec reads is (reports' json_reader.hpp):
-// strict, every key, no unknown ones, an error naming the field.
-using reports::detail::element;
-using reports::detail::object_reader;
-using reports::detail::path_ref;
-using reports::detail::presence;
-using reports::detail::read_nested;
-using reports::detail::read_one_of;
-using reports::detail::to_json_value;
-
-constexpr std::array<std::string_view, 3> welcome_keys{"type", "error", "ranks"};
-constexpr std::array<std::string_view, 1> welcome_type{"welcome"};
-constexpr std::array<std::string_view, 2> control_keys{"type", "case"};
-constexpr std::array<std::string_view, 2> control_types{"case", "stop"};
-constexpr std::array<std::string_view, 2> reply_keys{"index", "result"};
-
-/// A rank's hello (rank_identity.hpp).
-reports::outcome<rank_hello> read_hello(const std::string& text, const std::string& source) {
-  return reports::detail::read_json_text(text, source, "hello", [](element root) {
-    return read_nested(hello_from_json(to_json_value(root, "")), "");
-  });
-}
-
-/// Rank 0's answer to the hellos: the error every rank stops on, or every rank's assignment.
-struct welcome_message {
-  std::string error;
-  std::vector<rank_assignment> ranks;
-};
-
-reports::outcome<welcome_message> read_welcome(const std::string& text) {
-  return reports::detail::read_json_text(text, "rank 0's welcome", "welcome", [](element root) {
-    const object_reader o(root, "", welcome_keys, presence::optional_keys);
-    (void)read_one_of(o.at("type"), o.field("type"), welcome_type);
-    welcome_message w;
-    w.error = o.string("error");
-    if (w.error.empty())
-      w.ranks = reports::detail::read_array(
-          o.at("ranks"), o.field("ranks"), [](element a, const path_ref& at) {
-            const std::string path = at.str();
-            return read_nested(assignment_from_json(to_json_value(a, path)), path);
-          });
-    return w;
-  });
-}
-
-/// What rank 0 sends a rank after its welcome: a case to measure, or stop.
-struct control_message {
-  bool stop = false;
-  mpi_case measure; ///< when not stop
-};
-
-reports::outcome<control_message> read_control(const std::string& text) {
-  return reports::detail::read_json_text(text, "rank 0's message", "message", [](element root) {
-    const object_reader o(root, "", control_keys, presence::optional_keys);
-    control_message m;
-    m.stop = read_one_of(o.at("type"), o.field("type"), control_types) == "stop";
-    if (!m.stop)
-      m.measure = read_nested(case_from_json(to_json_value(o.at("case"), o.field("case"))), "case");
-    return m;
-  });
-}
-
-/// A rank's reply to a case: the case's index and its result (null from a rank not in the
-/// case's group: an acknowledgement), read by the result's own reader where it is one.
-struct reply_message {
-  int index = -1;
-  nlohmann::ordered_json result;
-};
-
-reports::outcome<reply_message> read_reply(const std::string& text, const std::string& source) {
-  return reports::detail::read_json_text(text, source, "reply", [](element root) {
-    const object_reader o(root, "", reply_keys, presence::optional_keys);
-    reply_message r;
-    r.index = o.integer<int>("index");
-    r.result = to_json_value(o.at("result"), o.field("result"));
-    return r;
-  });
 }
 
 /// Whether a process of this host is gone: no such pid, or a zombie waiting for its parent.
@@ -306,7 +226,7 @@ private:
       auto m = m_world.receive(-1, tag_hello, deadline, m_stop);
       if (!m)
         break;
-      auto hello = read_hello(m->text, fmt::format("rank {}'s hello", m->source));
+      auto hello = hello_from_text(m->text, fmt::format("rank {}'s hello", m->source));
       if (!hello || hello.value().rank != m->source) {
         m_outcome.messages.push_back(
             fmt::format("rank {} sent a hello that is not one{}; it is left out", m->source,
@@ -457,7 +377,7 @@ private:
       if (!m)
         break;
       const std::string source = fmt::format("rank {}", m->source);
-      const auto reply = read_reply(m->text, source);
+      const auto reply = reply_from_text(m->text, source);
       if (!reply || reply.value().index != c.index) {
         m_outcome.messages.push_back(
             fmt::format("rank {} sent a reply that is not one for case {}{}", m->source, c.index,
@@ -656,7 +576,7 @@ launcher_outcome run_other(mpi_world& world, const launcher_options& options, co
   if (!text)
     return lost_root(stop.load() ? "stopped by a signal before rank 0 answered"
                                  : "rank 0 did not answer within the bootstrap deadline");
-  const auto welcome = read_welcome(*text);
+  const auto welcome = welcome_from_text(*text);
   if (!welcome)
     return lost_root("rank 0's answer is not a welcome (" + welcome.error().to_string() + ")");
   if (const auto& error = welcome.value().error; !error.empty()) {
@@ -680,7 +600,7 @@ launcher_outcome run_other(mpi_world& world, const launcher_options& options, co
     if (!message)
       return lost_root(stop.load() ? "stopped by a signal"
                                    : fmt::format("no word from rank 0 within {} s", wait_s));
-    const auto control = read_control(*message);
+    const auto control = control_from_text(*message);
     if (!control)
       return lost_root("rank 0 sent a message that is not a case (" + control.error().to_string() +
                        ")");

@@ -13,6 +13,7 @@
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
+#include "gpuspec/collectives/mpi/rank_messages.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
 namespace m = gpuspec::collectives::mpi;
@@ -259,6 +260,54 @@ TEST(MpiIdentity, HellosAndAssignmentsSurviveTheWire) {
   ASSERT_FALSE(m::assignment_from_json(two));
   EXPECT_EQ(m::assignment_from_json(two).error().field, "inventory.devices")
       << m::assignment_from_json(two).error().to_string();
+}
+
+TEST(MpiMessages, EachMessageOfTheWireReadsBackAndAnotherShapeIsNamed) {
+  auto h = hello(1, "a", {gpu(0, "00000000:18:00.0")}, 0);
+  EXPECT_EQ(m::hello_from_text(m::to_json(h).dump(), "rank 1's hello").value(), h);
+  const auto garbled = m::hello_from_text("{\"rank\":", "rank 1's hello");
+  ASSERT_FALSE(garbled);
+  EXPECT_EQ(garbled.error().file, "rank 1's hello");
+  auto a = m::assign_ranks(std::vector<m::rank_hello>{h}).ranks.front();
+  a.device = h.devices.front();
+  const nlohmann::ordered_json welcome = {
+      {"type", "welcome"}, {"error", ""}, {"ranks", {m::to_json(a)}}};
+  EXPECT_EQ(m::welcome_from_text(welcome.dump()).value().ranks, std::vector<m::rank_assignment>{a});
+  // An error travels without the ranks.
+  const auto refused = m::welcome_from_text(R"({"type":"welcome","error":"host a: 2 ranks"})");
+  ASSERT_TRUE(refused) << refused.error().to_string();
+  EXPECT_EQ(refused.value().error, "host a: 2 ranks");
+  auto bad_rank = welcome;
+  bad_rank["ranks"][0]["local_rank"] = "0";
+  const auto bad_welcome = m::welcome_from_text(bad_rank.dump());
+  ASSERT_FALSE(bad_welcome);
+  EXPECT_EQ(bad_welcome.error().field, "ranks[0].local_rank") << bad_welcome.error().to_string();
+  EXPECT_EQ(m::welcome_from_text(R"({"type":"stop"})").error().field, "type");
+
+  m::plan_options o;
+  o.collectives = {"all_reduce"};
+  o.sizes = {4096};
+  const auto c = m::plan_cases(o, {0, 1}).front();
+  const nlohmann::ordered_json message = {{"type", "case"}, {"case", m::to_json(c)}};
+  const auto control = m::control_from_text(message.dump());
+  ASSERT_TRUE(control) << control.error().to_string();
+  EXPECT_FALSE(control.value().stop);
+  EXPECT_EQ(control.value().measure, c);
+  EXPECT_TRUE(m::control_from_text(R"({"type":"stop"})").value().stop);
+  auto short_case = message;
+  short_case["case"].erase("deadline_s");
+  EXPECT_EQ(m::control_from_text(short_case.dump()).error().field, "case.deadline_s");
+  EXPECT_EQ(m::control_from_text(R"({"type":"welcome"})").error().field, "type");
+
+  const auto ack = m::reply_from_text(R"({"index":3,"result":null})", "rank 2");
+  ASSERT_TRUE(ack) << ack.error().to_string();
+  EXPECT_EQ(ack.value().index, 3);
+  EXPECT_TRUE(ack.value().result.is_null());
+  const auto no_result = m::reply_from_text(R"({"index":3})", "rank 2");
+  ASSERT_FALSE(no_result);
+  EXPECT_EQ(no_result.error().file, "rank 2");
+  EXPECT_EQ(no_result.error().field, "result");
+  EXPECT_EQ(m::reply_from_text(R"({"index":"3","result":null})", "rank 2").error().field, "index");
 }
 
 TEST(MpiMerge, EveryRankSkippedGivesOneSkippedResultNamingTheRanks) {
