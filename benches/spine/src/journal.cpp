@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <fstream>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/reports/json_reader.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/spine/write_all.hpp"
 
@@ -94,16 +96,25 @@ void sort_into_report_order(std::vector<journal_entry>& entries, const std::vect
 
 namespace {
 
+// Every line is read with reports' one object reader (json_reader.hpp): an error names the
+// line and the field path ("line 3: result.stats.median").
+using reports::detail::element;
+using reports::detail::fail;
+using reports::detail::object_reader;
+using reports::detail::presence;
+using reports::detail::read_nested;
+using reports::detail::to_json_value;
+
 /// True when `text` is one JSON document with a gpuspec report's schema: the report given where
 /// its journal was meant (`gpuspec run --recover report.json`).
 bool is_a_report(const std::string& text) {
-  try {
-    const json j = json::parse(text);
-    return j.is_object() && j.contains("schema") && j["schema"].is_string() &&
-           j["schema"].get<std::string>().starts_with("gpuspec.report.");
-  } catch (const json::exception&) {
+  const auto document = reports::detail::parse_json(text, "", "report");
+  if (!document)
     return false;
-  }
+  element schema;
+  const element root = document.value().root();
+  return root.is_object() && root.at_key("schema").get(schema) == simdjson::SUCCESS &&
+         schema.is_string() && schema.get_string().value_unsafe().starts_with("gpuspec.report.");
 }
 
 /// The journal's lines (without their '\n'); `cut` when the last one has no '\n' (the writer
@@ -124,38 +135,63 @@ std::vector<std::string> split_lines(const std::string& text, bool& cut) {
   return lines;
 }
 
-/// The header line: {"journal": version, "report": the report without its results}.
-std::optional<reports::input_error> read_head(const json& j, const std::string& name,
-                                              const std::string& where, reports::report& out) {
-  if (!j.is_object() || j.size() != 2 || !j.contains("journal") || !j.contains("report") ||
-      j["journal"] != journal_version)
-    return reports::input_error{
-        name, where,
-        fmt::format("not a gpuspec journal (expected {{\"journal\": \"{}\", \"report\": ...}})",
-                    journal_version)};
-  auto head = reports::report_from_json(j["report"], name);
-  if (!head)
-    return reports::input_error{name, where + ": report." + head.error().field,
-                                head.error().message};
-  out = std::move(head).value();
-  return std::nullopt;
+constexpr std::array<std::string_view, 2> head_keys{"journal", "report"};
+constexpr std::array<std::string_view, 1> end_keys{"end"};
+constexpr std::array<std::string_view, 4> entry_keys{"device", "case", "result", "node_wide"};
+
+/// A report without its results (the header's, the end line's), read by the report's own reader.
+reports::report read_report_at(const object_reader& o, std::string_view key,
+                               std::string_view name) {
+  const std::string path = o.path_of(key);
+  return read_nested(reports::report_from_json(to_json_value(o.at(key), path), name), path);
 }
 
-/// A result line: {"device", "case", "result"} and, for a node-wide case, "node_wide": true.
-reports::outcome<journal_entry> read_entry(const json& j, const std::string& name,
-                                           const std::string& where) {
-  const bool node_wide = j.is_object() && j.contains("node_wide");
-  if (!j.is_object() || j.size() != (node_wide ? 4U : 3U) || !j.contains("device") ||
-      !j.contains("case") || !j.contains("result") || !j["device"].is_number_integer() ||
-      !j["case"].is_number_integer() || (node_wide && j["node_wide"] != json(true)))
-    return reports::input_error{name, where,
-                                "expected {\"device\": <int>, \"case\": <int>, \"result\": "
-                                "{...}} and, for a node-wide case, \"node_wide\": true"};
-  auto r = reports::result_from_json(j["result"], name, where + ": result");
-  if (!r)
-    return r.error();
-  return journal_entry{j["device"].get<int>(), j["case"].get<int>(), std::move(r).value(),
-                       node_wide};
+/// The header line: {"journal": version, "report": the report without its results}.
+reports::report read_head(element root, std::string_view name) {
+  element version;
+  if (!root.is_object() || root.at_key("journal").get(version) != simdjson::SUCCESS ||
+      !version.is_string() || version.get_string().value_unsafe() != journal_version)
+    fail("",
+         fmt::format("not a gpuspec journal (expected {{\"journal\": \"{}\", \"report\": ...}})",
+                     journal_version));
+  const object_reader o(root, "", head_keys, presence::optional_keys);
+  return read_report_at(o, "report", name);
+}
+
+/// A line after the header: a result {"device", "case", "result"} and, for a node-wide case,
+/// "node_wide": true; or the end line {"end": the finished report without its results}.
+struct body_line {
+  std::optional<journal_entry> entry;
+  std::optional<reports::report> end;
+};
+
+body_line read_body(element root, std::string_view name) {
+  body_line line;
+  if (root.is_object() && root.at_key("end").error() == simdjson::SUCCESS) {
+    const object_reader o(root, "", end_keys, presence::optional_keys);
+    line.end = read_report_at(o, "end", name);
+    return line;
+  }
+  const object_reader o(root, "", entry_keys, presence::optional_keys);
+  journal_entry e;
+  e.device = o.integer<int>("device");
+  e.case_index = o.integer<int>("case");
+  const std::string result = o.path_of("result");
+  e.result = read_nested(reports::result_from_json(to_json_value(o.at("result"), result), name, ""),
+                         result);
+  if (o.find("node_wide")) {
+    if (!o.boolean("node_wide"))
+      fail(o.path_of("node_wide"), "expected true (a one-GPU result has no \"node_wide\")");
+    e.node_wide = true;
+  }
+  line.entry = std::move(e);
+  return line;
+}
+
+/// `error` of one line, its field under the line's name: "line 3: result.stats.median".
+reports::input_error at_line(reports::input_error error, const std::string& where) {
+  error.field = error.field.empty() ? where : where + ": " + error.field;
+  return error;
 }
 
 /// The lines read in order: the header, results, and at most one end line, last.
@@ -165,31 +201,24 @@ std::optional<reports::input_error> read_lines(const std::vector<std::string>& l
   std::optional<reports::report> end_report;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string where = fmt::format("line {}", i + 1);
-    json j;
-    try {
-      j = json::parse(lines[i]);
-    } catch (const json::parse_error& e) {
-      return reports::input_error{name, where, fmt::format("not JSON ({})", e.what())};
-    }
     if (i == 0) {
-      if (auto bad = read_head(j, name, where, out.report))
-        return bad;
+      auto head = reports::detail::read_json_text(
+          lines[i], name, "journal line", [&](element root) { return read_head(root, name); });
+      if (!head)
+        return at_line(head.error(), where);
+      out.report = std::move(head).value();
       continue;
     }
     if (end_report)
       return reports::input_error{name, where, "a line after the end line"};
-    if (j.is_object() && j.size() == 1 && j.contains("end")) {
-      auto finished = reports::report_from_json(j["end"], name);
-      if (!finished)
-        return reports::input_error{name, where + ": end." + finished.error().field,
-                                    finished.error().message};
-      end_report = std::move(finished).value();
-      continue;
-    }
-    auto entry = read_entry(j, name, where);
-    if (!entry)
-      return entry.error();
-    entries.push_back(std::move(entry).value());
+    auto line = reports::detail::read_json_text(
+        lines[i], name, "journal line", [&](element root) { return read_body(root, name); });
+    if (!line)
+      return at_line(line.error(), where);
+    if (line.value().end)
+      end_report = std::move(line.value().end);
+    else
+      entries.push_back(std::move(*line.value().entry));
   }
   if (end_report) {
     out.report = std::move(*end_report);

@@ -4,14 +4,15 @@
 #include "gpuspec/spine/protocol.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
-#include <cmath>
-#include <initializer_list>
 #include <limits>
+#include <span>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/json_reader.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
 namespace gpuspec::spine {
@@ -19,87 +20,32 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-/// The first problem found in a document, thrown inside the readers below and turned into an
-/// input_error at their boundary.
-struct bad_field {
-  std::string field;
-  std::string message;
-};
+// Every document and message is read with reports' one object reader (json_reader.hpp): every
+// key declared, unknown and repeated keys rejected, an error naming the field path.
+using reports::detail::element;
+using reports::detail::fail;
+using reports::detail::object_reader;
+using reports::detail::path_ref;
+using reports::detail::presence;
+using reports::detail::read_nested;
+using reports::detail::to_json_value;
 
-[[noreturn]] void reject(std::string field, std::string message) {
-  throw bad_field{std::move(field), std::move(message)};
+/// An integer of `key` from `lo` up to int's largest.
+int bounded_int(const object_reader& o, std::string_view key, int lo = 0) {
+  const int value = o.integer<int>(key);
+  if (value < lo)
+    fail(o.path_of(key), fmt::format("expected an integer from {} to {}, got {}", lo,
+                                     std::numeric_limits<int>::max(), value));
+  return value;
 }
 
-std::string join_path(const std::string& parent, std::string_view key) {
-  return parent.empty() ? std::string(key) : parent + "." + std::string(key);
+/// A number of seconds above 0.
+double positive_seconds(const object_reader& o, std::string_view key) {
+  const double value = o.number(key);
+  if (!(value > 0))
+    fail(o.path_of(key), "expected a positive number of seconds");
+  return value;
 }
-
-/// An object whose keys are exactly `keys`: unknown and missing keys are errors.
-class strict_object {
-public:
-  strict_object(const json& j, std::string path, std::initializer_list<std::string_view> keys)
-      : m_json(j), m_path(std::move(path)), m_keys(keys) {
-    if (!j.is_object())
-      reject(m_path, fmt::format("expected an object, got {}", j.type_name()));
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (std::find(m_keys.begin(), m_keys.end(), it.key()) == m_keys.end())
-        reject(join_path(m_path, it.key()), "unknown field");
-  }
-
-  [[nodiscard]] std::string path(std::string_view key) const { return join_path(m_path, key); }
-  /// An optional key (the burn-in's): present or not; strict about its type when present.
-  [[nodiscard]] bool has(std::string_view key) const {
-    return m_json.find(std::string(key)) != m_json.end();
-  }
-
-  [[nodiscard]] const json& at(std::string_view key) const {
-    const auto it = m_json.find(std::string(key));
-    if (it == m_json.end())
-      reject(path(key), "missing");
-    return *it;
-  }
-  [[nodiscard]] std::string string(std::string_view key) const {
-    const json& v = at(key);
-    if (!v.is_string())
-      reject(path(key), fmt::format("expected a string, got {}", v.type_name()));
-    return v.get<std::string>();
-  }
-  [[nodiscard]] bool boolean(std::string_view key) const {
-    const json& v = at(key);
-    if (!v.is_boolean())
-      reject(path(key), fmt::format("expected true or false, got {}", v.type_name()));
-    return v.get<bool>();
-  }
-  [[nodiscard]] double number(std::string_view key) const {
-    const json& v = at(key);
-    if (!v.is_number() || !std::isfinite(v.get<double>()))
-      reject(path(key), fmt::format("expected a finite number, got {}", v.type_name()));
-    return v.get<double>();
-  }
-  [[nodiscard]] std::int64_t integer(std::string_view key, std::int64_t lo, std::int64_t hi) const {
-    const json& v = at(key);
-    if (!v.is_number_integer())
-      reject(path(key), fmt::format("expected an integer, got {}", v.type_name()));
-    const auto value = v.get<std::int64_t>();
-    if (value < lo || value > hi)
-      reject(path(key), fmt::format("expected an integer from {} to {}, got {}", lo, hi, value));
-    return value;
-  }
-  [[nodiscard]] int small_integer(std::string_view key, int lo = 0) const {
-    return static_cast<int>(integer(key, lo, std::numeric_limits<int>::max()));
-  }
-  [[nodiscard]] const json& array(std::string_view key) const {
-    const json& v = at(key);
-    if (!v.is_array())
-      reject(path(key), fmt::format("expected an array, got {}", v.type_name()));
-    return v;
-  }
-
-private:
-  const json& m_json;
-  std::string m_path;
-  std::vector<std::string_view> m_keys;
-};
 
 json case_json(const planned_case& c) {
   json axes = json::object();
@@ -114,37 +60,27 @@ json case_json(const planned_case& c) {
   return j;
 }
 
-planned_case read_case(const json& j, const std::string& path) {
-  const strict_object o(
-      j, path, {"bench_id", "axes", "setup_allowance_s", "node_wide", "runs_for_duration"});
+constexpr std::array<std::string_view, 5> case_keys{"bench_id", "axes", "setup_allowance_s",
+                                                    "node_wide", "runs_for_duration"};
+
+planned_case read_case(element e, const path_ref& path) {
+  const object_reader o(e, path.str(), case_keys, presence::optional_keys);
   planned_case c;
   c.bench_id = o.string("bench_id");
-  const json& axes = o.at("axes");
-  if (!axes.is_object())
-    reject(o.path("axes"), "expected an object of axis values");
-  for (auto it = axes.begin(); it != axes.end(); ++it) {
-    if (!it.value().is_string())
-      reject(join_path(o.path("axes"), it.key()), "expected a string");
-    c.axes.emplace_back(it.key(), it.value().get<std::string>());
-  }
-  c.setup_allowance_s = o.number("setup_allowance_s");
-  if (!(c.setup_allowance_s > 0))
-    reject(o.path("setup_allowance_s"), "expected a positive number of seconds");
+  reports::detail::for_each_member(o.at("axes"), o.field("axes"), "an object of axis values",
+                                   [&](std::string_view name, element value, const path_ref& at) {
+                                     c.axes.emplace_back(std::string(name),
+                                                         reports::detail::read_string(value, at));
+                                   });
+  c.setup_allowance_s = positive_seconds(o, "setup_allowance_s");
   c.node_wide = o.boolean("node_wide");
-  if (o.has("runs_for_duration")) {
-    const json& v = o.at("runs_for_duration");
-    if (!v.is_boolean())
-      reject(o.path("runs_for_duration"), fmt::format("expected a boolean, got {}", v.type_name()));
-    c.runs_for_duration = v.get<bool>();
-  }
+  if (o.find("runs_for_duration")) // optional: written only for the burn-in's cases
+    c.runs_for_duration = o.boolean("runs_for_duration");
   return c;
 }
 
-std::vector<planned_case> read_cases(const json& array, const std::string& path) {
-  std::vector<planned_case> cases;
-  for (std::size_t i = 0; i < array.size(); ++i)
-    cases.push_back(read_case(array[i], fmt::format("{}[{}]", path, i)));
-  return cases;
+std::vector<planned_case> read_cases(const object_reader& o) {
+  return reports::detail::read_array(o.at("cases"), o.field("cases"), read_case);
 }
 
 json cases_json(const std::vector<planned_case>& cases) {
@@ -164,17 +100,19 @@ json stopping_json(const reports::stopping_rule& s) {
               {"stall_tolerance", s.stall_tolerance}};
 }
 
-reports::stopping_rule read_stopping(const json& j, const std::string& path) {
-  const strict_object o(j, path,
-                        {"min_samples", "max_samples", "min_seconds", "max_seconds", "cv_target",
-                         "stall_window", "stall_tolerance"});
+constexpr std::array<std::string_view, 7> stopping_keys{
+    "min_samples", "max_samples",  "min_seconds",    "max_seconds",
+    "cv_target",   "stall_window", "stall_tolerance"};
+
+reports::stopping_rule read_stopping(element e, const std::string& path) {
+  const object_reader o(e, path, stopping_keys, presence::optional_keys);
   reports::stopping_rule s;
-  s.min_samples = o.small_integer("min_samples");
-  s.max_samples = o.small_integer("max_samples");
+  s.min_samples = bounded_int(o, "min_samples");
+  s.max_samples = bounded_int(o, "max_samples");
   s.min_seconds = o.number("min_seconds");
   s.max_seconds = o.number("max_seconds");
   s.cv_target = o.number("cv_target");
-  s.stall_window = o.small_integer("stall_window", std::numeric_limits<int>::min());
+  s.stall_window = o.integer<int>("stall_window");
   s.stall_tolerance = o.number("stall_tolerance");
   return s;
 }
@@ -189,49 +127,137 @@ json options_json(const benches::measurement_options& m) {
   return j;
 }
 
-benches::measurement_options read_options(const json& j, const std::string& path) {
-  const strict_object o(
-      j, path, {"suite", "stopping", "telemetry_period_ms", "stream_array_bytes", "duration_s"});
+constexpr std::array<std::string_view, 5> options_keys{"suite", "stopping", "telemetry_period_ms",
+                                                       "stream_array_bytes", "duration_s"};
+
+benches::measurement_options read_options(element e, const std::string& path) {
+  const object_reader o(e, path, options_keys, presence::optional_keys);
   benches::measurement_options m;
   m.suite = o.string("suite");
-  m.stopping = read_stopping(o.at("stopping"), o.path("stopping"));
-  m.telemetry_period = std::chrono::milliseconds(o.small_integer("telemetry_period_ms", 1));
-  m.stream_array_bytes =
-      o.integer("stream_array_bytes", 1, std::numeric_limits<std::int64_t>::max());
-  if (o.has("duration_s")) {
-    m.duration_s = o.number("duration_s");
-    if (!(*m.duration_s > 0))
-      reject(o.path("duration_s"), "expected a positive number of seconds");
-  }
+  m.stopping = read_stopping(o.at("stopping"), o.path_of("stopping"));
+  m.telemetry_period = std::chrono::milliseconds(bounded_int(o, "telemetry_period_ms", 1));
+  m.stream_array_bytes = o.integer<std::int64_t>("stream_array_bytes");
+  if (m.stream_array_bytes < 1)
+    fail(o.path_of("stream_array_bytes"),
+         fmt::format("expected an integer from 1 to {}, got {}",
+                     std::numeric_limits<std::int64_t>::max(), m.stream_array_bytes));
+  if (o.find("duration_s")) // optional: only a burn-in has one
+    m.duration_s = positive_seconds(o, "duration_s");
   return m;
 }
 
-/// The document `text` parsed; the caller's guard names the source.
-json parse_document(std::string_view text) {
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    reject("", fmt::format("not JSON ({})", e.what()));
-  }
-}
-
-template <class F>
-auto guarded(std::string_view source, F read) -> reports::outcome<decltype(read())> {
-  try {
-    return read();
-  } catch (const bad_field& b) {
-    return reports::input_error{std::string(source), b.field, b.message};
-  } catch (const json::exception& e) {
-    return reports::input_error{std::string(source), "", e.what()};
-  }
-}
-
-void require_protocol(const strict_object& o) {
+void require_protocol(const object_reader& o) {
   if (o.string("protocol") != protocol_version)
-    reject("protocol", fmt::format("expected \"{}\"", protocol_version));
+    fail(o.path_of("protocol"), fmt::format("expected \"{}\"", protocol_version));
 }
 
-constexpr std::string_view kind_names[] = {"hello", "start", "progress", "result", "done"};
+constexpr std::array<std::string_view, 5> kind_names{"hello", "start", "progress", "result",
+                                                     "done"};
+
+constexpr std::array<std::string_view, 5> plan_keys{"protocol", "backend", "unavailable",
+                                                    "startup_allowance_s", "cases"};
+
+worker_plan read_plan(element root) {
+  const object_reader o(root, "", plan_keys, presence::optional_keys);
+  require_protocol(o);
+  worker_plan plan;
+  plan.backend = o.string("backend");
+  plan.unavailable = o.string("unavailable");
+  plan.startup_allowance_s = positive_seconds(o, "startup_allowance_s");
+  plan.cases = read_cases(o);
+  return plan;
+}
+
+constexpr std::array<std::string_view, 7> assignment_keys{
+    "protocol", "device", "cases", "options", "spec_rows", "clock_origin_ns", "nvml_library"};
+
+worker_assignment read_assignment(element root, std::string_view source) {
+  const object_reader o(root, "", assignment_keys, presence::optional_keys);
+  require_protocol(o);
+  worker_assignment a;
+  // The GPUs travel as a report's devices, read by the report's own reader.
+  const std::string device = o.path_of("device");
+  auto carrier =
+      read_nested(reports::report_from_json(to_json_value(o.at("device"), device), source), device);
+  if (carrier.devices.empty())
+    fail(device + ".devices", "expected at least one device");
+  a.devices = std::move(carrier.devices);
+  a.device = a.devices.front();
+  a.cases = read_cases(o);
+  a.options = read_options(o.at("options"), o.path_of("options"));
+  a.spec_rows = to_json_value(o.at("spec_rows"), o.field("spec_rows"));
+  a.clock_origin_ns = o.integer<std::int64_t>("clock_origin_ns");
+  a.nvml_library = o.string("nvml_library");
+  return a;
+}
+
+/// The kind a message says it is ("msg"), before its other keys are known.
+message_kind read_kind(element root) {
+  element msg;
+  if (!root.is_object() || root.at_key("msg").get(msg) != simdjson::SUCCESS || !msg.is_string())
+    fail("msg", "expected an object with a \"msg\" string");
+  const std::string_view name = msg.get_string().value_unsafe();
+  const auto* found = std::find(kind_names.begin(), kind_names.end(), name);
+  if (found == kind_names.end())
+    fail("msg", fmt::format("{} is not a message", reports::detail::quote(name)));
+  return static_cast<message_kind>(found - kind_names.begin());
+}
+
+constexpr std::array<std::string_view, 5> hello_keys{"msg", "protocol", "backend", "pid", "device"};
+constexpr std::array<std::string_view, 2> start_keys{"msg", "case"};
+constexpr std::array<std::string_view, 4> progress_keys{"msg", "case", "runs", "longest_run_s"};
+constexpr std::array<std::string_view, 3> result_keys{"msg", "case", "result"};
+constexpr std::array<std::string_view, 1> done_keys{"msg"};
+
+std::span<const std::string_view> keys_of(message_kind kind) {
+  switch (kind) {
+  case message_kind::hello:
+    return hello_keys;
+  case message_kind::start:
+    return start_keys;
+  case message_kind::progress:
+    return progress_keys;
+  case message_kind::result:
+    return result_keys;
+  case message_kind::done:
+    break;
+  }
+  return done_keys;
+}
+
+worker_message read_message(element root, std::string_view source) {
+  worker_message m;
+  m.kind = read_kind(root);
+  const object_reader o(root, "", keys_of(m.kind), presence::optional_keys);
+  switch (m.kind) {
+  case message_kind::hello:
+    require_protocol(o);
+    m.backend = o.string("backend");
+    m.pid = bounded_int(o, "pid");
+    m.device = bounded_int(o, "device");
+    break;
+  case message_kind::start:
+    m.case_index = bounded_int(o, "case");
+    break;
+  case message_kind::progress:
+    m.case_index = bounded_int(o, "case");
+    m.runs = bounded_int(o, "runs");
+    m.longest_run_s = o.number("longest_run_s");
+    if (m.longest_run_s < 0)
+      fail(o.path_of("longest_run_s"), "expected 0 or more seconds");
+    break;
+  case message_kind::result: {
+    m.case_index = bounded_int(o, "case");
+    const std::string result = o.path_of("result");
+    m.result = read_nested(
+        reports::result_from_json(to_json_value(o.at("result"), result), source, ""), result);
+    break;
+  }
+  case message_kind::done:
+    break;
+  }
+  return m;
+}
 
 } // namespace
 
@@ -262,20 +288,7 @@ std::string plan_to_text(const worker_plan& plan) {
 }
 
 reports::outcome<worker_plan> plan_from_text(std::string_view text, std::string_view source) {
-  return guarded(source, [&] {
-    const json j = parse_document(text);
-    const strict_object o(j, "",
-                          {"protocol", "backend", "unavailable", "startup_allowance_s", "cases"});
-    require_protocol(o);
-    worker_plan plan;
-    plan.backend = o.string("backend");
-    plan.unavailable = o.string("unavailable");
-    plan.startup_allowance_s = o.number("startup_allowance_s");
-    if (!(plan.startup_allowance_s > 0))
-      reject("startup_allowance_s", "expected a positive number of seconds");
-    plan.cases = read_cases(o.array("cases"), "cases");
-    return plan;
-  });
+  return reports::detail::read_json_text(text, source, "plan", read_plan);
 }
 
 std::string assignment_to_text(const worker_assignment& a) {
@@ -291,32 +304,12 @@ std::string assignment_to_text(const worker_assignment& a) {
 
 reports::outcome<worker_assignment> assignment_from_text(std::string_view text,
                                                          std::string_view source) {
-  return guarded(source, [&] {
-    const json j = parse_document(text);
-    const strict_object o(
-        j, "",
-        {"protocol", "device", "cases", "options", "spec_rows", "clock_origin_ns", "nvml_library"});
-    require_protocol(o);
-    worker_assignment a;
-    auto carrier = reports::report_from_json(o.at("device"), source);
-    if (!carrier)
-      reject(join_path("device", carrier.error().field), carrier.error().message);
-    if (carrier.value().devices.empty())
-      reject("device.devices", "expected at least one device");
-    a.devices = carrier.value().devices;
-    a.device = a.devices.front();
-    a.cases = read_cases(o.array("cases"), "cases");
-    a.options = read_options(o.at("options"), "options");
-    a.spec_rows = o.at("spec_rows");
-    a.clock_origin_ns = o.integer("clock_origin_ns", std::numeric_limits<std::int64_t>::min(),
-                                  std::numeric_limits<std::int64_t>::max());
-    a.nvml_library = o.string("nvml_library");
-    return a;
-  });
+  return reports::detail::read_json_text(
+      text, source, "assignment", [&](element root) { return read_assignment(root, source); });
 }
 
 std::string message_line(const worker_message& m) {
-  json j{{"msg", kind_names[static_cast<int>(m.kind)]}};
+  json j{{"msg", kind_names[static_cast<std::size_t>(m.kind)]}};
   switch (m.kind) {
   case message_kind::hello:
     j["protocol"] = protocol_version;
@@ -343,56 +336,8 @@ std::string message_line(const worker_message& m) {
 }
 
 reports::outcome<worker_message> message_from_line(std::string_view line, std::string_view source) {
-  return guarded(source, [&] {
-    const json j = parse_document(line);
-    if (!j.is_object() || !j.contains("msg") || !j["msg"].is_string())
-      reject("msg", "expected an object with a \"msg\" string");
-    const std::string name = j["msg"].get<std::string>();
-    const auto* found = std::find(std::begin(kind_names), std::end(kind_names), name);
-    if (found == std::end(kind_names))
-      reject("msg", fmt::format("\"{}\" is not a message", name));
-    worker_message m;
-    m.kind = static_cast<message_kind>(found - std::begin(kind_names));
-    switch (m.kind) {
-    case message_kind::hello: {
-      const strict_object o(j, "", {"msg", "protocol", "backend", "pid", "device"});
-      require_protocol(o);
-      m.backend = o.string("backend");
-      m.pid = o.small_integer("pid");
-      m.device = o.small_integer("device");
-      break;
-    }
-    case message_kind::start: {
-      const strict_object o(j, "", {"msg", "case"});
-      m.case_index = o.small_integer("case");
-      break;
-    }
-    case message_kind::progress: {
-      const strict_object o(j, "", {"msg", "case", "runs", "longest_run_s"});
-      m.case_index = o.small_integer("case");
-      m.runs = o.small_integer("runs");
-      m.longest_run_s = o.number("longest_run_s");
-      if (m.longest_run_s < 0)
-        reject("longest_run_s", "expected 0 or more seconds");
-      break;
-    }
-    case message_kind::result: {
-      const strict_object o(j, "", {"msg", "case", "result"});
-      m.case_index = o.small_integer("case");
-      auto r = reports::result_from_json(o.at("result"), source, "result");
-      if (!r)
-        reject(r.error().field, r.error().message);
-      m.result = std::move(r).value();
-      break;
-    }
-    case message_kind::done: {
-      const strict_object o(j, "", {"msg"});
-      (void)o;
-      break;
-    }
-    }
-    return m;
-  });
+  return reports::detail::read_json_text(line, source, "worker message",
+                                         [&](element root) { return read_message(root, source); });
 }
 
 } // namespace gpuspec::spine

@@ -16,6 +16,7 @@
 
 #include "gpuspec/collectives/mpi/pairing.hpp"
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
+#include "gpuspec/collectives/mpi/rank_messages.hpp"
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
@@ -35,13 +36,6 @@ std::string utc_now() {
 clock::time_point after(double seconds) {
   return clock::now() +
          std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-std::optional<nlohmann::ordered_json> parse(const std::string& text) {
-  auto j = nlohmann::ordered_json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    return std::nullopt;
-  return j;
 }
 
 /// Whether a process of this host is gone: no such pid, or a zombie waiting for its parent.
@@ -232,17 +226,17 @@ private:
       auto m = m_world.receive(-1, tag_hello, deadline, m_stop);
       if (!m)
         break;
-      const auto j = parse(m->text);
-      auto hello = j ? hello_from_json(*j) : std::nullopt;
-      if (!hello || hello->rank != m->source) {
+      auto hello = hello_from_text(m->text, fmt::format("rank {}'s hello", m->source));
+      if (!hello || hello.value().rank != m->source) {
         m_outcome.messages.push_back(
-            fmt::format("rank {} sent a hello that is not one; it is left out", m->source));
+            fmt::format("rank {} sent a hello that is not one{}; it is left out", m->source,
+                        hello ? " (another rank's)" : " (" + hello.error().to_string() + ")"));
         continue;
       }
       if (!arrived[static_cast<std::size_t>(m->source)])
         ++count;
       arrived[static_cast<std::size_t>(m->source)] = true;
-      m_hellos[static_cast<std::size_t>(m->source)] = std::move(*hello);
+      m_hellos[static_cast<std::size_t>(m->source)] = std::move(hello).value();
     }
     if (count == m_hellos.size())
       return true;
@@ -382,17 +376,18 @@ private:
       auto m = m_world.receive(-1, tag_reply, deadline, m_stop);
       if (!m)
         break;
-      const auto j = parse(m->text);
-      if (!j || j->value("index", -1) != c.index) {
+      const std::string source = fmt::format("rank {}", m->source);
+      const auto reply = reply_from_text(m->text, source);
+      if (!reply || reply.value().index != c.index) {
         m_outcome.messages.push_back(
-            fmt::format("rank {} sent a reply that is not one for case {}", m->source, c.index));
+            fmt::format("rank {} sent a reply that is not one for case {}{}", m->source, c.index,
+                        reply ? "" : " (" + reply.error().to_string() + ")"));
         continue;
       }
       got.answered[static_cast<std::size_t>(m->source)] = true;
       if (!in_group(c, m->source))
         continue; // an acknowledgement: it was not in this case's group
-      auto result =
-          reports::result_from_json(j->at("result"), fmt::format("rank {}", m->source), "result");
+      auto result = reports::result_from_json(reply.value().result, source, "result");
       if (!result) {
         auto bad =
             skipped_result(c, {}, "its reply is not a result: " + result.error().to_string());
@@ -571,25 +566,28 @@ launcher_outcome run_other(mpi_world& world, const launcher_options& options, co
           world.send(0, tag_hello, to_json(hello).dump(), after(options.bootstrap_timeout_s), stop))
     return lost_root("could not say hello to rank 0: " + *why);
 
-  auto next = [&](double seconds) -> std::optional<nlohmann::ordered_json> {
+  auto next = [&](double seconds) -> std::optional<std::string> {
     auto m = world.receive(0, tag_control, after(seconds), stop);
     if (!m)
       return std::nullopt;
-    return parse(m->text);
+    return std::move(m->text);
   };
-  auto welcome = next(options.bootstrap_timeout_s);
-  if (!welcome || welcome->value("type", "") != "welcome")
+  const auto text = next(options.bootstrap_timeout_s);
+  if (!text)
     return lost_root(stop.load() ? "stopped by a signal before rank 0 answered"
                                  : "rank 0 did not answer within the bootstrap deadline");
-  if (const auto error = welcome->value("error", ""); !error.empty()) {
+  const auto welcome = welcome_from_text(*text);
+  if (!welcome)
+    return lost_root("rank 0's answer is not a welcome (" + welcome.error().to_string() + ")");
+  if (const auto& error = welcome.value().error; !error.empty()) {
     out.messages.push_back(error);
     out.unknown = true;
     return out;
   }
   std::optional<rank_assignment> self;
-  for (const auto& a : welcome->at("ranks"))
-    if (auto x = assignment_from_json(a); x && x->rank == world.rank())
-      self = std::move(x);
+  for (const auto& a : welcome.value().ranks)
+    if (a.rank == world.rank())
+      self = a;
   if (!self)
     return lost_root("rank 0's answer does not assign this rank");
   rank_telemetry telemetry(node, *self);
@@ -598,24 +596,25 @@ launcher_outcome run_other(mpi_world& world, const launcher_options& options, co
   // has passed: waiting longer than that (plus the bootstrap allowance) means rank 0 is lost.
   double wait_s = options.bootstrap_timeout_s;
   while (true) {
-    auto message = next(wait_s);
+    const auto message = next(wait_s);
     if (!message)
       return lost_root(stop.load() ? "stopped by a signal"
                                    : fmt::format("no word from rank 0 within {} s", wait_s));
-    const std::string type = message->value("type", "");
-    if (type == "stop")
+    const auto control = control_from_text(*message);
+    if (!control)
+      return lost_root("rank 0 sent a message that is not a case (" + control.error().to_string() +
+                       ")");
+    if (control.value().stop)
       return out;
-    const auto c = type == "case" ? case_from_json(message->at("case")) : std::nullopt;
-    if (!c)
-      return lost_root("rank 0 sent a message that is not a case");
-    apply_test_hooks(options.hooks, world.rank(), c->index, stop);
-    nlohmann::ordered_json reply = {{"index", c->index}, {"result", nullptr}};
-    if (in_group(*c, world.rank()))
+    const mpi_case& c = control.value().measure;
+    apply_test_hooks(options.hooks, world.rank(), c.index, stop);
+    nlohmann::ordered_json reply = {{"index", c.index}, {"result", nullptr}};
+    if (in_group(c, world.rank()))
       reply["result"] = reports::result_to_json(
-          measured_case(backend, context_for(world, *self, *c), *c, telemetry));
-    if (auto why = world.send(0, tag_reply, reply.dump(), after(c->deadline_s), stop))
+          measured_case(backend, context_for(world, *self, c), c, telemetry));
+    if (auto why = world.send(0, tag_reply, reply.dump(), after(c.deadline_s), stop))
       return lost_root("could not send its reply to rank 0: " + *why);
-    wait_s = c->deadline_s + c->init_allowance_s + options.bootstrap_timeout_s;
+    wait_s = c.deadline_s + c.init_allowance_s + options.bootstrap_timeout_s;
   }
 }
 

@@ -1,11 +1,15 @@
 #include "gpuspec/collectives/mpi/mpi_case.hpp"
 
+#include <array>
 #include <cctype>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "gpuspec/kernels/pointer_chase.hpp" // size_text
+#include "gpuspec/reports/json_reader.hpp"
 
 namespace gpuspec::collectives::mpi {
 
@@ -20,24 +24,50 @@ nlohmann::ordered_json to_json(const mpi_case& c) {
           {"init_allowance_s", c.init_allowance_s}};
 }
 
-std::optional<mpi_case> case_from_json(const nlohmann::ordered_json& j) {
-  try {
-    mpi_case c;
-    c.index = j.at("index").get<int>();
-    c.bench_id = j.at("bench_id").get<std::string>();
-    c.axes = j.at("axes");
-    c.group = j.at("group").get<std::vector<int>>();
-    c.pair = j.at("pair").get<std::string>();
-    c.deadline_s = j.at("deadline_s").get<double>();
-    c.nccl_unique_id_hex = j.at("nccl_unique_id_hex").get<std::string>();
-    c.init_allowance_s = j.at("init_allowance_s").get<double>();
-    if (!c.axes.is_object() || c.bench_id.empty() || c.group.empty() || !(c.deadline_s > 0) ||
-        c.init_allowance_s < 0)
-      return std::nullopt;
-    return c;
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
+namespace {
+
+using reports::detail::element;
+using reports::detail::fail;
+using reports::detail::object_reader;
+using reports::detail::path_ref;
+
+constexpr std::array<std::string_view, 8> case_keys{
+    "index",           "bench_id", "axes", "group", "pair", "deadline_s", "nccl_unique_id_hex",
+    "init_allowance_s"};
+
+mpi_case read_case(element e) {
+  const object_reader o(e, "", case_keys, reports::detail::presence::optional_keys);
+  mpi_case c;
+  c.index = o.integer<int>("index");
+  c.bench_id = o.string("bench_id");
+  if (c.bench_id.empty())
+    fail(o.path_of("bench_id"), "expected a benchmark id, got \"\"");
+  const element axes = o.at("axes");
+  if (!axes.is_object())
+    fail(o.path_of("axes"),
+         fmt::format("expected an object of axis values, got {}", reports::detail::describe(axes)));
+  c.axes = reports::detail::to_json_value(axes, o.field("axes"));
+  c.group = reports::detail::read_array(o.at("group"), o.field("group"),
+                                        [](element rank, const path_ref& at) {
+                                          return reports::detail::read_integer<int>(rank, at);
+                                        });
+  if (c.group.empty())
+    fail(o.path_of("group"), "expected at least one rank");
+  c.pair = o.string("pair");
+  c.deadline_s = o.number("deadline_s");
+  if (!(c.deadline_s > 0))
+    fail(o.path_of("deadline_s"), "expected a positive number of seconds");
+  c.nccl_unique_id_hex = o.string("nccl_unique_id_hex");
+  c.init_allowance_s = o.number("init_allowance_s");
+  if (c.init_allowance_s < 0)
+    fail(o.path_of("init_allowance_s"), "expected 0 or more seconds");
+  return c;
+}
+
+} // namespace
+
+reports::outcome<mpi_case> case_from_json(const nlohmann::ordered_json& j) {
+  return reports::detail::read_json_value(j, "case message", "case", read_case);
 }
 
 std::vector<mpi_case> plan_cases(const plan_options& options, std::vector<int> group,

@@ -1,6 +1,7 @@
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <map>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/host/pci_bus_id.hpp"
+#include "gpuspec/reports/json_reader.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
 namespace gpuspec::collectives::mpi {
@@ -69,25 +71,70 @@ nlohmann::ordered_json to_json(const rank_hello& h) {
           {"inventory", inventory_json(h.host_info, h.devices)}};
 }
 
-std::optional<rank_hello> hello_from_json(const nlohmann::ordered_json& j) {
-  try {
-    rank_hello h;
-    h.rank = j.at("rank").get<int>();
-    h.host = j.at("host").get<std::string>();
-    h.pid = j.at("pid").get<long>();
-    if (const auto& l = j.at("local_rank"); !l.is_null())
-      h.local_rank =
-          launcher_local_rank{l.at("local_rank").get<int>(), l.at("variable").get<std::string>()};
-    h.no_gpu_reason = j.at("no_gpu_reason").get<std::string>();
-    auto inventory = reports::report_from_json(j.at("inventory"), "hello");
-    if (!inventory)
-      return std::nullopt;
-    h.host_info = std::move(inventory.value().host);
-    h.devices = std::move(inventory.value().devices);
-    return h;
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
+namespace {
+
+using reports::detail::element;
+using reports::detail::object_reader;
+using reports::detail::presence;
+
+constexpr std::array<std::string_view, 6> hello_keys{"rank",       "host",          "pid",
+                                                     "local_rank", "no_gpu_reason", "inventory"};
+constexpr std::array<std::string_view, 2> local_rank_keys{"local_rank", "variable"};
+constexpr std::array<std::string_view, 6> assignment_keys{
+    "rank", "host", "local_rank", "local_ranks", "no_device_reason", "inventory"};
+
+/// The node's inventory, a report without results, read by the report's own reader.
+reports::report read_inventory(const object_reader& o, std::string_view file) {
+  const std::string path = o.path_of("inventory");
+  return reports::detail::read_nested(
+      reports::report_from_json(reports::detail::to_json_value(o.at("inventory"), path), file),
+      path);
+}
+
+rank_hello read_hello(element e) {
+  const object_reader o(e, "", hello_keys, presence::optional_keys);
+  rank_hello h;
+  h.rank = o.integer<int>("rank");
+  h.host = o.string("host");
+  h.pid = o.integer<long>("pid");
+  if (o.has("local_rank")) {
+    const object_reader l(o.at("local_rank"), o.path_of("local_rank"), local_rank_keys,
+                          presence::optional_keys);
+    h.local_rank = launcher_local_rank{l.integer<int>("local_rank"), l.string("variable")};
+  } else {
+    (void)o.at("local_rank"); // null, not absent
   }
+  h.no_gpu_reason = o.string("no_gpu_reason");
+  auto inventory = read_inventory(o, "hello");
+  h.host_info = std::move(inventory.host);
+  h.devices = std::move(inventory.devices);
+  return h;
+}
+
+rank_assignment read_assignment(element e) {
+  const object_reader o(e, "", assignment_keys, presence::optional_keys);
+  rank_assignment a;
+  a.rank = o.integer<int>("rank");
+  a.host = o.string("host");
+  a.local_rank = o.integer<int>("local_rank");
+  a.local_ranks = o.integer<int>("local_ranks");
+  a.no_device_reason = o.string("no_device_reason");
+  if (o.has("inventory")) {
+    const auto inventory = read_inventory(o, "assignment");
+    if (inventory.devices.size() != 1)
+      reports::detail::fail(o.path_of("inventory") + ".devices",
+                            fmt::format("expected one GPU, got {}", inventory.devices.size()));
+    a.device = inventory.devices.front();
+  } else {
+    (void)o.at("inventory"); // null, not absent
+  }
+  return a;
+}
+
+} // namespace
+
+reports::outcome<rank_hello> hello_from_json(const nlohmann::ordered_json& j) {
+  return reports::detail::read_json_value(j, "hello", "hello", read_hello);
 }
 
 nlohmann::ordered_json to_json(const rank_assignment& a) {
@@ -99,24 +146,8 @@ nlohmann::ordered_json to_json(const rank_assignment& a) {
           {"inventory", a.device ? inventory_json({}, {*a.device}) : nlohmann::ordered_json()}};
 }
 
-std::optional<rank_assignment> assignment_from_json(const nlohmann::ordered_json& j) {
-  try {
-    rank_assignment a;
-    a.rank = j.at("rank").get<int>();
-    a.host = j.at("host").get<std::string>();
-    a.local_rank = j.at("local_rank").get<int>();
-    a.local_ranks = j.at("local_ranks").get<int>();
-    a.no_device_reason = j.at("no_device_reason").get<std::string>();
-    if (const auto& inv = j.at("inventory"); !inv.is_null()) {
-      auto r = reports::report_from_json(inv, "assignment");
-      if (!r || r.value().devices.size() != 1)
-        return std::nullopt;
-      a.device = r.value().devices.front();
-    }
-    return a;
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
+reports::outcome<rank_assignment> assignment_from_json(const nlohmann::ordered_json& j) {
+  return reports::detail::read_json_value(j, "assignment", "assignment", read_assignment);
 }
 
 namespace {

@@ -279,7 +279,7 @@ TEST_F(RunSpine, RecoveringAReportInsteadOfItsJournalSaysItIsAReport) {
   EXPECT_NE(p.err.find("report.json: not a gpuspec journal (this is a report"), std::string::npos)
       << p.err;
   EXPECT_NE(p.err.find("report.json.journal"), std::string::npos) << p.err;
-  EXPECT_EQ(p.err.find("not JSON"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("not valid JSON"), std::string::npos) << p.err;
   EXPECT_FALSE(fs::exists(m_dir / "report.json.json")) << "nothing written";
 }
 

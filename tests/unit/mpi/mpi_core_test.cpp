@@ -13,6 +13,7 @@
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
+#include "gpuspec/collectives/mpi/rank_messages.hpp"
 #include "gpuspec/reports/report_json.hpp"
 
 namespace m = gpuspec::collectives::mpi;
@@ -133,15 +134,29 @@ TEST(MpiPlan, CasesAreEveryCollectiveAtEverySizeAndSurviveTheWire) {
   EXPECT_EQ(cases[3].deadline_s, 7);
   auto c = cases[1];
   c.nccl_unique_id_hex = m::to_hex(m::nccl_unique_id{'\x01', '\xff'});
-  EXPECT_EQ(m::case_from_json(m::to_json(c)), c);
-  EXPECT_EQ(m::case_from_json({{"index", 1}}), std::nullopt);
+  EXPECT_EQ(m::case_from_json(m::to_json(c)).value(), c);
+  // A message of another shape is an error naming the field.
+  const auto short_case = m::case_from_json({{"index", 1}});
+  ASSERT_FALSE(short_case);
+  EXPECT_EQ(short_case.error().field, "bench_id") << short_case.error().to_string();
+  EXPECT_EQ(short_case.error().message, "missing");
+  auto unknown = m::to_json(c);
+  unknown["deadline"] = 1;
+  ASSERT_FALSE(m::case_from_json(unknown));
+  EXPECT_EQ(m::case_from_json(unknown).error().field, "deadline");
+  auto mistyped = m::to_json(c);
+  mistyped["group"] = {0, "1"};
+  ASSERT_FALSE(m::case_from_json(mistyped));
+  EXPECT_EQ(m::case_from_json(mistyped).error().field, "group[1]");
   // The first case of an id carries the communicator's own init allowance; never negative.
   EXPECT_EQ(cases[1].init_allowance_s, 0);
   c.init_allowance_s = 30;
-  EXPECT_EQ(m::case_from_json(m::to_json(c)), c);
+  EXPECT_EQ(m::case_from_json(m::to_json(c)).value(), c);
   auto bad = m::to_json(c);
   bad["init_allowance_s"] = -1;
-  EXPECT_EQ(m::case_from_json(bad), std::nullopt);
+  const auto negative = m::case_from_json(bad);
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().field, "init_allowance_s") << negative.error().to_string();
 }
 
 TEST(MpiPlan, UniqueIdsRoundTripThroughHex) {
@@ -220,11 +235,79 @@ TEST(MpiIdentity, NoGpuGivesEveryRankTheReasonNotAnError) {
 TEST(MpiIdentity, HellosAndAssignmentsSurviveTheWire) {
   auto h = hello(1, "a", {gpu(0, "00000000:18:00.0")}, 0);
   h.host_info.hostname = "a";
-  EXPECT_EQ(m::hello_from_json(m::to_json(h)), h);
+  EXPECT_EQ(m::hello_from_json(m::to_json(h)).value(), h);
   const auto a = m::assign_ranks(std::vector<m::rank_hello>{h}).ranks;
   ASSERT_EQ(a.size(), 1U);
-  EXPECT_EQ(m::assignment_from_json(m::to_json(a[0])), a[0]);
-  EXPECT_EQ(m::hello_from_json({{"rank", 1}}), std::nullopt);
+  EXPECT_EQ(m::assignment_from_json(m::to_json(a[0])).value(), a[0]);
+  // A message of another shape is an error naming the field, nested ones with their path.
+  const auto short_hello = m::hello_from_json({{"rank", 1}});
+  ASSERT_FALSE(short_hello);
+  EXPECT_EQ(short_hello.error().field, "host") << short_hello.error().to_string();
+  auto bad_hello = m::to_json(h);
+  bad_hello["local_rank"] = {{"local_rank", "0"}, {"variable", "SLURM_LOCALID"}};
+  ASSERT_FALSE(m::hello_from_json(bad_hello));
+  EXPECT_EQ(m::hello_from_json(bad_hello).error().field, "local_rank.local_rank");
+  auto bad_inventory = m::to_json(h);
+  bad_inventory["inventory"]["devices"][0]["index"] = "zero";
+  ASSERT_FALSE(m::hello_from_json(bad_inventory));
+  EXPECT_EQ(m::hello_from_json(bad_inventory).error().field, "inventory.devices[0].index");
+  auto with_gpu = a[0];
+  with_gpu.device = h.devices.front();
+  EXPECT_EQ(m::assignment_from_json(m::to_json(with_gpu)).value(), with_gpu);
+  auto two = m::to_json(with_gpu);
+  const auto first_gpu = two["inventory"]["devices"][0];
+  two["inventory"]["devices"].push_back(first_gpu);
+  ASSERT_FALSE(m::assignment_from_json(two));
+  EXPECT_EQ(m::assignment_from_json(two).error().field, "inventory.devices")
+      << m::assignment_from_json(two).error().to_string();
+}
+
+TEST(MpiMessages, EachMessageOfTheWireReadsBackAndAnotherShapeIsNamed) {
+  auto h = hello(1, "a", {gpu(0, "00000000:18:00.0")}, 0);
+  EXPECT_EQ(m::hello_from_text(m::to_json(h).dump(), "rank 1's hello").value(), h);
+  const auto garbled = m::hello_from_text("{\"rank\":", "rank 1's hello");
+  ASSERT_FALSE(garbled);
+  EXPECT_EQ(garbled.error().file, "rank 1's hello");
+  auto a = m::assign_ranks(std::vector<m::rank_hello>{h}).ranks.front();
+  a.device = h.devices.front();
+  const nlohmann::ordered_json welcome = {
+      {"type", "welcome"}, {"error", ""}, {"ranks", {m::to_json(a)}}};
+  EXPECT_EQ(m::welcome_from_text(welcome.dump()).value().ranks, std::vector<m::rank_assignment>{a});
+  // An error travels without the ranks.
+  const auto refused = m::welcome_from_text(R"({"type":"welcome","error":"host a: 2 ranks"})");
+  ASSERT_TRUE(refused) << refused.error().to_string();
+  EXPECT_EQ(refused.value().error, "host a: 2 ranks");
+  auto bad_rank = welcome;
+  bad_rank["ranks"][0]["local_rank"] = "0";
+  const auto bad_welcome = m::welcome_from_text(bad_rank.dump());
+  ASSERT_FALSE(bad_welcome);
+  EXPECT_EQ(bad_welcome.error().field, "ranks[0].local_rank") << bad_welcome.error().to_string();
+  EXPECT_EQ(m::welcome_from_text(R"({"type":"stop"})").error().field, "type");
+
+  m::plan_options o;
+  o.collectives = {"all_reduce"};
+  o.sizes = {4096};
+  const auto c = m::plan_cases(o, {0, 1}).front();
+  const nlohmann::ordered_json message = {{"type", "case"}, {"case", m::to_json(c)}};
+  const auto control = m::control_from_text(message.dump());
+  ASSERT_TRUE(control) << control.error().to_string();
+  EXPECT_FALSE(control.value().stop);
+  EXPECT_EQ(control.value().measure, c);
+  EXPECT_TRUE(m::control_from_text(R"({"type":"stop"})").value().stop);
+  auto short_case = message;
+  short_case["case"].erase("deadline_s");
+  EXPECT_EQ(m::control_from_text(short_case.dump()).error().field, "case.deadline_s");
+  EXPECT_EQ(m::control_from_text(R"({"type":"welcome"})").error().field, "type");
+
+  const auto ack = m::reply_from_text(R"({"index":3,"result":null})", "rank 2");
+  ASSERT_TRUE(ack) << ack.error().to_string();
+  EXPECT_EQ(ack.value().index, 3);
+  EXPECT_TRUE(ack.value().result.is_null());
+  const auto no_result = m::reply_from_text(R"({"index":3})", "rank 2");
+  ASSERT_FALSE(no_result);
+  EXPECT_EQ(no_result.error().file, "rank 2");
+  EXPECT_EQ(no_result.error().field, "result");
+  EXPECT_EQ(m::reply_from_text(R"({"index":"3","result":null})", "rank 2").error().field, "index");
 }
 
 TEST(MpiMerge, EveryRankSkippedGivesOneSkippedResultNamingTheRanks) {

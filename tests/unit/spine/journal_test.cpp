@@ -131,7 +131,7 @@ TEST_F(Journal, ANodeWideMarkThatIsNotTrueIsAnError) {
   write_text(p, text);
   const auto c = spine::read_journal(p);
   ASSERT_FALSE(c);
-  EXPECT_EQ(c.error().field, "line 2") << c.error().to_string();
+  EXPECT_EQ(c.error().field, "line 2: node_wide") << c.error().to_string();
 }
 
 TEST_F(Journal, WithoutItsEndLineItRecoversAsAnIncompleteReportNamingIt) {
@@ -166,7 +166,34 @@ TEST_F(Journal, ABadLineInTheMiddleIsAnErrorNamingIt) {
   const auto c = spine::read_journal(p);
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().file, p.string());
-  EXPECT_EQ(c.error().field, "line 2");
+  EXPECT_EQ(c.error().field, "line 2: case") << c.error().to_string();
+  EXPECT_EQ(c.error().message, "missing");
+}
+
+TEST_F(Journal, AnUnknownOrMistypedFieldIsNamedWithItsLineAndPath) {
+  const auto p = write_sample(true);
+  const std::string good = text_of(p);
+  ASSERT_TRUE(spine::read_journal(p)) << "the healthy journal reads";
+  struct bad {
+    std::string from, to, field;
+  };
+  for (const auto& c :
+       std::vector<bad>{{"{\"journal\":", "{\"extra\":1,\"journal\":", "line 1: extra"},
+                        {"{\"device\":1,", "{\"device\":\"1\",", "line 3: device"},
+                        {"\"case\":1,", "\"case\":1,\"cases\":1,", "line 2: cases"},
+                        {"{\"end\":{", "{\"end\":{\"schema\":7,", "line 5: end.schema"}}) {
+    SCOPED_TRACE(c.to);
+    std::string text = good;
+    // The header's report holds keys of the same names: the result lines are searched after it.
+    const auto at = text.find(c.from, c.field.starts_with("line 1") ? 0 : text.find('\n'));
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, c.from.size(), c.to);
+    write_text(p, text);
+    const auto read = spine::read_journal(p);
+    ASSERT_FALSE(read);
+    EXPECT_EQ(read.error().file, p.string());
+    EXPECT_EQ(read.error().field, c.field) << read.error().to_string();
+  }
 }
 
 TEST_F(Journal, SomethingElseIsNotAJournal) {

@@ -197,7 +197,7 @@ TEST(Protocol, WhatAWorkerCouldBabbleIsRejectedNamingTheField) {
     std::string line, field, words;
   };
   const std::vector<bad> cases{
-      {"this is not a message", "", "not JSON"},
+      {"this is not a message", "", "not valid JSON"},
       {"[1, 2]", "msg", "expected an object"},
       {R"({"msg": "hi"})", "msg", "\"hi\" is not a message"},
       {R"({"msg": "start"})", "case", "missing"},
@@ -219,6 +219,24 @@ TEST(Protocol, WhatAWorkerCouldBabbleIsRejectedNamingTheField) {
     EXPECT_EQ(parsed.error().field.rfind(c.field, 0), 0U) << parsed.error().field;
     EXPECT_NE(parsed.error().message.find(c.words), std::string::npos) << parsed.error().message;
   }
+}
+
+TEST(Protocol, ATypoOrARepeatedKeyIsNamedAsItself) {
+  const std::string good = spine::assignment_to_text(sample_assignment());
+  ASSERT_TRUE(spine::assignment_from_text(good, "stdin"));
+  std::string typo = good;
+  const std::string from = "\"stall_window\":";
+  typo.replace(typo.find(from), from.size(), "\"stall_windw\":");
+  const auto misspelt = spine::assignment_from_text(typo, "stdin");
+  ASSERT_FALSE(misspelt);
+  EXPECT_EQ(misspelt.error().field, "options.stopping.stall_windw");
+  EXPECT_NE(misspelt.error().message.find("did you mean \"stall_window\""), std::string::npos)
+      << misspelt.error().message;
+  const auto twice = spine::message_from_line(R"({"msg": "start", "case": 1, "case": 2})", "w");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().field, "case");
+  EXPECT_NE(twice.error().message.find("duplicate key"), std::string::npos);
+  ASSERT_TRUE(spine::message_from_line(R"({"msg": "start", "case": 1})", "w"));
 }
 
 TEST(Protocol, APlanOrAssignmentOfAnotherShapeIsRejected) {

@@ -233,6 +233,25 @@ E read_enum(element e, const path_ref& path, const name_table<E, N>& table) {
 [[nodiscard]] std::string read_one_of(element e, const path_ref& path,
                                       std::span<const std::string_view> allowed);
 
+/// `field` (a path relative to a nested document) under `parent`: "device" and "devices[0]"
+/// give "device.devices[0]"; either may be "".
+[[nodiscard]] inline std::string nested_path(std::string_view parent, std::string_view field) {
+  if (parent.empty() || field.empty()) {
+    return std::string(parent.empty() ? field : parent);
+  }
+  return fmt::format("{}{}{}", parent, field.front() == '[' ? "" : ".", field);
+}
+
+/// The value of a document nested at `path` and read by its own public reader (a report inside
+/// a worker's assignment, a result inside a journal line: `report_from_json(to_json_value(e,
+/// path), file)`), or that reader's error thrown as a field_failure under `path`.
+template <class T> T read_nested(outcome<T> read, std::string_view path) {
+  if (!read) {
+    fail(nested_path(path, read.error().field), read.error().message);
+  }
+  return std::move(read).value();
+}
+
 /// The boundary of a reader: `read()`'s value, or the first field_failure it threw as an
 /// input_error naming `file` and the failure's field. A simdjson error (not expected: types are
 /// checked before every get) is an input_error naming `field`, as bad input must never throw.

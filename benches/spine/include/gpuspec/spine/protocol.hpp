@@ -107,8 +107,9 @@ struct worker_message {
   std::optional<reports::result> result;
 };
 
-// The plan and the assignment as JSON documents. Parsing is strict (every key, exact types,
-// no unknown keys) and names the source and the field, as the report loader does.
+// The plan and the assignment as JSON documents. Read with the report loader's own reader
+// (reports' json_reader.hpp): strict (every key, exact types, no unknown or repeated keys) and
+// every error names the source and the field path ("options.stopping.min_samples").
 [[nodiscard]] std::string plan_to_text(const worker_plan& plan);
 [[nodiscard]] reports::outcome<worker_plan> plan_from_text(std::string_view text,
                                                            std::string_view source);

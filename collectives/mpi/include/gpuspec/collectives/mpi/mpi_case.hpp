@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/reports/outcome.hpp"
+
 namespace gpuspec::collectives::mpi {
 
 /// One case: a collective at one size over a group of ranks (every rank, or one pair of
@@ -33,9 +35,10 @@ struct mpi_case {
 };
 
 [[nodiscard]] nlohmann::ordered_json to_json(const mpi_case& c);
-/// The inverse; std::nullopt for a message that is not one (a bug on the sender's side: the
-/// caller says which rank sent it).
-[[nodiscard]] std::optional<mpi_case> case_from_json(const nlohmann::ordered_json& j);
+/// The inverse, read as every message is (reports' json_reader.hpp): strict, every key, no
+/// unknown ones; an error names the field (a bug on the sender's side: the caller says which
+/// rank sent it; the error's file is "case message").
+[[nodiscard]] reports::outcome<mpi_case> case_from_json(const nlohmann::ordered_json& j);
 
 /// What the run was asked to measure.
 struct plan_options {

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuspec/reports/outcome.hpp"
 #include "gpuspec/reports/report.hpp"
 
 namespace gpuspec::collectives::mpi {
@@ -46,8 +47,9 @@ struct rank_hello {
   friend bool operator==(const rank_hello&, const rank_hello&) = default;
 };
 [[nodiscard]] nlohmann::ordered_json to_json(const rank_hello& h);
-/// The inverse; std::nullopt for a message that is not a hello.
-[[nodiscard]] std::optional<rank_hello> hello_from_json(const nlohmann::ordered_json& j);
+/// The inverse, read as every message is (reports' json_reader.hpp): strict, every key; an
+/// error names the field (file "hello").
+[[nodiscard]] reports::outcome<rank_hello> hello_from_json(const nlohmann::ordered_json& j);
 
 /// What rank 0 decided for one rank.
 struct rank_assignment {
@@ -62,7 +64,9 @@ struct rank_assignment {
   friend bool operator==(const rank_assignment&, const rank_assignment&) = default;
 };
 [[nodiscard]] nlohmann::ordered_json to_json(const rank_assignment& a);
-[[nodiscard]] std::optional<rank_assignment> assignment_from_json(const nlohmann::ordered_json& j);
+/// The inverse, read as hello_from_json reads (file "assignment"); its inventory holds one GPU.
+[[nodiscard]] reports::outcome<rank_assignment>
+assignment_from_json(const nlohmann::ordered_json& j);
 
 struct assignment_outcome {
   std::vector<rank_assignment> ranks; ///< by rank; empty when `error` is set
