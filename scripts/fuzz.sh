@@ -64,7 +64,7 @@ for name in report spec; do
   target="fuzz_${name}_loader"
   mkdir -p "$artifacts/$target"
   before="$(ls -A "$artifacts/$target")"
-  echo "fuzz: $target for ${seconds} s ($(ls "$work/$name" | wc -l) seed files), log in $logs/$target.log"
+  echo "fuzz: $target for ${seconds} s ($(find "$work/$name" -maxdepth 1 -type f | wc -l) seed files), log in $logs/$target.log"
   status=0
   # One process, one thread. Run from $work: libFuzzer may drop files in its working folder.
   (cd "$work" && "$here/build/fuzz/fuzz/$target" -max_total_time="$seconds" -timeout=10 \
