@@ -158,11 +158,9 @@ bool deliver(const std::string& text, const std::string& output,
 } // namespace
 
 exit_code run_check(const check_cli_options& o) {
-  const auto format = reports::output_format_from_string(o.json ? "json" : o.format);
-  if (!format) {
-    fmt::print(stderr, "gpuspec check: --format {}: unknown format\n", o.format);
+  const auto format = chosen_format("check", o.json, o.format);
+  if (!format)
     return exit_code::unknown;
-  }
   std::vector<reports::report> reports;
   std::optional<reports::report> baseline;
   const bool read = load_check_reports(o, reports, baseline);

@@ -78,11 +78,9 @@ exit_code run_compare(const compare_cli_options& options) {
                          ? std::filesystem::path(file).filename().string()
                          : file);
   const auto c = reports::compare_reports(loaded, labels, specs, options.compare);
-  const auto format = reports::output_format_from_string(options.json ? "json" : options.format);
-  if (!format) {
-    fmt::print(stderr, "gpuspec compare: --format {}: unknown format\n", options.format);
+  const auto format = chosen_format("compare", options.json, options.format);
+  if (!format)
     return exit_code::unknown;
-  }
   reports::render_options render;
   render.width = stdout_table_width();
   std::cout << reports::make_renderer(*format, render)->render(c);

@@ -51,11 +51,9 @@ exit_code run_diff(const diff_cli_options& options) {
     return exit_code::unknown;
   }
   const auto d = reports::diff_reports(old_report.value(), new_report.value(), options.diff);
-  const auto format = reports::output_format_from_string(options.json ? "json" : options.format);
-  if (!format) {
-    fmt::print(stderr, "gpuspec diff: --format {}: unknown format\n", options.format);
+  const auto format = chosen_format("diff", options.json, options.format);
+  if (!format)
     return exit_code::unknown;
-  }
   reports::render_options render;
   render.width = stdout_table_width();
   std::cout << reports::make_renderer(*format, render)->render(d);

@@ -78,11 +78,9 @@ reports::pci_bus_reading read_pci_bus(const std::string& root) {
 exit_code run_health(const health_options& o) {
   const auto started = std::chrono::steady_clock::now();
   // text, json, prom or reason: the CLI accepts only those.
-  const auto format = reports::output_format_from_string(o.json ? "json" : o.format);
-  if (!format) {
-    fmt::print(stderr, "gpuspec health: --format {}: unknown format\n", o.format);
+  const auto format = chosen_format("health", o.json, o.format);
+  if (!format)
     return exit_code::unknown;
-  }
 
   const std::filesystem::path specs_path =
       o.specs.empty() ? reports::default_spec_table_path(specs_dir().string())

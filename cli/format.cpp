@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -55,6 +56,14 @@ std::size_t stdout_table_width() {
       return static_cast<std::size_t>(n);
   }
   return 0;
+}
+
+std::optional<reports::output_format> chosen_format(const char* command, bool json,
+                                                    const std::string& format) {
+  const auto chosen = reports::output_format_from_string(json ? "json" : format);
+  if (!chosen)
+    fmt::print(stderr, "gpuspec {}: --format {}: unknown format\n", command, format);
+  return chosen;
 }
 
 } // namespace gpuspec::cli

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/report.hpp"
 
 namespace gpuspec::cli {
@@ -31,5 +32,10 @@ std::string format_value(double v);
 /// The width a table printed on stdout should fit: the terminal's when stdout is one, else
 /// $COLUMNS when set, else 0 (no limit: a file or a pipe gets whole lines).
 std::size_t stdout_table_width();
+
+/// The output format a report command was asked for (`--json` wins over `--format`); nullopt,
+/// after "gpuspec <command>: --format X: unknown format" on stderr, when it names none.
+std::optional<reports::output_format> chosen_format(const char* command, bool json,
+                                                    const std::string& format);
 
 } // namespace gpuspec::cli

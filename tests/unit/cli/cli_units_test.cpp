@@ -102,3 +102,14 @@ TEST(Format, BytesPcieReadingsAndValues) {
 
 } // namespace
 } // namespace gpuspec::cli
+
+TEST(ChosenFormat, JsonWinsAndAnUnknownNameIsRefusedOnStderr) {
+  using gpuspec::cli::chosen_format;
+  using gpuspec::reports::output_format;
+  EXPECT_EQ(chosen_format("diff", false, "md"), output_format::markdown);
+  EXPECT_EQ(chosen_format("diff", true, "md"), output_format::json);
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(chosen_format("compare", false, "bogus").has_value());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "gpuspec compare: --format bogus: unknown format\n");
+}
