@@ -14,7 +14,19 @@
 #                    (function lengths for scripts/architecture-metrics.py and its test).
 #   Not installed:   the CUDA toolkit and NCCL (NVIDIA's own repositories). Without them, use
 #                    the host-only preset; this script says so below.
+#   With --slurm:    slurm-wlm and munge as well, for the tests that start a real Slurm on this
+#                    machine (tests/slurm, GPUSPEC_SLURM_TESTS=ON; .ci/run asks for them).
+#                    Only when asked: on a machine with systemd the packages enable their
+#                    daemons, which a developer's box does not want.
 set -euo pipefail
+
+with_slurm=0
+for arg in "$@"; do
+  case "$arg" in
+  --slurm) with_slurm=1 ;;
+  *) echo "install-deps: unknown option '$arg' (known: --slurm)" >&2; exit 2 ;;
+  esac
+done
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 deps="$here/.deps/python"
@@ -34,6 +46,9 @@ packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fu
 packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
 packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
+if [ "$with_slurm" = 1 ]; then
+  packages+=(slurm-wlm munge) # slurmctld, slurmd, srun, sbatch, munged: tests/slurm
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

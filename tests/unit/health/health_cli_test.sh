@@ -161,7 +161,9 @@ scripts)
   done
   # A fake scontrol that records its arguments, and gpuspec wrapped to read the fixture host.
   mkdir -p "$out/bin"
-  printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s/scontrol.calls"\n' "$out" >"$out/bin/scontrol"
+  # `scontrol show node` answers with $out/show-node (the node as slurmctld would show it),
+  # empty for a node that is not drained; only the updates are the script's actions.
+  printf '#!/bin/sh\nif [ "$1" = show ]; then cat "%s/show-node" 2>/dev/null; exit 0; fi\nprintf "%%s\\n" "$*" >>"%s/scontrol.calls"\n' "$out" "$out" >"$out/bin/scontrol"
   printf '#!/bin/sh\nexec "%s" "$@" --root "%s/hosts/x86-gpu-node"\n' "$bin" "$fx" >"$out/bin/gpuspec"
   chmod +x "$out/bin/scontrol" "$out/bin/gpuspec"
   # run_slurm NVML LOG: the script as slurmd runs it.
@@ -181,6 +183,23 @@ scripts)
   [ -e "$out/scontrol.calls" ] && fail "slurm warn: drained on a warning"
   grep -q "warn on gpu-node-01 (gpuspec:GPUSPEC-ROW-REMAP-PENDING:gpu3): not drained" "$out/slurm.err" ||
     fail "slurm warn: not logged: $(cat "$out/slurm.err")"
+  # A pass resumes a node drained with gpuspec's own reason, never one an operator drained.
+  printf '   State=IDLE+DRAIN ThreadsPerCore=1\n   Reason=gpuspec:GPUSPEC-XID-HARDWARE:gpu3 [root@2026-12-02T04:01:05]\n' >"$out/show-node"
+  run_slurm eight-healthy.json "$clean"
+  [ "$(cat "$out/scontrol.calls" 2>/dev/null)" = "update nodename=gpu-node-01 state=resume" ] ||
+    fail "slurm pass after gpuspec's drain: scontrol called with '$(cat "$out/scontrol.calls" 2>/dev/null)'"
+  grep -q "pass on gpu-node-01: resumed; it was drained with gpuspec's own reason (gpuspec:GPUSPEC-XID-HARDWARE:gpu3)" "$out/slurm.err" ||
+    fail "slurm resume: not logged: $(cat "$out/slurm.err")"
+  run_slurm eight-row-remap-pending.json "$clean"
+  [ -e "$out/scontrol.calls" ] && fail "slurm warn while drained by gpuspec: scontrol $(cat "$out/scontrol.calls")"
+  grep -q "stays drained (gpuspec:GPUSPEC-XID-HARDWARE:gpu3): only a pass resumes it" "$out/slurm.err" ||
+    fail "slurm warn while drained: not logged: $(cat "$out/slurm.err")"
+  printf '   State=IDLE+DRAIN ThreadsPerCore=1\n   Reason=maintenance: cable swap [alice@2026-12-02T04:01:05]\n' >"$out/show-node"
+  run_slurm eight-healthy.json "$clean"
+  [ -e "$out/scontrol.calls" ] && fail "slurm pass: an operator's drain was lifted: $(cat "$out/scontrol.calls")"
+  grep -q "left drained; its drain reason is not gpuspec's ('maintenance: cable swap')" "$out/slurm.err" ||
+    fail "slurm operator drain: not logged: $(cat "$out/slurm.err")"
+  rm -f "$out/show-node"
   run_slurm eight-healthy.json /nonexistent/kernel.log
   [ $? -eq 0 ] || fail "slurm unknown: script exit code not 0"
   [ -e "$out/scontrol.calls" ] && fail "slurm unknown: drained on exit 3"

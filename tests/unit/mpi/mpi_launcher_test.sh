@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End to end: gpuspec-mpi under `mpirun -np 2 --oversubscribe` on this one machine (no GPU):
+# End to end: gpuspec-mpi under `mpirun -np 2 --oversubscribe` on this one machine (no GPU), or
+# under a real Slurm's srun (GPUSPEC_MPI_SRUN, below):
 # rank 0 writes a valid report that the real reader loads and `gpuspec check` judges (exit 3:
 # nothing measured), a rank killed mid-run and a rank that stalls past the deadline are named
 # in a failed result within a bounded time, more ranks than GPUs is a clear error, --pairwise
@@ -11,7 +12,13 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 validate="$here/../../../scripts/validate-report.py"
 rm -rf "$out"
 mkdir -p "$out"
-command -v mpirun >/dev/null || { echo "SKIP: no mpirun (install openmpi-bin)"; exit 77; }
+# Under Slurm (tests/slurm/slurm_test.sh mpi) GPUSPEC_MPI_SRUN holds the srun that launches the
+# two ranks in place of mpirun (e.g. "srun --mpi=pmix -N1 -w gn1"); the scenarios are the same.
+srun_cmd=()
+[ -n "${GPUSPEC_MPI_SRUN:-}" ] && read -r -a srun_cmd <<<"$GPUSPEC_MPI_SRUN"
+if [ ${#srun_cmd[@]} -eq 0 ]; then
+  command -v mpirun >/dev/null || { echo "SKIP: no mpirun (install openmpi-bin)"; exit 77; }
+fi
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -26,7 +33,11 @@ launch() {
   local limit=$1
   shift
   local start=$SECONDS
-  timeout --kill-after=5 "$limit" mpirun -np 2 --oversubscribe "$bin" "$@" >"$out/stdout" 2>"$out/stderr"
+  if [ ${#srun_cmd[@]} -gt 0 ]; then
+    timeout --kill-after=5 "$limit" "${srun_cmd[@]}" -n 2 "$bin" "$@" >"$out/stdout" 2>"$out/stderr"
+  else
+    timeout --kill-after=5 "$limit" mpirun -np 2 --oversubscribe "$bin" "$@" >"$out/stdout" 2>"$out/stderr"
+  fi
   rc=$?
   elapsed=$((SECONDS - start))
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && [ "$elapsed" -ge "$limit" ]; then
@@ -75,6 +86,18 @@ kill)
   [ "$rc" -ne 0 ] || fail "exit 0 after a rank died"
   [ "$elapsed" -lt 20 ] || fail "took $elapsed s, more than the case deadline"
   report_ok "$out/r.json"
+  if [ ${#srun_cmd[@]} -gt 0 ]; then
+    # srun --mpi=pmix ends the whole step with SIGKILL when a rank dies (Slurm's PMIx plugin
+    # kills the step on a process abort), so rank 0 cannot name the dead rank: what it wrote
+    # before then stays, marked incomplete, and check cannot pass it. mpirun inside the
+    # allocation names the rank (docs/multi-node.md).
+    [ "$check_rc" -eq 3 ] || fail "gpuspec check exit $check_rc, expected 3 (incomplete)"
+    has "$out/r.json" '"complete": false'
+    has "$out/r.json" 'run in progress: 1 of 3 cases done'
+    has "$out/stderr" 'task 1: Killed'
+    [ "$failures" -eq 0 ] && echo "ok: $scenario (srun)"
+    exit $((failures > 0))
+  fi
   [ "$check_rc" -eq 2 ] || fail "gpuspec check exit $check_rc, expected 2 (a failed result)"
   has "$out/r.json" '"complete": false'
   has "$out/r.json" '"failure": "worker_exit"'
@@ -133,10 +156,20 @@ nodes)
   args=(-o "$out/r.json" --case-timeout 2 --sizes 4K,1M,4M)
   nvml=(GPUSPEC_NVML_LIBRARY="$fake_nvml" GPUSPEC_FAKE_NVML_CONFIG="$nvml_configs/two-healthy.json")
   start=$SECONDS
-  GPUSPEC_MPI_TEST_STALL_RANK=1 timeout --kill-after=5 40 mpirun --oversubscribe \
-    -np 1 env "${nvml[@]}" GPUSPEC_MPI_TEST_HOSTNAME=node-a "$bin" "${args[@]}" : \
-    -np 1 env "${nvml[@]}" GPUSPEC_MPI_TEST_HOSTNAME=node-b GPUSPEC_MPI_TEST_NO_TELEMETRY=1 \
-    "$bin" "${args[@]}" >"$out/stdout" 2>"$out/stderr"
+  if [ ${#srun_cmd[@]} -gt 0 ]; then
+    # srun's form of mpirun's "A : B": one line per rank in a --multi-prog file.
+    {
+      echo "0 env ${nvml[*]} GPUSPEC_MPI_TEST_HOSTNAME=node-a $bin ${args[*]}"
+      echo "1 env ${nvml[*]} GPUSPEC_MPI_TEST_HOSTNAME=node-b GPUSPEC_MPI_TEST_NO_TELEMETRY=1 $bin ${args[*]}"
+    } >"$out/ranks.conf"
+    GPUSPEC_MPI_TEST_STALL_RANK=1 timeout --kill-after=5 40 "${srun_cmd[@]}" -n 2 \
+      --multi-prog "$out/ranks.conf" >"$out/stdout" 2>"$out/stderr"
+  else
+    GPUSPEC_MPI_TEST_STALL_RANK=1 timeout --kill-after=5 40 mpirun --oversubscribe \
+      -np 1 env "${nvml[@]}" GPUSPEC_MPI_TEST_HOSTNAME=node-a "$bin" "${args[@]}" : \
+      -np 1 env "${nvml[@]}" GPUSPEC_MPI_TEST_HOSTNAME=node-b GPUSPEC_MPI_TEST_NO_TELEMETRY=1 \
+      "$bin" "${args[@]}" >"$out/stdout" 2>"$out/stderr"
+  fi
   rc=$?
   [ $((SECONDS - start)) -lt 30 ] || fail "took $((SECONDS - start)) s for a 2 s deadline"
   [ "$rc" -eq 2 ] || fail "exit $rc, expected 2 (node-b's GPU fails)"
