@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "format.hpp"
@@ -28,9 +30,10 @@ void setup_health(CLI::App& app, health_options& o) {
       "health", "Passive node health check for a scheduler's hook: inventory, counters, Xids since "
                 "boot, driver; no kernels");
   cmd->add_option("--format", o.format,
-                  "Output: text, json, prom (node_exporter textfile) or reason (the drain reason "
-                  "alone)")
-      ->check(CLI::IsMember({"text", "json", "prom", "reason"}))
+                  "Output: text, json, prom (node_exporter textfile), reason (the drain reason "
+                  "alone) or kube (the Kubernetes Node's labels, annotation and taint: "
+                  "deploy/kubernetes)")
+      ->check(CLI::IsMember({"text", "json", "prom", "reason", "kube"}))
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Same as --format json");
   cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)");
@@ -77,7 +80,7 @@ reports::pci_bus_reading read_pci_bus(const std::string& root) {
 
 exit_code run_health(const health_options& o) {
   const auto started = std::chrono::steady_clock::now();
-  // text, json, prom or reason: the CLI accepts only those.
+  // text, json, prom, reason or kube: the CLI accepts only those.
   const auto format = chosen_format("health", o.json, o.format);
   if (!format)
     return exit_code::unknown;
@@ -117,7 +120,9 @@ exit_code run_health(const health_options& o) {
   reports::render_options render;
   render.width = o.output.empty() ? stdout_table_width() : 0;
   const std::string text =
-      reports::make_renderer(*format, render)->render(reports::health_document{h, elapsed});
+      reports::make_renderer(*format, render)
+          ->render(reports::health_document{
+              h, elapsed, fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)))});
 
   const auto code = static_cast<exit_code>(reports::exit_code_of(h.check.status));
   if (o.output.empty()) {

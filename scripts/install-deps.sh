@@ -11,7 +11,8 @@
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
 #                    usage for the static-evidence test; PyPI has them from 13.2 on, and
 #                    13.2.86 read this project's CUDA 13.0 objects on 2026-11-30), lizard
-#                    (function lengths for scripts/architecture-metrics.py and its test).
+#                    (function lengths for scripts/architecture-metrics.py and its test),
+#                    kubernetes-validate (deploy/kubernetes against Kubernetes' schemas).
 #   Not installed:   the CUDA toolkit and NCCL (NVIDIA's own repositories). Without them, use
 #                    the host-only preset; this script says so below.
 #   With --slurm:    slurm-wlm and munge as well, for the tests that start a real Slurm on this
@@ -46,6 +47,9 @@ packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fu
 packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
 packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
+# kubectl (its kustomize renders deploy/kubernetes offline): Debian's kubernetes-client, unless a
+# kubectl is installed already (from Kubernetes' own repository, say).
+command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
 if [ "$with_slurm" = 1 ]; then
   packages+=(slurm-wlm munge) # slurmctld, slurmd, srun, sbatch, munged: tests/slurm
 fi
@@ -73,7 +77,8 @@ fi
 # Python packages go into a folder of this checkout: works under PEP 668 and leaves the
 # system alone. FindNVML.cmake, the schema tests and the static-evidence test look there.
 python_pkgs=("nvidia-nvml-dev==13.0.*" "jsonschema>=4" "nvidia-cuda-cuobjdump==13.2.*"
-             "nvidia-cuda-nvdisasm==13.2.*" "lizard>=1.17")
+             "nvidia-cuda-nvdisasm==13.2.*" "lizard>=1.17"
+             "kubernetes-validate>=1.30") # deploy/kubernetes against Kubernetes' schemas, offline
 if [ -f "$deps/.installed" ] && [ "$(cat "$deps/.installed")" = "${python_pkgs[*]}" ]; then
   echo "install-deps: Python packages already in $deps"
 else

@@ -15,6 +15,7 @@
 #include "gpuspec/reports/compare.hpp"
 #include "gpuspec/reports/diff.hpp"
 #include "gpuspec/reports/health.hpp"
+#include "gpuspec/reports/kubernetes.hpp"
 #include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/text_format.hpp"
 #include "gpuspec/reports/text_table.hpp"
@@ -47,6 +48,66 @@ TEST(Render, FormatNames) {
   EXPECT_EQ(output_format_from_string("text"), output_format::table);
   EXPECT_EQ(output_format_from_string("nccl-tests"), output_format::nccl_tests);
   EXPECT_EQ(output_format_from_string("reason"), output_format::reason);
+  EXPECT_EQ(output_format_from_string("kube"), output_format::kube);
+}
+
+// Kubernetes' label values (kubernetes.hpp): what the Node's labels may hold, checked against the
+// API server's own rule over every short string of a small alphabet.
+TEST(Render, KubeLabelValuesFollowTheApiServersRule) {
+  const std::regex rule("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$");
+  const std::string alphabet = "a0-_.:/ ";
+  std::vector<std::string> values{""};
+  for (int length = 1; length <= 3; ++length) {
+    std::vector<std::string> longer;
+    for (const auto& v : values)
+      if (v.size() == static_cast<std::size_t>(length - 1))
+        for (char c : alphabet)
+          longer.push_back(v + c);
+    values.insert(values.end(), longer.begin(), longer.end());
+  }
+  for (const auto& v : values)
+    EXPECT_EQ(is_kube_label_value(v), std::regex_match(v, rule)) << "'" << v << "'";
+  EXPECT_TRUE(is_kube_label_value("GPUSPEC-XID-HARDWARE"));
+  EXPECT_TRUE(is_kube_label_value(std::string(63, 'a')));
+  EXPECT_FALSE(is_kube_label_value(std::string(64, 'a')));
+}
+
+// A fail taints with the first worst finding's code; a warn labels it and leaves the taint; a
+// node without a verdict is "unknown" with no reason label.
+TEST(Render, KubePublicationOfEachVerdict) {
+  health_outcome h;
+  h.check.status = verdict_status::fail;
+  h.drain_reason = "gpuspec:GPUSPEC-XID-HARDWARE:gpu3";
+  auto p = kube_publication_of(h, "2026-12-02T04:00:00Z");
+  const auto& labels = p.merge_patch["metadata"]["labels"];
+  EXPECT_EQ(labels["gpuspec.io/health"], "fail");
+  EXPECT_EQ(labels["gpuspec.io/health-reason"], "GPUSPEC-XID-HARDWARE");
+  EXPECT_EQ(p.taint_argument, "gpuspec.io/unhealthy=GPUSPEC-XID-HARDWARE:NoSchedule");
+  const auto summary = nlohmann::json::parse(
+      p.merge_patch["metadata"]["annotations"]["gpuspec.io/health-summary"].get<std::string>());
+  EXPECT_EQ(summary["checked_utc"], "2026-12-02T04:00:00Z");
+  EXPECT_EQ(summary["exit_code"], 2);
+
+  h.check.status = verdict_status::warn;
+  h.drain_reason = "gpuspec:GPUSPEC-HOST-MEMORY-LOW:node";
+  p = kube_publication_of(h, "");
+  EXPECT_EQ(p.merge_patch["metadata"]["labels"]["gpuspec.io/health-reason"],
+            "GPUSPEC-HOST-MEMORY-LOW");
+  EXPECT_EQ(p.taint_argument, "");
+
+  h.check.status = verdict_status::inconclusive;
+  h.drain_reason.clear();
+  p = kube_publication_of(h, "");
+  EXPECT_EQ(p.merge_patch["metadata"]["labels"]["gpuspec.io/health"], "unknown");
+  EXPECT_TRUE(p.merge_patch["metadata"]["labels"]["gpuspec.io/health-reason"].is_null());
+  EXPECT_EQ(p.taint_argument, "");
+
+  h.check.status = verdict_status::pass;
+  p = kube_publication_of(h, "");
+  EXPECT_EQ(p.taint_argument, "gpuspec.io/unhealthy:NoSchedule-");
+  // A fail without a reason still taints, without a value.
+  h.check.status = verdict_status::fail;
+  EXPECT_EQ(kube_publication_of(h, "").taint_argument, "gpuspec.io/unhealthy:NoSchedule");
 }
 
 // One interface for every document: a format prints the documents it has a layout for, and
@@ -57,7 +118,7 @@ TEST(Render, AFormatWithoutALayoutForADocumentThrows) {
   compare_output c;
   health_outcome h;
   h.check = o;
-  const health_document hd{h, 0.5};
+  const health_document hd{h, 0.5, ""};
   for (const auto f : {output_format::table, output_format::markdown, output_format::json,
                        output_format::junit, output_format::prometheus})
     EXPECT_FALSE(make_renderer(f)->render(o).empty()) << static_cast<int>(f);
@@ -74,7 +135,7 @@ TEST(Render, HealthGoesThroughTheSameRenderersAsItsOwnPrinters) {
   health_outcome h;
   h.check = degraded_outcome();
   h.drain_reason = "GPUSPEC-PCIE-LINK-DEGRADED gpu 2";
-  const health_document hd{h, 0.25};
+  const health_document hd{h, 0.25, ""};
   EXPECT_EQ(make_renderer(output_format::table, {false, 100})->render(hd),
             render_health_text(h, 0.25, {false, 100}));
   EXPECT_EQ(make_renderer(output_format::json)->render(hd),
@@ -84,7 +145,7 @@ TEST(Render, HealthGoesThroughTheSameRenderersAsItsOwnPrinters) {
             render_health_prometheus(h, 0.25));
   EXPECT_EQ(make_renderer(output_format::reason)->render(hd), "GPUSPEC-PCIE-LINK-DEGRADED gpu 2\n");
   h.drain_reason.clear();
-  EXPECT_EQ(make_renderer(output_format::reason)->render(health_document{h, 0.25}), "");
+  EXPECT_EQ(make_renderer(output_format::reason)->render(health_document{h, 0.25, ""}), "");
 }
 
 TEST(Render, DiffAndCompareGoThroughTheSameRenderers) {

@@ -129,6 +129,45 @@ PY
   done
   echo "gpuspec health, 8 GPUs (fake NVML), wall time of 10 runs: best ${best} ms, worst ${worst} ms"
   [ "$worst" -lt 5000 ] || fail "8 GPUs took ${worst} ms (limit 5000 ms)"
+
+  # --format kube: the Node's merge patch, then the taint argument (deploy/kubernetes applies
+  # them). kube NAME CODE LABEL REASON_LABEL TAINT NVML LOG: the labels, the taint, and the
+  # summary annotation's status, all read back as Kubernetes would take them.
+  kube() {
+    local name=$1 code=$2 label=$3 reason_label=$4 taint=$5
+    shift 5
+    health "$@" x86-gpu-node --format kube
+    local rc=$?
+    [ "$rc" -eq "$code" ] || fail "kube $name: exit code $rc, expected $code"
+    [ "$(wc -l <"$out/last.out")" -eq 2 ] || fail "kube $name: not two lines: $(cat "$out/last.out")"
+    python3 - "$out/last.out" "$label" "$reason_label" "$taint" <<'PY' || fail "kube $name: $(cat "$out/last.out")"
+import json, re, sys
+patch_line, taint_line = open(sys.argv[1]).read().splitlines()
+label, reason_label, taint = sys.argv[2], sys.argv[3], sys.argv[4]
+patch = json.loads(patch_line)
+meta = patch["metadata"]
+assert set(patch) == {"metadata"} and set(meta) == {"labels", "annotations"}, patch
+labels = meta["labels"]
+assert labels["gpuspec.io/health"] == label, labels
+want = None if reason_label == "-" else reason_label
+assert labels["gpuspec.io/health-reason"] == want, labels
+value = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+for k, v in labels.items():
+    assert v is None or (len(v) <= 63 and value.match(v)), (k, v)
+summary = json.loads(meta["annotations"]["gpuspec.io/health-summary"])
+assert summary["schema"] == "gpuspec.kube-summary.v1", summary
+assert summary["status"] == label, summary
+assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", summary["checked_utc"]), summary
+assert taint_line == taint, (taint_line, taint)
+PY
+    cp "$out/last.out" "$out/kube-$name.txt"
+  }
+  kube healthy 0 pass - "gpuspec.io/unhealthy:NoSchedule-" eight-healthy.json "$clean"
+  kube xid79 2 fail GPUSPEC-XID-HARDWARE "gpuspec.io/unhealthy=GPUSPEC-XID-HARDWARE:NoSchedule" eight-healthy.json "$xid79"
+  kube row-remap-pending 1 warn GPUSPEC-ROW-REMAP-PENDING - eight-row-remap-pending.json "$clean"
+  kube kernel-log-unread 3 unknown - - eight-healthy.json /nonexistent/kernel.log
+  python3 -c 'import json,sys; s=json.loads(json.loads(open(sys.argv[1]).readline())["metadata"]["annotations"]["gpuspec.io/health-summary"]); g=s["gpus"]; sys.exit(0 if [x["index"] for x in g]==[3] and "GPUSPEC-XID-HARDWARE" in g[0]["codes"] else 1)' "$out/kube-xid79.txt" ||
+    fail "kube xid79: the summary does not name GPU 3 with GPUSPEC-XID-HARDWARE: $(cat "$out/kube-xid79.txt")"
   ;;
 promtool)
   command -v promtool >/dev/null || { echo "promtool not installed: skipped"; exit 77; }

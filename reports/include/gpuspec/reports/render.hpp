@@ -5,7 +5,7 @@
 ///
 ///   document          table  md  json  junit  prom  nccl-tests  reason
 ///   check outcome       x     x    x     x      x       x
-///   health outcome      x          x            x                  x
+///   health outcome      x          x            x                  x       (and kube)
 ///   diff output         x     x    x
 ///   compare output      x     x    x
 ///
@@ -31,10 +31,19 @@ struct health_outcome;
 struct diff_output;
 struct compare_output;
 
-enum class output_format { table, markdown, json, junit, prometheus, nccl_tests, reason };
+enum class output_format {
+  table,
+  markdown,
+  json,
+  junit,
+  prometheus,
+  nccl_tests,
+  reason,
+  kube, ///< health only: the Node's labels, annotation and taint (kubernetes.hpp)
+};
 
 /// "table" (or "text"), "md" (or "markdown"), "json", "junit", "prom" (or "prometheus"),
-/// "nccl-tests", "reason"; std::nullopt for anything else.
+/// "nccl-tests", "reason", "kube"; std::nullopt for anything else.
 [[nodiscard]] std::optional<output_format> output_format_from_string(std::string_view s);
 
 struct render_options {
@@ -48,6 +57,7 @@ struct render_options {
 struct health_document {
   const health_outcome& outcome;
   double elapsed_s = 0;
+  std::string checked_utc; ///< when the check ran ("2026-12-02T04:00:00Z"); "" when not said
 };
 
 class renderer {
