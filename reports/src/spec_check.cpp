@@ -41,7 +41,13 @@ std::optional<double> recomputed_peak(const gpu_spec& row, std::string_view key)
   if (!clock) {
     return std::nullopt;
   }
-  return clock_adjusted_peak(row.cc_major, row.cc_minor, row.sm_count, *clock, key);
+  const auto peak = clock_adjusted_peak(row.cc_major, row.cc_minor, row.sm_count, *clock, key);
+  // GeForce datasheets state these keys with FP32 accumulate, at half the table's rate.
+  if (peak && is_geforce_name(row.name) &&
+      geforce_halves_fp32_accumulate(row.cc_major, row.cc_minor, key)) {
+    return *peak / 2;
+  }
+  return peak;
 }
 
 namespace {
