@@ -125,7 +125,7 @@ private:
   object_reader m_reader;
 };
 
-constexpr std::array<std::string_view, 21> row_keys{"id",
+constexpr std::array<std::string_view, 22> row_keys{"id",
                                                     "name",
                                                     "match_names",
                                                     "pci_device_ids",
@@ -145,7 +145,8 @@ constexpr std::array<std::string_view, 21> row_keys{"id",
                                                     "check_notes",
                                                     "nvlink_version",
                                                     "nvlink_links",
-                                                    "nvlink_link_gbs"};
+                                                    "nvlink_link_gbs",
+                                                    "arch_rates_apply"};
 constexpr std::array<std::string_view, 6> memory_keys{
     "size_gb", "type", "bus_width_bits", "bandwidth_gbs", "clock_mhz", "transfers_per_clock"};
 constexpr std::array<std::string_view, 2> pcie_keys{"gen", "width"};
@@ -202,6 +203,13 @@ void read_identity(const spec_reader& r, gpu_spec& row) {
   row.base_clock_mhz = r.optional_number("base_clock_mhz").value_or(0);
   row.boost_clock_mhz = r.optional_number("boost_clock_mhz").value_or(0);
   row.tensor_clock_mhz = r.optional_number("tensor_clock_mhz");
+  if (r.has("arch_rates_apply")) {
+    const element v = r.get("arch_rates_apply");
+    if (!v.is_bool()) {
+      fail(r.at("arch_rates_apply"), fmt::format("expected true or false, got {}", type_name(v)));
+    }
+    row.arch_rates_apply = v.get_bool().value_unsafe();
+  }
 }
 
 /// The memory figures: left out as a whole where no vendor document gives them (B300); the bus

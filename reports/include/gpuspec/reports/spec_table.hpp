@@ -59,6 +59,10 @@ struct gpu_spec {
   /// document gives the data rate; `specs --check` recomputes the bandwidth from them.
   std::optional<double> memory_clock_mhz;
   std::optional<double> memory_transfers_per_clock;
+  /// False where the architecture's per-SM rates (arch_rates.hpp) do not hold for this model
+  /// (H20: its Tensor Cores and FP64 run far below Hopper's rate), so no ceiling is derived
+  /// from them, neither by `specs --check` nor at the sampled clock. Row key "arch_rates_apply".
+  bool arch_rates_apply = true;
   /// Field ("peaks.fp16_tc", "memory.bandwidth_gbs") -> why `specs --check` may disagree.
   std::map<std::string, std::string> check_notes;
 };
