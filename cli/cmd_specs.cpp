@@ -28,6 +28,22 @@ std::string peak(const gpu_spec& row, const std::string& key) {
 }
 
 json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json optional_json(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+/// A figure the row leaves out (0: no vendor document gives it) is null.
+json stated_json(double v) { return v > 0 ? json(v) : json(nullptr); }
+
+json memory_json(const gpu_spec& row) {
+  if (!(row.memory_bandwidth_gbs > 0)) {
+    return nullptr;
+  }
+  return {{"size_gb", row.memory_gib},
+          {"type", row.memory_type},
+          {"bus_width_bits",
+           row.memory_bus_width_bits > 0 ? json(row.memory_bus_width_bits) : json(nullptr)},
+          {"bandwidth_gbs", row.memory_bandwidth_gbs},
+          {"clock_mhz", optional_json(row.memory_clock_mhz)},
+          {"transfers_per_clock", optional_json(row.memory_transfers_per_clock)}};
+}
 
 json row_json(const gpu_spec& row) {
   json ids = json::array();
@@ -53,18 +69,16 @@ json row_json(const gpu_spec& row) {
       {"base_clock_mhz", row.base_clock_mhz > 0 ? json(row.base_clock_mhz) : json(nullptr)},
       {"boost_clock_mhz", row.boost_clock_mhz > 0 ? json(row.boost_clock_mhz) : json(nullptr)},
       {"tensor_clock_mhz", optional_json(row.tensor_clock_mhz)},
-      {"memory",
-       {{"size_gb", row.memory_gib},
-        {"type", row.memory_type},
-        {"bus_width_bits", row.memory_bus_width_bits},
-        {"bandwidth_gbs", row.memory_bandwidth_gbs},
-        {"clock_mhz", optional_json(row.memory_clock_mhz)},
-        {"transfers_per_clock", optional_json(row.memory_transfers_per_clock)}}},
+      {"memory", memory_json(row)},
       {"peaks", peaks},
       {"recomputed_peaks", ceilings},
-      {"tdp_w", row.tdp_w},
-      {"pcie", {{"gen", row.pcie_gen}, {"width", row.pcie_width}}},
+      {"tdp_w", stated_json(row.tdp_w)},
+      {"pcie",
+       row.pcie_gen > 0 ? json{{"gen", row.pcie_gen}, {"width", row.pcie_width}} : json(nullptr)},
       {"nvlink_gbs", optional_json(row.nvlink_gbs)},
+      {"nvlink_version", optional_json(row.nvlink_version)},
+      {"nvlink_links", optional_json(row.nvlink_links)},
+      {"nvlink_link_gbs", optional_json(row.nvlink_link_gbs)},
       {"sources", row.sources},
       {"notes", row.notes},
       {"check_notes", row.check_notes}};
@@ -99,9 +113,10 @@ exit_code list_rows(const reports::spec_table& table, bool as_json) {
     t.add_row({row.id, row.name, fmt::format("{}.{}", row.cc_major, row.cc_minor),
                std::to_string(row.sm_count),
                row.boost_clock_mhz > 0 ? number(row.boost_clock_mhz) : "-",
-               fmt::format("{} GB {}", number(row.memory_gib), row.memory_type),
-               number(row.memory_bandwidth_gbs), peak(row, "fp32"), peak(row, "fp16_tc"),
-               number(row.tdp_w)});
+               row.memory_gib > 0 ? fmt::format("{} GB {}", number(row.memory_gib), row.memory_type)
+                                  : "-",
+               row.memory_bandwidth_gbs > 0 ? number(row.memory_bandwidth_gbs) : "-",
+               peak(row, "fp32"), peak(row, "fp16_tc"), row.tdp_w > 0 ? number(row.tdp_w) : "-"});
   }
   fmt::print("{}", t.render());
   fmt::print("Peaks in TFLOP/s (dense, never sparsity). `gpuspec specs ID` shows a row and its "
@@ -132,16 +147,28 @@ exit_code show_row(const reports::spec_table& table, const std::string& id, bool
              row->tensor_clock_mhz
                  ? fmt::format(", Tensor Core figures at {} MHz", number(*row->tensor_clock_mhz))
                  : "");
-  fmt::print("  memory            {} GB {}, {}-bit, {} GB/s", number(row->memory_gib),
-             row->memory_type, row->memory_bus_width_bits, number(row->memory_bandwidth_gbs));
+  const auto stated = [](double v, std::string_view unit) {
+    return v > 0 ? fmt::format("{}{}", number(v), unit) : std::string("-");
+  };
+  fmt::print("  memory            {} {}, {}, {}", stated(row->memory_gib, " GB"), row->memory_type,
+             stated(row->memory_bus_width_bits, "-bit"),
+             stated(row->memory_bandwidth_gbs, " GB/s"));
   if (row->memory_clock_mhz) {
     fmt::print(" ({} MHz x {} transfers/clock)", number(*row->memory_clock_mhz),
                number(row->memory_transfers_per_clock));
   }
-  fmt::print("\n  TDP               {} W\n  PCIe              gen {} x{}\n", number(row->tdp_w),
-             row->pcie_gen, row->pcie_width);
-  fmt::print("  NVLink            {}\n",
-             row->nvlink_gbs ? number(*row->nvlink_gbs) + " GB/s" : std::string("-"));
+  fmt::print("\n  TDP               {}\n  PCIe              {}\n", stated(row->tdp_w, " W"),
+             row->pcie_gen > 0 ? fmt::format("gen {} x{}", row->pcie_gen, row->pcie_width)
+                               : std::string("-"));
+  fmt::print("  NVLink            {}{}\n",
+             row->nvlink_gbs ? number(*row->nvlink_gbs) + " GB/s" : std::string("-"),
+             row->nvlink_links
+                 ? fmt::format(" (NVLink {}, {} links{})",
+                               row->nvlink_version ? *row->nvlink_version : 0, *row->nvlink_links,
+                               row->nvlink_link_gbs
+                                   ? fmt::format(" x {} GB/s", number(*row->nvlink_link_gbs))
+                                   : "")
+                 : std::string());
   std::string ids, names;
   for (auto pid : row->pci_device_ids) {
     ids += fmt::format("{}0x{:04X}", ids.empty() ? "" : ", ", pid);

@@ -38,10 +38,16 @@ std::optional<double> datasheet_clock_mhz(const gpu_spec& row, std::string_view 
 
 std::optional<double> recomputed_peak(const gpu_spec& row, std::string_view key) {
   const auto clock = datasheet_clock_mhz(row, key);
-  if (!clock) {
+  if (!clock || !row.arch_rates_apply) {
     return std::nullopt;
   }
-  return clock_adjusted_peak(row.cc_major, row.cc_minor, row.sm_count, *clock, key);
+  const auto peak = clock_adjusted_peak(row.cc_major, row.cc_minor, row.sm_count, *clock, key);
+  // GeForce datasheets state these keys with FP32 accumulate, at half the table's rate.
+  if (peak && is_geforce_name(row.name) &&
+      geforce_halves_fp32_accumulate(row.cc_major, row.cc_minor, key)) {
+    return *peak / 2;
+  }
+  return peak;
 }
 
 namespace {
@@ -79,7 +85,11 @@ std::vector<spec_finding> check_spec_table(const spec_table& table, double toler
       f.stated = stated;
       f.clock_mhz = datasheet_clock_mhz(row, key);
       f.computed = recomputed_peak(row, key);
-      if (!known_arch) {
+      if (!row.arch_rates_apply) {
+        f.detail = fmt::format("the {}.{} rates do not hold for this model (arch_rates_apply "
+                               "false; the row's notes say why)",
+                               row.cc_major, row.cc_minor);
+      } else if (!known_arch) {
         f.detail = fmt::format("no rates for compute capability {}.{} in the architecture table",
                                row.cc_major, row.cc_minor);
       } else if (!f.clock_mhz) {

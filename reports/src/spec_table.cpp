@@ -125,7 +125,7 @@ private:
   object_reader m_reader;
 };
 
-constexpr std::array<std::string_view, 18> row_keys{"id",
+constexpr std::array<std::string_view, 22> row_keys{"id",
                                                     "name",
                                                     "match_names",
                                                     "pci_device_ids",
@@ -142,7 +142,11 @@ constexpr std::array<std::string_view, 18> row_keys{"id",
                                                     "nvlink_gbs",
                                                     "sources",
                                                     "notes",
-                                                    "check_notes"};
+                                                    "check_notes",
+                                                    "nvlink_version",
+                                                    "nvlink_links",
+                                                    "nvlink_link_gbs",
+                                                    "arch_rates_apply"};
 constexpr std::array<std::string_view, 6> memory_keys{
     "size_gb", "type", "bus_width_bits", "bandwidth_gbs", "clock_mhz", "transfers_per_clock"};
 constexpr std::array<std::string_view, 2> pcie_keys{"gen", "width"};
@@ -199,13 +203,27 @@ void read_identity(const spec_reader& r, gpu_spec& row) {
   row.base_clock_mhz = r.optional_number("base_clock_mhz").value_or(0);
   row.boost_clock_mhz = r.optional_number("boost_clock_mhz").value_or(0);
   row.tensor_clock_mhz = r.optional_number("tensor_clock_mhz");
+  if (r.has("arch_rates_apply")) {
+    const element v = r.get("arch_rates_apply");
+    if (!v.is_bool()) {
+      fail(r.at("arch_rates_apply"), fmt::format("expected true or false, got {}", type_name(v)));
+    }
+    row.arch_rates_apply = v.get_bool().value_unsafe();
+  }
 }
 
+/// The memory figures: left out as a whole where no vendor document gives them (B300); the bus
+/// width alone may be left out (the Blackwell datasheet gives none).
 void read_memory(const spec_reader& r, gpu_spec& row) {
+  if (!r.has("memory")) {
+    return;
+  }
   const spec_reader mem(r.get("memory"), r.at("memory"), memory_keys);
   row.memory_gib = mem.number("size_gb");
   row.memory_type = mem.string("type");
-  row.memory_bus_width_bits = mem.integer("bus_width_bits");
+  if (mem.has("bus_width_bits")) {
+    row.memory_bus_width_bits = mem.integer("bus_width_bits");
+  }
   row.memory_bandwidth_gbs = mem.number("bandwidth_gbs");
   row.memory_clock_mhz = mem.optional_number("clock_mhz");
   row.memory_transfers_per_clock = mem.optional_number("transfers_per_clock");
@@ -215,15 +233,19 @@ void read_memory(const spec_reader& r, gpu_spec& row) {
   }
 }
 
-/// The dense peak rates by precision: at least one.
+/// The dense peak rates by precision: left out where no vendor document gives one (the row then
+/// names the GPU only), at least one where present.
 void read_peaks(const spec_reader& r, gpu_spec& row) {
+  if (!r.has("peaks")) {
+    return;
+  }
   detail::for_each_member(
       r.get("peaks"), r.at("peaks"), "an object",
       [&](std::string_view key, element value, const detail::path_ref&) {
         const auto p = fmt::format("{}.{}", r.at("peaks"), key);
         if (std::find(std::begin(peak_keys), std::end(peak_keys), key) == std::end(peak_keys)) {
           fail(p, "unknown peak key (expected one of fp64, fp64_tc, fp32, fp16, bf16, tf32_tc, "
-                  "fp16_tc, bf16_tc, int8_tc, fp8_tc)");
+                  "fp16_tc, bf16_tc, int8_tc, fp8_tc, fp6_tc, fp4_tc)");
         }
         row.peaks[std::string(key)] = spec_reader::checked_number(value, p, true);
       });
@@ -263,17 +285,39 @@ void read_sources(const spec_reader& r, gpu_spec& row) {
   }
 }
 
+/// nvlink_gbs (null: no NVLink) and, where a vendor document gives them, the generation, the
+/// links per GPU and one link's rate, whose product must be nvlink_gbs (within 1%).
+void read_nvlink(const spec_reader& r, gpu_spec& row) {
+  row.nvlink_gbs = r.optional_number("nvlink_gbs");
+  if (r.has("nvlink_version")) {
+    row.nvlink_version = r.integer("nvlink_version");
+  }
+  if (r.has("nvlink_links")) {
+    row.nvlink_links = r.integer("nvlink_links");
+  }
+  row.nvlink_link_gbs = r.optional_number("nvlink_link_gbs");
+  if (row.nvlink_links && row.nvlink_link_gbs && row.nvlink_gbs &&
+      std::abs(*row.nvlink_links * *row.nvlink_link_gbs - *row.nvlink_gbs) >
+          0.01 * *row.nvlink_gbs) {
+    fail(r.at("nvlink_link_gbs"),
+         fmt::format("{} links x {:g} GB/s is not nvlink_gbs {:g}", *row.nvlink_links,
+                     *row.nvlink_link_gbs, *row.nvlink_gbs));
+  }
+}
+
 gpu_spec read_row(element j, const std::string& path) {
   const spec_reader r(j, path, row_keys);
   gpu_spec row;
   read_identity(r, row);
   read_memory(r, row);
   read_peaks(r, row);
-  row.tdp_w = r.number("tdp_w");
-  const spec_reader pcie(r.get("pcie"), r.at("pcie"), pcie_keys);
-  row.pcie_gen = pcie.integer("gen");
-  row.pcie_width = pcie.integer("width");
-  row.nvlink_gbs = r.optional_number("nvlink_gbs");
+  row.tdp_w = r.optional_number("tdp_w").value_or(0);
+  if (r.has("pcie")) {
+    const spec_reader pcie(r.get("pcie"), r.at("pcie"), pcie_keys);
+    row.pcie_gen = pcie.integer("gen");
+    row.pcie_width = pcie.integer("width");
+  }
+  read_nvlink(r, row);
 
   read_sources(r, row);
   return row;

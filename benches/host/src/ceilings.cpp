@@ -63,8 +63,11 @@ reports::ceiling compute_ceiling(const compute_ceiling_inputs& in) {
   const std::string key(in.key);
   c.spec_figure = reports::peak_figure(key);
   const char* unit = is_integer_key(in.key) ? "TOPS" : "TFLOP/s";
-  const reports::arch_rate_row* row =
-      in.cc_major && in.cc_minor ? reports::find_arch_rates(*in.cc_major, *in.cc_minor) : nullptr;
+  // A spec row may say that its architecture's rates do not hold for the model (H20).
+  const bool rates_apply = in.spec == nullptr || in.spec->arch_rates_apply;
+  const reports::arch_rate_row* row = in.cc_major && in.cc_minor && rates_apply
+                                          ? reports::find_arch_rates(*in.cc_major, *in.cc_minor)
+                                          : nullptr;
   // A plain double (negative: none), not an optional: GCC 12 -O3 warns (falsely) that an
   // optional read here may be uninitialised.
   const double table_rate = row != nullptr ? reports::rate_of(*row, in.key).value_or(-1.0) : -1.0;
@@ -106,7 +109,12 @@ reports::ceiling compute_ceiling(const compute_ceiling_inputs& in) {
   }
 
   // --- clock-adjusted: the formula at the SM clock seen during the run ----------------------
-  if (row == nullptr)
+  if (!rates_apply)
+    c.clock_adjusted_source =
+        fmt::format("spec row {}: the per-SM rates of its architecture do not hold for this model "
+                    "(arch_rates_apply false), so no clock-adjusted ceiling",
+                    in.spec->id);
+  else if (row == nullptr)
     c.clock_adjusted_source =
         in.cc_major && in.cc_minor
             ? fmt::format("no per-SM rates for compute capability {}.{} in reports/arch_rates",

@@ -105,11 +105,11 @@ TEST(ceilings, compute_ceiling_halves_geforce_fp32_accumulate_and_names_what_is_
   in.fp32_accumulate = false;
   EXPECT_NEAR(*b::compute_ceiling(in).clock_adjusted, 330.3, 0.3);
 
-  in.cc_major = 10; // no rates for Blackwell yet
+  in.cc_major = 11; // no rates for this architecture
   in.cc_minor = 0;
   const auto unknown = b::compute_ceiling(in);
   EXPECT_FALSE(unknown.clock_adjusted);
-  EXPECT_NE(unknown.clock_adjusted_source.find("10.0"), std::string::npos);
+  EXPECT_NE(unknown.clock_adjusted_source.find("11.0"), std::string::npos);
   in.cc_major = 8;
   in.cc_minor = 9;
   in.sm_clock_mhz.reset();
@@ -191,4 +191,29 @@ TEST(ceilings, the_reference_is_the_datasheet_for_memory_and_library_gemms_else_
   EXPECT_EQ(choose_reference(c), reference_kind::clock_adjusted);
   c.clock_adjusted.reset();
   EXPECT_EQ(choose_reference(c), reference_kind::none);
+}
+
+// Issue 19: an H20 (compute capability 9.0, 78 SMs) must never get the Hopper Tensor Core
+// ceiling: its row says the architecture's rates do not hold, so no clock-adjusted ceiling is
+// derived, and the source says why. Without the row (or with a row where they hold) it is.
+TEST(ceilings, a_row_whose_architecture_rates_do_not_hold_gets_no_clock_adjusted_ceiling) {
+  gpuspec::reports::gpu_spec h20;
+  h20.id = "h20";
+  h20.cc_major = 9;
+  h20.sm_count = 78;
+  h20.arch_rates_apply = false;
+  b::compute_ceiling_inputs in;
+  in.key = "bf16_tc";
+  in.cc_major = 9;
+  in.cc_minor = 0;
+  in.sm_count = 78;
+  in.sm_clock_mhz = 1755.0;
+  in.spec = &h20;
+  const auto c = b::compute_ceiling(in);
+  EXPECT_FALSE(c.clock_adjusted);
+  EXPECT_FALSE(c.datasheet);
+  EXPECT_NE(c.clock_adjusted_source.find("arch_rates_apply"), std::string::npos)
+      << c.clock_adjusted_source;
+  h20.arch_rates_apply = true;
+  EXPECT_TRUE(b::compute_ceiling(in).clock_adjusted);
 }

@@ -77,17 +77,23 @@ TEST(ArchRates, KnownRatesPerSmPerClock) {
 }
 
 TEST(ArchRates, UnitsAnArchitectureLacksAreAbsent) {
-  EXPECT_FALSE(gr::rate_per_sm_per_clock(7, 5, "bf16_tc")); // Turing: no BF16
-  EXPECT_FALSE(gr::rate_per_sm_per_clock(8, 0, "fp8_tc"));  // Ampere: no FP8
-  EXPECT_FALSE(gr::rate_per_sm_per_clock(8, 9, "fp64_tc")); // Ada: no FP64 Tensor Cores
-  EXPECT_FALSE(gr::rate_per_sm_per_clock(9, 0, "fp4_tc"));  // not a key
-  EXPECT_FALSE(gr::rate_per_sm_per_clock(10, 0, "fp32"));   // not in the table
-  EXPECT_EQ(gr::find_arch_rates(12, 0), nullptr);
+  EXPECT_FALSE(gr::rate_per_sm_per_clock(7, 5, "bf16_tc"));  // Turing: no BF16
+  EXPECT_FALSE(gr::rate_per_sm_per_clock(8, 0, "fp8_tc"));   // Ampere: no FP8
+  EXPECT_FALSE(gr::rate_per_sm_per_clock(8, 9, "fp64_tc"));  // Ada: no FP64 Tensor Cores
+  EXPECT_FALSE(gr::rate_per_sm_per_clock(9, 0, "fp4_tc"));   // Hopper: no FP4
+  EXPECT_FALSE(gr::rate_per_sm_per_clock(9, 0, "no_tc"));    // not a key
+  EXPECT_FALSE(gr::rate_per_sm_per_clock(12, 0, "fp64_tc")); // RTX Blackwell: no FP64 Tensor
+  EXPECT_FALSE(gr::rate_per_sm_per_clock(10, 3, "fp64"));    // cut on Blackwell Ultra: unknown
+  EXPECT_FALSE(gr::rate_per_sm_per_clock(11, 0, "fp32"));    // not in the table
+  EXPECT_EQ(gr::find_arch_rates(12, 1), nullptr);
 }
 
-TEST(ArchRates, EveryRowNamesItsWhitepaper) {
+TEST(ArchRates, EveryRowNamesItsDocument) {
   for (const auto& row : gr::arch_rate_table()) {
-    EXPECT_NE(row.source.find("whitepaper"), std::string_view::npos) << row.sm;
+    const bool named = row.source.find("whitepaper") != std::string_view::npos ||
+                       row.source.find("Guide") != std::string_view::npos ||
+                       row.source.find("Blog") != std::string_view::npos;
+    EXPECT_TRUE(named) << row.sm;
     EXPECT_NE(row.source.find("https://"), std::string_view::npos) << row.sm;
     EXPECT_TRUE(row.fp32.has_value()) << row.sm;
   }
@@ -137,10 +143,69 @@ TEST(ArchRates, GeForceHalvesFp32AccumulateTensorRates) {
 
 TEST(ArchRates, Int32MultiplyAddRateHasItsOwnSource) {
   for (const auto& row : gr::arch_rate_table()) {
+    if (row.sm > 90) { // the guide's IMAD row as read covers 7.x to 9.0 only
+      EXPECT_FALSE(row.int32.has_value()) << row.sm;
+      continue;
+    }
     ASSERT_TRUE(row.int32.has_value()) << row.sm;
     EXPECT_EQ(*row.int32, 128.0) << row.sm; // 64 IMAD per clock per SM, 2 operations each
     EXPECT_NE(gr::rate_source(row, "int32").find("Programming Guide"), std::string_view::npos);
     EXPECT_EQ(gr::rate_source(row, "fp32"), row.source);
   }
   EXPECT_EQ(gr::rate_per_sm_per_clock(9, 0, "int32"), 128.0);
+}
+
+// Blackwell: every rate inferred from totals / SMs / clock says so, and the datasheet and
+// whitepaper figures it was inferred from recompute from it (docs/specs.md, "(i): inferred").
+TEST(ArchRates, BlackwellInferredRatesSayWhatTheyRestOn) {
+  for (const int sm : {100, 103, 120}) {
+    const auto* row = gr::find_arch_rates(sm / 10, sm % 10);
+    ASSERT_NE(row, nullptr) << sm;
+    EXPECT_TRUE(gr::rate_is_inferred(*row, "fp4_tc")) << sm;
+    EXPECT_TRUE(gr::rate_is_inferred(*row, "fp8_tc")) << sm;
+    EXPECT_FALSE(gr::rate_is_inferred(*row, "fp32")) << sm;
+    EXPECT_NE(gr::rate_source(*row, "fp4_tc").find("inferred"), std::string_view::npos) << sm;
+    EXPECT_EQ(gr::rate_source(*row, "fp32"), row->source) << sm;
+  }
+  EXPECT_FALSE(gr::rate_is_inferred(*gr::find_arch_rates(9, 0), "fp16_tc"));
+  EXPECT_FALSE(gr::rate_is_inferred(*gr::find_arch_rates(10, 0), "fp16")); // no partial match
+}
+
+TEST(ArchRates, BlackwellRatesReproduceTheDatasheetsAtOneClockPerProduct) {
+  // Blackwell Datasheet, HGX B200 per GPU (sparse / 2): FP16 2250, FP8 4500, FP4 9000 (the
+  // board's dense 72 PF / 8), TF32 1100 (printed 2.2 PF sparse). No clock is published: the
+  // one that FP16 implies must give every other Tensor figure, within 2.5% for the rounded TF32.
+  const double b200_clock = 2250.0e12 / (148 * 1e6 * *gr::rate_per_sm_per_clock(10, 0, "fp16_tc"));
+  EXPECT_NEAR(b200_clock, 1856, 1); // below the 1965 MHz NVML max SM clock, as on Hopper
+  for (const auto& [key, stated] : {std::pair{"fp8_tc", 4500.0},
+                                    {"fp6_tc", 4500.0},
+                                    {"int8_tc", 4500.0},
+                                    {"fp4_tc", 9000.0},
+                                    {"tf32_tc", 1100.0}}) {
+    const double computed =
+        gr::peak_from_clock(148, b200_clock, *gr::rate_per_sm_per_clock(10, 0, key));
+    EXPECT_NEAR(stated / computed, 1.0, 0.025) << key;
+  }
+  // GB200 NVL72 per GPU: FP16 2500, FP4 10000 dense at 152 SMs.
+  const double gb200_clock = 2500.0e12 / (152 * 1e6 * 8192);
+  EXPECT_NEAR(gr::peak_from_clock(152, gb200_clock, *gr::rate_per_sm_per_clock(10, 0, "fp4_tc")),
+              10000, 5);
+  // RTX Blackwell whitepaper, RTX 5090 at 2407 MHz: FP4 1676; FP16 with FP32 accumulate 209.5
+  // (the GeForce half of the table's 1024), FP8 with FP32 accumulate 419.
+  EXPECT_NEAR(gr::peak_from_clock(170, 2407, *gr::rate_per_sm_per_clock(12, 0, "fp4_tc")), 1676, 1);
+  EXPECT_TRUE(gr::geforce_halves_fp32_accumulate(12, 0, "fp16_tc"));
+  EXPECT_TRUE(gr::geforce_halves_fp32_accumulate(12, 0, "fp8_tc"));
+  EXPECT_FALSE(gr::geforce_halves_fp32_accumulate(12, 0, "fp4_tc"));
+  EXPECT_FALSE(gr::geforce_halves_fp32_accumulate(10, 0, "fp16_tc"));
+  EXPECT_NEAR(gr::peak_from_clock(170, 2407, *gr::rate_per_sm_per_clock(12, 0, "fp8_tc")) / 2, 419,
+              1);
+  // 10.3's FP4 is 1.5 times 10.0's (HGX/DGX B300 13.5 PF dense per GPU against B200's 9).
+  EXPECT_EQ(*gr::rate_per_sm_per_clock(10, 3, "fp4_tc"),
+            1.5 * *gr::rate_per_sm_per_clock(10, 0, "fp4_tc"));
+}
+
+TEST(ArchRates, GeForceIsTakenFromTheName) {
+  EXPECT_TRUE(gr::is_geforce_name("NVIDIA GeForce RTX 5090"));
+  EXPECT_FALSE(gr::is_geforce_name("NVIDIA RTX PRO 6000 Blackwell Server Edition"));
+  EXPECT_FALSE(gr::is_geforce_name("NVIDIA L40"));
 }

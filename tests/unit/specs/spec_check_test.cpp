@@ -99,7 +99,7 @@ TEST(SpecCheck, MemoryBandwidthIsRecomputedWhereTheClockIsKnown) {
 TEST(SpecCheck, UnknownArchitectureIsNotCheckedAndSaysWhy) {
   gr::gpu_spec row;
   row.id = "future";
-  row.cc_major = 10;
+  row.cc_major = 11;
   row.cc_minor = 0;
   row.sm_count = 148;
   row.boost_clock_mhz = 1965;
@@ -107,5 +107,41 @@ TEST(SpecCheck, UnknownArchitectureIsNotCheckedAndSaysWhy) {
   const auto findings = gr::check_spec_table(gr::spec_table{{row}});
   ASSERT_EQ(findings.size(), 2U);
   EXPECT_EQ(findings[0].status, gr::spec_finding_status::not_checked);
-  EXPECT_NE(findings[0].detail.find("10.0"), std::string::npos);
+  EXPECT_NE(findings[0].detail.find("11.0"), std::string::npos);
+}
+
+// A GeForce row holds the FP32-accumulate figures its whitepaper prints; --check halves the rate
+// for them (RTX 5090: 170 x 2407 x 1024 / 2 = 209.5) and not for FP4 or on a non-GeForce row.
+TEST(SpecCheck, GeForceRowsAreRecomputedAtTheFp32AccumulateRate) {
+  const auto table = shipped();
+  const auto* rtx5090 = table.find("geforce-rtx-5090");
+  ASSERT_NE(rtx5090, nullptr);
+  EXPECT_NEAR(*gr::recomputed_peak(*rtx5090, "fp16_tc"), 209.5, 0.1);
+  EXPECT_NEAR(*gr::recomputed_peak(*rtx5090, "fp8_tc"), 419.0, 0.1);
+  EXPECT_NEAR(*gr::recomputed_peak(*rtx5090, "fp4_tc"), 1676.0, 0.1);
+  const auto* rtx4090 = table.find("geforce-rtx-4090");
+  ASSERT_NE(rtx4090, nullptr);
+  EXPECT_NEAR(*gr::recomputed_peak(*rtx4090, "fp16_tc"), 165.2, 0.1);
+  auto pro = *rtx5090;
+  pro.name = "NVIDIA RTX PRO 5090"; // not GeForce: the full rate
+  EXPECT_NEAR(*gr::recomputed_peak(pro, "fp16_tc"), 419.0, 0.1);
+  for (const auto& f : gr::check_spec_table(gr::spec_table{{*rtx5090, *rtx4090}})) {
+    if (f.field.starts_with("peaks.")) {
+      EXPECT_EQ(f.status, gr::spec_finding_status::agrees) << f.row_id << " " << f.field;
+    }
+  }
+}
+
+// The Blackwell datacenter rows state no clock (the datasheet gives none): every peak is
+// not_checked with that reason, never judged against a guessed clock.
+TEST(SpecCheck, BlackwellRowsWithoutAPublishedClockSayWhy) {
+  const auto table = shipped();
+  for (const char* id : {"b200-sxm-180gb", "gb200-nvl72", "rtx-pro-6000-bw-server"}) {
+    const auto* row = table.find(id);
+    ASSERT_NE(row, nullptr) << id;
+    for (const auto& f : gr::check_spec_table(gr::spec_table{{*row}})) {
+      EXPECT_EQ(f.status, gr::spec_finding_status::not_checked) << id << " " << f.field;
+      EXPECT_NE(f.detail.find("vendor document"), std::string::npos) << id << " " << f.field;
+    }
+  }
 }

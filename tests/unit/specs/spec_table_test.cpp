@@ -59,21 +59,40 @@ TEST(ShippedSpecTable, LoadsWithEveryModelTheIssueNames) {
                          "h100-pcie-80gb",
                          "h100-nvl-94gb",
                          "h200-sxm-141gb",
-                         "h200-nvl-141gb"}) {
+                         "h200-nvl-141gb",
+                         "b200-sxm-180gb",
+                         "gb200-nvl72",
+                         "b300-sxm6",
+                         "gb300-nvl72",
+                         "rtx-pro-6000-bw-server",
+                         "h20",
+                         "h800-sxm5-80gb",
+                         "a800-sxm4-80gb",
+                         "l20",
+                         "l40",
+                         "geforce-rtx-4090",
+                         "geforce-rtx-5090"}) {
     EXPECT_NE(table.find(id), nullptr) << id;
   }
 }
 
 TEST(ShippedSpecTable, EveryRowNamesItsSourcesAndIsMatchable) {
   for (const auto& row : shipped().rows) {
-    EXPECT_TRUE(row.sources.contains("peaks")) << row.id;
-    EXPECT_TRUE(row.sources.contains("memory")) << row.id;
+    // A row states the figures an NVIDIA document gives, each group with its document; a row
+    // that states none (identity only: H20, B300, ...) says why in its notes.
+    EXPECT_EQ(row.sources.contains("peaks"), !row.peaks.empty()) << row.id;
+    EXPECT_EQ(row.sources.contains("memory"), row.memory_bandwidth_gbs > 0) << row.id;
+    EXPECT_TRUE(row.sources.contains("ids")) << row.id;
     for (const auto& [group, doc] : row.sources) {
       EXPECT_NE(doc.find("https://"), std::string::npos) << row.id << " " << group;
     }
     EXPECT_FALSE(row.pci_device_ids.empty()) << row.id;
     EXPECT_FALSE(row.match_names.empty()) << row.id;
-    EXPECT_TRUE(row.peaks.contains("fp32")) << row.id;
+    if (row.peaks.empty()) {
+      EXPECT_NE(row.notes.find("no NVIDIA"), std::string::npos) << row.id;
+    } else {
+      EXPECT_TRUE(row.peaks.contains("fp32")) << row.id;
+    }
   }
 }
 
@@ -198,7 +217,7 @@ TEST(MatchDevice, ByPciIdThenByNameThenNone) {
   d.name = "NVIDIA H200";
   EXPECT_EQ(gr::match_device(table, d)->id, "h200-sxm-141gb");
 
-  d.name = "NVIDIA GeForce RTX 4090";
+  d.name = "NVIDIA GeForce RTX 3090";
   EXPECT_EQ(gr::match_device(table, d), nullptr);
   d.name.clear();
   d.pci_device_id.reset();
@@ -288,4 +307,76 @@ TEST(SpecTableLoaderProperty, RandomMutationsNeverCrash) {
   }
   EXPECT_GT(rejected, 100);
   EXPECT_EQ(loaded + rejected, 600);
+}
+
+// Issue 19.3: a model never takes a sibling's row. Each device as NVML and the PCI bus report it
+// (names from NVIDIA's open-gpu-kernel-modules README, ids from the PCI ID Repository), by id
+// and name, by name alone and by id alone, lands on its own row; the sibling lands on its own
+// row or, where the table has none, on no row.
+TEST(MatchDevice, AModelNeverTakesASiblingsRow) {
+  const auto table = shipped();
+  struct device_case {
+    const char* nvml_name;
+    std::uint32_t pci_id;
+    const char* row; ///< nullptr: no row
+  };
+  const device_case cases[] = {
+      {"NVIDIA L40", 0x26B5, "l40"},
+      {"NVIDIA L40S", 0x26B9, "l40s"},
+      {"NVIDIA H800", 0x2324, "h800-sxm5-80gb"},
+      {"NVIDIA H800 PCIe", 0x2322, nullptr},
+      {"NVIDIA H100 80GB HBM3", 0x2330, "h100-sxm5-80gb"},
+      {"NVIDIA H20", 0x2329, "h20"},
+      {"NVIDIA H20-3e", 0x232C, nullptr},
+      {"NVIDIA A800-SXM4-80GB", 0x20F3, "a800-sxm4-80gb"},
+      {"NVIDIA A800 80GB PCIe", 0x20F5, nullptr},
+      {"NVIDIA A100-SXM4-80GB", 0x20B2, "a100-sxm4-80gb"},
+      {"NVIDIA RTX PRO 6000 Blackwell Server Edition", 0x2BB5, "rtx-pro-6000-bw-server"},
+      {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 0x2BB1, nullptr},
+      {"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", 0x2BB4, nullptr},
+      {"NVIDIA B200", 0x2901, "b200-sxm-180gb"},
+      {"NVIDIA B300 SXM6 AC", 0x3182, "b300-sxm6"},
+      {"NVIDIA GB200", 0x2941, "gb200-nvl72"},
+      {"NVIDIA GB300", 0x31C2, "gb300-nvl72"},
+      {"NVIDIA L20", 0x26BA, "l20"},
+      {"NVIDIA GeForce RTX 4090", 0x2684, "geforce-rtx-4090"},
+      {"NVIDIA GeForce RTX 4090 D", 0x2685, nullptr},
+      {"NVIDIA GeForce RTX 5090", 0x2B85, "geforce-rtx-5090"},
+      {"NVIDIA GeForce RTX 5090 D", 0x2B87, nullptr},
+  };
+  for (const auto& c : cases) {
+    for (int how = 0; how < 3; ++how) { // id and name, name alone, id alone
+      gr::device_info d;
+      if (how != 1)
+        d.pci_device_id = c.pci_id;
+      if (how != 2)
+        d.name = c.nvml_name;
+      const auto* row = gr::match_device(table, d);
+      const std::string got = row == nullptr ? "(none)" : row->id;
+      EXPECT_EQ(got, c.row == nullptr ? "(none)" : c.row) << c.nvml_name << " how=" << how;
+    }
+  }
+  // The ones whose figures differ from the sibling they are mistaken for.
+  const auto* l40 = table.find("l40");
+  const auto* l40s = table.find("l40s");
+  EXPECT_LT(l40->peaks.at("fp16_tc"), 0.51 * l40s->peaks.at("fp16_tc"));
+  EXPECT_FALSE(table.find("h800-sxm5-80gb")->nvlink_gbs); // not H100's 900 GB/s
+  EXPECT_FALSE(table.find("a800-sxm4-80gb")->nvlink_gbs); // not A100's 600 GB/s
+  EXPECT_TRUE(table.find("h20")->peaks.empty());          // not H100's Tensor Cores
+}
+
+TEST(ShippedSpecTable, TheH20IsKeptOffTheHopperRates) {
+  const auto table = shipped();
+  EXPECT_FALSE(table.find("h20")->arch_rates_apply);
+  EXPECT_TRUE(table.find("h100-sxm5-80gb")->arch_rates_apply);
+  auto bad = nlohmann::ordered_json::parse(R"({"schema": "gpuspec.specs.v1", "rows": [
+    {"id": "x", "name": "X", "match_names": ["X"], "pci_device_ids": ["0x0001"],
+     "architecture": "hopper", "compute_capability": "9.0", "sm_count": 78,
+     "arch_rates_apply": "no", "sources": {"ids": "https://pci-ids.ucw.cz"}}]})");
+  const auto loaded = gr::parse_spec_table(bad, "bad.json");
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().to_string().find("rows[0].arch_rates_apply"), std::string::npos)
+      << loaded.error().to_string();
+  bad["rows"][0]["arch_rates_apply"] = false;
+  ASSERT_TRUE(gr::parse_spec_table(bad, "ok.json"));
 }

@@ -43,7 +43,8 @@ inline constexpr double spec_check_tolerance = 0.02;
 [[nodiscard]] std::optional<double> datasheet_clock_mhz(const gpu_spec& row, std::string_view key);
 
 /// The datasheet ceiling recomputed from the architecture table at the row's clock (nullopt
-/// when the architecture or key is unknown). Same formula as the clock-adjusted ceiling.
+/// when the architecture or key is unknown). Same formula as the clock-adjusted ceiling; on a
+/// GeForce row (by name) the keys its datasheet states with FP32 accumulate at half rate.
 [[nodiscard]] std::optional<double> recomputed_peak(const gpu_spec& row, std::string_view key);
 
 } // namespace gpuspec::reports

@@ -19,11 +19,12 @@
 namespace gpuspec::reports {
 
 /// Peak-rate keys of `gpu_spec::peaks` (dense): "fp64", "fp64_tc", "fp32", "fp16", "bf16",
-/// "tf32_tc", "fp16_tc", "bf16_tc", "int8_tc", "fp8_tc". Unit: TFLOP/s (TOPS for int8_tc).
-/// A key absent from a row: the GPU does not have that unit (e.g. bf16_tc on a T4).
+/// "tf32_tc", "fp16_tc", "bf16_tc", "int8_tc", "fp8_tc", and on Blackwell "fp6_tc", "fp4_tc".
+/// Unit: TFLOP/s (TOPS for int8_tc). A key absent from a row: the GPU does not have that unit
+/// (e.g. bf16_tc on a T4), or no vendor document gives the figure.
 inline constexpr std::string_view peak_keys[] = {"fp64",    "fp64_tc", "fp32",    "fp16",
                                                  "bf16",    "tf32_tc", "fp16_tc", "bf16_tc",
-                                                 "int8_tc", "fp8_tc"};
+                                                 "int8_tc", "fp8_tc",  "fp6_tc",  "fp4_tc"};
 
 struct gpu_spec {
   std::string id;                            ///< stable, e.g. "h100-sxm5-80gb"
@@ -34,6 +35,8 @@ struct gpu_spec {
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   double base_clock_mhz = 0, boost_clock_mhz = 0;
+  /// Memory, TDP and PCIe figures are 0 (and `peaks` empty) where no vendor document gives them
+  /// (rows such as H20's hold the identity only).
   double memory_gib = 0;   ///< as marketed, in GB (e.g. 80)
   std::string memory_type; ///< "HBM3", "GDDR6", ...
   int memory_bus_width_bits = 0;
@@ -41,7 +44,12 @@ struct gpu_spec {
   std::map<std::string, double> peaks; ///< dense peak rates by peak_keys
   double tdp_w = 0;
   int pcie_gen = 0, pcie_width = 0;
-  std::optional<double> nvlink_gbs;           ///< total bidirectional, datasheet
+  std::optional<double> nvlink_gbs; ///< total bidirectional, datasheet
+  /// NVLink generation (5 on Blackwell), links per GPU and the bidirectional rate of one link in
+  /// GB/s, where a vendor document gives them; links x link rate is nvlink_gbs (the loader
+  /// checks it).
+  std::optional<int> nvlink_version, nvlink_links;
+  std::optional<double> nvlink_link_gbs;
   std::map<std::string, std::string> sources; ///< figure group -> document (title, URL)
   std::string notes;                          ///< known exceptions (e.g. TC clock differs)
   /// The clock at which the datasheet states the non-FP64 Tensor Core figures, where it is not
@@ -51,6 +59,10 @@ struct gpu_spec {
   /// document gives the data rate; `specs --check` recomputes the bandwidth from them.
   std::optional<double> memory_clock_mhz;
   std::optional<double> memory_transfers_per_clock;
+  /// False where the architecture's per-SM rates (arch_rates.hpp) do not hold for this model
+  /// (H20: its Tensor Cores and FP64 run far below Hopper's rate), so no ceiling is derived
+  /// from them, neither by `specs --check` nor at the sampled clock. Row key "arch_rates_apply".
+  bool arch_rates_apply = true;
   /// Field ("peaks.fp16_tc", "memory.bandwidth_gbs") -> why `specs --check` may disagree.
   std::map<std::string, std::string> check_notes;
 };
