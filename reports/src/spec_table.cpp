@@ -125,7 +125,7 @@ private:
   object_reader m_reader;
 };
 
-constexpr std::array<std::string_view, 18> row_keys{"id",
+constexpr std::array<std::string_view, 19> row_keys{"id",
                                                     "name",
                                                     "match_names",
                                                     "pci_device_ids",
@@ -142,7 +142,8 @@ constexpr std::array<std::string_view, 18> row_keys{"id",
                                                     "nvlink_gbs",
                                                     "sources",
                                                     "notes",
-                                                    "check_notes"};
+                                                    "check_notes",
+                                                    "c2c_gbs"};
 constexpr std::array<std::string_view, 6> memory_keys{
     "size_gb", "type", "bus_width_bits", "bandwidth_gbs", "clock_mhz", "transfers_per_clock"};
 constexpr std::array<std::string_view, 2> pcie_keys{"gen", "width"};
@@ -274,8 +275,12 @@ gpu_spec read_row(element j, const std::string& path) {
   row.pcie_gen = pcie.integer("gen");
   row.pcie_width = pcie.integer("width");
   row.nvlink_gbs = r.optional_number("nvlink_gbs");
+  row.c2c_gbs = r.optional_number("c2c_gbs");
 
   read_sources(r, row);
+  // The C2C figure judges every host transfer of the GPU: it names its document.
+  if (row.c2c_gbs && !row.sources.contains("c2c"))
+    fail(r.at("sources"), "c2c_gbs is given, so sources.c2c must name its document");
   return row;
 }
 
