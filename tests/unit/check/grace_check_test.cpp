@@ -274,6 +274,30 @@ TEST(GraceTray, LowMemoryBandwidthFails) {
   EXPECT_TRUE(has(o, "GPUSPEC-BELOW-SPEC", 3)) << summary(o);
 }
 
+TEST(PlatformPcie, AStockPlatformBelowTheGpusOwnGenerationIsNotACap) {
+  // A GPU whose NVML maximum is Gen6 in the Gen5 platform its spec row states: stock, passes;
+  // the same GPU in a Gen4 slot is capped and warns. The row is the shipped H200's (Gen5 x16).
+  const spec_table table = testing::synthetic_specs();
+  const gpu_spec* row = table.find("h200-sxm-141gb");
+  ASSERT_NE(row, nullptr);
+  ASSERT_EQ(row->pcie_gen, 5);
+  device_info d = testing::healthy_report().devices.front();
+  d.pcie = {1, 6, 16, 16, 5}; // idle Gen1; GPU maximum Gen6; x16; system maximum Gen5
+  const auto stock = pcie_slot_check(d, row);
+  EXPECT_EQ(stock.status, check_status::pass) << stock.message;
+  EXPECT_NE(stock.message.find("stock platform"), std::string::npos) << stock.message;
+  d.pcie.gen_max_system = 4;
+  EXPECT_EQ(pcie_slot_check(d, row).status, check_status::warn);
+  // Without a row the GPU's own maximum is all there is: Gen5 under Gen6 is a cap.
+  d.pcie.gen_max_system = 5;
+  EXPECT_EQ(pcie_slot_check(d, nullptr).status, check_status::warn);
+  // The link itself is judged against the lower of the two: Gen5 under load passes.
+  pcie_under_load load{5, 16, "transfer.h2d"};
+  EXPECT_EQ(pcie_link_check(d, row, &load, {}).status, check_status::pass);
+  load.gen = 4;
+  EXPECT_EQ(pcie_link_check(d, row, &load, {}).status, check_status::fail);
+}
+
 // ---- 19.7: a model with no spec row ---------------------------------------------------------
 
 /// The healthy H200 node renamed to a model no row matches, its STREAM results without the
