@@ -15,6 +15,7 @@
 #include "gpuspec/reports/burnin_rules.hpp"
 #include "gpuspec/reports/diagnosis.hpp"
 #include "gpuspec/reports/event_rules.hpp"
+#include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/identity.hpp"
 #include "gpuspec/reports/multi_node.hpp"
 #include "gpuspec/reports/reference.hpp"
@@ -133,6 +134,35 @@ private:
   std::array<std::unordered_map<std::string, const result*>, 3> m_maps;
   std::array<bool, 3> m_built{};
 };
+
+/// Whether `v` is inconclusive only against the datasheet, for want of a spec row (node_checker::
+/// frame_by_rule): a relative frame (siblings, fleet) can still judge it.
+bool awaits_relative_frame(const result_verdict& v) {
+  if (v.status != verdict_status::inconclusive)
+    return false;
+  bool waiting = false;
+  for (const auto& d : v.diagnoses) {
+    const bool row = d.code == "GPUSPEC-NO-SPEC-ROW" && d.evidence.contains("frame");
+    if (d.severity == verdict_status::inconclusive && !row)
+      return false;
+    waiting = waiting || row;
+  }
+  return waiting;
+}
+
+/// `v` judged by a relative frame ("siblings" or "fleet"): the datasheet's inconclusive becomes
+/// a note, and the result's other findings (and the frame's outlier finding, added after) set
+/// its status.
+void judge_relatively(result_verdict& v, std::string frame, const std::string& how) {
+  std::erase_if(v.diagnoses, [](const diagnosis& d) {
+    return d.code == "GPUSPEC-NO-SPEC-ROW" && d.evidence.contains("frame");
+  });
+  v.status = verdict_status::pass;
+  for (const auto& d : v.diagnoses)
+    v.status = worst(v.status, d.severity);
+  v.frame = std::move(frame);
+  v.message = how + "; inconclusive against the datasheet (no spec-table row matches the GPU)";
+}
 
 /// A member of a sibling or fleet group.
 struct member {
@@ -573,6 +603,23 @@ private:
     v.pass_fraction = rule->pass;
     v.warn_fraction = rule->warn;
     const auto reference = resolve_reference(r, spec, m_rules.settings.datasheet_tolerance);
+    if (!reference.value && spec == nullptr && dev != nullptr &&
+        r.ceiling_value.reference == reference_kind::datasheet) {
+      // Inconclusive against the datasheet for want of a row; the sibling and fleet frames
+      // judge it where they can (judge_relatively).
+      v.frame = "spec";
+      auto d = make_diagnosis(
+          "GPUSPEC-NO-SPEC-ROW", verdict_status::inconclusive,
+          fmt::format("inconclusive against the datasheet: no spec-table row matches '{}', so "
+                      "its datasheet ceiling is not believed, and it has no clock-adjusted one",
+                      dev->name),
+          dev, m_report.host);
+      d.evidence["bench_id"] = r.bench_id;
+      d.evidence["frame"] = "spec";
+      v.message = d.cause + "; its siblings and the fleet judge it where they can";
+      add_finding(v, std::move(d));
+      return false;
+    }
     if (!reference.value) {
       v.status = worst(findings, verdict_status::skipped);
       v.message = r.ceiling_value.reference == reference_kind::none
@@ -884,6 +931,11 @@ void sibling_frame(std::span<const report> reports, check_outcome& out,
           }
         }
         const auto& t = others.value;
+        if (awaits_relative_frame(v))
+          judge_relatively(v, "siblings",
+                           fmt::format("judged against {} identical GPU(s) in this node: {:+.1f}% "
+                                       "from their median",
+                                       members.size() - 1, 100 * t.deviation));
         if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
           continue;
         auto d = make_diagnosis(
@@ -924,9 +976,14 @@ void fleet_frame(std::span<const report> reports, check_outcome& out,
     const spread fleet = spread_of(values);
     for (const auto& m : members) {
       const auto t = test_outlier(m.value, fleet);
+      auto& v = out.nodes[m.node].results[m.verdict];
+      if (awaits_relative_frame(v))
+        judge_relatively(v, "fleet",
+                         fmt::format("judged against the fleet ({} reports of this model): "
+                                     "{:+.1f}% from its median",
+                                     distinct, 100 * t.deviation));
       if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
         continue;
-      auto& v = out.nodes[m.node].results[m.verdict];
       const auto& res = reports[m.node].results[v.result_index];
       auto d = make_diagnosis(
           "GPUSPEC-FLEET-OUTLIER", verdict_status::warn,
@@ -941,6 +998,36 @@ void fleet_frame(std::span<const report> reports, check_outcome& out,
     out.notes.push_back(fmt::format(
         "fleet frame: {} case(s) had fewer than {} reports of one model and were not compared",
         too_few, s.fleet_min_reports));
+}
+
+/// A host transfer on a GPU attached by NVLink-C2C crossed the C2C link, not PCIe: it is judged
+/// against the C2C link of the check's own spec table (reference.hpp c2c_transfer_ceiling),
+/// whatever ceiling the report carries (a PCIe one from an older harness would make a healthy
+/// transfer "impossible"). Returns how many results changed.
+std::size_t judge_host_transfers_by_c2c(report& r, const spec_table& specs) {
+  std::size_t changed = 0;
+  for (auto& x : r.results) {
+    if (x.devices.size() != 1 || !(x.bench_id == "transfer.h2d" || x.bench_id == "transfer.d2h" ||
+                                   x.bench_id == "transfer.bidir"))
+      continue;
+    const auto dev = std::find_if(r.devices.begin(), r.devices.end(), [&](const device_info& d) {
+      return d.index == x.devices.front();
+    });
+    if (dev == r.devices.end() || !is_c2c_attached(*dev))
+      continue;
+    ceiling c = c2c_transfer_ceiling(spec_of(specs, *dev), x.bench_id == "transfer.bidir" ? 2 : 1);
+    if (c == x.ceiling_value)
+      continue;
+    if (x.ceiling_value.datasheet || x.ceiling_value.clock_adjusted)
+      c.datasheet_source += "; replaces the ceiling the report carried (" +
+                            (x.ceiling_value.datasheet ? x.ceiling_value.datasheet_source
+                                                       : x.ceiling_value.clock_adjusted_source) +
+                            ")";
+    x.ceiling_value = std::move(c);
+    settle_efficiency(x);
+    ++changed;
+  }
+  return changed;
 }
 
 /// Worst-wins, with no pass without evidence: a selected GPU none of whose results was judged
@@ -1013,7 +1100,18 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
         by_node.push_back(std::move(n));
         origin.push_back(i);
       }
-  const std::span<const report> reports = multi_node ? std::span<const report>(by_node) : given;
+  std::span<const report> reports = multi_node ? std::span<const report>(by_node) : given;
+  // Copies only where a GPU is attached by NVLink-C2C (judge_host_transfers_by_c2c).
+  std::vector<report> by_c2c;
+  std::size_t c2c_judged = 0;
+  if (std::any_of(reports.begin(), reports.end(), [](const report& r) {
+        return std::any_of(r.devices.begin(), r.devices.end(), is_c2c_attached);
+      })) {
+    by_c2c.assign(reports.begin(), reports.end());
+    for (auto& r : by_c2c)
+      c2c_judged += judge_host_transfers_by_c2c(r, specs);
+    reports = by_c2c;
+  }
 
   std::optional<baseline_index> baseline;
   if (options.baseline != nullptr)
@@ -1042,6 +1140,11 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
         "{} result(s) carried a datasheet ceiling further than {:.0f}% from the spec table's (a "
         "stale or edited report): judged by the spec table, as each result's message says",
         replaced, 100 * rules.settings.datasheet_tolerance));
+  if (c2c_judged > 0)
+    out.notes.push_back(fmt::format(
+        "{} host transfer(s) on GPUs attached by NVLink-C2C judged against the C2C link of the "
+        "spec table, not the ceiling the report carried",
+        c2c_judged));
   sibling_frame(reports, out, rules.settings);
   fleet_frame(reports, out, rules.settings);
   for (std::size_t n = 0; n < out.nodes.size(); ++n) {

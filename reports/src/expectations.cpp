@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/arch_rates.hpp"
+#include "gpuspec/reports/host_rules.hpp"
 #include "gpuspec/reports/json_reader.hpp"
 
 namespace gpuspec::reports {
@@ -173,8 +174,14 @@ std::string path_of(const report& r, const result& res) {
       return "cross_socket";
     return text.starts_with("PCIe") ? "pcie" : "";
   }
-  if (id.starts_with("transfer."))
-    return "pcie"; // host <-> GPU: the GPU's PCIe link, host memory on its own NUMA node
+  if (id.starts_with("transfer.")) {
+    // host <-> GPU: the GPU's PCIe link, host memory on its own NUMA node; NVLink-C2C on a
+    // Grace-based GPU (host_rules.hpp is_c2c_attached).
+    for (const auto& d : r.devices)
+      if (res.devices.size() == 1 && d.index == res.devices.front() && is_c2c_attached(d))
+        return "c2c";
+    return "pcie";
+  }
   if (id.starts_with("collective.")) {
     const std::string link = observed_string(res, "ceiling_link");
     if (link == "NVLink")

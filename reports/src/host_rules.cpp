@@ -28,6 +28,10 @@ constexpr std::array<reference_system, 2> systems{{
      "host_memory_capacity \"2 TB\" (32x 64GB), accelerator_memory_capacity \"141 GB\""},
 }};
 
+constexpr const char* c2c_no_pcie_host_link =
+    "attached to its CPU by NVLink-C2C (NVML's C2C mode enabled): no PCIe host link to judge; "
+    "its host transfers are judged against the C2C link";
+
 double ratio_of(const reference_system& s) { return s.host_memory_gb / (s.gpus * s.gpu_memory_gb); }
 
 host_check make(std::string id, check_status status, std::string message,
@@ -68,6 +72,14 @@ host_check nouveau_check(const host_info& host) {
   return make(id, check_status::pass, "nouveau kernel module not loaded");
 }
 
+bool is_c2c_attached(const device_info& d) { return d.c2c && d.c2c->mode == "enabled"; }
+
+bool is_coherent_memory_system(std::span<const device_info> devices) {
+  return !devices.empty() && std::all_of(devices.begin(), devices.end(), [](const device_info& d) {
+    return is_c2c_attached(d) && d.c2c->addressing_mode == "ats";
+  });
+}
+
 host_check memory_ratio_check(const host_info& host, std::span<const device_info> devices) {
   const char* id = "host.memory_ratio";
   if (!host.memory_bytes)
@@ -90,6 +102,12 @@ host_check memory_ratio_check(const host_info& host, std::span<const device_info
   const std::string seen = fmt::format(
       "host RAM {:.1f} GiB is {:.2f} x the total GPU memory {:.1f} GiB ({} GPU{})",
       host_bytes / gib, ratio, gpu_total / gib, devices.size(), devices.size() == 1 ? "" : "s");
+  if (is_coherent_memory_system(devices))
+    return make(id, check_status::pass,
+                fmt::format("{}; a coherent-memory system (every GPU attached by NVLink-C2C, "
+                            "addressing mode ATS): GPU and CPU memory are one coherent pool, so "
+                            "the host-RAM ratio of PCIe nodes does not apply",
+                            seen));
   const std::string reference = fmt::format(
       "vendor reference systems ship from {:.2f} x ({}: {:g} GB for {} x {:g} GB)",
       ratio_of(lowest), lowest.name, lowest.host_memory_gb, lowest.gpus, lowest.gpu_memory_gb);
@@ -152,6 +170,8 @@ std::string pcie_reach_text(const pcie_reach& r) {
 host_check pcie_link_check(const device_info& d, const gpu_spec* spec, const pcie_under_load* load,
                            const host_rule_settings& settings) {
   const char* id = "gpu.pcie_link";
+  if (is_c2c_attached(d))
+    return make(id, check_status::skipped, c2c_no_pcie_host_link, d.index);
   const auto& link = d.pcie;
   const bool idle_known = link.width_current || link.gen_current;
   const bool load_known = load != nullptr && (load->gen || load->width);
@@ -217,6 +237,8 @@ host_check pcie_link_check(const device_info& d, const gpu_spec* spec, const pci
 
 host_check pcie_slot_check(const device_info& d, const gpu_spec* spec) {
   const char* id = "gpu.pcie_slot";
+  if (is_c2c_attached(d))
+    return make(id, check_status::skipped, c2c_no_pcie_host_link, d.index);
   const pcie_reach r = pcie_reachable_link(d, spec);
   if (!r.system_gen && !r.system_width)
     return make(id, check_status::skipped,
@@ -227,7 +249,13 @@ host_check pcie_slot_check(const device_info& d, const gpu_spec* spec) {
                 "row matched)",
                 d.index);
   std::vector<std::string> caps, causes;
-  if (r.system_gen && r.card_gen && *r.system_gen < *r.card_gen) {
+  // The generation a stock platform gives the card: the spec row's (the datasheet's host link)
+  // where there is one. A GPU that can train a newer generation than the platforms it ships in
+  // (NVML's GPU maximum above the row's) is not capped by a stock slot at the row's generation.
+  const bool beyond_platform = spec != nullptr && spec->pcie_gen > 0 && r.card_gen &&
+                               *r.card_gen > spec->pcie_gen && r.system_gen &&
+                               *r.system_gen >= spec->pcie_gen;
+  if (r.system_gen && r.card_gen && *r.system_gen < *r.card_gen && !beyond_platform) {
     caps.push_back(fmt::format("the system allows {} (NVML's maximum with this system), the GPU "
                                "can train {} ({})",
                                gen_text(r.system_gen), gen_text(r.card_gen), r.card_gen_source));
@@ -245,6 +273,13 @@ host_check pcie_slot_check(const device_info& d, const gpu_spec* spec) {
   const std::string maxima =
       fmt::format("PCIe maxima: system {} {}, card {} {}", gen_text(r.system_gen),
                   width_text(r.system_width), gen_text(r.card_gen), width_text(r.card_width));
+  if (caps.empty() && beyond_platform)
+    return make(id, check_status::pass,
+                fmt::format("{}: the system allows {}, the generation of the card's stock platform "
+                            "(spec row {}); the GPU itself can train {} (NVML), which that "
+                            "platform does not offer: no slot, riser or BIOS cap",
+                            maxima, gen_text(r.system_gen), spec->id, gen_text(r.card_gen)),
+                d.index);
   if (caps.empty())
     return make(id, check_status::pass,
                 maxima + ": the system allows the card's own link (no slot, riser or BIOS cap)",

@@ -43,6 +43,30 @@ std::optional<double> pcie_bandwidth_gbs(int gen, int width) {
   return per_lane[gen] * width;
 }
 
+ceiling c2c_transfer_ceiling(const gpu_spec* spec, int directions) {
+  ceiling c;
+  const int n = directions > 1 ? 2 : 1;
+  if (spec == nullptr) {
+    c.datasheet_source = "attached by NVLink-C2C; no spec-table row matched this GPU, so no C2C "
+                         "link figure";
+  } else if (!spec->c2c_gbs) {
+    c.datasheet_source =
+        fmt::format("attached by NVLink-C2C; spec row {} states no C2C link figure", spec->id);
+  } else {
+    const auto it = spec->sources.find("c2c");
+    c.datasheet = *spec->c2c_gbs / 2.0 * n;
+    c.datasheet_source = fmt::format(
+        "spec row {}: NVLink-C2C, {:g} GB/s both directions together, {:g} GB/s per "
+        "direction{} ({})",
+        spec->id, *spec->c2c_gbs, *spec->c2c_gbs / 2.0,
+        n == 2 ? fmt::format(" x 2 directions = {:g} GB/s", *c.datasheet) : std::string(),
+        it == spec->sources.end() ? std::string("no source named") : it->second);
+  }
+  c.clock_adjusted_source = "none: a C2C link has no PCIe generation or width to adjust by";
+  c.reference = c.datasheet ? reference_kind::datasheet : reference_kind::none;
+  return c;
+}
+
 std::optional<double> spec_figure_value(const gpu_spec& row, std::string_view figure,
                                         metric_unit unit, std::optional<double> roofline_bytes,
                                         std::optional<double> flops) {

@@ -94,7 +94,10 @@ constexpr std::array device_keys{f{"index"},
                                  f{"counters_after"},
                                  f{"counters_delta"},
                                  f{"problems"},
-                                 f{"activity", 1, true}};
+                                 f{"activity", 1, true},
+                                 f{"c2c", 1, true}};
+// A device's `c2c` (report.hpp c2c_link): its NVLink-C2C link to the CPU.
+constexpr std::array c2c_keys{f{"mode", 1}, f{"addressing_mode", 1}};
 // A device's `activity` (report.hpp gpu_activity) and its processes.
 constexpr std::array activity_keys{f{"utilization_pct"}, f{"processes"}, f{"status"}};
 constexpr std::array process_keys{f{"pid"}, f{"name"}, f{"used_memory_bytes"}, f{"kind"}};
@@ -205,6 +208,7 @@ constexpr std::array objects{
     report_object{"gpu_topology", gpu_topology_keys},
     report_object{"gpu_activity", activity_keys},
     report_object{"gpu_process", process_keys},
+    report_object{"c2c_link", c2c_keys},
     report_object{"nvlink_port", nvlink_port_keys},
     report_object{"gpu_pair", gpu_pair_keys},
     report_object{"device_info", device_keys},

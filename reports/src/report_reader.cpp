@@ -208,6 +208,23 @@ gpu_activity read_activity(element e, const path_ref& path) {
   return a;
 }
 
+c2c_link read_c2c(element e, const path_ref& path) {
+  const auto o = reader(e, path, "c2c_link", 1);
+  c2c_link c;
+  c.mode = o.string("mode");
+  if (!c.mode.empty() && c.mode != "enabled" && c.mode != "disabled" && c.mode != "not supported")
+    fail(o.path_of("mode"), fmt::format("expected \"enabled\", \"disabled\", \"not supported\" or "
+                                        "\"\", got {}",
+                                        quote(c.mode)));
+  c.addressing_mode = o.string("addressing_mode");
+  if (!c.addressing_mode.empty() && c.addressing_mode != "ats" && c.addressing_mode != "hmm" &&
+      c.addressing_mode != "none")
+    fail(o.path_of("addressing_mode"),
+         fmt::format("expected \"ats\", \"hmm\", \"none\" or \"\", got {}",
+                     quote(c.addressing_mode)));
+  return c;
+}
+
 pcie_link read_pcie(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "pcie_link", minor);
   pcie_link link;
@@ -267,6 +284,9 @@ device_info read_device(element e, const path_ref& path, int minor) {
   if (minor >= 1) {
     if (const auto activity = o.find("activity")) {
       d.activity = read_activity(*activity, o.field("activity"));
+    }
+    if (const auto c2c = o.find("c2c")) {
+      d.c2c = read_c2c(*c2c, o.field("c2c"));
     }
   }
   return d;

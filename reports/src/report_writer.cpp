@@ -283,6 +283,12 @@ json device_json(const device_info& d, const std::string& path) {
     activity["status"] = d.activity->status;
     j["activity"] = std::move(activity);
   }
+  if (d.c2c) {
+    json c2c = json::object();
+    c2c["mode"] = d.c2c->mode;
+    c2c["addressing_mode"] = d.c2c->addressing_mode;
+    j["c2c"] = std::move(c2c);
+  }
   return j;
 }
 

@@ -125,7 +125,7 @@ private:
   object_reader m_reader;
 };
 
-constexpr std::array<std::string_view, 22> row_keys{"id",
+constexpr std::array<std::string_view, 23> row_keys{"id",
                                                     "name",
                                                     "match_names",
                                                     "pci_device_ids",
@@ -146,7 +146,8 @@ constexpr std::array<std::string_view, 22> row_keys{"id",
                                                     "nvlink_version",
                                                     "nvlink_links",
                                                     "nvlink_link_gbs",
-                                                    "arch_rates_apply"};
+                                                    "arch_rates_apply",
+                                                    "c2c_gbs"};
 constexpr std::array<std::string_view, 6> memory_keys{
     "size_gb", "type", "bus_width_bits", "bandwidth_gbs", "clock_mhz", "transfers_per_clock"};
 constexpr std::array<std::string_view, 2> pcie_keys{"gen", "width"};
@@ -318,8 +319,12 @@ gpu_spec read_row(element j, const std::string& path) {
     row.pcie_width = pcie.integer("width");
   }
   read_nvlink(r, row);
+  row.c2c_gbs = r.optional_number("c2c_gbs");
 
   read_sources(r, row);
+  // The C2C figure judges every host transfer of the GPU: it names its document.
+  if (row.c2c_gbs && !row.sources.contains("c2c"))
+    fail(r.at("sources"), "c2c_gbs is given, so sources.c2c must name its document");
   return row;
 }
 

@@ -925,4 +925,35 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t* data,
   }
 }
 
+// NVLink-C2C (Grace-based GPUs): "c2c": {"enabled": true, "addressing_mode": "ats"}; absent
+// keys answer NOT_SUPPORTED, as NVML does on a GPU without the link.
+nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t* c2cModeInfo) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetC2cModeInfoV", dev); g != NVML_SUCCESS)
+    return g;
+  const json* v = find(*dev, {"c2c", "enabled"});
+  if (v == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (c2cModeInfo == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  c2cModeInfo->isC2cEnabled = enable_state(*v) == NVML_FEATURE_ENABLED ? 1 : 0;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t* mode) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetAddressingMode", dev); g != NVML_SUCCESS)
+    return g;
+  const json* v = find(*dev, {"c2c", "addressing_mode"});
+  if (v == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (mode == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const std::string m = v->get<std::string>();
+  mode->value = m == "ats"   ? NVML_DEVICE_ADDRESSING_MODE_ATS
+                : m == "hmm" ? NVML_DEVICE_ADDRESSING_MODE_HMM
+                             : NVML_DEVICE_ADDRESSING_MODE_NONE;
+  return NVML_SUCCESS;
+}
+
 } // extern "C"

@@ -589,6 +589,29 @@ void probe_modes(const nvml_api& api, device_queries& q, nvmlDevice_t device,
   }
 }
 
+/// The GPU's NVLink-C2C link to its CPU: NVML's C2C mode and addressing mode (r550+). Left
+/// absent when NVML answered neither (an older driver, a PCIe GPU without HMM or ATS), so
+/// reports of such GPUs do not change; "not supported" is an answer, not a problem.
+void probe_c2c(const nvml_api& api, nvmlDevice_t device, reports::device_info& d) {
+  if (api.c2c_mode_info == nullptr && api.addressing_mode == nullptr)
+    return;
+  reports::c2c_link c;
+  unsigned enabled = 0;
+  if (api.c2c_mode_info != nullptr) {
+    const nvmlReturn_t s = api.c2c_mode_info(device, &enabled);
+    c.mode = s == NVML_SUCCESS ? (enabled != 0 ? "enabled" : "disabled")
+             : unsupported(s)  ? "not supported"
+                               : "";
+  }
+  // nvmlDeviceAddressingMode_v1_t: {version, value}; the version is NVML_STRUCT_VERSION's
+  // sizeof | 1 << 24.
+  std::array<unsigned, 2> mode{static_cast<unsigned>(2 * sizeof(unsigned)) | (1U << 24), 0};
+  if (api.addressing_mode != nullptr && api.addressing_mode(device, mode.data()) == NVML_SUCCESS)
+    c.addressing_mode = mode[1] == 2 ? "ats" : mode[1] == 1 ? "hmm" : "none";
+  if (enabled != 0 || c.mode == "disabled" || !c.addressing_mode.empty())
+    d.c2c = c;
+}
+
 } // namespace
 
 std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
@@ -609,6 +632,7 @@ std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
       probe_clocks_and_link(api, q, device, d);
       probe_power_and_temperature(api, q, device, d);
       probe_modes(api, q, device, d);
+      probe_c2c(api, device, d);
     }
     d.counters_before = read_error_counters(nvml, d.index);
   }

@@ -74,6 +74,8 @@ void resolve_optional(void* handle, nvml_api& api) {
   resolve(handle, api.ecc_mode, "nvmlDeviceGetEccMode");
   resolve(handle, api.mig_mode, "nvmlDeviceGetMigMode");
   resolve(handle, api.persistence_mode, "nvmlDeviceGetPersistenceMode");
+  resolve(handle, api.c2c_mode_info, "nvmlDeviceGetC2cModeInfoV");
+  resolve(handle, api.addressing_mode, "nvmlDeviceGetAddressingMode");
   resolve(handle, api.total_ecc_errors, "nvmlDeviceGetTotalEccErrors");
   resolve(handle, api.retired_pages, "nvmlDeviceGetRetiredPages");
   resolve(handle, api.retired_pages_pending, "nvmlDeviceGetRetiredPagesPendingStatus");

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/reference.hpp"
+
 namespace gpuspec::benches {
 namespace {
 
@@ -63,6 +65,8 @@ std::string pcie_link_formula(int generation, int width, int directions) {
 }
 
 reports::ceiling pcie_transfer_ceiling(const pcie_ceiling_inputs& in) {
+  if (in.c2c)
+    return reports::c2c_transfer_ceiling(in.spec, in.directions);
   reports::ceiling c;
   const int directions = in.directions > 1 ? in.directions : 1;
 

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "gpuspec/reports/host_rules.hpp"
+
 namespace gb = gpuspec::benches;
 using gpuspec::reports::counter_set;
 using gpuspec::reports::reading;
@@ -174,6 +176,27 @@ TEST(ProbeDriverVersions, DriverAndCuda) {
   gb::probe_driver_versions(lib, host);
   EXPECT_EQ(host.driver_version, "550.90.07");
   EXPECT_EQ(host.cuda_driver_version, "12.4");
+}
+
+TEST(ProbeDevices, TheNvlinkC2cLinkAndAddressingMode) {
+  // A PCIe GPU whose NVML answers neither query: no c2c, so its report is unchanged.
+  {
+    const auto lib = open_fake(configs / "two-healthy.json");
+    for (const auto& d : gb::probe_devices(lib))
+      EXPECT_FALSE(d.c2c) << d.index;
+  }
+  const auto lib = open_fake(configs / "c2c-two.json");
+  const auto devices = gb::probe_devices(lib);
+  ASSERT_EQ(devices.size(), 2u);
+  ASSERT_TRUE(devices[0].c2c);
+  EXPECT_EQ(devices[0].c2c->mode, "enabled");
+  EXPECT_EQ(devices[0].c2c->addressing_mode, "ats");
+  EXPECT_TRUE(gpuspec::reports::is_c2c_attached(devices[0]));
+  ASSERT_TRUE(devices[1].c2c);
+  EXPECT_EQ(devices[1].c2c->mode, "disabled");
+  EXPECT_EQ(devices[1].c2c->addressing_mode, "hmm");
+  EXPECT_FALSE(gpuspec::reports::is_c2c_attached(devices[1]));
+  EXPECT_TRUE(devices[0].problems.empty());
 }
 
 TEST(ProbeDevices, TwoHealthyFieldByField) {

@@ -53,6 +53,7 @@ constexpr object_path burnin_paths[] = {
     // Not a burn-in object, but testing::burnin_report() holds it too: a GPU that was busy.
     {"gpu_activity", "/devices/0/activity"},
     {"gpu_process", "/devices/0/activity/processes/0"},
+    {"c2c_link", "/devices/0/c2c"},
 };
 
 /// The multi-node objects, in testing::multi_node_report().

@@ -266,6 +266,8 @@ report burnin_report() {
   busy.processes = {{4242, "python3", std::int64_t{20} << 30, "compute"},
                     {4343, "", std::nullopt, "graphics"}};
   r.devices.at(0).activity = busy;
+  // A GPU attached by NVLink-C2C (a Grace-based node), as NVML reads it.
+  r.devices.at(0).c2c = c2c_link{"enabled", "ats"};
   r.complete = true;
   r.incomplete_reason = "";
   r.results.clear();
@@ -520,6 +522,7 @@ report without_version_1_1_fields(report r) {
     d.temperature_slowdown_c.reset();
     d.pcie.gen_max_system.reset();
     d.activity.reset();
+    d.c2c.reset();
   }
   for (result& x : r.results) {
     x.gpus_busy.reset();

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/reports/check.hpp" // reports::pcie_bandwidth_gbs
+#include "gpuspec/reports/reference.hpp"
 
 namespace gb = gpuspec::benches;
 namespace r = gpuspec::reports;
@@ -119,6 +120,33 @@ TEST(PcieCeiling, TheReachableLinkJudgesNotTheLinkAsTrained) {
   // Gen4 x8 trained: the same ceiling.
   in.under_load = gb::pcie_link_state{4, 8};
   EXPECT_NEAR(*gb::pcie_transfer_ceiling(in).clock_adjusted, 63.015, 0.001);
+}
+
+TEST(PcieCeiling, AGpuAttachedByNvlinkC2cIsJudgedAgainstTheC2cLink) {
+  // A Grace-based GPU's host transfers cross NVLink-C2C: whatever PCIe link NVML reports, the
+  // ceiling is half the row's c2c_gbs per direction (the figure here is a test row's).
+  r::gpu_spec row = h200_row();
+  row.c2c_gbs = 900;
+  row.sources["c2c"] = "a test row";
+  gb::pcie_ceiling_inputs in;
+  in.under_load = gb::pcie_link_state{5, 16};
+  in.reachable = r::pcie_reachable_link(device(1, 5, 5, 16), &row);
+  in.spec = &row;
+  in.c2c = true;
+  const r::ceiling one = gb::pcie_transfer_ceiling(in);
+  ASSERT_TRUE(one.datasheet);
+  EXPECT_DOUBLE_EQ(*one.datasheet, 450);
+  EXPECT_FALSE(one.clock_adjusted);
+  EXPECT_EQ(one.reference, r::reference_kind::datasheet);
+  EXPECT_TRUE(contains(one.datasheet_source, "NVLink-C2C")) << one.datasheet_source;
+  in.directions = 2;
+  EXPECT_DOUBLE_EQ(*gb::pcie_transfer_ceiling(in).datasheet, 900);
+  // No C2C figure in the row: no ceiling, and the source says why.
+  row.c2c_gbs.reset();
+  const r::ceiling none = gb::pcie_transfer_ceiling(in);
+  EXPECT_FALSE(none.datasheet);
+  EXPECT_TRUE(contains(none.datasheet_source, "states no C2C link figure"))
+      << none.datasheet_source;
 }
 
 TEST(PcieCeiling, ASlotThatCapsTheLinkLowersTheCeilingToWhatItAllows) {

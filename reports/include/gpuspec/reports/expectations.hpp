@@ -37,8 +37,9 @@ inline constexpr double gemm_large_min_mnk = 4096.0 * 4096.0 * 4096.0;
 /// The values each selector takes, for the rule file's checks and the docs.
 inline constexpr std::string_view shape_class_values[] = {"large", "small", "skinny"};
 /// "nvlink": over NVLink; "pcie": over PCIe within one socket (host transfers, peer copies and
-/// collectives without NVLink); "cross_socket": over PCIe and the link between CPU sockets.
-inline constexpr std::string_view path_values[] = {"nvlink", "pcie", "cross_socket"};
+/// collectives without NVLink); "cross_socket": over PCIe and the link between CPU sockets;
+/// "c2c": a host transfer of a GPU attached by NVLink-C2C (Grace-based nodes).
+inline constexpr std::string_view path_values[] = {"nvlink", "pcie", "cross_socket", "c2c"};
 /// "fp32", "fp16", "fp64", "int32": the GEMM's accumulation type (cuBLAS compute type);
 /// "fast": FP8 with cuBLASLt's fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM).
 inline constexpr std::string_view accumulation_values[] = {"fp32", "fp16", "fp64", "int32", "fast"};

@@ -60,6 +60,17 @@ inline constexpr double advised_memory_ratio = 2.0;
 [[nodiscard]] host_check nouveau_check(const host_info& host);
 /// host.memory_ratio: warn only below lowest_reference_memory_ratio() x (1 - meminfo_allowance)
 /// of the total GPU memory; between that and advised_memory_ratio the message notes the advice.
+/// Whether the GPU is attached to its CPU by NVLink-C2C (devices[].c2c.mode "enabled", NVML's
+/// nvmlDeviceGetC2cModeInfoV): a Grace-based GPU (GH200, GB200, GB300), whose host transfers
+/// cross the C2C link and which has no PCIe host link to judge.
+[[nodiscard]] bool is_c2c_attached(const device_info& d);
+/// Whether every GPU of `devices` shares coherent memory with its CPU: attached by NVLink-C2C
+/// with NVML's addressing mode ATS (the GPU reads host memory through the CPU's page tables).
+/// False for an empty list.
+[[nodiscard]] bool is_coherent_memory_system(std::span<const device_info> devices);
+/// host.memory_ratio on a coherent-memory system (is_coherent_memory_system) passes, with the
+/// figures: the 2x advice is for PCIe nodes, whose GPUs copy through pinned host memory; a stock
+/// GB200 or GB300 tray has less host RAM than twice its GPU memory by design.
 [[nodiscard]] host_check memory_ratio_check(const host_info& host,
                                             std::span<const device_info> devices);
 

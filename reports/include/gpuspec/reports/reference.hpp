@@ -29,6 +29,13 @@ inline constexpr double default_datasheet_tolerance = 0.01;
 /// Per-direction PCIe bandwidth in GB/s of a link (gen 1-6, width lanes); nullopt if unknown.
 [[nodiscard]] std::optional<double> pcie_bandwidth_gbs(int gen, int width);
 
+/// The ceiling of a host transfer (transfer.h2d, .d2h: `directions` 1; .bidir: 2) on a GPU
+/// attached by NVLink-C2C (host_rules.hpp is_c2c_attached): the spec row's C2C link, half its
+/// c2c_gbs per direction x `directions`, as the datasheet reference; no value (and the source
+/// says why) where there is no row or the row states no C2C figure. One definition: the harness
+/// attaches it (benches/host pcie_link.hpp) and the check judges by it.
+[[nodiscard]] ceiling c2c_transfer_ceiling(const gpu_spec* spec, int directions);
+
 /// The value of `figure` in `row`, in `unit`; capped by the memory roofline (the row's
 /// bandwidth x flops / roofline_bytes) when `roofline_bytes` and `flops` are given, as the
 /// harness capped it. nullopt when the row lacks the figure or the units do not convert.

@@ -134,6 +134,20 @@ struct gpu_activity {
   friend bool operator==(const gpu_activity&, const gpu_activity&) = default;
 };
 
+/// How a GPU attached by NVLink-C2C reaches its CPU (Grace-based nodes: GH200, GB200, GB300),
+/// as NVML reads it (docs/report.md, "devices[].c2c"). Such a GPU's host transfers cross the C2C
+/// link, not PCIe, and its host memory is coherent with the GPU's (ATS): the check judges the
+/// transfers against the C2C link and knows the host-memory rule does not apply (is_c2c_attached).
+struct c2c_link {
+  /// nvmlDeviceGetC2cModeInfoV's isC2cEnabled: "enabled" | "disabled" | "not supported" | "".
+  std::string mode;
+  /// nvmlDeviceGetAddressingMode: "ats" (Address Translation Services: the GPU reads host memory
+  /// through the CPU's page tables, coherently), "hmm" (Heterogeneous Memory Management), "none",
+  /// or "" when not read.
+  std::string addressing_mode;
+  friend bool operator==(const c2c_link&, const c2c_link&) = default;
+};
+
 struct device_info {
   int index = 0;                 ///< NVML index (the nvidia-smi numbering)
   std::optional<int> cuda_index; ///< the CUDA runtime's ordinal, joined by PCI bus id
@@ -162,6 +176,9 @@ struct device_info {
   /// The processes on the GPU and its utilisation when the inventory was read. v1.1, an
   /// optional key: absent when not read (older reports, `gpuspec info`).
   std::optional<gpu_activity> activity;
+  /// The GPU's NVLink-C2C link to its CPU (c2c_link). v1.1, an optional key: absent when not
+  /// read (older reports, a driver without the queries).
+  std::optional<c2c_link> c2c;
   friend bool operator==(const device_info&, const device_info&) = default;
 };
 

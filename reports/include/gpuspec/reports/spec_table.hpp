@@ -65,6 +65,10 @@ struct gpu_spec {
   bool arch_rates_apply = true;
   /// Field ("peaks.fp16_tc", "memory.bandwidth_gbs") -> why `specs --check` may disagree.
   std::map<std::string, std::string> check_notes;
+  /// NVLink-C2C between the GPU and its CPU, total bidirectional GB/s, datasheet (Grace-based
+  /// GPUs: GH200, GB200, GB300; sources["c2c"] names the document). What a C2C-attached GPU's
+  /// host transfers are judged against (reference.hpp c2c_link_ceiling); nullopt: no C2C link.
+  std::optional<double> c2c_gbs;
 };
 
 /// Spec file format version written in its "schema" key.

@@ -67,7 +67,9 @@ struct result_verdict {
   std::optional<double> efficiency; ///< measured / expected (inverted when lower is better)
   std::optional<double> pass_fraction, warn_fraction;
   /// "spec" (the datasheet reference, cross-checked with the spec table), "clock_adjusted",
-  /// "baseline", or "" when not judged
+  /// "baseline", "siblings" or "fleet" (a GPU with no spec row, inconclusive against the
+  /// datasheet, judged against its identical siblings or the fleet instead), or "" when not
+  /// judged
   std::string frame;
   std::string message;
   std::vector<diagnosis> diagnoses;

@@ -47,6 +47,10 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetEccMode) ecc_mode = nullptr;
   decltype(&::nvmlDeviceGetMigMode) mig_mode = nullptr;
   decltype(&::nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
+  /// NVLink-C2C (r550+): spelled out, with the layouts of nvmlC2cModeInfo_v1_t (one unsigned,
+  /// isC2cEnabled) and nvmlDeviceAddressingMode_v1_t (version, value), which older nvml.h lack.
+  nvmlReturn_t (*c2c_mode_info)(nvmlDevice_t, unsigned int*) = nullptr;
+  nvmlReturn_t (*addressing_mode)(nvmlDevice_t, unsigned int*) = nullptr;
   decltype(&::nvmlDeviceGetTotalEccErrors) total_ecc_errors = nullptr;
   decltype(&::nvmlDeviceGetRetiredPages) retired_pages = nullptr;
   decltype(&::nvmlDeviceGetRetiredPagesPendingStatus) retired_pages_pending = nullptr;

@@ -90,6 +90,9 @@ struct pcie_ceiling_inputs {
   /// inventory's maxima and the spec row): what the transfer is judged against.
   reports::pcie_reach reachable;
   const reports::gpu_spec* spec = nullptr; ///< the matched row (the card's own maximum)
+  /// The GPU is attached to its CPU by NVLink-C2C (reports::is_c2c_attached): its host
+  /// transfers cross the C2C link, and the ceiling is reports::c2c_transfer_ceiling's.
+  bool c2c = false;
 };
 
 /// The ceiling of a transfer result in GB/s: `datasheet` from the spec row's pcie_gen x
@@ -99,7 +102,8 @@ struct pcie_ceiling_inputs {
 /// GPUSPEC-PCIE-LINK-DEGRADED) instead of passing against its own degraded rate. The source
 /// names the reachable link and the link as trained under load. Where no maximum is known, the
 /// link as trained stands in: under load when telemetry saw it, else the inventory's reading,
-/// and the source says which. Both are per direction x `directions`.
+/// and the source says which. Both are per direction x `directions`. A GPU attached by
+/// NVLink-C2C (`c2c`) gets the C2C link's ceiling instead (reports::c2c_transfer_ceiling).
 [[nodiscard]] reports::ceiling pcie_transfer_ceiling(const pcie_ceiling_inputs& in);
 
 } // namespace gpuspec::benches
