@@ -7,6 +7,10 @@ for every architecture the library was built for:
 
   - the STREAM kernels load and store 16 bytes per access (PTX v4.f32 / v2.f64, SASS
     LDG/STG .128): the vector width their bandwidth figures rely on;
+  - each Tensor Core kernel holds its instruction on every target it is built for: HMMA, IMMA,
+    QMMA (mma.sync), HGMMA/IGMMA/QGMMA (wgmma, sm_90a), and on Blackwell UTCHMMA/UTCQMMA with
+    the tensor-memory allocation, commit, mbarrier wait and tensor-memory load (tcgen05,
+    sm_100f) and QMMA with the fp6/fp4 types (mma.sync kind::f8f6f4, sm_120f);
   - no kernel uses local memory: STACK:0 and LOCAL:0 in `cuobjdump -res-usage`. Register
     spills show up as STACK (a stack frame), not as LOCAL, so both are checked.
 
@@ -97,12 +101,39 @@ EXPECTATIONS = (
               80),
        Expect("mma_sync_peak_fp8_m16n8k32", "ptx", r"mma\.sync\.aligned\.m16n8k32\..*e4m3",
               "mma.sync e4m3", 89),
-       # native on sm_89; ptxas emulates it with HMMA on sm_90 (the benchmark does not time that)
+       # native on sm_89 and 12.x; ptxas emulates it with HMMA on sm_90 and 10.x (the benchmark
+       # does not time that)
        Expect("mma_sync_peak_fp8_m16n8k32", "sass", r"\bQMMA\.16832\.F32\.E4M3\.E4M3\b",
-              "QMMA.16832 e4m3", 89, ("sm_89",)),
+              "QMMA.16832 e4m3", 89, ("sm_89", "sm_120")),
+       Expect("mma_sync_peak_e5m2_m16n8k32", "ptx", r"mma\.sync\.aligned\.m16n8k32\..*e5m2",
+              "mma.sync e5m2", 89),
+       Expect("mma_sync_peak_e5m2_m16n8k32", "sass", r"\bQMMA\.16832\.F32\.E5M2\.E5M2\b",
+              "QMMA.16832 e5m2", 89, ("sm_89", "sm_120")),
        Expect("mma_sync_peak_fp16_m16n8k8", "sass", r"\bHMMA\.1688\.F32\b", "HMMA.1688.F32", 75),
        Expect("mma_sync_peak_int8_m8n8k16", "sass", r"\bIMMA\.8816\.S8\.S8\b", "IMMA.8816.S8.S8",
               75)]
+    # Consumer and workstation Blackwell (kernels/src_sm120f/mma_f8f6f4_peak.cu): mma.sync with
+    # kind::f8f6f4 for fp6 and fp4, compiled for sm_120f alone (cuobjdump names that cubin
+    # sm_120), as QMMA with the type in the opcode.
+    + [Expect(f"mma_sync_peak_{t}_m16n8k32", "sass",
+              rf"\bQMMA\.16832\.F32\.{t.upper()}\.{t.upper()}\b", f"QMMA.16832 {t}", 120,
+              ("sm_120",)) for t in ("e3m2", "e2m3", "e2m1")]
+    # Blackwell datacenter (kernels/src_sm100f/tcgen05_peak.cu), compiled for sm_100f alone
+    # (cuobjdump names that cubin sm_100): the fifth-generation MMA (UTCHMMA for kind::f16 and
+    # tf32, UTCQMMA for kind::f8f6f4, its types in the instruction descriptor), the tensor-memory
+    # allocation and release (tcgen05.alloc, dealloc: UTCATOMSWS), the commit to the mbarrier
+    # (UTCBAR), the wait on it (SYNCS.PHASECHK) and the read of the accumulator (tcgen05.ld: LDTM).
+    + [Expect(f"tcgen05_peak_{name}", "sass", pattern, what, 100, ("sm_100",))
+       for name, mma in (("fp16_m128n256k16", "UTCHMMA"), ("bf16_m128n256k16", "UTCHMMA"),
+                         ("tf32_m128n256k8", "UTCHMMA"), ("e4m3_m128n256k32", "UTCQMMA"),
+                         ("e5m2_m128n256k32", "UTCQMMA"), ("e3m2_m128n256k32", "UTCQMMA"),
+                         ("e2m3_m128n256k32", "UTCQMMA"), ("e2m1_m128n256k32", "UTCQMMA"))
+       for pattern, what in ((rf"\b{mma} gdesc\[UR\d+\], gdesc\[UR\d+\], tmem\[", mma),
+                             (r"\bUTCATOMSWS\.FIND_AND_SET\.ALIGN\b", "tcgen05.alloc"),
+                             (r"\bUTCATOMSWS\.AND\b", "tcgen05.dealloc"),
+                             (r"\bUTCBAR\b", "tcgen05.commit"),
+                             (r"\bSYNCS\.PHASECHK\.\w+", "mbarrier wait"),
+                             (r"\bLDTM(\.\w+)*\b", "tcgen05.ld"))]
     # Our own GEMMs (kernels/src/sgemm_smem_regblock.cu, hgemm_mma_cp_async.cu): vector shared
     # and global loads and FFMA for sgemm; mma.sync, cp.async (LDGSTS) and ldmatrix (LDSM) for
     # hgemm on sm_80 and newer (its sm_75 body is empty: the launcher refuses that GPU).
