@@ -1,6 +1,7 @@
 # Host test of cmake/GpuspecCudaArchitectures.cmake, run as a CMake script (ctest:
 # cmake.sm90a_plan): which CMAKE_CUDA_ARCHITECTURES values build the sm_90a (wgmma) kernels, and
-# which warn. Usage: cmake -DGPUSPEC_SOURCE_DIR=<checkout> -P cuda_architectures_test.cmake
+# which warn; which build the Blackwell family kernels (sm_100f, sm_120f); the default list.
+# Usage: cmake -DGPUSPEC_SOURCE_DIR=<checkout> -P cuda_architectures_test.cmake
 
 cmake_minimum_required(VERSION 3.25) # the project's policies (IN_LIST, quoted arguments)
 list(APPEND CMAKE_MODULE_PATH "${GPUSPEC_SOURCE_DIR}/cmake")
