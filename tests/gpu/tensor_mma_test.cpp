@@ -573,8 +573,9 @@ TEST(tcgen05_layout, rows_pack_every_type_into_32_bytes) {
     if (k::tc_is_sub_byte(t)) { // the padding of each chunk stays zero
       const int used = 16 * k::tc_code_bits(t) / 8;
       for (std::size_t i = 0; i < pr.b_pos_rows.size(); ++i)
-        if (static_cast<int>(i % 16) >= used)
+        if (static_cast<int>(i % 16) >= used) {
           ASSERT_EQ(pr.b_pos_rows[i], 0u) << "byte " << i;
+        }
     }
     std::set<double> distinct;
     for (int m = 0; m < k::tcgen05_m; m += 9)
@@ -721,10 +722,11 @@ TEST(tc_plan, blackwell_launchers_match_the_build) {
                                         nullptr),
                  std::invalid_argument); // no int8 kernel
   }
-  if (!k::mma_f8f6f4_built())
+  if (!k::mma_f8f6f4_built()) {
     EXPECT_THROW(k::launch_mma_sync_peak(mma_variant::e2m1_m16n8k32, words, words, words, words,
                                          words, words, 1, 0, nullptr),
                  std::logic_error);
+  }
   EXPECT_THROW(k::launch_mma_sync_peak(mma_variant::e2m1_m16n8k32, words, words, words, words,
                                        nullptr, words, 1, 0, nullptr),
                std::invalid_argument); // the argument checks come first
