@@ -1,11 +1,12 @@
 # Enables CUDA with an architecture list that fits the toolkit.
 #
-# Default: 75;80;86;89;90 (Turing to Hopper). CUDA 13 removed sm_70 (Volta), so a V100 needs a
-# CUDA 12 toolkit and -DCMAKE_CUDA_ARCHITECTURES="70;75;80;86;89;90". The list is overridable
-# with the usual CMAKE_CUDA_ARCHITECTURES cache variable, including CMake's all, all-major and
-# native; whether a value also builds the sm_90a (wgmma) kernels is decided in
-# GpuspecCudaArchitectures.cmake (all and all-major do; native does on a Hopper machine, and warns
-# elsewhere).
+# Default: 75;80;86;89;90 (Turing to Hopper) and, with CUDA 12.8 or newer, 100;120 (Blackwell:
+# B200/B300, RTX 50 and RTX PRO). CUDA 13 removed sm_70 (Volta), so a V100 needs a CUDA 12
+# toolkit and -DCMAKE_CUDA_ARCHITECTURES="70;75;80;86;89;90". The list is overridable with the
+# usual CMAKE_CUDA_ARCHITECTURES cache variable, including CMake's all, all-major and native;
+# whether a value also builds the sm_90a (wgmma), sm_100f (tcgen05) and sm_120f (mma.sync
+# kind::f8f6f4) kernels is decided in GpuspecCudaArchitectures.cmake (all and all-major do;
+# native does for the GPUs it finds, and warns on a machine without a Hopper GPU).
 
 # nvcc is often installed in /usr/local/cuda without being on PATH.
 if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
@@ -22,7 +23,15 @@ if(NOT CMAKE_CUDA_COMPILER)
 endif()
 
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-  set(CMAKE_CUDA_ARCHITECTURES 75 80 86 89 90 CACHE STRING "CUDA architectures to build for")
+  # The default depends on the toolkit (gpuspec_default_cuda_architectures), which CMake only
+  # reports after enable_language: ask nvcc itself.
+  execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --version OUTPUT_VARIABLE _gpuspec_nvcc_version
+                  ERROR_QUIET)
+  string(REGEX MATCH "release ([0-9]+\\.[0-9]+)" _gpuspec_match "${_gpuspec_nvcc_version}")
+  include(GpuspecCudaArchitectures)
+  gpuspec_default_cuda_architectures("${CMAKE_MATCH_1}" _gpuspec_default_archs)
+  set(CMAKE_CUDA_ARCHITECTURES ${_gpuspec_default_archs} CACHE STRING
+      "CUDA architectures to build for")
 endif()
 
 enable_language(CUDA)

@@ -68,3 +68,78 @@ function(gpuspec_sm90a_plan archs native prefix)
   set(${prefix}_REASON "${_reason}" PARENT_SCOPE)
   set(${prefix}_WARNING "${_warning}" PARENT_SCOPE)
 endfunction()
+
+# Blackwell's architecture-specific kernels, built beside the list as the sm_90a ones are:
+#
+#   kernels              target   built when the list reaches                  runs on
+#   src_sm100f (tcgen05) sm_100f  10.x: holds 100 or 103 (or 100a, 100f, ...)  10.0, 10.3
+#   src_sm120f (mma.sync sm_120f  12.x: holds 120 or 121 (or 120a, 120f, ...)  12.0, 12.1
+#     kind::f8f6f4)
+#
+# The family-specific targets (the f suffix, CUDA 12.9 and newer) give one cubin per family:
+# B200 (10.0) and B300 (10.3) run the same sm_100f code, RTX 5090 / RTX PRO 6000 (12.0) and
+# GB10 (12.1) the same sm_120f code; tcgen05.mma kind::f16, tf32 and f8f6f4 and mma.sync
+# kind::f8f6f4 exist on those targets (PTX ISA 8.8). So one extra compile per family, whichever
+# of its members the list names, and only of the one file that needs it. all and all-major build
+# both (CUDA 12.9 and 13 include 100 and 120 in each); native builds the family of the GPUs it
+# found. A toolkit older than 12.9 has no f targets: the kernels are not built, and the plan says
+# so (tensor.mma.* on those GPUs then say why in their results).
+
+# gpuspec_family_plan(<archs> <native> <cuda_version> <family> <prefix>)
+#   <family>  100 (the 10.x family, sm_100f) or 120 (the 12.x family, sm_120f)
+# Sets in the caller's scope <prefix>_BUILT (ON or OFF) and <prefix>_REASON.
+function(gpuspec_family_plan archs native cuda_version family prefix)
+  if(family STREQUAL "100")
+    set(_members 100 103)
+  else()
+    set(_members 120 121)
+  endif()
+  set(_list ${archs})
+  list(TRANSFORM _list REPLACE "-(real|virtual)$" "")
+  list(TRANSFORM _list REPLACE "[af]$" "")
+  set(_native ${native})
+  list(TRANSFORM _native REPLACE "-(real|virtual)$" "")
+  list(TRANSFORM _native REPLACE "[af]$" "")
+  set(_hit "")
+  if(_list STREQUAL "all" OR _list STREQUAL "all-major")
+    set(_hit "${_list} includes ${family}")
+  elseif(_list STREQUAL "native")
+    foreach(_m IN LISTS _members)
+      if(_m IN_LIST _native)
+        set(_hit "native found compute capability ${_m}")
+      endif()
+    endforeach()
+  else()
+    foreach(_m IN LISTS _members)
+      if(_m IN_LIST _list)
+        set(_hit "the list holds ${_m}")
+      endif()
+    endforeach()
+  endif()
+  if(NOT _hit)
+    set(_built OFF)
+    string(REPLACE ";" " or " _names "${_members}")
+    set(_reason "the list reaches no ${_names}")
+  elseif(cuda_version VERSION_LESS 12.9)
+    set(_built OFF)
+    set(_reason "${_hit}, but CUDA ${cuda_version} has no family-specific targets (12.9 does)")
+  else()
+    set(_built ON)
+    set(_reason "${_hit}")
+  endif()
+  set(${prefix}_BUILT ${_built} PARENT_SCOPE)
+  set(${prefix}_REASON "${_reason}" PARENT_SCOPE)
+endfunction()
+
+# gpuspec_default_cuda_architectures(<cuda_version> <out>)
+#   The default list for a toolkit: 75;80;86;89;90, and 100;120 (B200/B300 and RTX 50 / RTX PRO
+#   Blackwell) from CUDA 12.8, the first toolkit that has them. 103 is left out: sm_100 code runs
+#   on 10.3 (same major version), and the tcgen05 kernels' sm_100f cubin covers it, so a separate
+#   sm_103 compile of every kernel would buy nothing measurable (docs/measurement.md).
+function(gpuspec_default_cuda_architectures cuda_version out)
+  set(_archs 75 80 86 89 90)
+  if(cuda_version VERSION_GREATER_EQUAL 12.8)
+    list(APPEND _archs 100 120)
+  endif()
+  set(${out} ${_archs} PARENT_SCOPE)
+endfunction()

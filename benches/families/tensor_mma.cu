@@ -1,4 +1,5 @@
-// tensor.mma.{fp16,bf16,tf32,int8,fp8}: the dense Tensor Core ceiling of each input type.
+// tensor.mma.{fp16,bf16,tf32,int8,fp8,fp8_e5m2,fp6,fp6_e2m3,fp4}: the dense Tensor Core ceiling
+// of each input type (fp8 is e4m3, fp6 e3m2, fp4 e2m1).
 //
 // What it measures: Tensor Core throughput in TFLOP/s (TOPS for int8) with nothing else in the
 // way: operands resident in registers (mma.sync) or shared memory (wgmma), many independent
@@ -8,13 +9,16 @@
 // accumulation for the float types, which GeForce parts run at half rate). Counted as
 // 2·M·N·K per instruction.
 //
-// Which kernel: compute capability 9.0 runs the sm_90a wgmma kernels (m64n256kK, A and B in
-// shared memory) when the build has them, since mma.sync on Hopper tops out well below the
-// datasheet; everything else runs warp-level mma.sync (m16n8k16 fp16/bf16, m16n8k8 tf32,
-// m16n8k32 int8/e4m3; on Turing m16n8k8 fp16 and m8n8k16 int8). The parameter `path` says
-// which ran. Types the GPU lacks (bf16/tf32 before sm_80, fp8 before sm_89) are not supported;
-// fp8 through mma.sync on a GPU where ptxas converts it to fp16 (sm_90 without the wgmma build,
-// sm_100) is skipped with that reason: it would not be an fp8 figure.
+// Which kernel (kernels::plan_tc_peak): compute capability 9.0 runs the sm_90a wgmma kernels
+// (m64n256kK, A and B in shared memory) when the build has them, since mma.sync on Hopper tops
+// out well below the datasheet; 10.x (B200, B300) runs the sm_100f tcgen05.mma kernels
+// (m128n256kK, accumulator in tensor memory) for every type but int8; 12.x (RTX 5090, RTX PRO
+// 6000) runs mma.sync, with kind::f8f6f4 for fp6 and fp4 (sm_120f); everything else runs
+// warp-level mma.sync (m16n8k16 fp16/bf16, m16n8k8 tf32, m16n8k32 int8/e4m3/e5m2; on Turing
+// m16n8k8 fp16 and m8n8k16 int8). The parameter `path` says which ran. Types the GPU lacks
+// (bf16/tf32 before sm_80, fp8 before sm_89, fp6/fp4 before Blackwell) are not supported; fp8
+// through mma.sync on a GPU where ptxas converts it to fp16 (sm_90 without the wgmma build, 10.x
+// without the tcgen05 build) is skipped with that reason: it would not be an fp8 figure.
 //
 // Check: the accumulators alternate A·(-B) and A·B, so after any number of instructions each
 // holds exactly A·B; every element of every accumulator tile is compared bit for bit with A·B
@@ -46,6 +50,7 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/mma_peak.hpp"
+#include "gpuspec/kernels/tcgen05_peak.hpp"
 #include "gpuspec/kernels/wgmma_peak.hpp"
 #include "gpuspec/kernels/work_count.hpp"
 
@@ -258,20 +263,33 @@ void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
   measure(state, k);
 }
 
-void run_wgmma(bench_state& state, tc_dtype dtype) {
-  const kernels::wgmma_problem problem = kernels::make_wgmma_problem(dtype, operand_seed);
-  // On the state's stream, then synchronised: see run_mma_sync.
-  const kernels::stream_ref stream = state.stream();
+/// Operand rows in device memory, uploaded on the state's stream, then synchronised (see
+/// run_mma_sync): the shared-memory paths' A, B and -B.
+struct operand_rows {
+  kernels::device_buffer<std::uint8_t> a, b_pos, b_neg;
+};
+
+operand_rows upload_rows(kernels::stream_ref stream, const std::vector<std::uint8_t>& a,
+                         const std::vector<std::uint8_t>& b_pos,
+                         const std::vector<std::uint8_t>& b_neg) {
   auto upload = [&stream](const std::vector<std::uint8_t>& host) {
     kernels::device_buffer<std::uint8_t> d(host.size());
     GPUSPEC_CUDA_CHECK(
         cudaMemcpyAsync(d.data(), host.data(), host.size(), cudaMemcpyHostToDevice, stream.get()));
     return d;
   };
-  const kernels::device_buffer<std::uint8_t> a = upload(problem.a_rows);
-  const kernels::device_buffer<std::uint8_t> b_pos = upload(problem.b_pos_rows);
-  const kernels::device_buffer<std::uint8_t> b_neg = upload(problem.b_neg_rows);
+  operand_rows rows{upload(a), upload(b_pos), upload(b_neg)};
   stream.synchronize();
+  return rows;
+}
+
+void run_wgmma(bench_state& state, tc_dtype dtype) {
+  const kernels::wgmma_problem problem = kernels::make_wgmma_problem(dtype, operand_seed);
+  const operand_rows rows =
+      upload_rows(state.stream(), problem.a_rows, problem.b_pos_rows, problem.b_neg_rows);
+  const kernels::device_buffer<std::uint8_t>& a = rows.a;
+  const kernels::device_buffer<std::uint8_t>& b_pos = rows.b_pos;
+  const kernels::device_buffer<std::uint8_t>& b_neg = rows.b_neg;
   const unsigned blocks = kernels::wgmma_peak_blocks(dtype);
   kernels::device_buffer<std::uint32_t> out(kernels::wgmma_output_words(blocks));
   kernels::device_buffer<std::uint32_t> trips(kernels::wgmma_count_words(blocks));
@@ -308,11 +326,54 @@ void run_wgmma(bench_state& state, tc_dtype dtype) {
   measure(state, k);
 }
 
+void run_tcgen05(bench_state& state, tc_dtype dtype) {
+  const kernels::tcgen05_problem problem = kernels::make_tcgen05_problem(dtype, operand_seed);
+  const operand_rows rows =
+      upload_rows(state.stream(), problem.a_rows, problem.b_pos_rows, problem.b_neg_rows);
+  const unsigned blocks = kernels::tcgen05_peak_blocks(dtype);
+  kernels::device_buffer<std::uint32_t> out(kernels::tcgen05_output_words(blocks));
+  kernels::device_buffer<std::uint32_t> trips(kernels::tcgen05_count_words(blocks));
+  kernels::device_buffer<std::uint32_t> status(1);
+
+  state.add_parameter("path", "tcgen05");
+  state.add_parameter("instruction", kernels::tcgen05_ptx(dtype));
+  state.add_parameter("shape", concat("m128n256k", std::to_string(problem.k)));
+  state.add_parameter("accumulate", "fp32 (tensor memory)");
+  state.add_parameter("blocks", blocks);
+  state.add_parameter("threads_per_block", kernels::tcgen05_block_threads);
+  state.add_parameter("operands", "A, B and -B in shared memory (K-major, no swizzle), matrix "
+                                  "descriptors; D in 256 tensor-memory columns per block");
+
+  peak_kernel k;
+  k.launch = [&, dtype, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
+    kernels::launch_tcgen05_peak(dtype, rows.a.data(), rows.b_pos.data(), rows.b_neg.data(),
+                                 out.data(), trips.data(), status.data(), blocks, pairs, stream);
+  };
+  k.operations = [dtype, blocks](std::uint32_t pairs) {
+    return kernels::tcgen05_operations(dtype, blocks, pairs);
+  };
+  k.output_words = out.size();
+  k.tile_words = static_cast<std::size_t>(kernels::tcgen05_m * kernels::tcgen05_n);
+  k.tile = &problem.d;
+  k.dtype = dtype;
+  k.out = &out;
+  k.trips = &trips;
+  k.unit = "block";
+  k.status = &status;
+  k.what = tile_what(out.size() / k.tile_words, kernels::tcgen05_m, kernels::tcgen05_n);
+  measure(state, k);
+}
+
+/// What this build holds for the plan.
+kernels::tc_builds this_build() {
+  return {kernels::wgmma_peak_built(), kernels::tcgen05_peak_built(), kernels::mma_f8f6f4_built()};
+}
+
 template <tc_dtype Dtype> void tensor_mma(bench_state& state) {
   cudaDeviceProp prop{};
   GPUSPEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, state.cuda_device()));
   const int sm = prop.major * 10 + prop.minor;
-  const kernels::tc_plan plan = kernels::plan_tc_peak(Dtype, sm, kernels::wgmma_peak_built());
+  const kernels::tc_plan plan = kernels::plan_tc_peak(Dtype, sm, this_build());
   switch (plan.path) {
   case kernels::tc_path::not_supported:
     state.not_supported(plan.reason);
@@ -322,6 +383,9 @@ template <tc_dtype Dtype> void tensor_mma(bench_state& state) {
     return;
   case kernels::tc_path::wgmma:
     run_wgmma(state, Dtype);
+    return;
+  case kernels::tc_path::tcgen05:
+    run_tcgen05(state, Dtype);
     return;
   case kernels::tc_path::mma_sync:
     run_mma_sync(state, *plan.variant, sm);
@@ -335,7 +399,8 @@ void register_tensor_mma_benchmarks(registry& r) {
   const std::vector<std::string> all{"quick", "standard", "full"};
   const std::vector<std::string> standard{"standard", "full"};
   r.add("tensor.mma.fp16",
-        "Dense fp16 Tensor Core peak, FP32 accumulate (mma.sync m16n8k16; wgmma on Hopper)",
+        "Dense fp16 Tensor Core peak, FP32 accumulate (mma.sync m16n8k16; wgmma on Hopper, "
+        "tcgen05 on Blackwell 10.x)",
         tensor_mma<tc_dtype::fp16>)
       .in_suites(all);
   r.add("tensor.mma.bf16",
@@ -352,8 +417,28 @@ void register_tensor_mma_benchmarks(registry& r) {
       .in_suites(standard);
   r.add("tensor.mma.fp8",
         "Dense fp8 (e4m3) Tensor Core peak, FP32 accumulate (mma.sync m16n8k32 on sm_89; "
-        "wgmma on Hopper)",
+        "wgmma on Hopper, tcgen05 on Blackwell 10.x)",
         tensor_mma<tc_dtype::fp8_e4m3>)
+      .in_suites(standard);
+  r.add("tensor.mma.fp8_e5m2",
+        "Dense fp8 (e5m2) Tensor Core peak, FP32 accumulate (mma.sync m16n8k32 on sm_89 and "
+        "12.x; tcgen05 kind::f8f6f4 on Blackwell 10.x)",
+        tensor_mma<tc_dtype::fp8_e5m2>)
+      .in_suites(standard);
+  r.add("tensor.mma.fp6",
+        "Dense fp6 (e3m2) Tensor Core peak, FP32 accumulate (Blackwell: tcgen05 kind::f8f6f4 on "
+        "10.x, mma.sync kind::f8f6f4 on 12.x)",
+        tensor_mma<tc_dtype::fp6_e3m2>)
+      .in_suites(standard);
+  r.add("tensor.mma.fp6_e2m3",
+        "Dense fp6 (e2m3) Tensor Core peak, FP32 accumulate (Blackwell: tcgen05 kind::f8f6f4 "
+        "on 10.x, mma.sync kind::f8f6f4 on 12.x)",
+        tensor_mma<tc_dtype::fp6_e2m3>)
+      .in_suites(standard);
+  r.add("tensor.mma.fp4",
+        "Dense fp4 (e2m1) Tensor Core peak, FP32 accumulate (Blackwell: tcgen05 kind::f8f6f4 on "
+        "10.x, mma.sync kind::f8f6f4 on 12.x)",
+        tensor_mma<tc_dtype::fp4_e2m1>)
       .in_suites(standard);
 }
 

@@ -330,6 +330,8 @@ wgmma_kernel kernel_of(tc_dtype t) {
     return wgmma_peak_int8_m64n256k32;
   case tc_dtype::fp8_e4m3:
     return wgmma_peak_fp8_m64n256k32;
+  default: // no kernel (wgmma_has)
+    break;
   }
   throw std::invalid_argument("wgmma_peak: unknown type");
 }

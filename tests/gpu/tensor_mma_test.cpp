@@ -3,10 +3,12 @@
 // Host tests (run everywhere): the mma.sync register-fragment maps against the PTX ISA's tables
 // and as bijections, the operand encodings, the problems the benchmark builds, the work counts
 // and the work counters' layout, the output poisons (out of every result's reach), the wgmma
-// shared-memory layout, descriptor and accumulator map, and the choice of path per type and
-// architecture. Device tests (skipped without a GPU): every kernel the GPU can run, small,
-// checked element by element against A·B and warp by warp (warpgroup by warpgroup) for the trips
-// it ran; then tensor.mma.* through the harness.
+// shared-memory layout, descriptor and accumulator map, the tcgen05 instruction and shared-memory
+// descriptors and the fp6/fp4 packing, and the choice of path per type and architecture. Device
+// tests (skipped without a GPU, and the Blackwell ones without a Blackwell GPU, which this
+// project has never had: they are compiled, never run here): every kernel the GPU can run, small,
+// checked element by element against A·B and warp by warp (warpgroup, block) for the trips it
+// ran; then tensor.mma.* through the harness.
 
 #include <algorithm>
 #include <array>
@@ -31,6 +33,7 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/mma_peak.hpp"
+#include "gpuspec/kernels/tcgen05_peak.hpp"
 #include "gpuspec/kernels/wgmma_peak.hpp"
 #include "gpuspec/kernels/work_count.hpp"
 #include "gpuspec/reports/report_json.hpp"
@@ -46,8 +49,47 @@ using k::tc_dtype;
 
 namespace {
 
-constexpr std::array<tc_dtype, 5> all_dtypes{tc_dtype::fp16, tc_dtype::bf16, tc_dtype::tf32,
-                                             tc_dtype::int8, tc_dtype::fp8_e4m3};
+constexpr std::array<tc_dtype, 9> all_dtypes{
+    tc_dtype::fp16,     tc_dtype::bf16,     tc_dtype::tf32,
+    tc_dtype::int8,     tc_dtype::fp8_e4m3, tc_dtype::fp8_e5m2,
+    tc_dtype::fp6_e3m2, tc_dtype::fp6_e2m3, tc_dtype::fp4_e2m1};
+
+/// Exponent and mantissa bits of a float type.
+std::pair<int, int> float_format(tc_dtype t) {
+  switch (t) {
+  case tc_dtype::fp16:
+    return {5, 10};
+  case tc_dtype::bf16:
+    return {8, 7};
+  case tc_dtype::fp8_e4m3:
+    return {4, 3};
+  case tc_dtype::fp8_e5m2:
+    return {5, 2};
+  case tc_dtype::fp6_e3m2:
+    return {3, 2};
+  case tc_dtype::fp6_e2m3:
+    return {2, 3};
+  case tc_dtype::fp4_e2m1:
+    return {2, 1};
+  case tc_dtype::tf32:
+  case tc_dtype::int8:
+    break;
+  }
+  return {8, 23};
+}
+
+/// The value of the packed code `x` (tc_code) of a float type; normal numbers and zero.
+double decode_code(tc_dtype t, std::uint32_t x) {
+  const auto [exp, man] = float_format(t);
+  const int bias = (1 << (exp - 1)) - 1;
+  const bool negative = ((x >> (exp + man)) & 1u) != 0;
+  const int field = static_cast<int>((x >> man) & ((1u << exp) - 1u));
+  const double mantissa = static_cast<double>(x & ((1u << man) - 1u));
+  if (field == 0 && mantissa == 0)
+    return 0.0;
+  const double v = std::ldexp(1.0 + mantissa / std::ldexp(1.0, man), field - bias);
+  return negative ? -v : v;
+}
 
 std::string name_of(mma_variant v) { return k::mma_ptx(v); }
 
@@ -65,18 +107,14 @@ double decode(tc_dtype t, std::uint32_t word, int e) {
   }
   case tc_dtype::fp16:
   case tc_dtype::bf16:
-  case tc_dtype::fp8_e4m3: {
-    const int man = t == tc_dtype::fp16 ? 10 : t == tc_dtype::bf16 ? 7 : 3;
-    const int exp = t == tc_dtype::fp16 ? 5 : t == tc_dtype::bf16 ? 8 : 4;
-    const int bias = (1 << (exp - 1)) - 1;
-    const bool negative = ((x >> (exp + man)) & 1u) != 0;
-    const int field = static_cast<int>((x >> man) & ((1u << exp) - 1u));
-    const double mantissa = static_cast<double>(x & ((1u << man) - 1u));
-    if (field == 0 && mantissa == 0)
-      return 0.0;
-    const double v = std::ldexp(1.0 + mantissa / std::ldexp(1.0, man), field - bias);
-    return negative ? -v : v;
-  }
+  case tc_dtype::fp8_e4m3:
+  case tc_dtype::fp8_e5m2:
+    return decode_code(t, x);
+  case tc_dtype::fp6_e3m2:
+  case tc_dtype::fp6_e2m3: // the 8-bit container: fp6 in bits 0-5, bits 6-7 zero
+    return (x & 0xC0u) != 0 ? std::nan("") : decode_code(t, x);
+  case tc_dtype::fp4_e2m1: // the 8-bit container: fp4 in bits 2-5, the rest zero
+    return (x & 0xC3u) != 0 ? std::nan("") : decode_code(t, x >> 2);
   }
   return 0;
 }
@@ -194,6 +232,25 @@ TEST(tc_operands, encodings_are_exact) {
   EXPECT_THROW((void)k::tc_encode(tc_dtype::fp8_e4m3, 1.0625), std::invalid_argument);
   EXPECT_THROW((void)k::tc_encode(tc_dtype::tf32, 1.0 + 1.0 / 4096.0), std::invalid_argument);
   EXPECT_THROW((void)k::tc_encode(tc_dtype::int8, 0.5), std::invalid_argument);
+  // Blackwell's types. e5m2 keeps its top exponent for infinities; e3m2, e2m3 and e2m1 have none.
+  EXPECT_EQ(k::tc_encode(tc_dtype::fp8_e5m2, 1.0), 0x3Cu);
+  EXPECT_EQ(k::tc_encode(tc_dtype::fp8_e5m2, -1.5), 0xBEu);
+  EXPECT_EQ(k::tc_encode(tc_dtype::fp8_e5m2, 57344.0), 0x7Bu); // e5m2's largest
+  EXPECT_THROW((void)k::tc_encode(tc_dtype::fp8_e5m2, 65536.0), std::invalid_argument);
+  EXPECT_EQ(k::tc_code(tc_dtype::fp6_e3m2, 1.0), 0x0Cu);
+  EXPECT_EQ(k::tc_code(tc_dtype::fp6_e3m2, 28.0), 0x1Fu); // e3m2's largest
+  EXPECT_EQ(k::tc_code(tc_dtype::fp6_e3m2, -3.0), 0x32u);
+  EXPECT_EQ(k::tc_code(tc_dtype::fp6_e2m3, 1.0), 0x08u);
+  EXPECT_EQ(k::tc_code(tc_dtype::fp6_e2m3, 7.5), 0x1Fu); // e2m3's largest
+  EXPECT_EQ(k::tc_code(tc_dtype::fp4_e2m1, 1.0), 0x2u);
+  EXPECT_EQ(k::tc_code(tc_dtype::fp4_e2m1, -3.0), 0xDu);
+  EXPECT_EQ(k::tc_code(tc_dtype::fp4_e2m1, 6.0), 0x7u); // e2m1's largest
+  EXPECT_THROW((void)k::tc_code(tc_dtype::fp4_e2m1, 2.5), std::invalid_argument);
+  EXPECT_THROW((void)k::tc_code(tc_dtype::fp6_e2m3, 0.5), std::invalid_argument); // subnormal
+  // In a register (mma.sync kind::f8f6f4): fp6 as is, fp4 two bits up.
+  EXPECT_EQ(k::tc_encode(tc_dtype::fp6_e3m2, -3.0), 0x32u);
+  EXPECT_EQ(k::tc_encode(tc_dtype::fp4_e2m1, -3.0), 0x34u);
+  EXPECT_EQ(k::tc_code(tc_dtype::fp8_e4m3, 1.5), k::tc_encode(tc_dtype::fp8_e4m3, 1.5));
   for (tc_dtype t : all_dtypes)
     for (std::uint64_t i = 0; i < 1000; ++i) {
       const double v = k::tc_operand_value(t, 42, i);
@@ -234,7 +291,10 @@ TEST(tc_operands, the_mma_problem_packs_a_b_and_minus_b_and_its_reference_is_a_t
                  pr.b[static_cast<std::size_t>(kk * info.n + n)];
         const double c = pr.c[static_cast<std::size_t>(m * info.n + n)];
         EXPECT_EQ(c, sum);
-        EXPECT_LE(std::fabs(c), 4.0 * info.k * (k::tc_is_integer(info.dtype) ? 49.0 / 4.0 : 1.0));
+        EXPECT_LE(std::fabs(c), 4.0 * info.k *
+                                    (k::tc_is_integer(info.dtype)    ? 49.0 / 4.0
+                                     : k::tc_is_sub_byte(info.dtype) ? 9.0 / 4.0
+                                                                     : 1.0));
         EXPECT_EQ(c * 4.0, std::floor(c * 4.0)); // a multiple of 1/4: exact in FP32
         non_zero += c != 0.0 ? 1 : 0;
       }
@@ -323,7 +383,9 @@ TEST(tc_poison, no_accumulator_can_hold_the_poison) {
   for (double d : wg.d)
     ASSERT_LE(std::fabs(d), k::tc_int8_max_magnitude);
   // FP32 accumulators: the NaN word, which no finite A·B is.
-  for (tc_dtype t : {tc_dtype::fp16, tc_dtype::bf16, tc_dtype::tf32, tc_dtype::fp8_e4m3}) {
+  for (tc_dtype t : all_dtypes) {
+    if (k::tc_is_integer(t))
+      continue;
     EXPECT_EQ(k::tc_output_poison_word(t), k::nan_poison_word);
     EXPECT_TRUE(std::isnan(k::tc_accumulator_value(false, k::tc_output_poison_word(t))));
     EXPECT_EQ(k::byte_poison_word(k::tc_output_poison_byte(t)), k::tc_output_poison_word(t));
@@ -400,6 +462,8 @@ TEST(wgmma_layout, accumulator_map_covers_the_tile_once) {
 
 TEST(wgmma_layout, problem_rows_hold_a_b_and_minus_b) {
   for (tc_dtype t : all_dtypes) {
+    if (!k::wgmma_has(t))
+      continue;
     SCOPED_TRACE(k::tc_dtype_name(t));
     const k::wgmma_problem pr = k::make_wgmma_problem(t, 11);
     const int bytes = k::tc_element_bits(t) / 8;
@@ -430,6 +494,117 @@ TEST(wgmma_layout, problem_rows_hold_a_b_and_minus_b) {
         EXPECT_EQ(pr.d[static_cast<std::size_t>(m * k::wgmma_n + n)], sum);
       }
   }
+}
+
+// --- tcgen05 (Blackwell 10.x) -----------------------------------------------------------------
+
+TEST(tcgen05_layout, instruction_descriptor_fields_follow_the_ptx_isa) {
+  // fp16, M 128, N 256: D F32 (bit 4), A and B F16 (0), K-major, N >> 3 = 32 at bit 17,
+  // M >> 4 = 8 at bit 24.
+  const std::uint32_t f16 = k::tcgen05_instruction_descriptor(tc_dtype::fp16, 128, 256);
+  EXPECT_EQ(f16, (1u << 4) | (32u << 17) | (8u << 24));
+  EXPECT_EQ(f16 & 0x7u, 0u);         // dense
+  EXPECT_EQ((f16 >> 13) & 0xFu, 0u); // no negation, both K-major
+  EXPECT_EQ((f16 >> 23) & 1u, 0u);   // reserved
+  EXPECT_EQ((f16 >> 29) & 0x7u, 0u); // reserved, no shift
+  const auto types = [](tc_dtype t) {
+    const std::uint32_t d = k::tcgen05_instruction_descriptor(t, 128, 256);
+    return std::pair{(d >> 7) & 0x7u, (d >> 10) & 0x7u};
+  };
+  EXPECT_EQ(types(tc_dtype::bf16), (std::pair{1u, 1u}));
+  EXPECT_EQ(types(tc_dtype::tf32), (std::pair{2u, 2u}));
+  EXPECT_EQ(types(tc_dtype::fp8_e4m3), (std::pair{0u, 0u}));
+  EXPECT_EQ(types(tc_dtype::fp8_e5m2), (std::pair{1u, 1u}));
+  EXPECT_EQ(types(tc_dtype::fp6_e2m3), (std::pair{3u, 3u}));
+  EXPECT_EQ(types(tc_dtype::fp6_e3m2), (std::pair{4u, 4u}));
+  EXPECT_EQ(types(tc_dtype::fp4_e2m1), (std::pair{5u, 5u}));
+  // The word the e2m1 kernel's SASS loads as its idesc (cuobjdump -sass, CUDA 13.0).
+  EXPECT_EQ(k::tcgen05_instruction_descriptor(tc_dtype::fp4_e2m1, 128, 256), 0x08401690u);
+  EXPECT_EQ(k::tcgen05_instruction_descriptor(tc_dtype::fp16, 64, 8),
+            (1u << 4) | (1u << 17) | (4u << 24));
+}
+
+TEST(tcgen05_layout, shared_memory_descriptor_is_wgmma_s_with_the_version_bit) {
+  const std::uint64_t d = k::tcgen05_smem_descriptor(0x400, k::wgmma_lbo_bytes, k::wgmma_sbo_bytes);
+  EXPECT_EQ(d, k::wgmma_descriptor(0x400, k::wgmma_lbo_bytes, k::wgmma_sbo_bytes) | (1ull << 46));
+  EXPECT_EQ((d >> 46) & 0x7u, 1u); // fixed 0b001
+  EXPECT_EQ((d >> 49) & 0x7u, 0u); // base offset
+  EXPECT_EQ((d >> 52) & 0x1u, 0u); // relative LBO
+  EXPECT_EQ((d >> 61) & 0x7u, 0u); // no swizzle
+  EXPECT_EQ(d >> 32, 0x4010u);     // SBO 256 >> 4 and the version: the SASS's descriptor word
+}
+
+TEST(tcgen05_layout, rows_pack_every_type_into_32_bytes) {
+  for (tc_dtype t : all_dtypes) {
+    if (!k::tcgen05_has(t))
+      continue;
+    SCOPED_TRACE(k::tc_dtype_name(t));
+    const k::tcgen05_problem pr = k::make_tcgen05_problem(t, 5);
+    ASSERT_EQ(pr.k * k::tc_element_bits(t), 8 * k::tcgen05_row_bytes);
+    // Element kk of a row, read back the way the PTX ISA lays the row out: 8/16/32-bit types
+    // little-endian at kk·bytes; fp6 and fp4 16 to a 16-byte chunk, packed from bit 0.
+    const auto element = [&](const std::vector<std::uint8_t>& rows, int row, int kk) {
+      const std::uint8_t* r = rows.data() + row * k::tcgen05_row_bytes;
+      if (!k::tc_is_sub_byte(t)) {
+        const int bytes = k::tc_element_bits(t) / 8;
+        std::uint32_t word = 0;
+        for (int i = 0; i < bytes; ++i)
+          word |= static_cast<std::uint32_t>(r[kk * bytes + i]) << (8 * i);
+        return decode(t, word, 0);
+      }
+      const int width = k::tc_code_bits(t);
+      const std::uint8_t* chunk = r + 16 * (kk / 16);
+      std::uint32_t code = 0;
+      for (int i = 0; i < width; ++i) {
+        const int bit = (kk % 16) * width + i;
+        code |= static_cast<std::uint32_t>((chunk[bit / 8] >> (bit % 8)) & 1u) << i;
+      }
+      return decode_code(t, code);
+    };
+    for (int m = 0; m < k::tcgen05_m; m += 3)
+      for (int kk = 0; kk < pr.k; ++kk)
+        ASSERT_EQ(element(pr.a_rows, m, kk), pr.a[static_cast<std::size_t>(m * pr.k + kk)]);
+    for (int n = 0; n < k::tcgen05_n; n += 5)
+      for (int kk = 0; kk < pr.k; ++kk) {
+        const double want = pr.bt[static_cast<std::size_t>(n * pr.k + kk)];
+        ASSERT_EQ(element(pr.b_pos_rows, n, kk), want);
+        ASSERT_EQ(element(pr.b_neg_rows, n, kk), -want);
+      }
+    if (k::tc_is_sub_byte(t)) { // the padding of each chunk stays zero
+      const int used = 16 * k::tc_code_bits(t) / 8;
+      for (std::size_t i = 0; i < pr.b_pos_rows.size(); ++i)
+        if (static_cast<int>(i % 16) >= used) {
+          ASSERT_EQ(pr.b_pos_rows[i], 0u) << "byte " << i;
+        }
+    }
+    std::set<double> distinct;
+    for (int m = 0; m < k::tcgen05_m; m += 9)
+      for (int n = 0; n < k::tcgen05_n; n += 11) {
+        double sum = 0;
+        for (int kk = 0; kk < pr.k; ++kk)
+          sum += pr.a[static_cast<std::size_t>(m * pr.k + kk)] *
+                 pr.bt[static_cast<std::size_t>(n * pr.k + kk)];
+        const double d = pr.d[static_cast<std::size_t>(m * k::tcgen05_n + n)];
+        ASSERT_EQ(d, sum);
+        ASSERT_EQ(d * 4.0, std::floor(d * 4.0)); // exact in FP32
+        ASSERT_LE(std::fabs(d), 9.0 * pr.k);
+        distinct.insert(d);
+      }
+    EXPECT_GT(distinct.size(), 8u);
+  }
+}
+
+TEST(tcgen05_work, counts_2mnk_per_instruction_per_block) {
+  // fp16: 2·128·256·16 per instruction, (1 + 2·pairs) instructions per block.
+  EXPECT_EQ(k::tcgen05_operations(tc_dtype::fp16, 1, 0), 2.0 * 128 * 256 * 16);
+  EXPECT_EQ(k::tcgen05_operations(tc_dtype::fp4_e2m1, 296, 10), 296.0 * 21 * 2 * 128 * 256 * 32);
+  EXPECT_EQ(k::tcgen05_operations(tc_dtype::tf32, 2, 1), 2.0 * 3 * 2 * 128 * 256 * 8);
+  EXPECT_EQ(k::tcgen05_output_words(3), 3u * 128 * 256);
+  EXPECT_EQ(k::tcgen05_count_words(3), 3u);
+  EXPECT_STREQ(k::tcgen05_ptx(tc_dtype::bf16), "tcgen05.mma.cta_group::1.kind::f16");
+  EXPECT_STREQ(k::tcgen05_ptx(tc_dtype::tf32), "tcgen05.mma.cta_group::1.kind::tf32");
+  EXPECT_STREQ(k::tcgen05_ptx(tc_dtype::fp6_e3m2), "tcgen05.mma.cta_group::1.kind::f8f6f4");
+  EXPECT_FALSE(k::tcgen05_has(tc_dtype::int8));
 }
 
 // --- which path --------------------------------------------------------------------------------
@@ -469,6 +644,92 @@ TEST(tc_plan, picks_the_path_each_gpu_supports) {
           EXPECT_LE(k::mma_info(*p.variant).min_sm, sm);
         }
       }
+}
+
+TEST(tc_plan, blackwell_gets_its_own_kernels_where_the_build_has_them) {
+  using k::tc_path;
+  const k::tc_builds all{true, true, true}, none{};
+  const auto plan = [](tc_dtype t, int sm, const k::tc_builds& b) {
+    return k::plan_tc_peak(t, sm, b);
+  };
+  // 10.x: tcgen05 for every type but int8, B200 (10.0) and B300 (10.3) alike.
+  for (int sm : {100, 103})
+    for (tc_dtype t : all_dtypes) {
+      SCOPED_TRACE(std::string(k::tc_dtype_name(t)) + " sm_" + std::to_string(sm));
+      EXPECT_EQ(plan(t, sm, all).path, t == tc_dtype::int8 ? tc_path::mma_sync : tc_path::tcgen05);
+    }
+  // Without the tcgen05 build: fp8 would be fp16 HMMA, fp6/fp4 have no path; both say why.
+  EXPECT_EQ(plan(tc_dtype::fp8_e5m2, 100, none).path, tc_path::not_measured);
+  EXPECT_NE(plan(tc_dtype::fp8_e5m2, 100, none).reason.find("tcgen05"), std::string::npos);
+  EXPECT_EQ(plan(tc_dtype::fp4_e2m1, 103, none).path, tc_path::not_measured);
+  EXPECT_NE(plan(tc_dtype::fp4_e2m1, 103, none).reason.find("100 or 103"), std::string::npos);
+  EXPECT_EQ(plan(tc_dtype::fp16, 100, none).path, tc_path::mma_sync);
+  // 12.x: mma.sync; fp8 native (QMMA), fp6/fp4 through kind::f8f6f4 when built.
+  for (int sm : {120, 121}) {
+    EXPECT_EQ(plan(tc_dtype::fp8_e5m2, sm, none).variant, mma_variant::e5m2_m16n8k32);
+    EXPECT_EQ(plan(tc_dtype::fp6_e3m2, sm, all).variant, mma_variant::e3m2_m16n8k32);
+    EXPECT_EQ(plan(tc_dtype::fp6_e2m3, sm, all).variant, mma_variant::e2m3_m16n8k32);
+    EXPECT_EQ(plan(tc_dtype::fp4_e2m1, sm, all).variant, mma_variant::e2m1_m16n8k32);
+    EXPECT_EQ(plan(tc_dtype::fp4_e2m1, sm, none).path, tc_path::not_measured);
+    EXPECT_NE(plan(tc_dtype::fp4_e2m1, sm, none).reason.find("sm_120f"), std::string::npos);
+    EXPECT_EQ(plan(tc_dtype::fp16, sm, all).path, tc_path::mma_sync); // tcgen05 is 10.x only
+  }
+  // Hopper: wgmma for its five types; e5m2 has no wgmma kernel, fp6/fp4 no hardware.
+  EXPECT_EQ(plan(tc_dtype::fp8_e4m3, 90, all).path, tc_path::wgmma);
+  EXPECT_EQ(plan(tc_dtype::fp8_e5m2, 90, all).path, tc_path::not_measured);
+  EXPECT_NE(plan(tc_dtype::fp8_e5m2, 90, all).reason.find("e5m2 wgmma"), std::string::npos);
+  for (int sm : {80, 89, 90, 110})
+    for (tc_dtype t : {tc_dtype::fp6_e3m2, tc_dtype::fp6_e2m3, tc_dtype::fp4_e2m1}) {
+      EXPECT_EQ(plan(t, sm, all).path, tc_path::not_supported);
+      EXPECT_NE(plan(t, sm, all).reason.find("Blackwell"), std::string::npos);
+    }
+  EXPECT_EQ(plan(tc_dtype::fp8_e5m2, 89, none).variant, mma_variant::e5m2_m16n8k32);
+  EXPECT_EQ(plan(tc_dtype::fp8_e5m2, 86, all).path, tc_path::not_supported);
+  for (tc_dtype t : all_dtypes)
+    for (int sm : {75, 80, 86, 89, 90, 100, 103, 110, 120, 121})
+      for (const k::tc_builds& b : {all, none}) {
+        const k::tc_plan p = plan(t, sm, b);
+        EXPECT_EQ(p.reason.empty(), p.path == tc_path::wgmma || p.path == tc_path::mma_sync ||
+                                        p.path == tc_path::tcgen05);
+        if (p.path == tc_path::mma_sync) {
+          ASSERT_TRUE(p.variant.has_value());
+          EXPECT_EQ(k::mma_info(*p.variant).dtype, t);
+          EXPECT_LE(k::mma_info(*p.variant).min_sm, sm);
+        }
+      }
+}
+
+TEST(tc_plan, blackwell_launchers_match_the_build) {
+  auto* rows = reinterpret_cast<const std::uint8_t*>(std::uintptr_t{0x1000});
+  auto* words = reinterpret_cast<std::uint32_t*>(std::uintptr_t{0x2000});
+  if (!k::tcgen05_peak_built()) {
+    EXPECT_THROW((void)k::tcgen05_peak_blocks(tc_dtype::fp16), std::logic_error);
+    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::fp16, rows, rows, rows, words, words, words, 1, 0,
+                                        nullptr),
+                 std::logic_error);
+  } else {
+    // The argument checks come before any CUDA call.
+    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::fp16, nullptr, rows, rows, words, words, words, 1,
+                                        0, nullptr),
+                 std::invalid_argument);
+    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::fp16, rows, rows, rows, words, nullptr, words, 1,
+                                        0, nullptr),
+                 std::invalid_argument); // no work counters
+    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::fp4_e2m1, rows, rows, rows, words, words, words,
+                                        1, k::tc_max_pairs + 1, nullptr),
+                 std::invalid_argument);
+    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::int8, rows, rows, rows, words, words, words, 1, 0,
+                                        nullptr),
+                 std::invalid_argument); // no int8 kernel
+  }
+  if (!k::mma_f8f6f4_built()) {
+    EXPECT_THROW(k::launch_mma_sync_peak(mma_variant::e2m1_m16n8k32, words, words, words, words,
+                                         words, words, 1, 0, nullptr),
+                 std::logic_error);
+  }
+  EXPECT_THROW(k::launch_mma_sync_peak(mma_variant::e2m1_m16n8k32, words, words, words, words,
+                                       nullptr, words, 1, 0, nullptr),
+               std::invalid_argument); // the argument checks come first
 }
 
 TEST(tc_plan, wgmma_launchers_match_the_build) {
@@ -562,7 +823,7 @@ struct tensor_kernels : gpuspec::testing::gpu_test {
 TEST_F(tensor_kernels, every_mma_sync_variant_this_gpu_runs_computes_a_times_b) {
   for (mma_variant v : k::all_mma_variants) {
     const k::mma_variant_info info = k::mma_info(v);
-    if (info.min_sm > sm)
+    if (info.min_sm > sm || (k::mma_is_f8f6f4(v) && (sm / 10 != 12 || !k::mma_f8f6f4_built())))
       continue;
     SCOPED_TRACE(name_of(v));
     const k::mma_problem pr = k::make_mma_problem(v, 1234);
@@ -610,6 +871,8 @@ TEST_F(tensor_kernels, every_wgmma_kernel_computes_a_times_b_on_hopper) {
   if (!k::wgmma_peak_built())
     GTEST_SKIP() << "this build has no sm_90a kernels (its architecture list lacks 90)";
   for (tc_dtype t : all_dtypes) {
+    if (!k::wgmma_has(t))
+      continue;
     SCOPED_TRACE(k::wgmma_ptx(t));
     const k::wgmma_problem pr = k::make_wgmma_problem(t, 99);
     const auto a = upload(pr.a_rows), bp = upload(pr.b_pos_rows), bn = upload(pr.b_neg_rows);
@@ -643,6 +906,47 @@ TEST_F(tensor_kernels, every_wgmma_kernel_computes_a_times_b_on_hopper) {
   }
 }
 
+TEST_F(tensor_kernels, every_tcgen05_kernel_computes_a_times_b_on_blackwell_10x) {
+  if (sm / 10 != 10)
+    GTEST_SKIP() << "tcgen05 runs on compute capability 10.x only; this GPU is sm_" << sm;
+  if (!k::tcgen05_peak_built())
+    GTEST_SKIP() << "this build has no sm_100f kernels (its architecture list lacks 100 and 103)";
+  for (tc_dtype t : all_dtypes) {
+    if (!k::tcgen05_has(t))
+      continue;
+    SCOPED_TRACE(k::tc_dtype_name(t));
+    const k::tcgen05_problem pr = k::make_tcgen05_problem(t, 99);
+    const auto a = upload(pr.a_rows), bp = upload(pr.b_pos_rows), bn = upload(pr.b_neg_rows);
+    const unsigned full = k::tcgen05_peak_blocks(t);
+    EXPECT_GE(full, 1u);
+    for (unsigned blocks : {1u, 2u, full}) {
+      for (std::uint32_t pairs : {0u, 1u, 9u}) {
+        k::device_buffer<std::uint32_t> out(k::tcgen05_output_words(blocks));
+        k::device_buffer<std::uint32_t> trips(k::tcgen05_count_words(blocks));
+        k::device_buffer<std::uint32_t> status(1);
+        k::poison_with_byte(out.data(), out.bytes(), k::tc_output_poison_byte(t), nullptr);
+        k::poison_with_nan(trips.data(), trips.bytes(), nullptr);
+        GPUSPEC_CUDA_CHECK(cudaMemset(status.data(), 0, sizeof(std::uint32_t)));
+        k::launch_tcgen05_peak(t, a.data(), bp.data(), bn.data(), out.data(), trips.data(),
+                               status.data(), blocks, pairs, nullptr);
+        GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
+        std::uint32_t word = 0;
+        GPUSPEC_CUDA_CHECK(cudaMemcpy(&word, status.data(), sizeof word, cudaMemcpyDeviceToHost));
+        ASSERT_TRUE(k::tc_status_ran(word)) << "status " << word;
+        std::string first;
+        EXPECT_EQ(mismatches(out, pr.d, false, first), 0u)
+            << "blocks " << blocks << " pairs " << pairs << ": " << first;
+        const std::vector<std::uint32_t> got = counts(trips);
+        const k::work_count_verdict work = k::judge_work_counts(got, pairs);
+        EXPECT_TRUE(work.passed()) << "blocks " << blocks << " pairs " << pairs << ": "
+                                   << k::describe_work_counts(work, "block");
+        EXPECT_EQ(work.units, static_cast<std::size_t>(blocks));
+        EXPECT_FALSE(k::judge_work_counts(got, pairs + 1).passed());
+      }
+    }
+  }
+}
+
 // --- through the harness -----------------------------------------------------------------------
 
 TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
@@ -655,7 +959,7 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
   gpuspec::testing::run_quietly(
       gpuspec::testing::short_run_options(inv, "standard", "^tensor\\.mma\\.", 3, 10, 1.0), inv);
 
-  ASSERT_EQ(report.results.size(), 5u);
+  ASSERT_EQ(report.results.size(), all_dtypes.size());
   for (const auto& res : report.results) {
     SCOPED_TRACE(res.bench_id + " " + r::parameters_of(res).dump());
     if (res.status != r::result_status::ok) {
@@ -667,8 +971,8 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
     }
     EXPECT_EQ(res.check.status, r::verification_status::passed) << res.check.detail;
     // The verification covers the work counters: every unit ran the credited pairs.
-    const std::string unit =
-        r::parameters_of(res).at("path").get<std::string>() == "wgmma" ? "warpgroups" : "warps";
+    const std::string ran = r::parameters_of(res).at("path").get<std::string>();
+    const std::string unit = ran == "wgmma" ? "warpgroups" : ran == "tcgen05" ? "blocks" : "warps";
     EXPECT_NE(res.check.detail.find("work count: every one of the"), std::string::npos)
         << res.check.detail;
     EXPECT_NE(res.check.detail.find(
@@ -681,7 +985,9 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
     EXPECT_EQ(r::to_string(res.unit), res.bench_id == "tensor.mma.int8" ? "TOPS" : "TFLOP/s");
     EXPECT_EQ(res.cache_state, "hot");
     const std::string path = r::parameters_of(res).at("path").get<std::string>();
-    EXPECT_EQ(path, sm == 90 && k::wgmma_peak_built() ? "wgmma" : "mma.sync");
+    EXPECT_EQ(path, sm == 90 && k::wgmma_peak_built()          ? "wgmma"
+                    : sm / 10 == 10 && k::tcgen05_peak_built() ? "tcgen05"
+                                                               : "mma.sync");
     EXPECT_GT(res.stats.median, 1.0);
     if (res.efficiency) {
       EXPECT_GT(*res.efficiency, 0.0);
@@ -697,5 +1003,9 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
   }
   if (sm < 89) {
     EXPECT_EQ(find("tensor.mma.fp8")->status, r::result_status::not_supported);
+  }
+  if (sm / 10 != 10 && sm / 10 != 12) { // fp6 and fp4 are Blackwell's
+    EXPECT_EQ(find("tensor.mma.fp6")->status, r::result_status::not_supported);
+    EXPECT_EQ(find("tensor.mma.fp4")->status, r::result_status::not_supported);
   }
 }

@@ -39,10 +39,19 @@ namespace gpuspec::kernels {
 
 // --- operand types ---------------------------------------------------------------------------
 
-/// The Tensor Core input types the tensor.mma benchmarks measure.
-enum class tc_dtype { fp16, bf16, tf32, int8, fp8_e4m3 };
+/// The Tensor Core input types the tensor.mma benchmarks measure. The last four are Blackwell's
+/// (kind::f8f6f4 on compute capability 10.x and 12.x; e5m2 also mma.sync on sm_89 and 12.x).
+enum class tc_dtype { fp16, bf16, tf32, int8, fp8_e4m3, fp8_e5m2, fp6_e3m2, fp6_e2m3, fp4_e2m1 };
 
-/// Bits of one A or B element (tf32 travels in a 32-bit register).
+/// True for the 6- and 4-bit types, which the Tensor Cores read one element per byte (an 8-bit
+/// register container for mma.sync, 16 elements packed per 16-byte chunk in shared memory for
+/// tcgen05.mma): they are counted as 8-bit elements for every shape and size here.
+GPUSPEC_HOST_DEVICE constexpr bool tc_is_sub_byte(tc_dtype t) {
+  return t == tc_dtype::fp6_e3m2 || t == tc_dtype::fp6_e2m3 || t == tc_dtype::fp4_e2m1;
+}
+
+/// Bits one A or B element takes in a register or a shared-memory row (tf32 travels in a 32-bit
+/// register; fp6 and fp4 in an 8-bit container: tc_is_sub_byte).
 GPUSPEC_HOST_DEVICE constexpr int tc_element_bits(tc_dtype t) {
   switch (t) {
   case tc_dtype::fp16:
@@ -52,6 +61,10 @@ GPUSPEC_HOST_DEVICE constexpr int tc_element_bits(tc_dtype t) {
     return 32;
   case tc_dtype::int8:
   case tc_dtype::fp8_e4m3:
+  case tc_dtype::fp8_e5m2:
+  case tc_dtype::fp6_e3m2:
+  case tc_dtype::fp6_e2m3:
+  case tc_dtype::fp4_e2m1:
     return 8;
   }
   return 0;
@@ -60,7 +73,8 @@ GPUSPEC_HOST_DEVICE constexpr int tc_element_bits(tc_dtype t) {
 /// True for int8 (INT32 accumulators, TOPS); false for the float types (FP32 accumulators).
 GPUSPEC_HOST_DEVICE constexpr bool tc_is_integer(tc_dtype t) { return t == tc_dtype::int8; }
 
-/// "fp16", "bf16", "tf32", "int8", "fp8": the benchmark id's last part.
+/// "fp16", "bf16", "tf32", "int8", "fp8", "fp8_e5m2", "fp6", "fp6_e2m3", "fp4": the benchmark
+/// id's last part (fp8 is e4m3, fp6 is e3m2, fp4 is e2m1).
 constexpr const char* tc_dtype_name(tc_dtype t) {
   switch (t) {
   case tc_dtype::fp16:
@@ -73,6 +87,14 @@ constexpr const char* tc_dtype_name(tc_dtype t) {
     return "int8";
   case tc_dtype::fp8_e4m3:
     return "fp8";
+  case tc_dtype::fp8_e5m2:
+    return "fp8_e5m2";
+  case tc_dtype::fp6_e3m2:
+    return "fp6";
+  case tc_dtype::fp6_e2m3:
+    return "fp6_e2m3";
+  case tc_dtype::fp4_e2m1:
+    return "fp4";
   }
   return "?";
 }
@@ -89,26 +111,37 @@ constexpr const char* tc_ceiling_key(tc_dtype t) {
   case tc_dtype::int8:
     return "int8_tc";
   case tc_dtype::fp8_e4m3:
+  case tc_dtype::fp8_e5m2:
     return "fp8_tc";
+  case tc_dtype::fp6_e3m2:
+  case tc_dtype::fp6_e2m3:
+    return "fp6_tc";
+  case tc_dtype::fp4_e2m1:
+    return "fp4_tc";
   }
   return "";
 }
 
 /// Operand value `index` of the sequence `seed`: ±{0.5, 1, 1.5, 2} for the float types (exact in
-/// fp16, bf16, tf32 and e4m3: at most two significant bits), an integer in [-7, 7] for int8.
-/// With K ≤ 32 every entry of A·B is a multiple of 1/4 of magnitude ≤ 128: exact in FP32.
+/// fp16, bf16, tf32, e4m3 and e5m2: at most two significant bits), ±{1, 1.5, 2, 3} for fp6 and
+/// fp4 (normal numbers of e3m2, e2m3 and e2m1, whose 0.5 would be subnormal in e2m3 and e2m1),
+/// an integer in [-7, 7] for int8. With K ≤ 32 every entry of A·B is a multiple of 1/4 of
+/// magnitude ≤ 288: exact in FP32.
 inline double tc_operand_value(tc_dtype t, std::uint64_t seed, std::uint64_t index) {
   const std::uint64_t bits = seeded_bits(seed, index);
   if (tc_is_integer(t))
     return static_cast<double>(static_cast<int>(bits % 15) - 7);
-  const double magnitude = 0.5 * static_cast<double>(1 + (bits & 3));
+  static constexpr double sub_byte_values[] = {1.0, 1.5, 2.0, 3.0};
+  const double magnitude =
+      tc_is_sub_byte(t) ? sub_byte_values[bits & 3] : 0.5 * static_cast<double>(1 + (bits & 3));
   return ((bits >> 2) & 1) != 0 ? -magnitude : magnitude;
 }
 
 /// Bits of a normal binary floating-point number with `exponent_bits` and `mantissa_bits`
 /// (IEEE-style bias, no infinities needed): fp16 (5, 10), bf16 (8, 7), fp32/tf32 (8, 23),
-/// e4m3 (4, 3). Throws std::invalid_argument if `v` is not exactly representable as a normal
-/// number (or zero) of that format: the benchmark's operands must be exact.
+/// e4m3 (4, 3), e5m2 (5, 2), e3m2 (3, 2), e2m3 (2, 3), e2m1 (2, 1). Throws std::invalid_argument if
+/// `v` is not exactly representable as a normal number (or zero) of that format: the benchmark's
+/// operands must be exact.
 inline std::uint32_t encode_float_bits(double v, int exponent_bits, int mantissa_bits) {
   if (v == 0.0)
     return 0;
@@ -120,8 +153,9 @@ inline std::uint32_t encode_float_bits(double v, int exponent_bits, int mantissa
   const int exponent = e - 1;                    // |v| = (2f)·2^(e-1), 2f in [1, 2)
   const double scaled = (2.0 * f - 1.0) * std::ldexp(1.0, mantissa_bits);
   const int bias = (1 << (exponent_bits - 1)) - 1;
-  // e4m3 has no infinities: its largest exponent field is usable (bias 7, fields 1..15).
-  const int max_field = exponent_bits == 4 ? (1 << exponent_bits) - 1 : (1 << exponent_bits) - 2;
+  // e4m3, e3m2, e2m3 and e2m1 have no infinities: their largest exponent field is usable (e4m3:
+  // bias 7, fields 1..15). e5m2, fp16 and wider keep theirs for infinities and NaNs.
+  const int max_field = exponent_bits <= 4 ? (1 << exponent_bits) - 1 : (1 << exponent_bits) - 2;
   const int field = exponent + bias;
   if (scaled != std::floor(scaled) || field < 1 || field > max_field)
     throw std::invalid_argument(std::string("encode_float_bits: ")
@@ -136,9 +170,16 @@ inline std::uint32_t encode_float_bits(double v, int exponent_bits, int mantissa
          (static_cast<std::uint32_t>(field) << mantissa_bits) | static_cast<std::uint32_t>(scaled);
 }
 
-/// The element bits of `v` as type `t` (in the low tc_element_bits(t) bits). tf32 is written as
-/// FP32 bits (the Tensor Core reads the top 19); int8 as two's complement. Throws
-/// std::invalid_argument for a value the type cannot hold exactly.
+/// The bits of `v` as type `t` itself, packed (6 bits of e3m2 or e2m3, 4 of e2m1); tc_encode for
+/// the others. The form tcgen05.mma reads fp6 and fp4 in from shared memory (tcgen05_peak.hpp).
+inline std::uint32_t tc_code(tc_dtype t, double v);
+
+/// The element bits of `v` as type `t` (in the low tc_element_bits(t) bits): the form mma.sync
+/// reads from a register. tf32 is written as FP32 bits (the Tensor Core reads the top 19); int8
+/// as two's complement; fp6 in bits 0-5 of its byte and fp4 in bits 2-5 (mma.sync with
+/// kind::f8f6f4 reads e2m1 in the middle of its 8-bit container: CUTLASS's sm_120 fp4 operand
+/// shift, cutlass/gemm/collective/sm120_*; e3m2 and e2m3 as ldmatrix .b6x16_p32 leaves them,
+/// unshifted). Throws std::invalid_argument for a value the type cannot hold exactly.
 inline std::uint32_t tc_encode(tc_dtype t, double v) {
   switch (t) {
   case tc_dtype::fp16:
@@ -158,8 +199,33 @@ inline std::uint32_t tc_encode(tc_dtype t, double v) {
   }
   case tc_dtype::fp8_e4m3:
     return encode_float_bits(v, 4, 3);
+  case tc_dtype::fp8_e5m2:
+    return encode_float_bits(v, 5, 2);
+  case tc_dtype::fp6_e3m2:
+  case tc_dtype::fp6_e2m3:
+    return tc_code(t, v);
+  case tc_dtype::fp4_e2m1:
+    return tc_code(t, v) << 2;
   }
   throw std::invalid_argument("tc_encode: unknown type");
+}
+
+inline std::uint32_t tc_code(tc_dtype t, double v) {
+  switch (t) {
+  case tc_dtype::fp6_e3m2:
+    return encode_float_bits(v, 3, 2);
+  case tc_dtype::fp6_e2m3:
+    return encode_float_bits(v, 2, 3);
+  case tc_dtype::fp4_e2m1:
+    return encode_float_bits(v, 2, 1);
+  default:
+    return tc_encode(t, v);
+  }
+}
+
+/// Bits of the packed code tc_code writes: 6 for fp6, 4 for fp4, tc_element_bits otherwise.
+GPUSPEC_HOST_DEVICE constexpr int tc_code_bits(tc_dtype t) {
+  return t == tc_dtype::fp4_e2m1 ? 4 : tc_is_sub_byte(t) ? 6 : tc_element_bits(t);
 }
 
 /// A 32-bit accumulator word as a number: FP32 bits, or an INT32 for integer accumulation.
@@ -204,18 +270,31 @@ enum class mma_variant {
   fp8_m16n8k32,  ///< sm_89+: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
   fp16_m16n8k8,  ///< sm_75+: mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 (Turing's shape)
   int8_m8n8k16,  ///< sm_75+: mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 (Turing's shape)
+  e5m2_m16n8k32, ///< sm_89+: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32
+  /// sm_120f (12.x): mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.<t>.<t>.f32, one per
+  /// type, kernels in kernels/src_sm120f (built for the family-specific target alone).
+  e3m2_m16n8k32,
+  e2m3_m16n8k32,
+  e2m1_m16n8k32,
 };
 
 inline constexpr mma_variant all_mma_variants[] = {
     mma_variant::fp16_m16n8k16, mma_variant::bf16_m16n8k16, mma_variant::tf32_m16n8k8,
     mma_variant::int8_m16n8k32, mma_variant::fp8_m16n8k32,  mma_variant::fp16_m16n8k8,
-    mma_variant::int8_m8n8k16};
+    mma_variant::int8_m8n8k16,  mma_variant::e5m2_m16n8k32, mma_variant::e3m2_m16n8k32,
+    mma_variant::e2m3_m16n8k32, mma_variant::e2m1_m16n8k32};
+
+/// True for the kind::f8f6f4 variants, whose kernels need the family-specific target sm_120f.
+GPUSPEC_HOST_DEVICE constexpr bool mma_is_f8f6f4(mma_variant v) {
+  return v == mma_variant::e3m2_m16n8k32 || v == mma_variant::e2m3_m16n8k32 ||
+         v == mma_variant::e2m1_m16n8k32;
+}
 
 struct mma_variant_info {
   tc_dtype dtype;
   int m, n, k;
   int a_regs, b_regs, c_regs; ///< 32-bit registers per lane of A, B and the accumulator
-  int min_sm;                 ///< 75, 80 or 89
+  int min_sm;                 ///< 75, 80, 89 or 120
 };
 
 GPUSPEC_HOST_DEVICE constexpr mma_variant_info mma_info(mma_variant v) {
@@ -234,6 +313,14 @@ GPUSPEC_HOST_DEVICE constexpr mma_variant_info mma_info(mma_variant v) {
     return {tc_dtype::fp16, 16, 8, 8, 2, 1, 4, 75};
   case mma_variant::int8_m8n8k16:
     return {tc_dtype::int8, 8, 8, 16, 1, 1, 2, 75};
+  case mma_variant::e5m2_m16n8k32:
+    return {tc_dtype::fp8_e5m2, 16, 8, 32, 4, 2, 4, 89};
+  case mma_variant::e3m2_m16n8k32:
+    return {tc_dtype::fp6_e3m2, 16, 8, 32, 4, 2, 4, 120};
+  case mma_variant::e2m3_m16n8k32:
+    return {tc_dtype::fp6_e2m3, 16, 8, 32, 4, 2, 4, 120};
+  case mma_variant::e2m1_m16n8k32:
+    return {tc_dtype::fp4_e2m1, 16, 8, 32, 4, 2, 4, 120};
   }
   return {tc_dtype::fp16, 0, 0, 0, 0, 0, 0, 0};
 }
@@ -255,13 +342,22 @@ constexpr const char* mma_ptx(mma_variant v) {
     return "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32";
   case mma_variant::int8_m8n8k16:
     return "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32";
+  case mma_variant::e5m2_m16n8k32:
+    return "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32";
+  case mma_variant::e3m2_m16n8k32:
+    return "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32";
+  case mma_variant::e2m3_m16n8k32:
+    return "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m3.e2m3.f32";
+  case mma_variant::e2m1_m16n8k32:
+    return "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32";
   }
   return "";
 }
 
 /// The variant the benchmark runs for `dtype` on compute capability `sm` (major·10 + minor), or
 /// nothing where the GPU has no Tensor Core path for that type: bf16 and tf32 need sm_80, fp8
-/// (e4m3) sm_89; sm_75 (Turing) runs fp16 as m16n8k8 and int8 as m8n8k16.
+/// (e4m3, e5m2) sm_89, fp6 and fp4 (kind::f8f6f4) compute capability 12.x; sm_75 (Turing) runs
+/// fp16 as m16n8k8 and int8 as m8n8k16.
 constexpr std::optional<mma_variant> mma_variant_for(tc_dtype dtype, int sm) {
   if (sm < 75)
     return std::nullopt;
@@ -276,12 +372,22 @@ constexpr std::optional<mma_variant> mma_variant_for(tc_dtype dtype, int sm) {
     return sm >= 80 ? std::optional(mma_variant::tf32_m16n8k8) : std::nullopt;
   case tc_dtype::fp8_e4m3:
     return sm >= 89 ? std::optional(mma_variant::fp8_m16n8k32) : std::nullopt;
+  case tc_dtype::fp8_e5m2:
+    return sm >= 89 ? std::optional(mma_variant::e5m2_m16n8k32) : std::nullopt;
+  case tc_dtype::fp6_e3m2:
+  case tc_dtype::fp6_e2m3:
+  case tc_dtype::fp4_e2m1:
+    break;
   }
-  return std::nullopt;
+  if (sm < 120 || sm >= 130)
+    return std::nullopt;
+  return dtype == tc_dtype::fp6_e3m2   ? mma_variant::e3m2_m16n8k32
+         : dtype == tc_dtype::fp6_e2m3 ? mma_variant::e2m3_m16n8k32
+                                       : mma_variant::e2m1_m16n8k32;
 }
 
-/// True where mma.sync with e4m3 operands runs on fp8 Tensor Core hardware: sm_89 (QMMA) and
-/// sm_12x. ptxas for sm_90, sm_100, sm_103 and sm_110 accepts the instruction but converts the
+/// True where mma.sync with e4m3 (or e5m2) operands runs on fp8 Tensor Core hardware: sm_89 (QMMA)
+/// and sm_12x. ptxas for sm_90, sm_100, sm_103 and sm_110 accepts the instruction but converts the
 /// operands to fp16 and runs HMMA.16816 (and, with several accumulators sharing A and B, computes
 /// the product once and adds it with FADD): no fp8 Tensor Core figure (cuobjdump -sass, CUDA 13).
 constexpr bool mma_sync_fp8_native(int sm) { return sm == 89 || (sm >= 120 && sm < 130); }
@@ -442,6 +548,11 @@ inline mma_problem make_mma_problem(mma_variant v, std::uint64_t seed) {
 }
 
 // --- launchers -----------------------------------------------------------------------------
+
+/// True when this build holds the sm_120f mma.sync kind::f8f6f4 kernels (fp6, fp4 on 12.x:
+/// kernels/src_sm120f); launch_mma_sync_peak throws std::logic_error for those variants without
+/// them.
+[[nodiscard]] bool mma_f8f6f4_built();
 
 /// Blocks for a full device: SMs × min(resident blocks of the variant's kernel, 4), on the
 /// current device. Queries the device: call it outside timing.

@@ -65,8 +65,9 @@ constexpr const char* wgmma_ptx(tc_dtype t) {
     return "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8";
   case tc_dtype::fp8_e4m3:
     return "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3";
+  default: // no kernel (wgmma_has)
+    return "";
   }
-  return "";
 }
 
 // --- shared-memory layout and descriptor -----------------------------------------------------
@@ -193,6 +194,7 @@ enum class tc_path {
   mma_sync,      ///< warp-level mma.sync, tc_plan::variant
   not_supported, ///< the GPU has no Tensor Core path for the type
   not_measured,  ///< the GPU has one, but this build cannot measure it honestly (reason says why)
+  tcgen05,       ///< the sm_100f kernel (compute capability 10.x, built with 100 or 103)
 };
 
 struct tc_plan {
@@ -201,49 +203,116 @@ struct tc_plan {
   std::string reason;                 ///< for not_supported and not_measured
 };
 
-/// The tensor.mma benchmarks' choice for `t` on compute capability `sm` (major·10 + minor):
-/// wgmma on 9.0 when built; otherwise mma.sync where the type exists (mma_variant_for), except
-/// fp8 where ptxas would turn mma.sync into fp16 HMMA (mma_sync_fp8_native).
-inline tc_plan plan_tc_peak(tc_dtype t, int sm, bool wgmma_built) {
-  std::string gpu = "sm_";
-  gpu += std::to_string(sm);
-  if (sm == 90 && wgmma_built)
-    return {tc_path::wgmma, std::nullopt, {}};
-  const std::optional<mma_variant> v = mma_variant_for(t, sm);
-  if (!v) {
-    switch (t) {
-    case tc_dtype::bf16:
-    case tc_dtype::tf32:
-      return {tc_path::not_supported, std::nullopt,
-              std::string(tc_dtype_name(t))
-                  .append(" Tensor Cores need compute capability 8.0 (Ampere) or newer; this "
-                          "GPU is ")
-                  .append(gpu)};
-    case tc_dtype::fp8_e4m3:
-      return {tc_path::not_supported, std::nullopt,
-              std::string("fp8 (e4m3) Tensor Cores need compute capability 8.9 (Ada) or 9.0 "
-                          "(Hopper) or newer; this GPU is ")
-                  .append(gpu)};
-    case tc_dtype::fp16:
-    case tc_dtype::int8:
-      break;
-    }
+/// Which architecture-specific kernels this build holds (kernels/CMakeLists.txt).
+struct tc_builds {
+  bool wgmma = false;      ///< sm_90a: wgmma_peak_built()
+  bool tcgen05 = false;    ///< sm_100f: tcgen05_peak_built()
+  bool mma_f8f6f4 = false; ///< sm_120f: mma_f8f6f4_built() (mma.sync kind::f8f6f4: fp6, fp4)
+};
+
+/// The types the wgmma kernels have: Hopper's five (no e5m2 kernel is built; fp6 and fp4 are
+/// Blackwell's).
+GPUSPEC_HOST_DEVICE constexpr bool wgmma_has(tc_dtype t) {
+  return t != tc_dtype::fp8_e5m2 && !tc_is_sub_byte(t);
+}
+/// The types the tcgen05 kernels have (kind::f16, kind::tf32, kind::f8f6f4); int8 (kind::i8) is
+/// not built: sm_103 lacks it and the family target sm_100f does not offer it.
+GPUSPEC_HOST_DEVICE constexpr bool tcgen05_has(tc_dtype t) { return t != tc_dtype::int8; }
+
+namespace tc_plan_detail {
+
+inline std::string sm_name(int sm) { return "sm_" + std::to_string(sm); }
+
+/// The plan where mma_variant_for has no mma.sync form of `t` for `sm`.
+inline tc_plan without_mma_sync(tc_dtype t, int sm, const tc_builds& built) {
+  const std::string gpu = sm_name(sm);
+  switch (t) {
+  case tc_dtype::bf16:
+  case tc_dtype::tf32:
     return {tc_path::not_supported, std::nullopt,
-            std::string("warp-level mma needs compute capability 7.5 or newer; this GPU is ")
+            std::string(tc_dtype_name(t))
+                .append(" Tensor Cores need compute capability 8.0 (Ampere) or newer; this GPU is ")
                 .append(gpu)};
+  case tc_dtype::fp8_e4m3:
+  case tc_dtype::fp8_e5m2:
+    return {tc_path::not_supported, std::nullopt,
+            std::string("fp8 (")
+                .append(t == tc_dtype::fp8_e4m3 ? "e4m3" : "e5m2")
+                .append(") Tensor Cores need compute capability 8.9 (Ada) or 9.0 (Hopper) or "
+                        "newer; this GPU is ")
+                .append(gpu)};
+  case tc_dtype::fp6_e3m2:
+  case tc_dtype::fp6_e2m3:
+  case tc_dtype::fp4_e2m1:
+    if (sm / 10 == 10)
+      return {tc_path::not_measured, std::nullopt,
+              std::string(tc_dtype_name(t))
+                  .append(" on ")
+                  .append(gpu)
+                  .append(" needs the tcgen05 kernels, and this build has none (its "
+                          "CMAKE_CUDA_ARCHITECTURES held no 100 or 103, nor all or all-major)")};
+    if (sm / 10 == 12 && !built.mma_f8f6f4)
+      return {tc_path::not_measured, std::nullopt,
+              std::string(tc_dtype_name(t))
+                  .append(" on ")
+                  .append(gpu)
+                  .append(" needs the sm_120f mma.sync kind::f8f6f4 kernels, and this build has "
+                          "none (its CMAKE_CUDA_ARCHITECTURES held no 120, nor all or all-major)")};
+    return {tc_path::not_supported, std::nullopt,
+            std::string(tc_dtype_name(t))
+                .append(" Tensor Cores need Blackwell (compute capability 10.x or 12.x); this "
+                        "GPU is ")
+                .append(gpu)};
+  case tc_dtype::fp16:
+  case tc_dtype::int8:
+    break;
   }
-  if (t == tc_dtype::fp8_e4m3 && !mma_sync_fp8_native(sm)) {
-    std::string reason = "fp8 mma.sync on ";
-    reason += gpu;
-    reason += " is not an fp8 Tensor Core path (ptxas converts e4m3 to fp16 and runs HMMA)";
-    if (sm == 90)
-      reason += ", and this build has no sm_90a wgmma kernel (its CMAKE_CUDA_ARCHITECTURES held "
-                "no 90, nor all or all-major, or was native on a machine without a Hopper GPU)";
-    else
-      reason += ", and this build has no other fp8 kernel for it";
-    return {tc_path::not_measured, std::nullopt, reason};
-  }
+  return {tc_path::not_supported, std::nullopt,
+          "warp-level mma needs compute capability 7.5 or newer; this GPU is " + gpu};
+}
+
+/// Why fp8 through mma.sync on `sm` is not measured (ptxas converts it to fp16 HMMA there).
+inline tc_plan fp8_not_native(tc_dtype t, int sm, const tc_builds& built) {
+  std::string reason = "fp8 mma.sync on " + sm_name(sm);
+  reason += t == tc_dtype::fp8_e4m3 ? " is not an fp8 Tensor Core path (ptxas converts e4m3 "
+                                      "to fp16 and runs HMMA)"
+                                    : " is not an fp8 Tensor Core path (ptxas converts e5m2 "
+                                      "to fp16 and runs HMMA)";
+  if (sm == 90 && built.wgmma)
+    reason += ", and this build has no e5m2 wgmma kernel";
+  else if (sm == 90)
+    reason += ", and this build has no sm_90a wgmma kernel (its CMAKE_CUDA_ARCHITECTURES held "
+              "no 90, nor all or all-major, or was native on a machine without a Hopper GPU)";
+  else if (sm / 10 == 10)
+    reason += ", and this build has no tcgen05 kernel (its CMAKE_CUDA_ARCHITECTURES held no 100 "
+              "or 103, nor all or all-major)";
+  else
+    reason += ", and this build has no other fp8 kernel for it";
+  return {tc_path::not_measured, std::nullopt, reason};
+}
+
+} // namespace tc_plan_detail
+
+/// The tensor.mma benchmarks' choice for `t` on compute capability `sm` (major·10 + minor):
+/// wgmma on 9.0 and tcgen05 on 10.x when built and the kernel has the type; otherwise mma.sync
+/// where the type exists (mma_variant_for; fp6 and fp4 on 12.x only with the sm_120f kernels),
+/// except fp8 where ptxas would turn mma.sync into fp16 HMMA (mma_sync_fp8_native).
+inline tc_plan plan_tc_peak(tc_dtype t, int sm, const tc_builds& built) {
+  if (sm == 90 && built.wgmma && wgmma_has(t))
+    return {tc_path::wgmma, std::nullopt, {}};
+  if (sm / 10 == 10 && built.tcgen05 && tcgen05_has(t))
+    return {tc_path::tcgen05, std::nullopt, {}};
+  const std::optional<mma_variant> v = mma_variant_for(t, sm);
+  if (!v || (mma_is_f8f6f4(*v) && !built.mma_f8f6f4))
+    return tc_plan_detail::without_mma_sync(t, sm, built);
+  if ((t == tc_dtype::fp8_e4m3 || t == tc_dtype::fp8_e5m2) && !mma_sync_fp8_native(sm))
+    return tc_plan_detail::fp8_not_native(t, sm, built);
   return {tc_path::mma_sync, v, {}};
+}
+
+/// The plan of a build with (or without) the sm_90a kernels and no Blackwell-specific ones.
+inline tc_plan plan_tc_peak(tc_dtype t, int sm, bool wgmma_built) {
+  return plan_tc_peak(t, sm, tc_builds{wgmma_built, false, false});
 }
 
 // --- launchers (wgmma_peak.cu, or wgmma_peak_absent.cpp) ---------------------------------------
