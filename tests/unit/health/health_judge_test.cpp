@@ -782,7 +782,7 @@ TEST(FabricServices, ParsersReadTheKernelsAndImexsFormats) {
             std::vector<std::string>{"10.0.0.3"});
   EXPECT_EQ(gpuspec::benches::parse_if_inet6("00000000000000000000000000000001 01 80 10 80 lo\n"
                                              "fe800000000000000a0000fffe000003 02 40 20 80 eth0\n"),
-            std::vector<std::string>{"fe80::a00:fffe:3"});
+            std::vector<std::string>{"fe80::a00:ff:fe00:3"});
   EXPECT_EQ(gpuspec::benches::parse_imex_nodes("# rack 1\n10.0.0.1\n\n  10.0.0.2  # tray 2\n"),
             (std::vector<std::string>{"10.0.0.1", "10.0.0.2"}));
   // Not there at all: not read, with why.
