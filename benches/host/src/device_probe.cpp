@@ -617,7 +617,8 @@ void probe_fabric(const nvml_library& nvml, device_queries& q, nvmlDevice_t devi
     s = call(api.gpu_fabric_info, device, &info);
   }
   if (s != NVML_SUCCESS) {
-    if (!unsupported(s))
+    // A lost GPU was recorded by the first query that met it.
+    if (!unsupported(s) && s != NVML_ERROR_GPU_IS_LOST)
       q.record("nvmlDeviceGetGpuFabricInfoV", s);
     return;
   }
