@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "format.hpp"
+#include "gpuspec/host/fabric_services.hpp"
 #include "gpuspec/host/host_checks.hpp"
 #include "gpuspec/host/kernel_log.hpp"
 #include "gpuspec/host/pci_gpus.hpp"
@@ -112,6 +113,8 @@ exit_code run_health(const health_options& o) {
   in.kernel_log = read_log(o.no_kernel_log);
   in.kernel_module_version = benches::read_nvidia_module_version(o.root);
   in.pci_bus = read_pci_bus(o.root);
+  in.fabric_services =
+      benches::read_fabric_services(o.root.empty() ? "/" : o.root, in.inventory.host.hostname);
 
   const auto h = reports::judge_health(in, specs.value(), rules.value().settings);
   const double elapsed =

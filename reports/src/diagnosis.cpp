@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -220,6 +221,28 @@ void rule_row_remap(const gpu_facts& g, std::vector<diagnosis>& out) {
   }
 }
 
+/// The NVLink links the GPU's spec row implies: its total bidirectional figure over both
+/// directions of one link of the generation NVML reported (topology's nvlink_link_gbs: NVLink 4
+/// 25 GB/s, NVLink 5 50 GB/s per direction), so 900 / 2 / 25 = 18 on an H100 SXM and 1800 / 2 / 50
+/// = 18 on a B200. Nullopt when either is unknown or the quotient is not a whole number (a GPU
+/// whose links run at another rate than the generation's datacenter one, e.g. GA102's).
+struct spec_links {
+  std::int64_t links = 0;
+  const gpu_topology* topology = nullptr; ///< the GPU's, with the generation and per-link rate
+};
+std::optional<spec_links> spec_nvlink_links(const gpu_facts& g) {
+  if (g.spec == nullptr || !g.spec->nvlink_gbs || !g.r.host.topology)
+    return std::nullopt;
+  const gpu_topology* t = find_gpu(*g.r.host.topology, g.device.index);
+  if (t == nullptr || !t->nvlink_link_gbs || *t->nvlink_link_gbs <= 0)
+    return std::nullopt;
+  const double links = *g.spec->nvlink_gbs / 2.0 / *t->nvlink_link_gbs;
+  const double whole = std::round(links);
+  if (whole < 1 || std::abs(links - whole) > 1e-6)
+    return std::nullopt;
+  return spec_links{static_cast<std::int64_t>(whole), t};
+}
+
 void rule_nvlink_down(const gpu_facts& g, std::vector<diagnosis>& out) {
   const auto active = value_of(g.device.counters_after, "nvlink.links_active");
   const auto delta = value_of(g.device.counters_delta, "nvlink.links_active");
@@ -229,10 +252,16 @@ void rule_nvlink_down(const gpu_facts& g, std::vector<diagnosis>& out) {
   for (const auto* s : g.siblings)
     if (const auto v = value_of(s->counters_after, "nvlink.links_active"))
       sibling_max = std::max(sibling_max, *v);
+  const auto expected = spec_nvlink_links(g);
   std::string cause;
   if (delta && *delta < 0)
     cause = fmt::format("{} NVLink link(s) went down during the run ({} active after it)", -*delta,
                         *active);
+  else if (expected && *active < expected->links)
+    cause = fmt::format("{} of the {} NVLink links of a {} active (spec row {}: {:g} GB/s "
+                        "bidirectional in total, {:g} GB/s per link and direction for NVLink {})",
+                        *active, expected->links, g.spec->name, g.spec->id, *g.spec->nvlink_gbs,
+                        *expected->topology->nvlink_link_gbs, expected->topology->nvlink_version);
   else if (*active < sibling_max)
     cause = fmt::format("{} NVLink links active, identical GPUs in this node have {}", *active,
                         sibling_max);
@@ -240,6 +269,127 @@ void rule_nvlink_down(const gpu_facts& g, std::vector<diagnosis>& out) {
     return;
   auto d = make_diagnosis("GPUSPEC-NVLINK-DOWN", verdict_status::fail, cause, &g.device, g.r.host);
   d.evidence["counters_after.nvlink.links_active"] = std::to_string(*active);
+  if (expected)
+    d.evidence["nvlink.links_expected"] = std::to_string(expected->links);
+  out.push_back(std::move(d));
+}
+
+// ---- the NVLink fabric (nvmlDeviceGetGpuFabricInfoV: NVSwitch nodes, NVL72 trays) ---------
+
+void rule_fabric_registration(const gpu_facts& g, std::vector<diagnosis>& out) {
+  if (!g.device.fabric)
+    return;
+  const gpu_fabric& f = *g.device.fabric;
+  std::string cause;
+  if (f.state != "completed")
+    cause = fmt::format("the GPU's NVLink fabric registration is {} (NVML fabric state), not "
+                        "completed: the fabric manager has not taken it into the NVLink fabric",
+                        f.state == "in_progress" ? "in progress" : "not started");
+  else if (f.status != "success")
+    cause = fmt::format("the GPU's NVLink fabric registration completed with an error: {}",
+                        f.status.empty() ? "no status" : f.status);
+  if (cause.empty())
+    return;
+  auto d = make_diagnosis("GPUSPEC-FABRIC-NOT-REGISTERED", verdict_status::fail, cause, &g.device,
+                          g.r.host);
+  d.evidence["fabric.state"] = f.state;
+  d.evidence["fabric.status"] = f.status;
+  out.push_back(std::move(d));
+}
+
+/// One field of NVML's fabric health mask (nvml.h NVML_GPU_FABRIC_HEALTH_MASK_*: a 2-bit field
+/// at `shift`, or the 4-bit incorrect-configuration one) and the value that is a finding.
+struct fabric_health_field {
+  const char* name;
+  unsigned shift, width, bad; ///< the finding: the field's value is `bad`
+  bool unhealthy;             ///< fail (true) or warn
+};
+// DEGRADED_BW, ROUTE_RECOVERY, ROUTE_UNHEALTHY and ACCESS_TIMEOUT_RECOVERY: 1 is TRUE.
+constexpr std::array<fabric_health_field, 4> fabric_health_fields{{
+    {"NVLink bandwidth degraded", 0, 0x3, 1, false},
+    {"route recovery in progress", 2, 0x3, 1, false},
+    {"route unhealthy", 4, 0x3, 1, true},
+    {"access-timeout recovery in progress", 6, 0x3, 1, false},
+}};
+/// INCORRECT_CONFIGURATION (shift 8, width 0xf): 0 not supported, 1 none; 2..7 what is wrong.
+constexpr std::array<const char*, 8> fabric_config_errors{"",
+                                                          "",
+                                                          "incorrect SysGUID",
+                                                          "incorrect chassis serial number",
+                                                          "no partition",
+                                                          "insufficient NVLinks",
+                                                          "incompatible GPU firmware",
+                                                          "invalid location"};
+
+void rule_fabric_health(const gpu_facts& g, std::vector<diagnosis>& out) {
+  if (!g.device.fabric)
+    return;
+  const gpu_fabric& f = *g.device.fabric;
+  std::vector<std::string> unhealthy, degraded;
+  if (f.health_mask) {
+    const auto mask = static_cast<std::uint64_t>(*f.health_mask);
+    for (const auto& field : fabric_health_fields)
+      if (((mask >> field.shift) & field.width) == field.bad)
+        (field.unhealthy ? unhealthy : degraded).emplace_back(field.name);
+    const auto config = (mask >> 8U) & 0xfU;
+    if (config >= 2)
+      unhealthy.push_back(fmt::format(
+          "incorrect configuration: {}",
+          config < fabric_config_errors.size() ? fabric_config_errors.at(config) : "unknown"));
+  }
+  if (f.health_summary == "unhealthy" && unhealthy.empty())
+    unhealthy.emplace_back("NVML's fabric health summary: unhealthy");
+  if (f.health_summary == "limited_capacity" && degraded.empty() && unhealthy.empty())
+    degraded.emplace_back("NVML's fabric health summary: limited capacity");
+  const bool fail = !unhealthy.empty();
+  if (!fail && degraded.empty())
+    return;
+  std::vector<std::string> all = unhealthy;
+  all.insert(all.end(), degraded.begin(), degraded.end());
+  std::string cause = "the GPU's NVLink fabric health: ";
+  for (std::size_t i = 0; i < all.size(); ++i)
+    cause += (i == 0 ? "" : ", ") + all[i];
+  auto d = make_diagnosis(fail ? "GPUSPEC-FABRIC-UNHEALTHY" : "GPUSPEC-FABRIC-DEGRADED",
+                          fail ? verdict_status::fail : verdict_status::warn, cause, &g.device,
+                          g.r.host);
+  d.evidence["fabric.health_mask"] =
+      f.health_mask ? fmt::format("{:#x}", *f.health_mask) : std::string("not given");
+  d.evidence["fabric.health_summary"] = f.health_summary;
+  out.push_back(std::move(d));
+}
+
+/// "cluster <uuid> clique <id>": the NVLink domain a registered GPU belongs to.
+std::string fabric_domain(const gpu_fabric& f) {
+  return fmt::format("cluster {} clique {}", f.cluster_uuid.empty() ? "(none)" : f.cluster_uuid,
+                     f.clique_id);
+}
+
+bool fabric_registered(const device_info& d) {
+  return d.fabric && d.fabric->state == "completed" && d.fabric->status == "success";
+}
+
+void rule_fabric_domain(const gpu_facts& g, std::vector<diagnosis>& out) {
+  if (!fabric_registered(g.device))
+    return;
+  // The node's domain: the one most of its registered GPUs are in (ties: the lowest index's).
+  std::map<std::string, int> count;
+  std::string node_domain;
+  for (const auto& d : g.r.devices)
+    if (fabric_registered(d)) {
+      const std::string key = fabric_domain(*d.fabric);
+      if (++count[key] > (node_domain.empty() ? 0 : count[node_domain]))
+        node_domain = key;
+    }
+  const std::string mine = fabric_domain(*g.device.fabric);
+  if (mine == node_domain)
+    return;
+  auto d = make_diagnosis("GPUSPEC-FABRIC-DOMAIN-SPLIT", verdict_status::fail,
+                          fmt::format("the GPU registered in NVLink domain {}, {} of the node's "
+                                      "GPUs in {}",
+                                      mine, count[node_domain], node_domain),
+                          &g.device, g.r.host);
+  d.evidence["fabric.domain"] = mine;
+  d.evidence["node.fabric.domain"] = node_domain;
   out.push_back(std::move(d));
 }
 
@@ -316,11 +466,26 @@ void rule_peer_paths(const gpu_facts& g, std::vector<diagnosis>& out) {
     out.push_back(std::move(d));
 }
 
-constexpr std::array<device_rule, 16> device_rules = {
-    rule_lost,         rule_shared,          rule_pcie_link,   rule_pcie_slot,
-    rule_pcie_replays, rule_power_limit,     rule_persistence, rule_temperature,
-    rule_ecc_mode,     rule_ecc_uncorrected, rule_ecc_storm,   rule_row_remap,
-    rule_nvlink_down,  rule_nvlink_errors,   rule_peer_paths,  rule_counter_contradictions,
+constexpr std::array<device_rule, 19> device_rules = {
+    rule_lost,
+    rule_shared,
+    rule_pcie_link,
+    rule_pcie_slot,
+    rule_pcie_replays,
+    rule_power_limit,
+    rule_persistence,
+    rule_temperature,
+    rule_ecc_mode,
+    rule_ecc_uncorrected,
+    rule_ecc_storm,
+    rule_row_remap,
+    rule_nvlink_down,
+    rule_nvlink_errors,
+    rule_peer_paths,
+    rule_counter_contradictions,
+    rule_fabric_registration,
+    rule_fabric_health,
+    rule_fabric_domain,
 };
 
 } // namespace

@@ -253,6 +253,44 @@ constexpr std::array codes = {
     reason_code{"GPUSPEC-VBIOS-MIXED", remediation::none,
                 "a VBIOS other than the one most identical GPUs of the node run",
                 "update the GPU's firmware to the node's (or the vendor's current) VBIOS"},
+    // --- the NVLink fabric (NVSwitch nodes, NVL72's multi-node NVLink domain) ---------------
+    reason_code{"GPUSPEC-FABRIC-NOT-REGISTERED", remediation::reboot,
+                "the GPU has not registered with its NVLink fabric (NVML's fabric state is not "
+                "completed, or completed with an error): no NVLink peer traffic",
+                "HGX: check that nvidia-fabricmanager runs and its log; NVL72: check the NVLink "
+                "switch trays' fabric manager (NVOS / NMX-C) for this tray; then reset the GPU "
+                "or reboot"},
+    reason_code{"GPUSPEC-FABRIC-UNHEALTHY", remediation::reboot,
+                "NVML's fabric health says the GPU's NVLink routes are unhealthy or its fabric "
+                "configuration is wrong",
+                "read the fabric manager's log (NVL72: the switch trays' NMX-C) for this GPU; "
+                "reset the GPU or reboot; service the tray or its NVLink cable cartridge if it "
+                "recurs"},
+    reason_code{"GPUSPEC-FABRIC-DEGRADED", remediation::none,
+                "NVML's fabric health says the GPU's NVLink bandwidth is degraded or a route "
+                "recovery is under way",
+                "drain when convenient and check the NVLink links of the GPU named (nvidia-smi "
+                "nvlink -s) and the fabric manager's log"},
+    reason_code{"GPUSPEC-FABRIC-DOMAIN-SPLIT", remediation::reboot,
+                "the GPU is in another NVLink domain (cluster UUID or clique) than the other GPUs "
+                "of the node",
+                "check the fabric manager's partition for this tray (NVL72: NMX-C); reset the "
+                "GPU or reboot so that it registers in the node's domain"},
+    reason_code{"GPUSPEC-FABRIC-MANAGER-DOWN", remediation::reboot,
+                "the node has NVSwitches on its PCI bus and nvidia-fabricmanager is not running: "
+                "the GPUs cannot use NVLink",
+                "systemctl start nvidia-fabricmanager (its version must be the driver's); read "
+                "journalctl -u nvidia-fabricmanager if it does not stay up"},
+    reason_code{"GPUSPEC-IMEX-DOWN", remediation::none,
+                "the IMEX service is configured on this NVLink-domain tray but not running: "
+                "memory cannot be shared across trays",
+                "systemctl start nvidia-imex, or let the job launcher start it (a site that runs "
+                "IMEX per job passes this warning between jobs)"},
+    reason_code{"GPUSPEC-IMEX-NODE-MISSING", remediation::none,
+                "the IMEX node list does not name this node: its IMEX cannot join the domain's",
+                "add this node's address to the IMEX node list (IMEX_NODE_CONFIG_FILE, "
+                "/etc/nvidia-imex/nodes_config.cfg) on every node of the domain, and restart "
+                "nvidia-imex"},
 };
 
 } // namespace

@@ -95,11 +95,15 @@ constexpr std::array device_keys{f{"index"},
                                  f{"counters_delta"},
                                  f{"problems"},
                                  f{"activity", 1, true},
-                                 f{"c2c", 1, true}};
+                                 f{"c2c", 1, true},
+                                 f{"fabric", 1, true}};
 // A device's `c2c` (report.hpp c2c_link): its NVLink-C2C link to the CPU.
 constexpr std::array c2c_keys{f{"mode", 1}, f{"addressing_mode", 1}};
 // A device's `activity` (report.hpp gpu_activity) and its processes.
 constexpr std::array activity_keys{f{"utilization_pct"}, f{"processes"}, f{"status"}};
+// A device's `fabric` (report.hpp gpu_fabric).
+constexpr std::array fabric_keys{f{"state"},     f{"status"},      f{"cluster_uuid"},
+                                 f{"clique_id"}, f{"health_mask"}, f{"health_summary"}};
 constexpr std::array process_keys{f{"pid"}, f{"name"}, f{"used_memory_bytes"}, f{"kind"}};
 constexpr std::array stats_keys{f{"n"},      f{"median"}, f{"mean"}, f{"min"}, f{"max"},
                                 f{"stddev"}, f{"cv"},     f{"q1"},   f{"q3"}};
@@ -209,6 +213,7 @@ constexpr std::array objects{
     report_object{"gpu_activity", activity_keys},
     report_object{"gpu_process", process_keys},
     report_object{"c2c_link", c2c_keys},
+    report_object{"gpu_fabric", fabric_keys},
     report_object{"nvlink_port", nvlink_port_keys},
     report_object{"gpu_pair", gpu_pair_keys},
     report_object{"device_info", device_keys},

@@ -225,6 +225,29 @@ c2c_link read_c2c(element e, const path_ref& path) {
   return c;
 }
 
+gpu_fabric read_fabric(element e, const path_ref& path) {
+  const auto o = reader(e, path, "gpu_fabric", 1);
+  gpu_fabric f;
+  f.state = o.string("state");
+  if (f.state != "not_started" && f.state != "in_progress" && f.state != "completed") {
+    fail(o.path_of("state"),
+         fmt::format("expected \"not_started\", \"in_progress\" or \"completed\", got {}",
+                     quote(f.state)));
+  }
+  f.status = o.string("status");
+  f.cluster_uuid = o.string("cluster_uuid");
+  f.clique_id = o.integer<std::int64_t>("clique_id");
+  f.health_mask = o.nullable_integer<std::int64_t>("health_mask");
+  f.health_summary = o.string("health_summary");
+  if (!f.health_summary.empty() && f.health_summary != "healthy" &&
+      f.health_summary != "unhealthy" && f.health_summary != "limited_capacity") {
+    fail(o.path_of("health_summary"),
+         fmt::format("expected \"\", \"healthy\", \"unhealthy\" or \"limited_capacity\", got {}",
+                     quote(f.health_summary)));
+  }
+  return f;
+}
+
 pcie_link read_pcie(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "pcie_link", minor);
   pcie_link link;
@@ -287,6 +310,9 @@ device_info read_device(element e, const path_ref& path, int minor) {
     }
     if (const auto c2c = o.find("c2c")) {
       d.c2c = read_c2c(*c2c, o.field("c2c"));
+    }
+    if (const auto fabric = o.find("fabric")) {
+      d.fabric = read_fabric(*fabric, o.field("fabric"));
     }
   }
   return d;

@@ -289,6 +289,16 @@ json device_json(const device_info& d, const std::string& path) {
     c2c["addressing_mode"] = d.c2c->addressing_mode;
     j["c2c"] = std::move(c2c);
   }
+  if (d.fabric) {
+    json fabric = json::object();
+    fabric["state"] = d.fabric->state;
+    fabric["status"] = d.fabric->status;
+    fabric["cluster_uuid"] = d.fabric->cluster_uuid;
+    fabric["clique_id"] = d.fabric->clique_id;
+    fabric["health_mask"] = nullable(d.fabric->health_mask);
+    fabric["health_summary"] = d.fabric->health_summary;
+    j["fabric"] = std::move(fabric);
+  }
   return j;
 }
 

@@ -75,6 +75,7 @@ const std::map<std::string, nvmlReturn_t>& error_names() {
       {"OPERATING_SYSTEM", NVML_ERROR_OPERATING_SYSTEM},
       {"LIB_RM_VERSION_MISMATCH", NVML_ERROR_LIB_RM_VERSION_MISMATCH},
       {"NO_DATA", NVML_ERROR_NO_DATA},
+      {"ARGUMENT_VERSION_MISMATCH", NVML_ERROR_ARGUMENT_VERSION_MISMATCH},
       {"UNKNOWN", NVML_ERROR_UNKNOWN},
   };
   return names;
@@ -684,6 +685,48 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_
   const json* u = find(*dev, {"utilization"});
   utilization->gpu = u == nullptr ? 0U : u->value("gpu", 0U);
   utilization->memory = u == nullptr ? 0U : u->value("memory", 0U);
+  return NVML_SUCCESS;
+}
+
+/// "fabric": {"state", "status", "cluster_uuid", "clique_id", "health_mask", "health_summary",
+/// "struct_version"}: nvmlDeviceGetGpuFabricInfoV of v2 or v3 (struct_version, default 3: a
+/// caller asking v3 of a v2 driver gets ARGUMENT_VERSION_MISMATCH, as NVML answers).
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t* info) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetGpuFabricInfoV", dev); g != NVML_SUCCESS)
+    return g;
+  const json* f = find(*dev, {"fabric"});
+  if (f == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (info == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const unsigned supported = f->value("struct_version", 3U);
+  const unsigned asked = info->version >> 24U;
+  if (asked < 2 || asked > supported)
+    return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  const std::string state = f->value("state", std::string("completed"));
+  info->state = state == "not_started"   ? NVML_GPU_FABRIC_STATE_NOT_STARTED
+                : state == "in_progress" ? NVML_GPU_FABRIC_STATE_IN_PROGRESS
+                : state == "completed"   ? NVML_GPU_FABRIC_STATE_COMPLETED
+                                         : NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
+  info->status = f->contains("status") ? parse_error((*f)["status"]) : NVML_SUCCESS;
+  std::string hex;
+  for (const char c : f->value("cluster_uuid", std::string()))
+    if (c != '-')
+      hex += c;
+  for (std::size_t i = 0; i < NVML_GPU_FABRIC_UUID_LEN; ++i)
+    info->clusterUuid[i] = static_cast<unsigned char>(
+        2 * i + 2 <= hex.size() ? std::stoul(hex.substr(2 * i, 2), nullptr, 16) : 0);
+  info->cliqueId = f->value("clique_id", 0U);
+  info->healthMask = f->value("health_mask", 0U);
+  if (asked >= 3) {
+    const std::string summary = f->value("health_summary", std::string());
+    info->healthSummary = summary == "healthy"     ? NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY
+                          : summary == "unhealthy" ? NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY
+                          : summary == "limited_capacity"
+                              ? NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY
+                              : NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED;
+  }
   return NVML_SUCCESS;
 }
 

@@ -219,9 +219,38 @@ collective_ceiling_choice across_nodes(const collective_ceiling_inputs& in) {
 
 } // namespace
 
+namespace {
+
+/// "cluster <uuid> clique <id>" when every GPU registered in that one NVLink domain, else "".
+std::string one_nvlink_domain(const std::vector<collective_gpu>& gpus) {
+  std::string domain;
+  for (const auto& g : gpus) {
+    const auto& f = g.device->fabric;
+    if (!f || f->state != "completed" || f->status != "success" || f->cluster_uuid.empty())
+      return "";
+    const std::string mine = fmt::format("cluster {} clique {}", f->cluster_uuid, f->clique_id);
+    if (!domain.empty() && mine != domain)
+      return "";
+    domain = mine;
+  }
+  return domain;
+}
+
+} // namespace
+
 collective_ceiling_choice collective_link_ceiling(const collective_ceiling_inputs& in) {
-  if (in.node_ports.size() >= 2 && in.gpus.size() >= 2)
+  if (in.node_ports.size() >= 2 && in.gpus.size() >= 2) {
+    // Ranks on several nodes whose GPUs all registered in one NVLink domain (NVL72's trays):
+    // NCCL's multi-node NVLink carries the traffic, not the NICs.
+    if (const std::string domain = one_nvlink_domain(in.gpus); !domain.empty()) {
+      auto choice = intra_node_ceiling(in);
+      choice.why += fmt::format("; across {} nodes, every GPU in one NVLink domain ({}): the "
+                                "fabric carries the traffic between nodes, not the network",
+                                in.node_ports.size(), domain);
+      return choice;
+    }
     return across_nodes(in);
+  }
   return intra_node_ceiling(in);
 }
 

@@ -612,6 +612,58 @@ void probe_c2c(const nvml_api& api, nvmlDevice_t device, reports::device_info& d
     d.c2c = c;
 }
 
+/// The 16 bytes of a fabric cluster UUID as 8-4-4-4-12 hex; "" for all zeros (not assigned).
+std::string fabric_uuid_text(const unsigned char (&uuid)[NVML_GPU_FABRIC_UUID_LEN]) {
+  if (std::all_of(std::begin(uuid), std::end(uuid), [](unsigned char c) { return c == 0; }))
+    return "";
+  std::string out;
+  for (std::size_t i = 0; i < NVML_GPU_FABRIC_UUID_LEN; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10)
+      out += '-';
+    out += fmt::format("{:02x}", uuid[i]);
+  }
+  return out;
+}
+
+/// The GPU's NVLink fabric (nvmlDeviceGetGpuFabricInfoV, v3 of the struct, else v2): absent when
+/// NVML says the GPU has none (NOT_SUPPORTED, or the state NOT_SUPPORTED: no NVSwitch fabric).
+void probe_fabric(const nvml_library& nvml, device_queries& q, nvmlDevice_t device,
+                  reports::device_info& d) {
+  const nvml_api& api = nvml.api();
+  nvmlGpuFabricInfoV_t info{};
+  info.version = nvmlGpuFabricInfo_v3;
+  nvmlReturn_t s = call(api.gpu_fabric_info, device, &info);
+  bool has_summary = s == NVML_SUCCESS;
+  if (s == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) { // a driver that knows v2 only
+    info = {};
+    info.version = nvmlGpuFabricInfo_v2;
+    s = call(api.gpu_fabric_info, device, &info);
+  }
+  if (s != NVML_SUCCESS) {
+    // A lost GPU was recorded by the first query that met it.
+    if (!unsupported(s) && s != NVML_ERROR_GPU_IS_LOST)
+      q.record("nvmlDeviceGetGpuFabricInfoV", s);
+    return;
+  }
+  static constexpr std::array<const char*, 4> states{"", "not_started", "in_progress", "completed"};
+  if (info.state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED || info.state >= states.size())
+    return;
+  reports::gpu_fabric f;
+  f.state = states.at(info.state);
+  if (info.state == NVML_GPU_FABRIC_STATE_COMPLETED)
+    f.status = info.status == NVML_SUCCESS ? "success" : status_text(nvml, info.status);
+  f.cluster_uuid = fabric_uuid_text(info.clusterUuid);
+  f.clique_id = info.cliqueId;
+  f.health_mask = info.healthMask;
+  if (has_summary) {
+    static constexpr std::array<const char*, 4> summaries{"", "healthy", "unhealthy",
+                                                          "limited_capacity"};
+    f.health_summary =
+        info.healthSummary < summaries.size() ? summaries.at(info.healthSummary) : "";
+  }
+  d.fabric = std::move(f);
+}
+
 } // namespace
 
 std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
@@ -633,6 +685,7 @@ std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
       probe_power_and_temperature(api, q, device, d);
       probe_modes(api, q, device, d);
       probe_c2c(api, device, d);
+      probe_fabric(nvml, q, device, d);
     }
     d.counters_before = read_error_counters(nvml, d.index);
   }

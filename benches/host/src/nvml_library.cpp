@@ -86,6 +86,7 @@ void resolve_optional(void* handle, nvml_api& api) {
   resolve(handle, api.compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
   resolve(handle, api.graphics_processes, "nvmlDeviceGetGraphicsRunningProcesses_v3");
   resolve(handle, api.utilization, "nvmlDeviceGetUtilizationRates");
+  resolve(handle, api.gpu_fabric_info, "nvmlDeviceGetGpuFabricInfoV");
   resolve(handle, api.nvlink_version, "nvmlDeviceGetNvLinkVersion");
   resolve(handle, api.nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
   resolve(handle, api.nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");

@@ -20,6 +20,8 @@ namespace {
 
 constexpr unsigned nvidia_vendor = 0x10de;
 constexpr unsigned class_vga = 0x0300, class_3d = 0x0302;
+/// An NVIDIA function of class "bridge, other" is an NVSwitch (HGX/DGX baseboards).
+constexpr unsigned class_bridge_other = 0x0680;
 
 /// "0x030200\n" (sysfs's form for `class` and `vendor`) as a number.
 std::optional<unsigned> hex_file(const std::filesystem::path& path) {
@@ -59,9 +61,13 @@ reports::pci_bus_reading read_pci_gpus(const std::filesystem::path& sys_root) {
     if (!vendor || !cls || *vendor != nvidia_vendor)
       continue;
     const unsigned class_subclass = *cls >> 8; // the low byte is the programming interface
+    const std::string id = dir.filename().string();
+    if (class_subclass == class_bridge_other) {
+      out.nvswitches.push_back(id);
+      continue;
+    }
     if (class_subclass != class_vga && class_subclass != class_3d)
       continue;
-    const std::string id = dir.filename().string();
     std::error_code link_ec;
     const auto driver = std::filesystem::read_symlink(dir / "driver", link_ec);
     if (!link_ec && driver.filename() != "nvidia")
@@ -73,9 +79,11 @@ reports::pci_bus_reading read_pci_gpus(const std::filesystem::path& sys_root) {
     out.why = fmt::format("{}: {}", out.source, ec.message());
     out.gpus.clear();
     out.other_driver.clear();
+    out.nvswitches.clear();
     return out;
   }
   std::sort(out.gpus.begin(), out.gpus.end());
+  std::sort(out.nvswitches.begin(), out.nvswitches.end());
   std::sort(out.other_driver.begin(), out.other_driver.end());
   out.read = true;
   return out;

@@ -156,6 +156,13 @@ TEST(Check, EveryReasonCodeHasAVariantOrATestOfItsOwn) {
   // (PeerPaths.*) trips each over inventories the fake NVML gives (an HGX with a GPU's links down).
   covered.insert("GPUSPEC-P2P-NOT-NVLINK");
   covered.insert("GPUSPEC-P2P-UNAVAILABLE");
+  // The NVLink fabric's codes: tests/unit/health (HealthFabric.*) over the fake NVML's fabric
+  // configurations and fixture /proc and /etc trees.
+  for (const char* code :
+       {"GPUSPEC-FABRIC-NOT-REGISTERED", "GPUSPEC-FABRIC-UNHEALTHY", "GPUSPEC-FABRIC-DEGRADED",
+        "GPUSPEC-FABRIC-DOMAIN-SPLIT", "GPUSPEC-FABRIC-MANAGER-DOWN", "GPUSPEC-IMEX-DOWN",
+        "GPUSPEC-IMEX-NODE-MISSING"})
+    covered.insert(code);
   for (const auto& c : reason_codes())
     EXPECT_TRUE(covered.contains(std::string(c.code))) << c.code;
 }

@@ -277,3 +277,49 @@ TEST(CollectiveCeiling, AcrossNodesANodeWithoutAnActivePortHasNoCeiling) {
   EXPECT_FALSE(out.ceiling.clock_adjusted);
   EXPECT_TRUE(contains(out.why, "node-b has no active InfiniBand or RoCE port"));
 }
+
+namespace {
+
+/// `n`'s GPUs registered with the NVLink fabric in one domain (NVL72's trays: one cluster UUID
+/// and clique across nodes), as the inventory's devices[].fabric records it.
+node in_domain(node n, std::int64_t clique = 32766) {
+  for (auto& d : n.devices)
+    d.fabric = r::gpu_fabric{"completed", "success", "5e7e71c0-0000-4000-8000-000000072072",
+                             clique,      0x1aa,     "healthy"};
+  return n;
+}
+
+} // namespace
+
+TEST(CollectiveCeiling, AcrossTraysOfOneNvlinkDomainNvlinkIsTheBarNotTheNetwork) {
+  // Two trays of four GPUs, four 400 Gb/s ports each (200 GB/s): held to the network they would
+  // be 200 GB/s; in one NVLink domain the fabric carries the traffic, so NVLink judges. (The
+  // H100 SXM row stands in for the GB200's, which the spec helper adds.)
+  const auto a = in_domain(h100_node(4)), b = in_domain(h100_node(4));
+  const auto out = gb::collective_link_ceiling(two_nodes(a, b, ndr_ports(4), ndr_ports(4)));
+  EXPECT_EQ(out.link, gb::collective_link::nvlink);
+  ASSERT_TRUE(out.ceiling.datasheet);
+  EXPECT_DOUBLE_EQ(*out.ceiling.datasheet, 450.0);
+  EXPECT_TRUE(contains(out.why, "one NVLink domain (cluster 5e7e71c0-0000-4000-8000-000000072072 "
+                                "clique 32766)"))
+      << out.why;
+}
+
+TEST(CollectiveCeiling, RanksAcrossNvlinkDomainsOrUnregisteredAreHeldToTheNetwork) {
+  const auto a = in_domain(h100_node(4));
+  // Another clique: another NVLink domain.
+  const auto other = in_domain(h100_node(4), 32767);
+  auto out = gb::collective_link_ceiling(two_nodes(a, other, ndr_ports(4), ndr_ports(4)));
+  EXPECT_EQ(out.link, gb::collective_link::network);
+  EXPECT_DOUBLE_EQ(*out.ceiling.clock_adjusted, 200.0);
+  // One GPU whose registration has not completed is not in the domain.
+  auto pending = in_domain(h100_node(4));
+  pending.devices[2].fabric->state = "in_progress";
+  pending.devices[2].fabric->status = "";
+  out = gb::collective_link_ceiling(two_nodes(a, pending, ndr_ports(4), ndr_ports(4)));
+  EXPECT_EQ(out.link, gb::collective_link::network);
+  // No fabric at all (HGX nodes joined by InfiniBand): the network, as before.
+  out = gb::collective_link_ceiling(
+      two_nodes(h100_node(4), h100_node(4), ndr_ports(4), ndr_ports(4)));
+  EXPECT_EQ(out.link, gb::collective_link::network);
+}

@@ -87,7 +87,13 @@ cli)
   expect pci-seven-of-eight 2 "gpuspec:GPUSPEC-GPU-NOT-IN-NVML:node" seven-of-eight.json "$kl/rminitadapter-9a.log" x86-gpu-node
   grep -q "0000:9a:00.0 is on the bus but NVML does not list it" "$out/pci-seven-of-eight.txt" ||
     fail "pci-seven-of-eight: the bus id is not named"
+  # The NVLink fabric's services (read under --root): NVSwitches on the bus and no fabric manager.
+  expect fabric-manager-down 2 "gpuspec:GPUSPEC-FABRIC-MANAGER-DOWN:node" eight-healthy.json "$clean" pcie-node
   sysfs=
+  # An NVL72 tray whose IMEX node list leaves it out.
+  expect imex-node-missing 2 "gpuspec:GPUSPEC-IMEX-NODE-MISSING:node" nvl72-gb200-tray.json "$clean" nvl72-tray-imex-not-listed
+  grep -q "10\.0\.0\.3" "$out/imex-node-missing.txt" ||
+    fail "imex-node-missing: the node's addresses are not named"
   health eight-healthy.json "$clean" x86-gpu-node --no-kernel-log
   [ $? -eq 0 ] || fail "--no-kernel-log: not a pass"
   grep -q "Xids since boot not checked" "$out/last.out" || fail "--no-kernel-log: not stated"

@@ -3,11 +3,15 @@
 // shipped spec table and expectation settings. For every rule, the degraded input that must trip
 // it and the healthy one that must not.
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "gpuspec/host/fabric_services.hpp"
 #include "gpuspec/host/kernel_log.hpp"
 #include "gpuspec/host/pci_gpus.hpp"
 #include "gpuspec/reports/expectations.hpp"
@@ -58,6 +62,7 @@ health_input inventory(const std::string& nvml_config, const std::string& host =
   in.kernel_log.state = kernel_log_state::read;
   in.kernel_log.source = "test";
   in.pci_bus = pci_bus("hgx-eight-gpu");
+  in.fabric_services = gpuspec::benches::read_fabric_services(root, in.inventory.host.hostname);
   return in;
 }
 
@@ -566,3 +571,222 @@ TEST(HealthOutputs, TextSaysTheKernelLogWasNotRead) {
 }
 
 } // namespace
+
+// ---- the NVLink fabric: NVLink 5 links, the GPUs' fabric registration, its services --------
+
+namespace fabric {
+
+/// A PCI bus with the inventory's GPUs and no NVSwitch (an NVL72 tray's, a PCIe server's), as
+/// read_pci_gpus lists it: sysfs's lower-case "0000:18:00.0".
+pci_bus_reading bus_without_switches(const health_input& in) {
+  pci_bus_reading bus;
+  bus.read = true;
+  bus.source = "test";
+  for (const auto& d : in.inventory.devices) {
+    std::string id = d.pci_bus_id.substr(d.pci_bus_id.size() - 12);
+    std::transform(id.begin(), id.end(), id.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    bus.gpus.push_back(id);
+  }
+  return bus;
+}
+
+/// An NVL72 tray as cmd_health takes it: no NVSwitch on its own bus.
+health_input tray(const std::string& nvml_config, const std::string& host = "nvl72-tray") {
+  auto in = inventory(nvml_config, host);
+  in.pci_bus = bus_without_switches(in);
+  in.kernel_log = log_file("clean-boot.log");
+  return in;
+}
+
+std::vector<std::string> codes_of(const gpu_verdict& g) {
+  std::vector<std::string> out;
+  for (const auto& d : g.diagnoses)
+    out.push_back(d.code);
+  return out;
+}
+
+} // namespace fabric
+
+TEST(HealthFabric, TheFakeNvmlsFabricInfoReachesTheInventory) {
+  const auto in = fabric::tray("nvl72-gb200-tray.json");
+  ASSERT_EQ(in.inventory.devices.size(), 4U);
+  for (const auto& d : in.inventory.devices) {
+    ASSERT_TRUE(d.fabric) << d.index;
+    EXPECT_EQ(d.fabric->state, "completed");
+    EXPECT_EQ(d.fabric->status, "success");
+    EXPECT_EQ(d.fabric->cluster_uuid, "5e7e71c0-0000-4000-8000-000000072072");
+    EXPECT_EQ(d.fabric->clique_id, 32766);
+    EXPECT_EQ(d.fabric->health_mask, 0x1aa);
+    EXPECT_EQ(d.fabric->health_summary, "healthy");
+    EXPECT_TRUE(d.problems.empty()) << d.problems.front();
+  }
+  ASSERT_TRUE(in.inventory.host.topology);
+  EXPECT_EQ(in.inventory.host.topology->gpus.at(0).nvlink_version, "5.0");
+  EXPECT_EQ(in.inventory.host.topology->gpus.at(0).nvlink_link_gbs, 50.0);
+  // A GPU without a fabric (NVML: not supported) has none in the inventory.
+  const auto pcie = inventory("ten-pcie.json", "pcie-node");
+  for (const auto& d : pcie.inventory.devices)
+    EXPECT_FALSE(d.fabric) << d.index;
+}
+
+TEST(HealthFabric, AHealthyStockNvl72TrayPasses) {
+  const auto h = judge(fabric::tray("nvl72-gb200-tray.json"));
+  for (const auto* d : all(h))
+    if (d->code != "GPUSPEC-NO-SPEC-ROW") // the GB200 row is bw-specs' (issue 19.1)
+      ADD_FAILURE() << d->code << ": " << d->cause;
+  EXPECT_NE(h.check.status, verdict_status::fail);
+  EXPECT_EQ(find(h, "GPUSPEC-IMEX-DOWN"), nullptr);
+}
+
+TEST(HealthFabric, AHealthyHgxB200Passes) {
+  auto in = inventory("hgx-b200-nvswitch.json");
+  in.kernel_log = log_file("clean-boot.log");
+  ASSERT_FALSE(in.pci_bus.nvswitches.empty());
+  ASSERT_FALSE(in.fabric_services.fabric_manager.empty()); // the fixture host runs it
+  const auto h = judge(in);
+  for (const auto* d : all(h))
+    if (d->code != "GPUSPEC-NO-SPEC-ROW")
+      ADD_FAILURE() << d->code << ": " << d->cause;
+}
+
+TEST(HealthFabric, ALinkDownAndARegistrationInProgressFailTheirGpusOnly) {
+  auto in = inventory("hgx-b200-link-down.json");
+  in.kernel_log = log_file("clean-boot.log");
+  const auto h = judge(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  EXPECT_EQ(gpu(h, 5).status, verdict_status::fail);
+  EXPECT_EQ(fabric::codes_of(gpu(h, 5)).front(), "GPUSPEC-NVLINK-DOWN");
+  const auto two = fabric::codes_of(gpu(h, 2));
+  EXPECT_NE(std::find(two.begin(), two.end(), "GPUSPEC-FABRIC-NOT-REGISTERED"), two.end());
+  for (int i : {0, 1, 3, 4, 6, 7}) {
+    SCOPED_TRACE(i);
+    for (const auto& c : fabric::codes_of(gpu(h, i)))
+      EXPECT_EQ(c, "GPUSPEC-NO-SPEC-ROW");
+  }
+}
+
+TEST(HealthFabric, OneLinkDownOnEveryGpuFailsAgainstTheSpecRowsLinkCount) {
+  // Identical siblings agree (17 each); the H100 SXM row's 900 GB/s over 25 GB/s per link and
+  // direction says 18.
+  auto in = inventory("hgx-h100-every-gpu-17-links.json");
+  in.kernel_log = log_file("clean-boot.log");
+  const auto h = judge(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  for (int i = 0; i < 8; ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_EQ(gpu(h, i).diagnoses.size(), 1U);
+    const auto& d = gpu(h, i).diagnoses.front();
+    EXPECT_EQ(d.code, "GPUSPEC-NVLINK-DOWN");
+    EXPECT_NE(d.cause.find("17 of the 18 NVLink links"), std::string::npos) << d.cause;
+    EXPECT_EQ(d.evidence.at("nvlink.links_expected"), "18");
+  }
+  // The stock node's 18 each pass.
+  auto stock = inventory("hgx-h100-nvswitch.json");
+  stock.kernel_log = log_file("clean-boot.log");
+  EXPECT_EQ(judge(stock).check.status, verdict_status::pass);
+}
+
+TEST(HealthFabric, EachFabricFaultOfAnNvl72TrayIsItsGpusFinding) {
+  const auto h = judge(fabric::tray("nvl72-gb200-tray-degraded.json"));
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto has = [&](int i, const char* code) {
+    const auto c = fabric::codes_of(gpu(h, i));
+    return std::find(c.begin(), c.end(), code) != c.end();
+  };
+  EXPECT_TRUE(has(0, "GPUSPEC-NVLINK-DOWN"));
+  EXPECT_TRUE(has(1, "GPUSPEC-FABRIC-DEGRADED"));
+  EXPECT_EQ(gpu(h, 1).status, verdict_status::warn);
+  EXPECT_TRUE(has(2, "GPUSPEC-FABRIC-NOT-REGISTERED"));
+  EXPECT_NE(find(h, "GPUSPEC-FABRIC-NOT-REGISTERED")->cause.find("Timeout"), std::string::npos);
+  EXPECT_TRUE(has(3, "GPUSPEC-FABRIC-DOMAIN-SPLIT"));
+  EXPECT_FALSE(has(0, "GPUSPEC-FABRIC-DOMAIN-SPLIT"));
+  EXPECT_FALSE(has(1, "GPUSPEC-FABRIC-DOMAIN-SPLIT"));
+  EXPECT_NE(find(h, "GPUSPEC-FABRIC-DOMAIN-SPLIT")->cause.find("clique 32767"), std::string::npos);
+  EXPECT_EQ(find(h, "GPUSPEC-FABRIC-UNHEALTHY"), nullptr);
+}
+
+TEST(HealthFabric, AnUnhealthyRouteOrAWrongConfigurationFails) {
+  const auto h = judge(fabric::tray("nvl72-gb200-tray-unhealthy.json"));
+  const auto* d = find(h, "GPUSPEC-FABRIC-UNHEALTHY");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->device, 2);
+  EXPECT_EQ(d->severity, verdict_status::fail);
+  EXPECT_NE(d->cause.find("route unhealthy"), std::string::npos) << d->cause;
+  EXPECT_NE(d->cause.find("insufficient NVLinks"), std::string::npos) << d->cause;
+  EXPECT_EQ(d->evidence.at("fabric.health_mask"), "0x59a");
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-FABRIC-UNHEALTHY:gpu2");
+}
+
+TEST(HealthFabric, AnHgxNodeWithoutFabricManagerFails) {
+  auto in = inventory("hgx-b200-nvswitch.json", "pcie-node"); // no nv-fabricmanager running
+  in.kernel_log = log_file("clean-boot.log");
+  ASSERT_TRUE(in.fabric_services.read) << in.fabric_services.why;
+  const auto h = judge(in);
+  const auto* d = find(h, "GPUSPEC-FABRIC-MANAGER-DOWN");
+  ASSERT_NE(d, nullptr);
+  EXPECT_FALSE(d->device);
+  EXPECT_EQ(d->evidence.at("nvswitches"), std::to_string(in.pci_bus.nvswitches.size()));
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-FABRIC-MANAGER-DOWN:node");
+}
+
+TEST(HealthFabric, APcieServerNeedsNoFabricAndGetsNoFabricFinding) {
+  auto in = inventory("ten-pcie.json", "pcie-node");
+  in.pci_bus = fabric::bus_without_switches(in);
+  in.kernel_log = log_file("clean-boot.log");
+  const auto h = judge(in);
+  for (const auto* d : all(h)) {
+    EXPECT_EQ(d->code.find("FABRIC"), std::string::npos) << d->code;
+    EXPECT_EQ(d->code.find("IMEX"), std::string::npos) << d->code;
+  }
+  for (const auto& n : h.check.notes)
+    EXPECT_EQ(n.find("fabric"), std::string::npos) << n;
+}
+
+TEST(HealthFabric, ImexConfiguredButNotRunningWarns) {
+  const auto h = judge(fabric::tray("nvl72-gb200-tray.json", "nvl72-tray-imex-down"));
+  const auto* d = find(h, "GPUSPEC-IMEX-DOWN");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, verdict_status::warn);
+  EXPECT_FALSE(d->device);
+}
+
+TEST(HealthFabric, AnImexNodeListWithoutThisNodeFails) {
+  const auto in = fabric::tray("nvl72-gb200-tray.json", "nvl72-tray-imex-not-listed");
+  EXPECT_EQ(in.fabric_services.imex_nodes.size(), 17U);
+  const auto h = judge(in);
+  const auto* d = find(h, "GPUSPEC-IMEX-NODE-MISSING");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, verdict_status::fail);
+  EXPECT_NE(d->cause.find("10.0.0.3"), std::string::npos) << d->cause;
+  // The stock tray's list names it.
+  const auto ok = fabric::tray("nvl72-gb200-tray.json");
+  EXPECT_EQ(ok.fabric_services.imex_node_entry, "10.0.0.3");
+  EXPECT_EQ(ok.fabric_services.imex, std::vector<std::string>{"3101 (nvidia-imex)"});
+}
+
+TEST(HealthFabric, ATrayWithoutImexConfiguredIsANoteNotAFinding) {
+  const auto h = judge(fabric::tray("nvl72-gb200-tray.json", "pcie-node"));
+  EXPECT_EQ(find(h, "GPUSPEC-IMEX-DOWN"), nullptr);
+  EXPECT_EQ(find(h, "GPUSPEC-IMEX-NODE-MISSING"), nullptr);
+  bool noted = false;
+  for (const auto& n : h.check.notes)
+    noted = noted || n.find("without IMEX configured") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(FabricServices, ParsersReadTheKernelsAndImexsFormats) {
+  EXPECT_EQ(gpuspec::benches::parse_fib_trie_local("Local:\n  +-- 10.0.0.0/24 2 0 2\n     |-- "
+                                                   "10.0.0.3\n        /32 host LOCAL\n     |-- "
+                                                   "127.0.0.1\n        /32 host LOCAL\n"),
+            std::vector<std::string>{"10.0.0.3"});
+  EXPECT_EQ(gpuspec::benches::parse_if_inet6("00000000000000000000000000000001 01 80 10 80 lo\n"
+                                             "fe800000000000000a0000fffe000003 02 40 20 80 eth0\n"),
+            std::vector<std::string>{"fe80::a00:ff:fe00:3"});
+  EXPECT_EQ(gpuspec::benches::parse_imex_nodes("# rack 1\n10.0.0.1\n\n  10.0.0.2  # tray 2\n"),
+            (std::vector<std::string>{"10.0.0.1", "10.0.0.2"}));
+  // Not there at all: not read, with why.
+  const auto none = gpuspec::benches::read_fabric_services("/nonexistent/root", "x");
+  EXPECT_FALSE(none.read);
+  EXPECT_FALSE(none.why.empty());
+}

@@ -60,6 +60,7 @@ constexpr object_path burnin_paths[] = {
 constexpr object_path multi_node_paths[] = {
     {"network_port", "/host/network_ports/0"},
     {"node_inventory", "/nodes/0"},
+    {"gpu_fabric", "/devices/0/fabric"},
 };
 
 std::vector<std::string> keys(const json& j) {

@@ -523,6 +523,7 @@ report without_version_1_1_fields(report r) {
     d.pcie.gen_max_system.reset();
     d.activity.reset();
     d.c2c.reset();
+    d.fabric.reset();
   }
   for (result& x : r.results) {
     x.gpus_busy.reset();
@@ -550,6 +551,11 @@ report multi_node_report() {
   b.devices = {synthetic_device(0)};
   b.devices.front().serial = "SYNTHETIC-B-0";
   b.run_devices = {0};
+  // Both nodes' GPUs registered in one NVLink domain (NVL72's trays): same cluster and clique.
+  const gpu_fabric domain{"completed", "success", "5e7e71c0-0000-4000-8000-00000000feed",
+                          32766,       0x1aa,     "healthy"};
+  r.devices.at(0).fabric = domain;
+  b.devices.front().fabric = domain;
   r.nodes.push_back(std::move(b));
   return r;
 }

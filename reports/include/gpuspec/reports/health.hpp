@@ -53,6 +53,31 @@ struct pci_bus_reading {
   /// GPUs bound to another driver (vfio-pci for a VM, say): not NVML's to list, so not judged;
   /// "0000:3b:00.0 (vfio-pci)".
   std::vector<std::string> other_driver;
+  /// NVIDIA NVSwitches on the bus (vendor 0x10de, class 0x0680 bridge): an HGX/DGX baseboard,
+  /// whose fabric the host's nvidia-fabricmanager runs. An NVL72 compute tray has none (its
+  /// NVSwitches are in the switch trays).
+  std::vector<std::string> nvswitches;
+};
+
+/// The NVLink fabric's services on this node, read passively: the processes in /proc and IMEX's
+/// configuration in /etc (benches/host fabric_services.hpp). Nothing is asked of the services.
+struct fabric_services_reading {
+  bool read = false;  ///< /proc could be listed
+  std::string source; ///< the /proc folder listed
+  std::string why;    ///< when not read
+  /// Running NVIDIA Fabric Manager and IMEX daemons, "1234 (nv-fabricmanager)".
+  std::vector<std::string> fabric_manager, imex;
+  /// The IMEX configuration file found (/etc/nvidia-imex/config.cfg); "" when IMEX is not
+  /// configured on this node.
+  std::string imex_config;
+  std::string imex_nodes_file; ///< its IMEX_NODE_CONFIG_FILE (default .../nodes_config.cfg)
+  bool imex_nodes_read = false;
+  std::string imex_nodes_why;              ///< when the node list could not be read
+  std::vector<std::string> imex_nodes;     ///< the node list's entries (addresses or host names)
+  std::vector<std::string> node_addresses; ///< this node's addresses (/proc/net)
+  /// The node list's entry that names this node (one of its addresses, or its host name); ""
+  /// when none does.
+  std::string imex_node_entry;
 };
 
 struct health_input {
@@ -64,6 +89,8 @@ struct health_input {
   std::string kernel_module_version;
   /// The GPUs the PCI bus has; not read: the bus rule is skipped, and a note says so.
   pci_bus_reading pci_bus;
+  /// Fabric Manager and IMEX; not read: the fabric-service rules are skipped, with a note.
+  fabric_services_reading fabric_services;
 };
 
 /// One Xid line of this boot with the catalog's word on it (for the line: classify_xid(xid,

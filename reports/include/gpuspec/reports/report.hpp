@@ -148,6 +148,29 @@ struct c2c_link {
   friend bool operator==(const c2c_link&, const c2c_link&) = default;
 };
 
+/// The GPU's place in an NVLink fabric (NVSwitch systems: HGX, and NVL72's multi-node NVLink
+/// domain), as NVML reports it (nvmlDeviceGetGpuFabricInfoV, nvml.h "GPU Fabric information"):
+/// whether the GPU has registered with the fabric (Fabric Manager on an HGX node, the NVLink
+/// switch trays' on NVL72), and the domain it belongs to. GPUs with the same cluster UUID and
+/// clique id share one NVLink domain, across trays on NVL72.
+struct gpu_fabric {
+  /// The registration's state: "not_started", "in_progress", "completed" (NVML_GPU_FABRIC_STATE_*).
+  std::string state;
+  /// The registration's result, meaningful once "completed": "success", or NVML's words for its
+  /// error ("Timeout", ...); "" before completion.
+  std::string status;
+  /// The NVLink domain (cluster) UUID as 8-4-4-4-12 hex; "" while NVML gives all zeros.
+  std::string cluster_uuid;
+  std::int64_t clique_id = 0; ///< the fabric clique within the cluster
+  /// nvmlGpuFabricInfo_v2's healthMask (NVML_GPU_FABRIC_HEALTH_MASK_*: degraded bandwidth,
+  /// route recovery, route unhealthy, access-timeout recovery, incorrect configuration); null
+  /// when the driver answered the version-less v1 query only.
+  std::optional<std::int64_t> health_mask;
+  /// v3's healthSummary: "healthy", "unhealthy", "limited_capacity"; "" when not given.
+  std::string health_summary;
+  friend bool operator==(const gpu_fabric&, const gpu_fabric&) = default;
+};
+
 struct device_info {
   int index = 0;                 ///< NVML index (the nvidia-smi numbering)
   std::optional<int> cuda_index; ///< the CUDA runtime's ordinal, joined by PCI bus id
@@ -179,6 +202,10 @@ struct device_info {
   /// The GPU's NVLink-C2C link to its CPU (c2c_link). v1.1, an optional key: absent when not
   /// read (older reports, a driver without the queries).
   std::optional<c2c_link> c2c;
+  /// The GPU's NVLink fabric registration and domain. v1.1, an optional key: absent when NVML
+  /// says the GPU has no fabric (a PCIe card, NVLink bridges, a pre-Hopper GPU) or when it was
+  /// not read (older reports).
+  std::optional<gpu_fabric> fabric;
   friend bool operator==(const device_info&, const device_info&) = default;
 };
 

@@ -33,6 +33,12 @@
 /// Limitations: in-network reductions (SHARP, NCCL's CollNet) can carry an all-reduce above the
 /// ports' rate, and a port NCCL does not use (NCCL_IB_HCA) still counts.
 ///
+/// One NVLink domain across nodes (GB200/GB300 NVL72: GPUs of several trays in one NVLink fabric):
+/// when every GPU of the collective registered with the fabric (devices[].fabric completed with
+/// success) in the same cluster UUID and clique, NCCL's multi-node NVLink carries the traffic
+/// between the nodes, so the collective is held to NVLink as inside one node; ranks of several
+/// domains, or a GPU without a registered fabric, are held to the network as above.
+///
 /// Limitation: the inventory counts links, not the peers they reach, so GPUs joined in pairs by
 /// NVLink bridges look like an NVSwitch node, and a collective over more than one pair is held to
 /// the NVLink figure though its traffic between pairs crosses PCIe.

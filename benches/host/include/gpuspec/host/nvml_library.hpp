@@ -61,6 +61,9 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetComputeRunningProcesses_v3) compute_processes = nullptr;
   decltype(&::nvmlDeviceGetGraphicsRunningProcesses_v3) graphics_processes = nullptr;
   decltype(&::nvmlDeviceGetUtilizationRates) utilization = nullptr;
+  /// The GPU's NVLink fabric registration and domain (r550+; the version-less
+  /// nvmlDeviceGetGpuFabricInfo, deprecated in CUDA 13, is not used).
+  decltype(&::nvmlDeviceGetGpuFabricInfoV) gpu_fabric_info = nullptr;
   // Topology (benches/host topology.hpp).
   decltype(&::nvmlDeviceGetNvLinkVersion) nvlink_version = nullptr;
   decltype(&::nvmlDeviceGetNvLinkRemotePciInfo_v2) nvlink_remote_pci = nullptr;

@@ -13,7 +13,9 @@ namespace gpuspec::benches {
 /// a display controller of subclass VGA (0x0300) or 3D (0x0302), the classes the NVIDIA driver
 /// binds as GPUs; NVSwitches (bridge, 0x0680), audio functions (0x0403) and the rest are not
 /// GPUs. A GPU whose `driver` link names a driver other than nvidia (vfio-pci for a VM) is
-/// listed apart. `sys_root` is /sys on a host; GPUSPEC_SYSFS_ROOT or --root/sys in tests.
+/// listed apart. NVIDIA functions of class 0x0680 are the NVSwitches (`nvswitches`), which tell
+/// an HGX/DGX node (the host runs nvidia-fabricmanager) from an NVL72 tray. `sys_root` is /sys on a
+/// host; GPUSPEC_SYSFS_ROOT or --root/sys in tests.
 [[nodiscard]] reports::pci_bus_reading read_pci_gpus(const std::filesystem::path& sys_root);
 
 } // namespace gpuspec::benches
