@@ -75,6 +75,10 @@ const block_scaled_format* find_block_scaled_format(std::string_view id) {
   return nullptr;
 }
 
+std::vector<std::string> gemm_blockscaled_shapes() {
+  return {"8192x8192x8192", "4096x4096x4096", "16384x4096x4096", "128x8192x8192"};
+}
+
 std::string_view block_element_name(block_element e) {
   switch (e) {
   case E::e4m3:

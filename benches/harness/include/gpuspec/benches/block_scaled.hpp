@@ -66,6 +66,9 @@ struct block_scaled_format {
 
 [[nodiscard]] std::span<const block_scaled_format> block_scaled_formats();
 [[nodiscard]] const block_scaled_format* find_block_scaled_format(std::string_view id);
+/// The shape axis of the block-scaled GEMMs, quick value first: 8192³, 4096³, a transformer
+/// layer's 16384×4096×4096 and the small-M 128×8192×8192 (the layout axis is "NT" alone).
+[[nodiscard]] std::vector<std::string> gemm_blockscaled_shapes();
 
 /// "E4M3", "E5M2", "E2M1"
 [[nodiscard]] std::string_view block_element_name(block_element e);
