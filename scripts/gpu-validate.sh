@@ -44,6 +44,10 @@
 #   only when the quick suite timed out before collective.all_reduce: transfers and
 #     all-reduce alone 35 + check 5 + evidence 5 + 5 (taken from the GPU tests below)   = (50)
 #   quick check --format nccl-tests 5 + evidence (transfers, collectives) 5 + 5        =  15
+#   the cuBLASLt FP8 GEMMs (gemm_fp8_gpu.*: three E4M3/E5M2 pairs, an untimed verified
+#     run each at 256x512x128 and 4096^3): expected about 10 s (a CUDA context, cuBLASLt's
+#     setup, six GEMMs and their checks: a budget, not a measured figure); timeout 30,
+#     taken from the GPU tests below                                                 = (30)
 #   nccl-tests' all_reduce_perf, only where installed (not on the lent H200s: KINDS.md
 #     lists no nccl-tests, so the script says so and spends nothing; else taken from the
 #     GPU tests below)                                                                 = (20)
@@ -101,6 +105,8 @@ BURNIN_MIN_S=120    # the minimum its second check judges by (a site setting, --
 EXPECTED_SKIPS=(
   'one GPU: no pair|two-GPU test on one GPU (transfer_p2p_test)'
   ': the kernel runs here$|a refusal for GPUs before sm_80, on a newer GPU (gemm_custom_test)'
+  'the block-scaled GEMMs need 10.0 or newer|the Blackwell-only block-scaled GEMMs on an older GPU (gemm_blockscaled_test; its not-supported test runs instead)'
+  '^a Blackwell GPU: the formats run|the older-GPU refusal test of the block-scaled GEMMs, on a Blackwell GPU (gemm_blockscaled_test)'
 )
 started=$(date +%s.%N)
 steps=()    # "name|exit code|wall seconds|note", one per step, for the summary
@@ -383,6 +389,18 @@ if [ -f "$out/report.json" ]; then
   run_step evidence-collectives 5 python3 scripts/gpu_evidence.py collectives "$out/report.json"
 else
   remark quick-check "no report.json: nothing to check"
+fi
+# Issue 19.6's Hopper part: the cuBLASLt FP8 GEMMs, E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3,
+# one untimed run each at 256x512x128 and 4096^3 (NT), verified against the host reference
+# (tests/gpu/gemm_blockscaled_test.cpp). Not in the quick suite, so run here on their own.
+fp8_test="$tests_dir/gpuspec_gemm_cublas_gpu_test"
+if [ -x "$fp8_test" ]; then
+  STEP_STDOUT="$stage/fp8-gemms.log" run_step fp8-gemms 30 "$fp8_test" --gtest_color=no --gtest_filter='gemm_fp8_gpu.*'
+  fp8_rc=$?
+  grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$stage/fp8-gemms.log" | head -n 10
+  [ "$fp8_rc" -eq 0 ] || not_pass+=("the cuBLASLt FP8 GEMMs (fp8-gemms) did not all verify")
+else
+  remark fp8-gemms "no gpuspec_gemm_cublas_gpu_test among the test binaries: the FP8 GEMMs are not run"
 fi
 nccl_tests=$(command -v all_reduce_perf || find /usr/local /opt -maxdepth 4 -name all_reduce_perf -type f -perm -u+x -print -quit 2>/dev/null)
 if [ -n "$nccl_tests" ]; then

@@ -11,6 +11,7 @@ void register_all_families(registry& r) {
   register_compute_fma_benchmarks(r);
   register_tensor_mma_benchmarks(r);
   register_gemm_cublas_benchmarks(r);
+  register_gemm_blockscaled_benchmarks(r);
   register_gemm_custom_benchmarks(r);
   register_transfer_benchmarks(r);
   register_transfer_p2p_benchmarks(r);

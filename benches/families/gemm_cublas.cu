@@ -1,5 +1,6 @@
-// gemm.cublas.{fp64, fp32, tf32_tc, fp16_tc, fp16_tc_acc16, bf16_tc, int8_tc, fp8_tc}: the vendor
-// GEMM through cuBLASLt, with explicit compute types.
+// gemm.cublas.{fp64, fp32, tf32_tc, fp16_tc, fp16_tc_acc16, bf16_tc, int8_tc, fp8_tc,
+// fp8_e4m3_e5m2_tc, fp8_e5m2_e4m3_tc}: the vendor GEMM through cuBLASLt, with explicit compute
+// types. (The block-scaled MXFP8 and FP4 GEMMs are gemm_blockscaled.cu.)
 //
 // What it measures: the throughput of cublasLtMatmul, D = A · op(B) (alpha 1, beta 0), in
 // TFLOP/s (TOPS for int8) with 2·M·N·K operations per GEMM (DESIGN.md rule 8), for the shapes
@@ -190,9 +191,10 @@ kernels::gemm_fill_type fill_type(gemm_element e) {
     return kernels::gemm_fill_type::bf16;
   case gemm_element::fp8_e4m3:
     return kernels::gemm_fill_type::fp8_e4m3;
+  case gemm_element::fp8_e5m2:
+    return kernels::gemm_fill_type::fp8_e5m2;
   case gemm_element::int8:
     return kernels::gemm_fill_type::int8;
-  case gemm_element::fp8_e5m2:
   case gemm_element::int32:
     break;
   }
@@ -276,12 +278,14 @@ public:
     const auto m = static_cast<std::size_t>(m_shape.m);
     const auto n = static_cast<std::size_t>(m_shape.n);
     const auto k = static_cast<std::size_t>(m_shape.k);
-    m_a = kernels::device_buffer<std::byte>(m * k * element_bytes(m_p.ab));
-    m_b = kernels::device_buffer<std::byte>(k * n * element_bytes(m_p.ab));
+    m_a = kernels::device_buffer<std::byte>(m * k * element_bytes(a_element(m_p)));
+    m_b = kernels::device_buffer<std::byte>(k * n * element_bytes(b_element(m_p)));
     m_d = kernels::device_buffer<std::byte>(m * n * element_bytes(m_p.cd));
     m_workspace = kernels::device_buffer<std::byte>(gemm_cublas_workspace_bytes);
-    kernels::launch_gemm_fill(m_a.data(), fill_type(m_p.ab), m * k, seed_a, stream.handle());
-    kernels::launch_gemm_fill(m_b.data(), fill_type(m_p.ab), k * n, seed_b, stream.handle());
+    kernels::launch_gemm_fill(m_a.data(), fill_type(a_element(m_p)), m * k, seed_a,
+                              stream.handle());
+    kernels::launch_gemm_fill(m_b.data(), fill_type(b_element(m_p)), k * n, seed_b,
+                              stream.handle());
     if (is_integer(m_p.cd))
       GPUSPEC_CUDA_CHECK(cudaMemsetAsync(m_d.data(), int32_poison_byte, m_d.bytes(), stream.get()));
     else
@@ -311,7 +315,7 @@ public:
     const auto b = copy_back(m_b);
     const auto d = copy_back(m_d);
     stream.synchronize();
-    gemm_views views = gemm_host_views(m_shape, m_layout, m_p.ab, m_p.cd);
+    gemm_views views = gemm_host_views(m_shape, m_layout, a_element(m_p), b_element(m_p), m_p.cd);
     views.a.data = a.get();
     views.b.data = b.get();
     views.d.data = d.get();
@@ -336,8 +340,9 @@ private:
     if (m_p.numerics == gemm_precision::fp8)
       m_desc->set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, std::int8_t{0}); // periodic fp32 promotion
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-    m_layout_a.emplace(cuda_type(m_p.ab), u(m_call.a_rows), u(m_call.a_cols), m_call.lda);
-    m_layout_b.emplace(cuda_type(m_p.ab), u(m_call.b_rows), u(m_call.b_cols), m_call.ldb);
+    // cuBLAS's A is our B, its B our A.
+    m_layout_a.emplace(cuda_type(b_element(m_p)), u(m_call.a_rows), u(m_call.a_cols), m_call.lda);
+    m_layout_b.emplace(cuda_type(a_element(m_p)), u(m_call.b_rows), u(m_call.b_cols), m_call.ldb);
     m_layout_c.emplace(cuda_type(m_p.cd), u(m_call.m), u(m_call.n), m_call.ldc);
     lt_preference preference;
     preference.set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, gemm_cublas_workspace_bytes);
@@ -365,11 +370,12 @@ private:
           !(restricted && status == CUBLAS_STATUS_INVALID_VALUE))
         kernels::throw_cublas_error(status, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
       m_unsupported =
-          cat("cuBLASLt has no algorithm for ", m_p.id, " with ", cuda_type_name(m_p.ab), " A/B, ",
-              cuda_type_name(m_p.cd), " C/D, ", gemm_compute_name(m_p.compute),
-              " (cuBLAS transa=", m_call.transa, ", transb=", m_call.transb, ", m=", m_call.m,
-              ", n=", m_call.n, ", k=", m_call.k, "): cublasLtMatmulAlgoGetHeuristic returned ",
-              returned, " result(s), status ", kernels::describe_cublas_status(status));
+          cat("cuBLASLt has no algorithm for ", m_p.id, " with ", cuda_type_name(a_element(m_p)),
+              " A, ", cuda_type_name(b_element(m_p)), " B, ", cuda_type_name(m_p.cd), " C/D, ",
+              gemm_compute_name(m_p.compute), " (cuBLAS transa=", m_call.transa,
+              ", transb=", m_call.transb, ", m=", m_call.m, ", n=", m_call.n, ", k=", m_call.k,
+              "): cublasLtMatmulAlgoGetHeuristic returned ", returned, " result(s), status ",
+              kernels::describe_cublas_status(status));
       return;
     }
     m_algo = chosen->algo;
@@ -386,8 +392,8 @@ private:
     add("layout_convention",
         "row-major D[M,N] = A[M,K] * op(B); NN: B stored [K,N]; NT: B stored [N,K] (nn.Linear "
         "weight); M = tokens");
-    add("a_type", cuda_type_name(m_p.ab));
-    add("b_type", cuda_type_name(m_p.ab));
+    add("a_type", cuda_type_name(a_element(m_p)));
+    add("b_type", cuda_type_name(b_element(m_p)));
     add("c_type", cuda_type_name(m_p.cd));
     add("d_type", cuda_type_name(m_p.cd));
     add("compute_type", gemm_compute_name(m_p.compute));
@@ -538,7 +544,7 @@ int gemms_per_sample(bench_state& state, lt_gemm& gemm, const gemm_cublas_precis
   state.add_parameter("ops_per_gemm", ops); // 2*M*N*K; the work of one sample is reps times it
 
   const std::uint64_t b_bytes = static_cast<std::uint64_t>(shape.k) *
-                                static_cast<std::uint64_t>(shape.n) * element_bytes(p.ab);
+                                static_cast<std::uint64_t>(shape.n) * element_bytes(b_element(p));
   const std::int64_t l2 = state.l2_bytes();
   state.add_parameter("b_bytes", b_bytes);
   state.add_parameter("l2_bytes", l2);
@@ -562,8 +568,8 @@ void declare_work(bench_state& state, const gemm_cublas_precision& p, const gemm
   // The least traffic of one GEMM (beta is 0: A and B read once, D written once), so a
   // small-M shape is judged against the memory roofline rather than the Tensor Core peak.
   const double min_bytes_per_gemm =
-      static_cast<double>(shape.m) * static_cast<double>(shape.k) * element_bytes(p.ab) +
-      static_cast<double>(shape.k) * static_cast<double>(shape.n) * element_bytes(p.ab) +
+      static_cast<double>(shape.m) * static_cast<double>(shape.k) * element_bytes(a_element(p)) +
+      static_cast<double>(shape.k) * static_cast<double>(shape.n) * element_bytes(b_element(p)) +
       static_cast<double>(shape.m) * static_cast<double>(shape.n) * element_bytes(p.cd);
   state.set_roofline_bytes(min_bytes_per_gemm * reps);
   state.add_parameter("ceiling_key", ceiling_key);

@@ -57,12 +57,13 @@ struct host_matrix {
 
 double fill_value(b::gemm_element e, std::uint64_t seed, std::uint64_t i) {
   const std::uint64_t bits =
-      k::gemm_fill_bits(e == b::gemm_element::fp64   ? k::gemm_fill_type::fp64
-                        : e == b::gemm_element::fp32 ? k::gemm_fill_type::fp32
-                        : e == b::gemm_element::fp16 ? k::gemm_fill_type::fp16
-                        : e == b::gemm_element::bf16 ? k::gemm_fill_type::bf16
-                        : e == b::gemm_element::int8 ? k::gemm_fill_type::int8
-                                                     : k::gemm_fill_type::fp8_e4m3,
+      k::gemm_fill_bits(e == b::gemm_element::fp64       ? k::gemm_fill_type::fp64
+                        : e == b::gemm_element::fp32     ? k::gemm_fill_type::fp32
+                        : e == b::gemm_element::fp16     ? k::gemm_fill_type::fp16
+                        : e == b::gemm_element::bf16     ? k::gemm_fill_type::bf16
+                        : e == b::gemm_element::int8     ? k::gemm_fill_type::int8
+                        : e == b::gemm_element::fp8_e5m2 ? k::gemm_fill_type::fp8_e5m2
+                                                         : k::gemm_fill_type::fp8_e4m3,
                         seed, i);
   return b::element_to_double(e, &bits, 0); // little-endian: the low bytes come first
 }
@@ -470,8 +471,9 @@ TEST(gemm_cublas_host, cublas_call_computes_the_row_major_product) {
 }
 
 TEST(gemm_cublas_host, precision_table_and_axes) {
-  const std::vector<std::string> ids{"fp64",          "fp32",    "tf32_tc", "fp16_tc",
-                                     "fp16_tc_acc16", "bf16_tc", "int8_tc", "fp8_tc"};
+  const std::vector<std::string> ids{
+      "fp64",    "fp32",    "tf32_tc", "fp16_tc",          "fp16_tc_acc16",
+      "bf16_tc", "int8_tc", "fp8_tc",  "fp8_e4m3_e5m2_tc", "fp8_e5m2_e4m3_tc"};
   const auto table = b::gemm_cublas_precisions();
   ASSERT_EQ(table.size(), ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -488,6 +490,26 @@ TEST(gemm_cublas_host, precision_table_and_axes) {
   EXPECT_EQ(b::find_gemm_cublas_precision("tf32_tc")->min_sm, 80);
   EXPECT_EQ(b::find_gemm_cublas_precision("bf16_tc")->min_sm, 80);
   EXPECT_EQ(b::find_gemm_cublas_precision("fp8_tc")->min_sm, 89);
+  // The mixed FP8 pairs: A and B apart; E5M2 x E5M2 is not a cuBLASLt combination.
+  const auto* e4e5 = b::find_gemm_cublas_precision("fp8_e4m3_e5m2_tc");
+  EXPECT_EQ(b::a_element(*e4e5), b::gemm_element::fp8_e4m3);
+  EXPECT_EQ(b::b_element(*e4e5), b::gemm_element::fp8_e5m2);
+  const auto* e5e4 = b::find_gemm_cublas_precision("fp8_e5m2_e4m3_tc");
+  EXPECT_EQ(b::a_element(*e5e4), b::gemm_element::fp8_e5m2);
+  EXPECT_EQ(b::b_element(*e5e4), b::gemm_element::fp8_e4m3);
+  for (const auto& p : table) {
+    EXPECT_FALSE(b::a_element(p) == b::gemm_element::fp8_e5m2 &&
+                 b::b_element(p) == b::gemm_element::fp8_e5m2)
+        << p.id;
+    if (p.numerics == b::gemm_precision::fp8) {
+      EXPECT_EQ(p.min_sm, 89) << p.id;
+      EXPECT_EQ(p.ceiling, "fp8_tc") << p.id;
+      EXPECT_EQ(b::gemm_cublas_layouts(p).front(), "NT") << p.id;
+    } else {
+      EXPECT_EQ(b::a_element(p), b::b_element(p)) << p.id;
+    }
+  }
+  EXPECT_EQ(b::gemm_device_bytes({64, 32, 16}, *e4e5, 0), 64u * 16 + 16u * 32 + 64u * 32 * 2);
   EXPECT_TRUE(b::find_gemm_cublas_precision("int8_tc")->integer_ops);
   EXPECT_EQ(b::find_gemm_cublas_precision("int8_tc")->cd, b::gemm_element::int32);
 
@@ -509,10 +531,11 @@ TEST(gemm_cublas_host, precision_table_and_axes) {
 TEST(gemm_cublas_host, registration) {
   b::registry reg;
   b::register_gemm_cublas_benchmarks(reg);
-  ASSERT_EQ(reg.benchmarks().size(), 8u);
-  for (const char* id : {"gemm.cublas.fp64", "gemm.cublas.fp32", "gemm.cublas.tf32_tc",
-                         "gemm.cublas.fp16_tc", "gemm.cublas.fp16_tc_acc16", "gemm.cublas.bf16_tc",
-                         "gemm.cublas.int8_tc", "gemm.cublas.fp8_tc"}) {
+  ASSERT_EQ(reg.benchmarks().size(), 10u);
+  for (const char* id :
+       {"gemm.cublas.fp64", "gemm.cublas.fp32", "gemm.cublas.tf32_tc", "gemm.cublas.fp16_tc",
+        "gemm.cublas.fp16_tc_acc16", "gemm.cublas.bf16_tc", "gemm.cublas.int8_tc",
+        "gemm.cublas.fp8_tc", "gemm.cublas.fp8_e4m3_e5m2_tc", "gemm.cublas.fp8_e5m2_e4m3_tc"}) {
     const auto* def = reg.find(id);
     ASSERT_NE(def, nullptr) << id;
     ASSERT_EQ(def->axes().size(), 2u);
@@ -521,10 +544,10 @@ TEST(gemm_cublas_host, registration) {
     EXPECT_TRUE(def->runs_in("standard"));
   }
   const auto quick = b::select_cases(reg, "quick", "");
-  ASSERT_EQ(quick.size(), 6u); // not fp16_tc_acc16, not fp8_tc
+  ASSERT_EQ(quick.size(), 6u); // not fp16_tc_acc16, not the fp8 rows
   for (const auto& c : quick)
     EXPECT_EQ(c.value("shape"), "4096x4096x4096");
-  EXPECT_EQ(b::select_cases(reg, "standard", "").size(), 8u * 10u * 2u);
+  EXPECT_EQ(b::select_cases(reg, "standard", "").size(), 10u * 10u * 2u);
 }
 
 // --- GPU tests ------------------------------------------------------------------------------

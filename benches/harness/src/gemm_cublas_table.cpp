@@ -87,12 +87,17 @@ std::string torch_equivalent(const gemm_shape& s, gemm_layout l) {
 }
 
 gemm_views gemm_host_views(const gemm_shape& s, gemm_layout l, gemm_element ab, gemm_element cd) {
+  return gemm_host_views(s, l, ab, ab, cd);
+}
+
+gemm_views gemm_host_views(const gemm_shape& s, gemm_layout l, gemm_element a, gemm_element b,
+                           gemm_element cd) {
   gemm_views v;
-  v.a = {nullptr, ab, s.m, s.k, s.k, storage_order::row_major};
+  v.a = {nullptr, a, s.m, s.k, s.k, storage_order::row_major};
   if (l == gemm_layout::nn)
-    v.b = {nullptr, ab, s.k, s.n, s.n, storage_order::row_major};
+    v.b = {nullptr, b, s.k, s.n, s.n, storage_order::row_major};
   else // stored [N, K] row-major: op(B) = K × N is its column-major reading
-    v.b = {nullptr, ab, s.k, s.n, s.k, storage_order::col_major};
+    v.b = {nullptr, b, s.k, s.n, s.k, storage_order::col_major};
   v.d = {nullptr, cd, s.m, s.n, s.n, storage_order::row_major};
   return v;
 }
@@ -123,7 +128,7 @@ using P = gemm_precision;
 
 // id, A/B, C/D, compute, scale, ceiling, fp32_accumulate, min_sm, numerics, integer, quick,
 // description, torch
-const std::array<gemm_cublas_precision, 8> precision_table{{
+const std::array<gemm_cublas_precision, 10> precision_table{{
     {"fp64", E::fp64, E::fp64, C::f64, E::fp64, "fp64", true, 0, P::fp64, false, true,
      "DGEMM: fp64 in and out, fp64 compute (FP64 Tensor Cores where the GPU has them)",
      "torch.float64"},
@@ -149,6 +154,19 @@ const std::array<gemm_cublas_precision, 8> precision_table{{
      "FP8 GEMM: e4m3 in, fp32 accumulate, bf16 out, unit scales",
      "torch._scaled_mm(a, b.t(), scale_a=1, scale_b=1, out_dtype=torch.bfloat16) with "
      "torch.float8_e4m3fn"},
+    // The mixed FP8 pairs cuBLASLt offers (the cuBLAS documentation's cublasLtMatmul type
+    // table: E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3; E5M2 x E5M2 is not one). Our A is
+    // cuBLAS's B and our B its A (gemm_cublas.hpp), so "e5m2_e4m3" is cuBLAS's A E4M3, B E5M2.
+    {"fp8_e4m3_e5m2_tc", E::fp8_e4m3, E::bf16, C::f32, E::fp32, "fp8_tc", true, 89, P::fp8, false,
+     false, "FP8 GEMM: A e4m3, B e5m2, fp32 accumulate, bf16 out, unit scales",
+     "torch._scaled_mm(a, b.t(), scale_a=1, scale_b=1, out_dtype=torch.bfloat16) with a "
+     "torch.float8_e4m3fn, b torch.float8_e5m2",
+     E::fp8_e5m2},
+    {"fp8_e5m2_e4m3_tc", E::fp8_e5m2, E::bf16, C::f32, E::fp32, "fp8_tc", true, 89, P::fp8, false,
+     false, "FP8 GEMM: A e5m2, B e4m3, fp32 accumulate, bf16 out, unit scales",
+     "torch._scaled_mm(a, b.t(), scale_a=1, scale_b=1, out_dtype=torch.bfloat16) with a "
+     "torch.float8_e5m2, b torch.float8_e4m3fn",
+     E::fp8_e4m3},
 }};
 
 } // namespace
@@ -179,7 +197,8 @@ std::uint64_t gemm_device_bytes(const gemm_shape& s, const gemm_cublas_precision
   const auto m = static_cast<std::uint64_t>(s.m);
   const auto n = static_cast<std::uint64_t>(s.n);
   const auto k = static_cast<std::uint64_t>(s.k);
-  return (m * k + k * n) * element_bytes(p.ab) + m * n * element_bytes(p.cd) + workspace_bytes;
+  return m * k * element_bytes(a_element(p)) + k * n * element_bytes(b_element(p)) +
+         m * n * element_bytes(p.cd) + workspace_bytes;
 }
 
 } // namespace gpuspec::benches

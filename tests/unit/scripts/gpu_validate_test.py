@@ -341,6 +341,9 @@ class OneHealthyGpu(unittest.TestCase, Summary):
 
     def test_exits_0_with_the_expected_skip_counted_and_listed(self):
         self.assertEqual(self.proc.returncode, 0, self.summary + self.proc.stdout[-3000:])
+        # No FP8 GEMM test binary among the stand-in's: said, not failed.
+        line, _ = self.step("fp8-gemms")
+        self.assertIn("the FP8 GEMMs are not run", line)
         self.assertIn("1 skipped (1 expected here, 0 unexpected)", self.summary)
         self.assertIn("expected skips (this machine, not the code): fake_gpu.skips (two-GPU test on one GPU",
                       self.summary)
@@ -380,6 +383,53 @@ class AnUnexpectedSkip(unittest.TestCase, Summary):
         self.assertIn("UNEXPECTED SKIPS: fake_gpu.skips: this build has no sm_90a kernels", self.summary)
         self.assertIn("NOT A PASS: 1 unexpected GPU test skips", self.summary)
         self.assertNotIn("side-by-side", self.summary.split("NOT A PASS:")[1])
+
+
+# The FP8 GEMMs' test binary as a stand-in: records its arguments, then fails or passes.
+FAKE_FP8_TEST = r"""#!/bin/sh
+echo "$*" >> "$FAKE_FP8_ARGS"
+echo "[ RUN      ] gemm_fp8_gpu.fp8_pairs_verify"
+if [ -n "$FAKE_FP8_FAIL" ]; then
+  echo "[  FAILED  ] gemm_fp8_gpu.fp8_pairs_verify (9 ms)"
+  exit 1
+fi
+echo "[       OK ] gemm_fp8_gpu.fp8_pairs_verify (9 ms)"
+echo "[  PASSED  ] 1 test."
+"""
+
+
+class Fp8Gemms(unittest.TestCase, Summary):
+    """Issue 19.6's step: the cuBLASLt FP8 GEMMs' test run on its own, its failure no pass."""
+
+    def run_with(self, fail):
+        tmp_dir = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp_dir.cleanup)
+        tmp = Path(tmp_dir.name)
+        build = stand_in_build(tmp)
+        (build / "tests" / "gpu").mkdir(parents=True)
+        fake = build / "tests" / "gpu" / "gpuspec_gemm_cublas_gpu_test"
+        fake.write_text(FAKE_FP8_TEST)
+        fake.chmod(0o755)
+        env = {**FAKE_TORCH_ENV, "FAKE_REPORT": ONE_GPU_REPORT, "FAKE_FP8_ARGS": str(tmp / "fp8-args.txt")}
+        if fail:
+            env["FAKE_FP8_FAIL"] = "1"
+        self.proc, self.seconds, self.out, self.summary = run_script(tmp, IDLE_SMI, build, env)
+        return (tmp / "fp8-args.txt").read_text().splitlines()
+
+    def test_runs_the_fp8_tests_alone_first(self):
+        args = self.run_with(fail=False)
+        self.assertIn("--gtest_filter=gemm_fp8_gpu.*", args[0])
+        line, fields = self.step("fp8-gemms")
+        self.assertEqual(fields[1], "0", line)
+        self.assertNotIn("did not all verify", self.summary)
+
+    def test_a_failing_fp8_gemm_is_not_a_pass(self):
+        self.run_with(fail=True)
+        line, fields = self.step("fp8-gemms")
+        self.assertEqual(fields[1], "1", line)
+        self.assertIn("NOT A PASS", self.summary)
+        self.assertIn("the cuBLASLt FP8 GEMMs (fp8-gemms) did not all verify", self.summary)
+        self.assertNotEqual(self.proc.returncode, 0)
 
 
 class AKilledRun(unittest.TestCase, Summary):

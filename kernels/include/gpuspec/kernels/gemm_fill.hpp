@@ -4,7 +4,8 @@
 ///
 /// Element i of an array filled with `seed` takes 64 bits from seeded_bits(seed, i) (the hash of
 /// seeded_values.hpp) and becomes:
-///  - floating point (fp64, fp32, fp16, bf16, fp8 e4m3): a random sign times a magnitude in
+///  - floating point (fp64, fp32, fp16, bf16, fp8 e4m3 and e5m2): a random sign times a magnitude
+///  in
 ///    [0.5, 1) with every mantissa bit random, built directly as bits (exponent field = bias - 1),
 ///    so the value is exact in its type, never zero, never subnormal, and identical on host and
 ///    device. Random signs give sums whose partial sums stay small (gemm_check's "mixed" model)
@@ -21,7 +22,7 @@
 
 namespace gpuspec::kernels {
 
-enum class gemm_fill_type { fp64, fp32, fp16, bf16, fp8_e4m3, int8 };
+enum class gemm_fill_type { fp64, fp32, fp16, bf16, fp8_e4m3, int8, fp8_e5m2 };
 
 /// Bytes per element of `type`.
 GPUSPEC_HOST_DEVICE constexpr std::size_t gemm_fill_bytes(gemm_fill_type type) {
@@ -35,6 +36,7 @@ GPUSPEC_HOST_DEVICE constexpr std::size_t gemm_fill_bytes(gemm_fill_type type) {
     return 2;
   case gemm_fill_type::fp8_e4m3:
   case gemm_fill_type::int8:
+  case gemm_fill_type::fp8_e5m2:
     return 1;
   }
   return 0;
@@ -66,6 +68,8 @@ GPUSPEC_HOST_DEVICE constexpr std::uint64_t gemm_fill_bits(gemm_fill_type type, 
     const std::int64_t v = sign != 0 ? -magnitude : magnitude;
     return static_cast<std::uint64_t>(v) & 0xFFu;
   }
+  case gemm_fill_type::fp8_e5m2:
+    return (sign << 7) | (std::uint64_t{14} << 2) | ((bits >> 61) & 0x3u);
   }
   return 0;
 }

@@ -23,6 +23,8 @@ void register_tensor_mma_benchmarks(registry& r);
 
 /// gemm.cublas.* (families/gemm_cublas.cu)
 void register_gemm_cublas_benchmarks(registry& r);
+/// gemm.cublas.{mxfp8_e4m3, mxfp8_e5m2, nvfp4, mxfp4}: block-scaled cuBLASLt GEMMs (Blackwell).
+void register_gemm_blockscaled_benchmarks(registry& r);
 
 /// gemm.custom.{sgemm,hgemm_tc} (families/gemm_custom.cu)
 void register_gemm_custom_benchmarks(registry& r);

@@ -64,6 +64,9 @@ struct gemm_views {
 };
 [[nodiscard]] gemm_views gemm_host_views(const gemm_shape& s, gemm_layout l, gemm_element ab,
                                          gemm_element cd);
+/// The same with A's and B's element types apart (FP8 E4M3 x E5M2).
+[[nodiscard]] gemm_views gemm_host_views(const gemm_shape& s, gemm_layout l, gemm_element a,
+                                         gemm_element b, gemm_element cd);
 
 // --- the precision table ------------------------------------------------------------------
 
@@ -75,7 +78,7 @@ enum class gemm_compute { f64, f32, f32_fast_tf32, f16, i32 };
 /// One row per benchmark, as data.
 struct gemm_cublas_precision {
   std::string_view id;      ///< the benchmark is gemm.cublas.<id>
-  gemm_element ab;          ///< A and B element type
+  gemm_element ab;          ///< A's element type (and B's, unless `b` is set)
   gemm_element cd;          ///< C and D element type
   gemm_compute compute;     ///< cuBLAS compute type
   gemm_element scale;       ///< type of alpha and beta (cuBLASLt's scale type)
@@ -87,7 +90,15 @@ struct gemm_cublas_precision {
   bool in_quick;            ///< in the quick suite (4096³, first layout)
   std::string_view description;
   std::string_view torch; ///< the PyTorch dtype and settings of the same arithmetic
+  /// B's element type where it differs from A's (FP8 E4M3 x E5M2); absent: `ab` for both.
+  std::optional<gemm_element> b = std::nullopt;
 };
+
+/// A's and B's element types of a row (B's is `b` where set, else `ab`).
+[[nodiscard]] inline gemm_element a_element(const gemm_cublas_precision& p) { return p.ab; }
+[[nodiscard]] inline gemm_element b_element(const gemm_cublas_precision& p) {
+  return p.b.value_or(p.ab);
+}
 
 [[nodiscard]] std::span<const gemm_cublas_precision> gemm_cublas_precisions();
 [[nodiscard]] const gemm_cublas_precision* find_gemm_cublas_precision(std::string_view id);
@@ -123,5 +134,9 @@ struct gemm_cublas_trial {
 /// once, synchronises and verifies. Throws for errors (as the benchmark would fail).
 [[nodiscard]] gemm_cublas_trial run_gemm_cublas_trial(std::string_view precision_id,
                                                       const gemm_shape& shape, gemm_layout layout);
+/// The same for the block-scaled gemm.cublas.<format_id> (gemm_blockscaled.cu; NT layout):
+/// not_supported below sm_100 or where cuBLASLt has no kernel, with the reason.
+[[nodiscard]] gemm_cublas_trial run_gemm_blockscaled_trial(std::string_view format_id,
+                                                           const gemm_shape& shape);
 
 } // namespace gpuspec::benches
