@@ -73,14 +73,15 @@ if [ "$want_aarch64" = 1 ]; then
   for p in "${cross[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || cross_missing+=("$p")
   done
+  new_arch=0
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     echo "install-deps: adding the arm64 architecture (dpkg multiarch)"
     "${sudo_cmd[@]}" dpkg --add-architecture arm64
-    cross_missing+=(libsimdjson14:arm64) # forces the update below: arm64's package lists
+    new_arch=1
   fi
-  if [ "${#cross_missing[@]}" -gt 0 ]; then
+  if [ "${#cross_missing[@]}" -gt 0 ] || [ "$new_arch" = 1 ]; then
     echo "install-deps: installing ${cross_missing[*]}"
-    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get update -qq # arm64's package lists, too
     "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${cross[@]}" >/dev/null
   else
     echo "install-deps: aarch64 cross toolchain, qemu-user and :arm64 libraries already installed"
