@@ -74,6 +74,51 @@ if apt-cache show libclang-rt-dev >/dev/null 2>&1 &&
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends libclang-rt-dev >/dev/null
 fi
 
+# The cross build of the host tools for Grace (aarch64) nodes, only when asked, so that a
+# developer's default set-up does not grow: `scripts/install-deps.sh --aarch64`, or
+# GPUSPEC_DEPS_AARCH64=1 (.ci/run asks). The host-aarch64 preset
+# (cmake/toolchains/aarch64-linux-gnu.cmake) builds with Debian's cross g++ against the :arm64
+# -dev packages of what the host-only build links (fmt, GoogleTest, Google Benchmark; nlohmann-json
+# and CLI11 are headers for every architecture) and runs the tests under qemu-user. Debian 12's
+# libsimdjson-dev:arm64 cannot be installed beside the :amd64 one (it is not Multi-Arch: same), so
+# it and its library are unpacked into .deps/aarch64 of this checkout, where the toolchain file
+# looks. About 130 MB of packages (qemu-user is most of it).
+want_aarch64="${GPUSPEC_DEPS_AARCH64:-0}"
+for arg in "$@"; do [ "$arg" = "--aarch64" ] && want_aarch64=1; done
+if [ "$want_aarch64" = 1 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  cross=(g++-aarch64-linux-gnu qemu-user libfmt-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64)
+  cross_missing=()
+  for p in "${cross[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || cross_missing+=("$p")
+  done
+  new_arch=0
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    echo "install-deps: adding the arm64 architecture (dpkg multiarch)"
+    "${sudo_cmd[@]}" dpkg --add-architecture arm64
+    new_arch=1
+  fi
+  if [ "${#cross_missing[@]}" -gt 0 ] || [ "$new_arch" = 1 ]; then
+    echo "install-deps: installing ${cross_missing[*]}"
+    "${sudo_cmd[@]}" apt-get update -qq # arm64's package lists, too
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${cross[@]}" >/dev/null
+  else
+    echo "install-deps: aarch64 cross toolchain, qemu-user and :arm64 libraries already installed"
+  fi
+  aarch64_deps="$here/.deps/aarch64"
+  simdjson_debs=(libsimdjson-dev:arm64 libsimdjson14:arm64)
+  simdjson_version="$(apt-cache policy libsimdjson-dev:arm64 | sed -n 's/^ *Candidate: //p')"
+  if [ -f "$aarch64_deps/.installed" ] && [ "$(cat "$aarch64_deps/.installed")" = "$simdjson_version" ]; then
+    echo "install-deps: simdjson for arm64 already in $aarch64_deps"
+  else
+    echo "install-deps: unpacking ${simdjson_debs[*]} $simdjson_version into $aarch64_deps"
+    rm -rf "$aarch64_deps" && mkdir -p "$aarch64_deps"
+    (cd "$aarch64_deps" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" "${simdjson_debs[@]}" &&
+      for d in ./*.deb; do dpkg-deb -x "$d" . && rm "$d"; done)
+    echo "$simdjson_version" > "$aarch64_deps/.installed"
+  fi
+fi
+
 # Python packages go into a folder of this checkout: works under PEP 668 and leaves the
 # system alone. FindNVML.cmake, the schema tests and the static-evidence test look there.
 python_pkgs=("nvidia-nvml-dev==13.0.*" "jsonschema>=4" "nvidia-cuda-cuobjdump==13.2.*"
