@@ -25,7 +25,8 @@ with_slurm=0
 for arg in "$@"; do
   case "$arg" in
   --slurm) with_slurm=1 ;;
-  *) echo "install-deps: unknown option '$arg' (known: --slurm)" >&2; exit 2 ;;
+  --aarch64) ;; # the cross build's block below reads it
+  *) echo "install-deps: unknown option '$arg' (known: --slurm, --aarch64)" >&2; exit 2 ;;
   esac
 done
 
