@@ -48,6 +48,8 @@ for c in ds["containers"]:
     for kind in ("limits", "requests"):
         if "nvidia.com/gpu" in c.get("resources", {}).get(kind, {}):
             bad.append("the DaemonSet takes a GPU: " + c["name"])
+if ds.get("hostPID") is not True:
+    bad.append("the DaemonSet is not in the host's PID namespace: it cannot see the fabric manager")
 names = {e["name"] for e in ds["containers"][0]["env"]}
 if "NODE_NAME" not in names:
     bad.append("no NODE_NAME for the health loop")
