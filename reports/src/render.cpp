@@ -188,6 +188,8 @@ std::optional<output_format> output_format_from_string(std::string_view s) {
     return output_format::nccl_tests;
   if (s == "reason")
     return output_format::reason;
+  if (s == "html")
+    return output_format::html;
   return std::nullopt;
 }
 
@@ -263,6 +265,8 @@ std::unique_ptr<renderer> make_renderer(output_format format, const render_optio
     return detail::make_prometheus_renderer();
   case output_format::reason:
     return std::make_unique<reason_renderer>();
+  case output_format::html:
+    return detail::make_html_renderer(options);
   case output_format::nccl_tests:
     throw std::invalid_argument("the nccl-tests layout is made with the reports it lays out "
                                 "(collectives' render_nccl_tests_table), not by make_renderer");
