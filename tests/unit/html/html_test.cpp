@@ -18,6 +18,7 @@
 #include "gpuspec/reports/compare.hpp"
 #include "gpuspec/reports/diff.hpp"
 #include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
@@ -278,8 +279,11 @@ TEST(html_page, diff_and_compare) {
   expect_offline(page);
 }
 
-TEST(html_page, format_name_is_html) {
+TEST(html_page, format_name_is_html_and_health_has_no_page) {
   EXPECT_EQ(output_format_from_string("html"), output_format::html);
+  health_outcome h;
+  EXPECT_THROW((void)make_renderer(output_format::html)->render(health_document{h, 0.1}),
+               std::logic_error);
 }
 
 } // namespace
