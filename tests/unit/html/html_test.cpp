@@ -6,6 +6,7 @@
 // Goldens: tests/fixtures/html/*.svg, written by this test when GPUSPEC_UPDATE_GOLDEN=1 is set
 // (then read by a person before they are committed).
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -277,6 +278,29 @@ TEST(html_page, diff_and_compare) {
   EXPECT_NE(page.find("Fraction of each GPU&#39;s own spec"), std::string::npos);
   EXPECT_EQ(nlohmann::ordered_json::parse(embedded(page, "gpuspec-compare")), to_json(c));
   expect_offline(page);
+}
+
+TEST(html_page, p2p_matrix_and_size_sweeps_are_drawn_from_the_results) {
+  // The PCIe-link fixture's host transfers, as a P2P pair and a size sweep (no fixture has
+  // either): the page draws the matrix and the sweep from whatever results the report holds.
+  auto j = judge({"degraded-pcie-link-capped"});
+  auto& r = j.reports[0];
+  const auto h2d = std::find_if(r.results.begin(), r.results.end(),
+                                [](const result& x) { return x.bench_id == "transfer.h2d"; });
+  ASSERT_NE(h2d, r.results.end());
+  result p2p = *h2d;
+  p2p.bench_id = "transfer.p2p";
+  p2p.devices = {0, 1};
+  p2p.axes = {{"pair", "0->1"}, {"engine", "ce"}, {"direction", "one_way"}, {"size", "256MiB"}};
+  result small = *h2d;
+  small.axes["size"] = "4KiB";
+  r.results.push_back(p2p);
+  r.results.push_back(small);
+  const std::string page = check_html(j);
+  EXPECT_NE(page.find("<title>Peer-to-peer bandwidth</title>"), std::string::npos);
+  EXPECT_NE(page.find("GPU 0 to GPU 1: "), std::string::npos);
+  EXPECT_NE(page.find("transfer.h2d: bandwidth against size"), std::string::npos);
+  EXPECT_EQ(page.find("transfer.d2h: bandwidth against size"), std::string::npos); // one size
 }
 
 TEST(html_page, format_name_is_html_and_health_has_no_page) {
