@@ -34,9 +34,9 @@ void setup_check(CLI::App& app, check_cli_options& o) {
   cmd->add_option("--expect", o.expect, "Expectation rules (default: specs/expect.json)");
   cmd->add_option("--rules", o.rules, "Site rules merged over the expectation rules");
   cmd->add_option("--format", o.format,
-                  "Output: table, md, json, junit, prom, or nccl-tests (the collectives' results "
-                  "in nccl-tests' table layout)")
-      ->check(CLI::IsMember({"table", "md", "json", "junit", "prom", "nccl-tests"}))
+                  "Output: table, md, json, junit, prom, nccl-tests (the collectives' results "
+                  "in nccl-tests' table layout), or html (one self-contained page)")
+      ->check(CLI::IsMember({"table", "md", "json", "junit", "prom", "nccl-tests", "html"}))
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print JSON for programs (same as --format json)");
   cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)");
@@ -179,6 +179,7 @@ exit_code run_check(const check_cli_options& o) {
   reports::render_options render;
   render.colour = o.output.empty() && *format == reports::output_format::table && colour_stdout();
   render.width = o.output.empty() ? stdout_table_width() : 0;
+  render.reports = &reports;
   std::unique_ptr<reports::renderer> renderer;
   if (*format == reports::output_format::nccl_tests)
     renderer = std::make_unique<nccl_tests_renderer>(reports, o.reports);
@@ -190,19 +191,43 @@ exit_code run_check(const check_cli_options& o) {
 }
 
 exit_code check_after_run(const reports::report& report, const std::string& source,
-                          bool print_table, const std::string& specs_file) {
+                          bool print_table, const std::string& specs_file,
+                          const std::string& html_file) {
   auto loaded = load_rules(specs_file, "", "", "gpuspec run: check");
   if (!loaded)
     return exit_code::unknown;
-  return check_after_run(report, source, print_table, loaded->specs, loaded->rules);
+  return check_after_run(report, source, print_table, loaded->specs, loaded->rules, html_file);
 }
+
+namespace {
+
+/// `run --html FILE`: the check's page, with the report, written atomically.
+bool write_html_page(const reports::check_outcome& outcome, const reports::report& report,
+                     const std::string& file) {
+  const std::vector<reports::report> judged{report};
+  reports::render_options render;
+  render.reports = &judged;
+  try {
+    reports::write_file_atomically(
+        file, reports::make_renderer(reports::output_format::html, render)->render(outcome));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuspec run: cannot write {}: {}\n", file, e.what());
+    return false;
+  }
+  fmt::print(stderr, "gpuspec run: HTML page written to {}\n", file);
+  return true;
+}
+
+} // namespace
 
 exit_code check_after_run(const reports::report& report, const std::string& source,
                           bool print_table, const reports::spec_table& specs,
-                          const reports::expectations& rules) {
+                          const reports::expectations& rules, const std::string& html_file) {
   auto outcome = reports::check(report, specs, rules);
   for (auto& node : outcome.nodes)
     node.source = source;
+  if (!html_file.empty() && !write_html_page(outcome, report, html_file))
+    return exit_code::unknown;
   if (!print_table)
     return to_exit_code(outcome.status);
   reports::render_options render;

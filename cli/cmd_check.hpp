@@ -31,12 +31,15 @@ void setup_check(CLI::App& app, check_cli_options& options);
 /// What `gpuspec run` does at its end: judges `report` with the spec table (`specs_file`, or
 /// the default when "") and the default rules, prints the verdict table on stdout (unless
 /// `print_table` is false: --json), returns the check's exit code (3 when the spec table or
-/// the rules cannot be loaded, reason on stderr).
+/// the rules cannot be loaded, reason on stderr). With `html_file` (`run --html FILE`), also
+/// writes the check's HTML page there, atomically (3 when it cannot be written).
 [[nodiscard]] exit_code check_after_run(const reports::report& report, const std::string& source,
-                                        bool print_table, const std::string& specs_file = "");
+                                        bool print_table, const std::string& specs_file = "",
+                                        const std::string& html_file = "");
 /// The same with the spec table and the rules already loaded (`gpuspec run` loads each once).
 [[nodiscard]] exit_code check_after_run(const reports::report& report, const std::string& source,
                                         bool print_table, const reports::spec_table& specs,
-                                        const reports::expectations& rules);
+                                        const reports::expectations& rules,
+                                        const std::string& html_file = "");
 
 } // namespace gpuspec::cli

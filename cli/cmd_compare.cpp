@@ -25,8 +25,9 @@ void setup_compare(CLI::App& app, compare_cli_options& options) {
       ->required();
   cmd->add_option("--specs", options.specs,
                   "Spec table (default: $GPUSPEC_SPECS, else the source tree's specs/gpus.json)");
-  cmd->add_option("--format", options.format, "Output: table, md or json")
-      ->check(CLI::IsMember({"table", "md", "json"}))
+  cmd->add_option("--format", options.format,
+                  "Output: table, md, json or html (one self-contained page)")
+      ->check(CLI::IsMember({"table", "md", "json", "html"}))
       ->capture_default_str();
   cmd->add_flag("--json", options.json, "Print JSON for programs (same as --format json)");
   cmd->add_option("--outlier-z", options.compare.outlier_z,

@@ -1,6 +1,7 @@
 #include "cmd_diff.hpp"
 
 #include <iostream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,8 +17,9 @@ void setup_diff(CLI::App& app, diff_cli_options& options) {
       "diff", "What changed between two reports: inventory, then each metric against its noise");
   cmd->add_option("OLD", options.old_file, "The earlier report")->required();
   cmd->add_option("NEW", options.new_file, "The later report")->required();
-  cmd->add_option("--format", options.format, "Output: table, md or json")
-      ->check(CLI::IsMember({"table", "md", "json"}))
+  cmd->add_option("--format", options.format,
+                  "Output: table, md, json or html (one self-contained page)")
+      ->check(CLI::IsMember({"table", "md", "json", "html"}))
       ->capture_default_str();
   cmd->add_flag("--json", options.json, "Print JSON for programs (same as --format json)");
   cmd->add_option("--alpha", options.diff.alpha,
@@ -50,12 +52,16 @@ exit_code run_diff(const diff_cli_options& options) {
     fmt::print(stderr, "gpuspec diff: {}\n", new_report.error().to_string());
     return exit_code::unknown;
   }
-  const auto d = reports::diff_reports(old_report.value(), new_report.value(), options.diff);
+  std::vector<reports::report> both;
+  both.push_back(std::move(old_report).value());
+  both.push_back(std::move(new_report).value());
+  const auto d = reports::diff_reports(both[0], both[1], options.diff);
   const auto format = chosen_format("diff", options.json, options.format);
   if (!format)
     return exit_code::unknown;
   reports::render_options render;
   render.width = stdout_table_width();
+  render.reports = &both; // the html page embeds OLD and NEW
   std::cout << reports::make_renderer(*format, render)->render(d);
   switch (d.verdict) {
   case reports::check_status::fail:

@@ -55,6 +55,9 @@ void setup_run(CLI::App& app, run_cli_options& o) {
                   "Write the report a journal holds (a run whose coordinator was killed), to -o "
                   "or beside the journal; measure nothing");
   cmd->add_flag("--json", o.json, "Print the report JSON on stdout instead of the summary table");
+  cmd->add_option(
+      "--html", o.html,
+      "Also write the check's page here: one self-contained HTML file (docs/report.md)");
   cmd->add_flag("--allow-busy", o.allow_busy,
                 "Measure GPUs that other processes use (refused otherwise: their figures would be "
                 "a shared GPU's, and the run would disturb those processes)");
@@ -190,7 +193,7 @@ exit_code run_recover(const run_cli_options& o) {
     std::cout << reports::to_json(r).dump(2) << '\n';
   else
     fmt::print("{}", summary_table(r));
-  return check_after_run(r, out.string(), !o.json, o.specs);
+  return check_after_run(r, out.string(), !o.json, o.specs, o.html);
 }
 
 /// Usage errors, found before anything is measured or written: false with the message on
@@ -293,6 +296,9 @@ exit_code report_no_run(const run_cli_options& o, const spine::session_options& 
              s.output.string());
   if (o.json)
     std::cout << reports::to_json(report).dump(2) << '\n';
+  // The page still says why nothing was measured (the check is inconclusive, with the host checks).
+  if (!o.html.empty())
+    (void)check_after_run(report, s.output.string(), false, o.specs, o.html);
   return exit_code::unknown;
 }
 
@@ -300,7 +306,8 @@ exit_code report_no_run(const run_cli_options& o, const spine::session_options& 
 /// loaded before it: neither is read again.
 exit_code check_measured(const reports::report& report, const std::string& source, bool print_table,
                          const spine::session_outcome& outcome,
-                         const reports::outcome<reports::expectations>& rules) {
+                         const reports::outcome<reports::expectations>& rules,
+                         const std::string& html) {
   if (!outcome.specs) {
     fmt::print(stderr, "gpuspec run: check: {}\n",
                outcome.specs_error ? outcome.specs_error->to_string() : "no spec table");
@@ -310,7 +317,7 @@ exit_code check_measured(const reports::report& report, const std::string& sourc
     fmt::print(stderr, "gpuspec run: check: {}\n", rules.error().to_string());
     return exit_code::unknown;
   }
-  return check_after_run(report, source, print_table, outcome.specs->table, rules.value());
+  return check_after_run(report, source, print_table, outcome.specs->table, rules.value(), html);
 }
 
 } // namespace
@@ -345,7 +352,7 @@ exit_code run_run(const run_cli_options& o) {
   }
   fmt::print(stderr, "gpuspec run: report written to {}\n", s.output.string());
   // The verdict is the check's: the report just written, judged against the spec table.
-  return check_measured(report, s.output.string(), !o.json, *outcome, rules);
+  return check_measured(report, s.output.string(), !o.json, *outcome, rules, o.html);
 }
 
 } // namespace gpuspec::cli

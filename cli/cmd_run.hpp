@@ -20,6 +20,7 @@ struct run_cli_options {
   std::string specs;         ///< spec table; "" = default_spec_table_path
   std::string recover;       ///< a journal to turn into a report, instead of measuring
   bool json = false;         ///< print the report instead of the summary table
+  std::string html;          ///< --html: also write the check's HTML page here; "" = none
   bool allow_busy = false;   ///< measure GPUs that other processes use
   std::string duration;      ///< the burn-in's --duration ("30m"); "" = not given
   double kill_grace_s = 5.0; ///< hidden: SIGTERM to SIGKILL for a worker the watchdog stops

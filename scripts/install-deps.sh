@@ -6,6 +6,8 @@
 #                    parser), CLI11, Google Benchmark, GoogleTest, python3 (+pip), clang and its
 #                    runtime libraries (libFuzzer), OpenMPI (openmpi-bin, libopenmpi-dev: the
 #                    multi-node launcher gpuspec-mpi and its tests, docs/multi-node.md).
+#   Browser tests:   chromium, chromium-driver, python3-html5lib (the HTML page, tests/unit/html;
+#                    Ubuntu's chromium is a snap: there the tests skip).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
@@ -118,6 +120,20 @@ if [ "$want_aarch64" = 1 ]; then
       for d in ./*.deb; do dpkg-deb -x "$d" . && rm "$d"; done)
     echo "$simdjson_version" > "$aarch64_deps/.installed"
   fi
+fi
+# The HTML page's browser and parser tests (tests/unit/html, issue 20): Debian's headless
+# Chromium with its WebDriver, and the HTML5 parser html5lib for Debian's python3. Their own
+# block: about 13 s here once the mirror is reached (2026-12-02), and the tests skip without it.
+browser_packages=(chromium chromium-driver python3-html5lib)
+browser_missing=()
+for p in "${browser_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || browser_missing+=("$p")
+done
+if [ "${#browser_missing[@]}" -gt 0 ] && apt-cache show chromium >/dev/null 2>&1; then
+  echo "install-deps: installing ${browser_missing[*]} (the HTML page's browser tests)"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${browser_missing[@]}" >/dev/null
 fi
 
 # Python packages go into a folder of this checkout: works under PEP 668 and leaves the

@@ -190,6 +190,8 @@ std::optional<output_format> output_format_from_string(std::string_view s) {
     return output_format::reason;
   if (s == "kube")
     return output_format::kube;
+  if (s == "html")
+    return output_format::html;
   return std::nullopt;
 }
 
@@ -267,6 +269,8 @@ std::unique_ptr<renderer> make_renderer(output_format format, const render_optio
     return std::make_unique<reason_renderer>();
   case output_format::kube:
     return detail::make_kube_renderer();
+  case output_format::html:
+    return detail::make_html_renderer(options);
   case output_format::nccl_tests:
     throw std::invalid_argument("the nccl-tests layout is made with the reports it lays out "
                                 "(collectives' render_nccl_tests_table), not by make_renderer");

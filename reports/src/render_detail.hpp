@@ -18,6 +18,7 @@ std::unique_ptr<renderer> make_junit_renderer();
 std::unique_ptr<renderer> make_prometheus_renderer();
 std::unique_ptr<renderer> make_reason_renderer();
 std::unique_ptr<renderer> make_kube_renderer(); // kubernetes.cpp
+std::unique_ptr<renderer> make_html_renderer(const render_options& options);
 
 /// The table renderer's layouts of a diff and a comparison (render_tables.cpp), fitted to
 /// `width` columns (0: no limit).

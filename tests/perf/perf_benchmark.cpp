@@ -21,6 +21,7 @@
 #include "gpuspec/reports/compare.hpp"
 #include "gpuspec/reports/diff.hpp"
 #include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/spec_table.hpp"
 #include "perf_inputs.hpp"
@@ -120,6 +121,26 @@ void check_1000_reports(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(in.fleet.size()));
 }
 BENCHMARK(check_1000_reports)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+void compare_1000_reports_html(benchmark::State& state) {
+  // Issue 20's target: the HTML page of a 1,000-node comparison written in <= 2 s and <= 10 MB.
+  // Timed: compare and render, from the loaded reports (loading is compare_1000_reports').
+  // Counter page_mb: the page's size in MB (10^6 bytes).
+  const auto& in = perf::perf_inputs();
+  std::vector<reports::report> loaded;
+  loaded.reserve(in.fleet.size());
+  for (const auto& f : in.fleet)
+    loaded.push_back(must(reports::load_report(f)));
+  const auto html = reports::make_renderer(reports::output_format::html);
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string page = html->render(reports::compare_reports(loaded, {}, specs()));
+    bytes = page.size();
+    benchmark::DoNotOptimize(page.data());
+  }
+  state.counters["page_mb"] = static_cast<double>(bytes) / 1e6;
+}
+BENCHMARK(compare_1000_reports_html)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 } // namespace
 

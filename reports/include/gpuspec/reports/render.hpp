@@ -3,23 +3,24 @@
 /// one renderer interface, one implementation per format. A format prints the documents it
 /// has a layout for and computes nothing the model does not already hold:
 ///
-///   document          table  md  json  junit  prom  nccl-tests  reason
-///   check outcome       x     x    x     x      x       x
-///   health outcome      x          x            x                  x       (and kube)
-///   diff output         x     x    x
-///   compare output      x     x    x
+///   document          table  md  json  junit  prom  nccl-tests  reason  html  kube
+///   check outcome       x     x    x     x      x       x                 x
+///   health outcome      x          x            x                  x             x
+///   diff output         x     x    x                                      x
+///   compare output      x     x    x                                      x
 ///
-/// (`table` is health's "text"). A new format (HTML) is one more implementation of `renderer`
-/// and one more case of make_renderer; a new document is one more `render` overload and its
-/// virtual, which each format that prints it overrides. Asking a format for a document it has
-/// no layout for is a bug (the CLI offers only the formats of its command) and throws
-/// std::logic_error.
+/// (`table` is health's "text"; html is one self-contained page, render_html.cpp). A new format
+/// is one more implementation of `renderer` and one more case of make_renderer; a new document is
+/// one more `render` overload and its virtual, which each format that prints it overrides. Asking a
+/// format for a document it has no layout for is a bug (the CLI offers only the formats of its
+/// command) and throws std::logic_error.
 
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,11 +40,12 @@ enum class output_format {
   prometheus,
   nccl_tests,
   reason,
+  html,
   kube, ///< health only: the Node's labels, annotation and taint (kubernetes.hpp)
 };
 
 /// "table" (or "text"), "md" (or "markdown"), "json", "junit", "prom" (or "prometheus"),
-/// "nccl-tests", "reason", "kube"; std::nullopt for anything else.
+/// "nccl-tests", "reason", "html", "kube"; std::nullopt for anything else.
 [[nodiscard]] std::optional<output_format> output_format_from_string(std::string_view s);
 
 struct render_options {
@@ -51,6 +53,10 @@ struct render_options {
   /// The table fits this many columns (the terminal's; the caller decides), shortening the
   /// check and note columns with "…"; 0: as wide as it needs.
   std::size_t width = 0;
+  /// The reports the document was made from (check's, in its order; diff's OLD and NEW;
+  /// compare's), for a format that draws the measurements themselves (html: its plots and the
+  /// embedded report JSON); null: none, and the page holds the verdicts and tables alone.
+  const std::vector<report>* reports = nullptr;
 };
 
 /// What `gpuspec health` prints: the outcome and how long the whole command took.

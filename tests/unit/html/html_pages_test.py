@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""The gpuspec binary's HTML pages of the fixtures, checked as a reader gets them.
+
+  html_pages_test.py html5   GPUSPEC FIXTURES OUT   an HTML5 parser (html5lib, strict) reads each
+                                                    page without error; no URL; the embedded JSON
+                                                    equals the report file
+  html_pages_test.py browser GPUSPEC FIXTURES OUT   headless Chromium through chromedriver (the
+                                                    W3C WebDriver protocol, spoken here with the
+                                                    standard library) renders each page at 1280 px
+                                                    and at print size (A4 at 96 dpi, print media),
+                                                    JavaScript on and off: the screenshot is not
+                                                    blank, no console error, no element wider
+                                                    than the viewport, and a degraded fixture's
+                                                    finding is on the first screen. Screenshots
+                                                    stay in OUT.
+
+Exit 77 (skipped) where html5lib, chromium or chromedriver is missing.
+"""
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+# (page, command arguments, the reason code its first screen must show or None)
+CHECK_PAGES = [
+    ("check-healthy", "healthy", None),
+    ("check-thermal-throttle", "degraded-thermal-throttle", "GPUSPEC-THERMAL-THROTTLE"),
+    ("check-slow-gpu", "degraded-sibling-outlier", "GPUSPEC-SIBLING-OUTLIER"),
+    ("check-pcie-link", "degraded-pcie-link-degraded", "GPUSPEC-PCIE-LINK-DEGRADED"),
+    ("check-burnin-mismatch", "degraded-burnin-checksum-mismatch",
+     "GPUSPEC-BURNIN-CHECKSUM-MISMATCH"),
+]
+
+
+def make_pages(gpuspec, fixtures, out):
+    """Writes every page into OUT; returns [(name, path, code, [embedded report files])]."""
+    os.makedirs(out, exist_ok=True)
+    pages = []
+    for name, fixture, code in CHECK_PAGES:
+        src = os.path.join(fixtures, "check", fixture + ".json")
+        path = os.path.join(out, name + ".html")
+        subprocess.run([gpuspec, "check", src, "--format", "html", "-o", path],
+                       check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pages.append((name, path, code, [src]))
+    diff_files = [os.path.join(fixtures, "diff", f) for f in ("baseline.json", "regressed.json")]
+    path = os.path.join(out, "diff.html")
+    with open(path, "wb") as f:
+        subprocess.run([gpuspec, "diff", *diff_files, "--format", "html"], stdout=f, check=False)
+    pages.append(("diff", path, "regression", diff_files))
+    cmp_files = [os.path.join(fixtures, "check", f + ".json")
+                 for f in ("healthy", "degraded-sibling-outlier", "degraded-thermal-throttle")]
+    path = os.path.join(out, "compare.html")
+    with open(path, "wb") as f:
+        subprocess.run([gpuspec, "compare", *cmp_files, "--format", "html"], stdout=f, check=False)
+    pages.append(("compare", path, "OUTLIER", []))
+    for _, path, _, _ in pages:
+        if not os.path.exists(path) or os.path.getsize(path) == 0:
+            sys.exit(f"html_pages_test: {path}: no page written")
+    return pages
+
+
+def embedded_json(text, element_id):
+    marker = f'<script type="application/json" id="{element_id}">\n'
+    at = text.find(marker)
+    if at < 0:
+        return None
+    start = at + len(marker)
+    return json.loads(text[start:text.index("</script>", start)])
+
+
+def run_html5(pages):
+    try:
+        import html5lib  # Debian's python3-html5lib
+    except ImportError:
+        print("html_pages_test: html5lib missing (python3-html5lib): skipped")
+        return 77
+    failures = []
+    for name, path, _, reports in pages:
+        text = open(path, encoding="utf-8").read()
+        try:
+            tree = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)
+        except Exception as e:  # html5lib raises ParseError with the position
+            failures.append(f"{name}: not valid HTML5: {e}")
+            continue
+        # Nothing that loads or links: no element with a src, href, action or xlink attribute,
+        # no CSS url() or @import (a datasheet's address as text is no link).
+        for e in tree.iter():
+            for attr in e.attrib:
+                if attr in ("src", "href", "action", "srcset", "poster", "data") or \
+                        "xlink" in attr:
+                    failures.append(f"{name}: <{e.tag} {attr}=...>: the page must stand alone")
+        for e in tree.iter("style"):
+            if "url(" in (e.text or "") or "@import" in (e.text or ""):
+                failures.append(f"{name}: its style loads something")
+        for i, report in enumerate(reports):
+            if embedded_json(text, f"gpuspec-report-{i}") != json.load(open(report)):
+                failures.append(f"{name}: embedded gpuspec-report-{i} differs from {report}")
+    for f in failures:
+        print("FAIL", f)
+    print(f"html_pages_test html5: {len(pages)} pages, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+# ---- the browser ------------------------------------------------------------------------------
+
+# The fraction of a screenshot's pixels (every fourth) that are not near-white, counted by the
+# browser itself on a canvas (the standard library has no PNG decoder).
+INK = """
+const done = arguments[arguments.length - 1];
+const img = new Image();
+img.onload = function () {
+  const c = document.createElement('canvas');
+  c.width = img.width; c.height = img.height;
+  const g = c.getContext('2d');
+  g.drawImage(img, 0, 0);
+  const d = g.getImageData(0, 0, c.width, c.height).data;
+  let ink = 0, n = 0;
+  for (let i = 0; i < d.length; i += 16, ++n) if (Math.min(d[i], d[i + 1], d[i + 2]) < 235) ++ink;
+  done(ink / n);
+};
+img.onerror = function () { done(-1); };
+img.src = 'data:image/png;base64,' + arguments[0];
+"""
+
+
+class webdriver:
+    def __init__(self, port, javascript):
+        self.base = f"http://127.0.0.1:{port}"
+        options = {"args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                            "--hide-scrollbars", "--window-size=1280,900"]}
+        if not javascript:
+            options["prefs"] = {"profile.managed_default_content_settings.javascript": 2}
+        if os.path.exists("/usr/bin/chromium"):
+            options["binary"] = "/usr/bin/chromium"
+        caps = {"capabilities": {"alwaysMatch": {
+            "goog:chromeOptions": options, "goog:loggingPrefs": {"browser": "ALL"}}}}
+        self.session = self.call("POST", "/session", caps)["sessionId"]
+
+    def call(self, method, path, body=None):
+        if body is None and method == "POST":
+            body = {}
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return json.loads(r.read()).get("value")
+        except urllib.error.HTTPError as e:
+            raise RuntimeError(f"webdriver {method} {path}: {e.code}: {e.read()[:400]!r}") from e
+
+    def s(self, method, path, body=None):
+        return self.call(method, f"/session/{self.session}{path}", body)
+
+    def script(self, source):
+        return self.s("POST", "/execute/sync", {"script": source, "args": []})
+
+    def close(self):
+        try:
+            self.call("DELETE", f"/session/{self.session}")
+        except Exception:
+            pass
+
+
+PROBE = """
+const w = document.documentElement.clientWidth;
+const wide = [];
+for (const e of document.querySelectorAll('body *')) {
+  const r = e.getBoundingClientRect();
+  if (r.width > 0 && (r.right > w + 1 || r.left < -1)) wide.push(e.tagName + ' ' + Math.round(r.right));
+}
+return {width: w, height: window.innerHeight, scroll: document.documentElement.scrollWidth,
+        wide: wide.slice(0, 5), sorted: (document.querySelector('table.sortable th') || {style: {}}).style.cursor || ''};
+"""
+
+
+def first_screen_top(d, code):
+    return d.script("""
+for (const e of document.querySelectorAll('.finding .code, h1')) {
+  if (e.textContent.indexOf(%s) >= 0) return e.getBoundingClientRect().top;
+}
+return null;""" % json.dumps(code))
+
+
+def check_view(d, name, code, javascript, view, out, failures, shots):
+    width, height, media = view
+    d.s("POST", "/window/rect", {"width": width, "height": height})
+    d.s("POST", "/goog/cdp/execute", {"cmd": "Emulation.setEmulatedMedia",
+                                      "params": {"media": media}})
+    d.s("POST", "/refresh")
+    probe = d.script(PROBE)
+    tag = f"{name} {'js' if javascript else 'nojs'} {media} {probe['width']}px"
+    if probe["scroll"] > probe["width"] + 1 or probe["wide"]:
+        failures.append(f"{tag}: overflows the viewport: {probe['scroll']} px, {probe['wide']}")
+    if javascript != (probe["sorted"] == "pointer"):
+        failures.append(f"{tag}: the sorting script {'did not run' if javascript else 'ran'}")
+    if code:
+        top = first_screen_top(d, code)
+        if top is None or top > probe["height"]:
+            failures.append(f"{tag}: {code} is not on the first screen (top {top})")
+    encoded = d.s("GET", "/screenshot")
+    shot = os.path.join(out, f"{name}-{'js' if javascript else 'nojs'}-{media}.png")
+    open(shot, "wb").write(base64.b64decode(encoded))
+    shots.append((tag, encoded))
+    for entry in d.s("POST", "/se/log", {"type": "browser"}) or []:
+        if entry.get("level") in ("SEVERE", "ERROR"):
+            failures.append(f"{tag}: console: {entry.get('message')}")
+
+
+def run_browser(pages, out):
+    driver = shutil.which("chromedriver")
+    if driver is None or shutil.which("chromium") is None:
+        print("html_pages_test: chromium or chromedriver missing: skipped")
+        return 77
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([driver, f"--port={port}"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    failures = []
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=2)
+                break
+            except Exception:
+                time.sleep(0.1)
+        # 1280 px screen; print: A4 at 96 dpi (794 x 1123 CSS px) with print media.
+        views = [(1280, 900, "screen"), (794, 1123, "print")]
+        shots = []
+        with_js = webdriver(port, True)
+        try:
+            for d, javascript in ((with_js, True), (webdriver(port, False), False)):
+                for name, path, code, _ in pages:
+                    d.s("POST", "/url", {"url": "file://" + os.path.abspath(path)})
+                    for view in views:
+                        check_view(d, name, code, javascript, view, out, failures, shots)
+                if not javascript:
+                    d.close()
+            # The ink of every screenshot, counted where scripts run (JS on).
+            for tag, encoded in shots:
+                ink = with_js.s("POST", "/execute/async", {"script": INK, "args": [encoded]})
+                if ink < 0.01:
+                    failures.append(f"{tag}: the screenshot is blank ({ink:.4f} of it inked)")
+        finally:
+            with_js.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    for f in failures:
+        print("FAIL", f)
+    print(f"html_pages_test browser: {len(pages)} pages x 2 views x JS on/off, "
+          f"{len(failures)} failures; screenshots in {out}")
+    return 1 if failures else 0
+
+
+def main():
+    mode, gpuspec, fixtures, out = sys.argv[1:5]
+    pages = make_pages(gpuspec, fixtures, out)
+    sys.exit(run_html5(pages) if mode == "html5" else run_browser(pages, out))
+
+
+if __name__ == "__main__":
+    main()
