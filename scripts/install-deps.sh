@@ -6,6 +6,7 @@
 #                    parser), CLI11, Google Benchmark, GoogleTest, python3 (+pip), clang and its
 #                    runtime libraries (libFuzzer), OpenMPI (openmpi-bin, libopenmpi-dev: the
 #                    multi-node launcher gpuspec-mpi and its tests, docs/multi-node.md).
+#   libsqlite3-dev:  the fleet history database (`gpuspec db`, fleet/, docs/fleet.md).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
@@ -33,6 +34,7 @@ packages=(cmake ninja-build g++ make pkg-config libfmt-dev nlohmann-json3-dev li
 packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)
 packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
 packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
+packages+=(libsqlite3-dev) # the fleet history, gpuspec db (fleet/, docs/fleet.md)
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
 missing=()
 for p in "${packages[@]}"; do
