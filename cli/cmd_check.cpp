@@ -42,14 +42,6 @@ void setup_check(CLI::App& app, check_cli_options& o) {
   cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)");
 }
 
-namespace {
-
-struct loaded_rules {
-  reports::spec_table specs;
-  reports::expectations rules;
-};
-
-/// The spec table and the rules, or the error (file and field) on stderr and nullopt.
 std::optional<loaded_rules> load_rules(const std::string& specs_file,
                                        const std::string& expect_file, const std::string& site_file,
                                        const char* who) {
@@ -76,8 +68,13 @@ std::optional<loaded_rules> load_rules(const std::string& specs_file,
     }
     rules = std::move(merged);
   }
-  return loaded_rules{std::move(specs).value(), std::move(rules).value()};
+  std::vector<std::filesystem::path> files{specs_path, expect_path};
+  if (!site_file.empty())
+    files.emplace_back(site_file);
+  return loaded_rules{std::move(specs).value(), std::move(rules).value(), std::move(files)};
 }
+
+namespace {
 
 bool colour_stdout() {
   const char* no_colour = std::getenv("NO_COLOR");

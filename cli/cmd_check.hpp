@@ -1,4 +1,6 @@
 #pragma once
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,21 @@ void setup_check(CLI::App& app, check_cli_options& options);
 /// Judges the reports (docs/check.md). Exit code: worst over the nodes, 0 pass, 1 warn,
 /// 2 fail, 3 inconclusive or bad input (the message names the file and the field).
 [[nodiscard]] exit_code run_check(const check_cli_options& options);
+
+/// The spec table and the expectation rules a command judges with.
+struct loaded_rules {
+  reports::spec_table specs;
+  reports::expectations rules;
+  /// The files they came from: gpus.json, expect.json, then the site rules when given.
+  std::vector<std::filesystem::path> files;
+};
+
+/// The spec table (`specs_file`, "" for the default), the rules (`expect_file`, "" for the
+/// default) with `site_file` merged over them when given; nullopt with the error (file and
+/// field) on stderr after "<who>: ".
+[[nodiscard]] std::optional<loaded_rules> load_rules(const std::string& specs_file,
+                                                     const std::string& expect_file,
+                                                     const std::string& site_file, const char* who);
 
 /// What `gpuspec run` does at its end: judges `report` with the spec table (`specs_file`, or
 /// the default when "") and the default rules, prints the verdict table on stdout (unless

@@ -11,7 +11,7 @@
 
 namespace gpuspec::cli {
 
-std::optional<double> parse_duration(std::string_view text, std::string& why) {
+std::optional<double> parse_duration(std::string_view text, std::string& why, double max_s) {
   if (text.empty()) {
     why = "the duration is empty (e.g. 30m, 90s, 2h, 1h30m)";
     return std::nullopt;
@@ -57,8 +57,8 @@ std::optional<double> parse_duration(std::string_view text, std::string& why) {
     why = fmt::format("'{}' is no time at all: a burn-in needs a positive duration", text);
     return std::nullopt;
   }
-  if (total > max_duration_s) {
-    why = fmt::format("'{}' is more than 30 days", text);
+  if (total > max_s) {
+    why = fmt::format("'{}' is more than {} days", text, max_s / 86400);
     return std::nullopt;
   }
   return total;

@@ -14,7 +14,8 @@ inline constexpr double max_duration_s = 30.0 * 24 * 3600;
 /// Seconds, or nullopt with `why` set to one sentence naming what is wrong: an empty text, a
 /// number without its unit (a bare number too), a unit that is not s, m, h or d, a number
 /// missing before a unit, a unit repeated or out of order (h before m before s), zero, or more
-/// than 30 days.
-[[nodiscard]] std::optional<double> parse_duration(std::string_view text, std::string& why);
+/// than `max_s` (30 days unless told: `db stale --older-than` allows a year).
+[[nodiscard]] std::optional<double> parse_duration(std::string_view text, std::string& why,
+                                                   double max_s = max_duration_s);
 
 } // namespace gpuspec::cli

@@ -10,6 +10,7 @@
 
 #include "cmd_check.hpp"
 #include "cmd_compare.hpp"
+#include "cmd_db.hpp"
 #include "cmd_diff.hpp"
 #include "cmd_health.hpp"
 #include "cmd_info.hpp"
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
   gpuspec::cli::setup_compare(app, compare);
   gpuspec::cli::health_options health;
   gpuspec::cli::setup_health(app, health);
+  gpuspec::cli::db_cli_options db;
+  gpuspec::cli::setup_db(app, db);
   gpuspec::cli::worker_cli_options worker;
   gpuspec::cli::setup_worker(app, worker);
 
@@ -66,6 +69,8 @@ int main(int argc, char** argv) {
       return to_int(gpuspec::cli::run_compare(compare));
     if (app.got_subcommand("health"))
       return to_int(gpuspec::cli::run_health(health));
+    if (app.got_subcommand("db"))
+      return to_int(gpuspec::cli::run_db(db));
     if (app.got_subcommand("__worker"))
       return gpuspec::cli::run_worker(worker);
     return to_int(exit_code::unknown);

@@ -8,6 +8,7 @@
 #                    multi-node launcher gpuspec-mpi and its tests, docs/multi-node.md).
 #   Browser tests:   chromium, chromium-driver, python3-html5lib (the HTML page, tests/unit/html;
 #                    Ubuntu's chromium is a snap: there the tests skip).
+#   libsqlite3-dev:  the fleet history database (`gpuspec db`, fleet/, docs/fleet.md).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
@@ -49,6 +50,7 @@ packages=(cmake ninja-build g++ make pkg-config libfmt-dev nlohmann-json3-dev li
 packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)
 packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
 packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
+packages+=(libsqlite3-dev) # the fleet history, gpuspec db (fleet/, docs/fleet.md)
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
 # kubectl (its kustomize renders deploy/kubernetes offline): Debian's kubernetes-client, unless a
 # kubectl is installed already (from Kubernetes' own repository, say).

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/compare.hpp"
+#include "gpuspec/reports/db_output.hpp"
 #include "gpuspec/reports/diff.hpp"
 #include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/units.hpp"
@@ -146,6 +147,9 @@ protected:
   [[nodiscard]] std::string render_compare(const compare_output& c) const override {
     return to_json(c).dump(2) + "\n";
   }
+  [[nodiscard]] std::string render_db(const db_output& d) const override {
+    return lenient_dump(to_json(d));
+  }
 };
 
 /// The drain reason alone (`gpuspec health --format reason`): a line, or nothing for none.
@@ -172,6 +176,7 @@ std::string renderer::render_diff(const diff_output& /*d*/) const { no_layout("a
 std::string renderer::render_compare(const compare_output& /*c*/) const {
   no_layout("a comparison");
 }
+std::string renderer::render_db(const db_output& /*d*/) const { no_layout("a database listing"); }
 
 std::optional<output_format> output_format_from_string(std::string_view s) {
   if (s == "table" || s == "text")

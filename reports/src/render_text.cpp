@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/compare.hpp"
+#include "gpuspec/reports/db_output.hpp"
 #include "gpuspec/reports/diff.hpp"
 #include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/text_format.hpp"
@@ -83,6 +84,9 @@ protected:
   }
   [[nodiscard]] std::string render_compare(const compare_output& c) const override {
     return compare_text_table(c, m_options.width);
+  }
+  [[nodiscard]] std::string render_db(const db_output& d) const override {
+    return db_text_table(d, m_options.width);
   }
 
 private:

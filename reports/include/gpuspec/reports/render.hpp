@@ -8,6 +8,7 @@
 ///   health outcome      x          x            x                  x             x
 ///   diff output         x     x    x                                      x
 ///   compare output      x     x    x                                      x
+///   db output           x          x                                             (`gpuspec db`)
 ///
 /// (`table` is health's "text"; html is one self-contained page, render_html.cpp). A new format
 /// is one more implementation of `renderer` and one more case of make_renderer; a new document is
@@ -31,6 +32,7 @@ namespace gpuspec::reports {
 struct health_outcome;
 struct diff_output;
 struct compare_output;
+struct db_output;
 
 enum class output_format {
   table,
@@ -76,6 +78,7 @@ public:
   [[nodiscard]] std::string render(const health_document& h) const { return render_health(h); }
   [[nodiscard]] std::string render(const diff_output& d) const { return render_diff(d); }
   [[nodiscard]] std::string render(const compare_output& c) const { return render_compare(c); }
+  [[nodiscard]] std::string render(const db_output& d) const { return render_db(d); }
 
 protected:
   /// Each document's layout in this format; the defaults throw std::logic_error (no layout).
@@ -83,6 +86,7 @@ protected:
   [[nodiscard]] virtual std::string render_health(const health_document& h) const;
   [[nodiscard]] virtual std::string render_diff(const diff_output& d) const;
   [[nodiscard]] virtual std::string render_compare(const compare_output& c) const;
+  [[nodiscard]] virtual std::string render_db(const db_output& d) const;
 };
 
 /// The renderer of `format`. nccl_tests is not made here: it lays out the reports themselves,

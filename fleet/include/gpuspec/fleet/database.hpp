@@ -1,0 +1,35 @@
+#pragma once
+/// The fleet database file (docs/fleet.md, "Schema"): opening it, and the schema it holds.
+///
+/// A gpuspec database is an SQLite file whose header says so: application_id 0x47505344
+/// ("GPSD") and user_version the schema version (fleet_schema_version). Opening refuses, with
+/// a db_error naming the file, anything else: a file that is not SQLite ("file is not a
+/// database"), an SQLite file of another program (its application_id or its tables), and a
+/// schema newer than this build reads. A new or empty file gets the schema. Every connection
+/// runs in WAL mode (one writer, many readers: `db history` reads while `db ingest` writes) with
+/// a busy timeout, so a second writer waits its turn instead of failing at once.
+
+#include <cstdint>
+#include <filesystem>
+
+#include "gpuspec/fleet/sqlite.hpp"
+
+namespace gpuspec::fleet {
+
+inline constexpr std::int64_t fleet_application_id = 0x47505344; // "GPSD"
+/// The schema this build writes and reads (PRAGMA user_version). Version 1 is the first.
+inline constexpr std::int64_t fleet_schema_version = 1;
+
+struct open_options {
+  /// A missing file is created (ingest); readers refuse it (nothing to read).
+  bool create = false;
+  /// How long a writer waits for another writer's lock before failing with "database is
+  /// locked" (initial policy: 10 s, longer than one report's transaction takes).
+  int busy_timeout_ms = 10000;
+};
+
+/// Opens (and with `create`, initialises) a fleet database; throws db_error naming the file.
+[[nodiscard]] connection open_fleet_db(const std::filesystem::path& file,
+                                       const open_options& options = {});
+
+} // namespace gpuspec::fleet

@@ -1,0 +1,85 @@
+// `gpuspec db` end to end, as a user runs it: ingest a folder with a bad file in it, again,
+// then each query in text and JSON, and the exit codes.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_process.hpp"
+
+namespace {
+
+using gpuspec::testing::run_in;
+
+class fleet_cli : public gpuspec::testing::scratch_dir_test {
+protected:
+  gpuspec::testing::process_result db(const std::string& args) {
+    return run_in(m_dir, std::string(GPUSPEC_BINARY) + " db " + args + " --db fleet.sqlite");
+  }
+  void copy_fixture(const std::string& from, const std::string& to) {
+    std::filesystem::create_directories((m_dir / to).parent_path());
+    std::filesystem::copy_file(std::string(GPUSPEC_FIXTURES_DIR) + "/" + from, m_dir / to);
+  }
+};
+
+TEST_F(fleet_cli, IngestNamesABadFileSkipsItAndKeepsTheRest) {
+  copy_fixture("check/healthy.json", "reports/a-healthy.json");
+  copy_fixture("check/degraded-ecc-uncorrected.json", "reports/b-ecc.json");
+  copy_fixture("reports/invalid/bad-result-status.json", "reports/c-bad.json");
+  copy_fixture("reports/v1/synthetic-interrupted.json", "reports/sub/d-v1.json");
+  auto r = db("ingest reports --json");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("c-bad.json"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 4U);
+  EXPECT_EQ(j["rows"][0]["status"], "added");
+  EXPECT_EQ(j["rows"][1]["status"], "added");
+  EXPECT_EQ(j["rows"][2]["status"], "bad");
+  EXPECT_EQ(j["rows"][3]["status"], "added");
+  // Again, without the bad file: nothing new, exit code 0.
+  std::filesystem::remove(m_dir / "reports/c-bad.json");
+  r = db("ingest reports");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 new run(s), 3 already present, 0 bad file(s) skipped"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(fleet_cli, QueriesPrintTablesAndJsonWithTheirExitCodes) {
+  copy_fixture("check/healthy.json", "healthy.json");
+  copy_fixture("check/degraded-ecc-uncorrected.json", "ecc.json");
+  ASSERT_EQ(db("ingest healthy.json ecc.json").exit_code, 0);
+  // Both fixtures are one node whose GPU 2 failed in the second run only (the same serials).
+  auto h = db("history --serial SYNTHETIC-0002");
+  EXPECT_EQ(h.exit_code, 0) << h.err;
+  EXPECT_NE(h.out.find("GPUSPEC-ECC-UNCORRECTED"), std::string::npos) << h.out;
+  h = db("history --node dgx-h200-synthetic --json");
+  EXPECT_EQ(nlohmann::json::parse(h.out)["rows"].size(), 16U);
+  auto s = db("stale --older-than 7d --now 2026-12-03");
+  EXPECT_EQ(s.exit_code, 0) << s.out << s.err; // passed on 12-01: nothing stale
+  s = db("stale --older-than 7d --now 2026-12-30 --json");
+  EXPECT_EQ(s.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(s.out)["rows"].size(), 9U); // 8 GPUs and the node
+  auto l = db("lemons");
+  EXPECT_EQ(l.exit_code, 0) << l.out; // failed once: not a lemon
+  auto e = db("export --csv");
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_EQ(e.out.rfind("run_id,at_utc,node,", 0), 0U);
+  auto bad = db("stale --older-than 7");
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("--older-than"), std::string::npos) << bad.err;
+  bad = db("compare --before driver=560..550 --after driver=560..");
+  EXPECT_EQ(bad.exit_code, 3);
+  EXPECT_NE(bad.err.find("the range is empty"), std::string::npos) << bad.err;
+}
+
+TEST_F(fleet_cli, AFileThatIsNotAGpuspecDatabaseIsExitCode3NamingIt) {
+  std::ofstream(m_dir / "fleet.sqlite") << "not sqlite at all, just text";
+  const auto r = db("history --serial X");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("fleet.sqlite"), std::string::npos) << r.err;
+  const auto missing = run_in(m_dir, std::string(GPUSPEC_BINARY) + " db lemons --db none.sqlite");
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("none.sqlite: no such database"), std::string::npos) << missing.err;
+}
+
+} // namespace
