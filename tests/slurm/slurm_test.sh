@@ -187,7 +187,7 @@ EOF
   expect_state gn3 IDLE 10 "start"
   shared=$out/acceptance
   GPUSPEC="$run_dir/bin/gpuspec-node" timeout 120 bash "$scripts/slurm/gpuspec-acceptance.sh" \
-    --out "$shared" --nodes 'gn[1-3]' --time 5 \
+    --out "$shared" --nodes 'gn[1-3]' --time 5 --db "$out/fleet.sqlite" \
     >"$out/acceptance.txt" 2>&1
   rc=$?
   for node in gn1 gn2 gn3; do
@@ -198,6 +198,11 @@ EOF
   grep -q '^gn3 FAIL' "$shared/summary.txt" || fail "gn3's hung GPU is not a FAIL: $(cat "$shared/summary.txt")"
   [ "$rc" -eq 2 ] || fail "acceptance exit $rc, expected 2 (gn3 fails): $(tail -5 "$out/acceptance.txt")"
   [ -s "$shared/compare.txt" ] || fail "no fleet compare"
+  # One ingest of the shared folder: the three runs are in the fleet database, gn3's GPU 1 failed.
+  "$bin" db history --db "$out/fleet.sqlite" --node vm --format json >"$out/history.json" 2>&1 ||
+    fail "db history after the ingest: $(cat "$shared/logs/ingest.txt" "$out/history.json")"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps(r)[:0]); sys.exit(0 if len({x.get("run_id") or x.get("run") for x in r["rows"]}) == 3 else 1)' "$out/history.json" ||
+    fail "the fleet database does not hold the 3 runs: $(head -c 600 "$out/history.json")"
   ;;
 mpi)
   [ -x "$mpi_bin" ] || {

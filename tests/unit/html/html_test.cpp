@@ -306,7 +306,7 @@ TEST(html_page, p2p_matrix_and_size_sweeps_are_drawn_from_the_results) {
 TEST(html_page, format_name_is_html_and_health_has_no_page) {
   EXPECT_EQ(output_format_from_string("html"), output_format::html);
   health_outcome h;
-  EXPECT_THROW((void)make_renderer(output_format::html)->render(health_document{h, 0.1}),
+  EXPECT_THROW((void)make_renderer(output_format::html)->render(health_document{h, 0.1, ""}),
                std::logic_error);
 }
 
