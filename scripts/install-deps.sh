@@ -92,7 +92,8 @@ want_aarch64="${GPUSPEC_DEPS_AARCH64:-0}"
 for arg in "$@"; do [ "$arg" = "--aarch64" ] && want_aarch64=1; done
 if [ "$want_aarch64" = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
-  cross=(g++-aarch64-linux-gnu qemu-user libfmt-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64)
+  cross=(g++-aarch64-linux-gnu qemu-user libfmt-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64
+         libsqlite3-dev:arm64)
   cross_missing=()
   for p in "${cross[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || cross_missing+=("$p")
