@@ -75,7 +75,7 @@ TEST_F(GpuspecVersion, FirstLineIsTheVersionThenTheCommitAndTheBuildDate) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "gpuspec " GPUSPEC_TEST_VERSION);
   const auto f = fields(r.out);
   const std::string head = head_commit();
-  const std::string commit = f["commit"];
+  const std::string commit = f.at("commit");
   if (head.empty()) {
     EXPECT_EQ(commit, "unknown");
   } else {
@@ -87,9 +87,10 @@ TEST_F(GpuspecVersion, FirstLineIsTheVersionThenTheCommitAndTheBuildDate) {
     EXPECT_TRUE(commit == hash || commit == hash + "-dirty") << commit;
   }
   // ISO 8601, UTC: 2026-12-02T08:30:00Z.
-  EXPECT_EQ(f["build date"].size(), 20U) << f["build date"];
-  EXPECT_EQ(f["build date"].back(), 'Z') << f["build date"];
-  EXPECT_EQ(f["built against NVML"].find(" (nvml.h API version)"), 2U) << f["built against NVML"];
+  EXPECT_EQ(f.at("build date").size(), 20U) << f.at("build date");
+  EXPECT_EQ(f.at("build date").back(), 'Z') << f.at("build date");
+  EXPECT_EQ(f.at("built against NVML").find(" (nvml.h API version)"), 2U)
+      << f.at("built against NVML");
 }
 
 TEST_F(GpuspecVersion, SaysWhatTheBuildLeftOut) {
@@ -119,9 +120,10 @@ TEST_F(GpuspecVersion, WithoutADriverSaysWhyAndStillExitsZero) {
   const auto f = fields(r.out);
   EXPECT_EQ(f.at("found NVIDIA driver (NVML)").rfind("not found (no NVIDIA driver", 0), 0U)
       << f.at("found NVIDIA driver (NVML)");
-  if (!cuda_build) // a CUDA build asks cudaDriverGetVersion too, which is 0 without a driver
+  if (!cuda_build) { // a CUDA build asks cudaDriverGetVersion too, which is 0 without a driver
     EXPECT_EQ(f.at("found CUDA driver").rfind("not found (no NVIDIA driver", 0), 0U)
         << f.at("found CUDA driver");
+  }
   // The library is there, but its initialisation fails (the kernel module is not loaded).
   const auto init = fields(gpuspec("--version", fake("driver-not-loaded.json")).out);
   EXPECT_EQ(init.at("found NVIDIA driver (NVML)").rfind("not found (nvmlInit_v2 failed", 0), 0U)
@@ -160,8 +162,9 @@ TEST_F(GpuspecVersion, InfoJsonAndTheReportCarryTheSameBuild) {
                           (m_dir / "report.json").string() + "' >/dev/null 2>&1";
   const int status = std::system(cmd.c_str());
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (code != 77) // 77: jsonschema missing (CI makes that a failure through its own env)
+  if (code != 77) { // 77: jsonschema missing (CI makes that a failure through its own env)
     EXPECT_EQ(code, 0) << "schema validation of the report";
+  }
 }
 
 } // namespace
