@@ -189,6 +189,23 @@ TEST(Issue19Nodes, ADgxB200sTwoTerabytesOfHostMemoryPassTheHostMemoryRule) {
   EXPECT_EQ(c.status, check_status::pass) << c.message;
 }
 
+TEST(Issue19Nodes, AGb200TraysHostCopiesAreNeverJudgedByAPcieCeiling) {
+  // Attached by NVLink-C2C; the shipped row states no C2C figure (900 GB/s is printed on
+  // third-party pages only), so no ceiling judges them: reported, not judged (never against
+  // the PCIe Gen5 ceiling the harness's pcie_transfer_ceiling would give).
+  const auto o = check(stock_report(node("gb200-tray"), "quick"), specs(), shipped_rules());
+  int seen = 0;
+  for (const auto& v : o.nodes.at(0).results)
+    if (v.bench_id == "transfer.h2d") {
+      ++seen;
+      EXPECT_EQ(v.status, verdict_status::skipped) << v.name << ": " << v.message;
+      EXPECT_EQ(v.frame, "") << v.name;
+      EXPECT_EQ(v.expected, std::nullopt) << v.name;
+      EXPECT_NE(v.message.find("no ceiling judges this result"), std::string::npos) << v.message;
+    }
+  EXPECT_EQ(seen, 4);
+}
+
 // ---- degraded ------------------------------------------------------------------------------
 
 struct degraded_case {
@@ -240,6 +257,11 @@ INSTANTIATE_TEST_SUITE_P(
                           // The tray is no longer one coherent pool: its RAM under the PCIe floor.
                           {"GPUSPEC-C2C-DOWN@1", "GPUSPEC-HOST-MEMORY-LOW@node"},
                           verdict_status::fail},
+                      degraded_case{"gb200-tray",
+                                    "GPU 3's host-to-device copies at half",
+                                    [](report& r) { slow_down(r, "transfer.h2d", 3, 0.5); },
+                                    {"GPUSPEC-SIBLING-OUTLIER@3"},
+                                    verdict_status::warn},
                       degraded_case{"8x-rtx-pro-6000-server",
                                     "GPU 4 trained at Gen5 x8",
                                     [](report& r) { train_link(r, 4, 5, 8); },
