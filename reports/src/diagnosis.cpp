@@ -12,6 +12,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace gpuspec::reports {
 
@@ -393,6 +394,34 @@ void rule_fabric_domain(const gpu_facts& g, std::vector<diagnosis>& out) {
   out.push_back(std::move(d));
 }
 
+// ---- the NVLink-C2C host link (Grace-based GPUs: GB200, GB300, GH200) ----------------------
+
+/// A GPU whose NVML C2C mode is not "enabled" while identical siblings of the node report it
+/// enabled: its host link is not the C2C its tray was built with (and the coherent-memory
+/// exception of host.memory_ratio no longer holds). The siblings are the evidence: no spec row
+/// states a C2C figure from a primary source, so a tray whose GPUs all report it off says nothing.
+void rule_c2c_down(const gpu_facts& g, std::vector<diagnosis>& out) {
+  if (!g.device.c2c || is_c2c_attached(g.device) || g.device.c2c->mode == "not supported" ||
+      g.device.c2c->mode.empty())
+    return;
+  std::vector<int> enabled;
+  for (const auto* s : g.siblings)
+    if (s->index != g.device.index && is_c2c_attached(*s))
+      enabled.push_back(s->index);
+  if (enabled.empty())
+    return;
+  auto d = make_diagnosis(
+      "GPUSPEC-C2C-DOWN", verdict_status::fail,
+      fmt::format("the GPU's NVLink-C2C link to its CPU is {} (NVML C2C mode) while {} identical "
+                  "GPU(s) of this node have it enabled (GPU {}): its host transfers and coherent "
+                  "access to CPU memory do not go over the C2C",
+                  g.device.c2c->mode, enabled.size(), fmt::join(enabled, ", ")),
+      &g.device, g.r.host);
+  d.evidence["c2c.mode"] = g.device.c2c->mode;
+  d.evidence["c2c.addressing_mode"] = g.device.c2c->addressing_mode;
+  out.push_back(std::move(d));
+}
+
 void rule_nvlink_errors(const gpu_facts& g, std::vector<diagnosis>& out) {
   std::string cause;
   std::map<std::string, std::string> counters;
@@ -466,7 +495,7 @@ void rule_peer_paths(const gpu_facts& g, std::vector<diagnosis>& out) {
     out.push_back(std::move(d));
 }
 
-constexpr std::array<device_rule, 19> device_rules = {
+constexpr std::array<device_rule, 20> device_rules = {
     rule_lost,
     rule_shared,
     rule_pcie_link,
@@ -486,6 +515,7 @@ constexpr std::array<device_rule, 19> device_rules = {
     rule_fabric_registration,
     rule_fabric_health,
     rule_fabric_domain,
+    rule_c2c_down,
 };
 
 } // namespace

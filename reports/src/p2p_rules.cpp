@@ -1,10 +1,12 @@
 // Peer paths between the GPUs of one node (docs/check.md, "Peer paths"), read from the report's
 // host.topology: every `gpuspec run` records it, so a node is judged whether or not it ran
 // transfer.p2p. Two findings, each given to the GPU a fault is most likely on:
-//  - GPUSPEC-P2P-NOT-NVLINK: a pair of GPUs of a model with NVLink (the spec row's nvlink_gbs)
-//    on an NVSwitch node (the model's GPUs have active links to switches) whose topology says
+//  - GPUSPEC-P2P-NOT-NVLINK: a pair of GPUs of one model on an NVSwitch node (the model's GPUs
+//    have active links to switches and some of their pairs use NVLink) whose topology says
 //    PCIe: on an HGX baseboard every pair reaches every other through the switches, so a pair
-//    without NVLink is a broken switch tray or links down. Nodes whose GPUs are joined
+//    without NVLink is a broken switch tray or links down. The inventory is the evidence; the
+//    spec row's nvlink_gbs, where it states one, is named beside it, and a row that states none
+//    (an identity-only row: H20, H800, A800) does not hide the fault. Nodes whose GPUs are joined
 //    directly (bridges, hybrid cube mesh) are left out: there, pairs without NVLink are the
 //    design, and the inventory cannot say which pairs the bridges were meant to join.
 //  - GPUSPEC-P2P-UNAVAILABLE: a pair whose NVML P2P read or write status is not "ok" while
@@ -111,17 +113,21 @@ std::vector<diagnosis> diagnose_peer_paths(const gpu_facts& g) {
     for (int b : siblings)
       if (const auto* p = a != b ? find_pair(t, a, b) : nullptr; p && p->transport == "nvlink")
         any_nvlink = true;
-  if (model_has_nvlink(g.spec) && switched && any_nvlink) {
+  if (switched && any_nvlink) {
     const auto pcie = blamed_pairs(t, g.device.index, siblings,
                                    [](const gpu_pair& p) { return p.transport == "pcie"; });
     if (!pcie.empty()) {
+      const std::string row =
+          model_has_nvlink(g.spec)
+              ? fmt::format("the model has NVLink (spec row {}: {:g} GB/s) and ", g.spec->id,
+                            *g.spec->nvlink_gbs)
+              : std::string();
       auto d = make_diagnosis(
           "GPUSPEC-P2P-NOT-NVLINK", verdict_status::fail,
-          fmt::format("GPU {} reaches {} peer(s) over PCIe, not NVLink, although the model has "
-                      "NVLink (spec row {}: {:g} GB/s) and the node's other GPUs of that model "
-                      "are joined through NVSwitches: {}",
-                      g.device.index, pcie.size(), g.spec->id, *g.spec->nvlink_gbs,
-                      pairs_text(pcie, false)),
+          fmt::format("GPU {} reaches {} peer(s) over PCIe, not NVLink, although {}the node's "
+                      "GPUs of that model are joined through NVSwitches (active NVLink links to "
+                      "switches, NVLink between other pairs): {}",
+                      g.device.index, pcie.size(), row, pairs_text(pcie, false)),
           &g.device, g.r.host);
       d.evidence["pairs"] = pairs_evidence(pcie);
       d.evidence["paths"] = pairs_text(pcie, false);

@@ -253,6 +253,12 @@ constexpr std::array codes = {
     reason_code{"GPUSPEC-VBIOS-MIXED", remediation::none,
                 "a VBIOS other than the one most identical GPUs of the node run",
                 "update the GPU's firmware to the node's (or the vendor's current) VBIOS"},
+    reason_code{"GPUSPEC-C2C-DOWN", remediation::reboot,
+                "the GPU's NVLink-C2C link to its Grace CPU is not enabled while identical GPUs "
+                "of the tray have it: its host transfers and coherent CPU-memory access do not "
+                "go over the C2C",
+                "nvidia-smi c2c -s on the GPU named; reset the GPU or reboot the tray; if it stays "
+                "down, service the compute tray (board or firmware)"},
     // --- the NVLink fabric (NVSwitch nodes, NVL72's multi-node NVLink domain) ---------------
     reason_code{"GPUSPEC-FABRIC-NOT-REGISTERED", remediation::reboot,
                 "the GPU has not registered with its NVLink fabric (NVML's fabric state is not "

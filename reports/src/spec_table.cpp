@@ -423,8 +423,23 @@ const gpu_spec* match_device(const spec_table& table, const device_info& device)
 }
 
 const gpu_spec* spec_of(const spec_table& table, const device_info& device) {
-  const gpu_spec* row = device.spec_id.empty() ? nullptr : table.find(device.spec_id);
-  return row != nullptr ? row : match_device(table, device);
+  // The row id the report carries stands where the GPU's identity (PCI device id, NVML name)
+  // fits that row, or where this table knows the GPU by no identity (a site row, a synthetic
+  // GPU). Where the identity names another row, the identity wins: a harness with an older or
+  // looser table may have written a sibling's id (an H20 as h100-sxm5-80gb), and a model must
+  // never be judged by a sibling's figures.
+  const gpu_spec* carried = device.spec_id.empty() ? nullptr : table.find(device.spec_id);
+  const gpu_spec* matched = match_device(table, device);
+  if (carried == nullptr || matched == nullptr || matched == carried)
+    return carried != nullptr ? carried : matched;
+  const bool id_fits = device.pci_device_id &&
+                       std::find(carried->pci_device_ids.begin(), carried->pci_device_ids.end(),
+                                 *device.pci_device_id) != carried->pci_device_ids.end();
+  const bool name_fits =
+      !device.name.empty() &&
+      std::any_of(carried->match_names.begin(), carried->match_names.end(),
+                  [&](const std::string& n) { return lower(n) == lower(device.name); });
+  return id_fits || name_fits ? carried : matched;
 }
 
 } // namespace gpuspec::reports

@@ -232,6 +232,135 @@ std::vector<stock_system> make_systems() {
   return out;
 }
 
+// ---- issue 19's nodes ------------------------------------------------------------------------
+// No public healthy figure of these models was found for the families judged here: every
+// measured figure is the closest sourced one above (an H100's over NVLink, an L40S's over PCIe),
+// and says so. The inventory fields name their source; "nvidia-smi listings" are public
+// nvidia-smi outputs of the model (its name, memory total in MiB and power cap as printed).
+
+const std::string closest19 = "issue 19 node, no public figure of the model: the closest ";
+
+stock_figures closest_figures(const stock_figures& from) {
+  stock_figures f = from;
+  for (stock_figure* x : {&f.stream, &f.gemm_fp64, &f.gemm_fp32, &f.gemm_tensor, &f.gemm_fp8,
+                          &f.gemm_small, &f.h2d_ce, &f.d2h_ce, &f.bidir_ce, &f.h2d_sm, &f.d2h_sm,
+                          &f.bidir_sm, &f.p2p_one_way, &f.p2p_both_ways, &f.collective})
+    x->source = closest19 + x->source;
+  return f;
+}
+
+std::vector<stock_system> make_issue19_systems() {
+  const auto& stock = stock_systems();
+  const auto named = [&](const std::string& name) {
+    return *std::find_if(stock.begin(), stock.end(),
+                         [&](const stock_system& s) { return s.name == name; });
+  };
+  const stock_system& h100 = named("8x-h100-sxm");
+  const stock_system& l40s = named("8x-l40s");
+  // SGEMM on Blackwell: no public figure, and specs/expect.json has no Blackwell override, so
+  // the figure its default rule rests on (the closest sourced one to that rule); an H100's or an
+  // L40S's fraction, from power-bound architectures with overrides of their own, would fail it.
+  const auto blackwell_sgemm =
+      fig(18.88 / 19.5, closest19 + "the gemm.cublas.fp32 rule's own: A100 80GB PCIe cuBLAS SGEMM "
+                                    "18.88 TFLOP/s at 5120x4096x4096 (Yinghan-Li/YHs_Sample#4)");
+  std::vector<stock_system> out;
+
+  stock_system b200;
+  b200.name = "8x-b200";
+  b200.spec_id = "b200-sxm-180gb";
+  b200.gpu_name = "NVIDIA B200"; // nvidia-smi listings; the row's match name
+  b200.pci_device_id = 0x2901;
+  b200.cc_major = 10;
+  b200.cc_minor = 0;
+  b200.sm_count = 148;
+  // No clock is published: the FP32 datasheet figure over the 10.0 rate, 75 TFLOPS / (148 SMs x
+  // 256 FLOP per clock) = 1979 MHz.
+  b200.sm_clock_max_mhz = 1979;
+  b200.mem_clock_max_mhz = 0; // HBM3e: no clock-adjusted memory ceiling (the row states no bus)
+  b200.bus_width_bits = 0;
+  b200.memory_mib = 183359;  // nvidia-smi listings of 8x B200: "183359MiB"
+  b200.l2_mib = 0;           // not published
+  b200.power_limit_w = 1000; // nvidia-smi listings: "/ 1000W"; the row's TDP
+  b200.nvlink_links = 18;    // the row's nvlink_links
+  b200.nvml_nvlink = 7;      // NVML_NVLINK_VERSION_5_0
+  b200.fabric = true;
+  b200.nccl_transports = {"P2P", "NVLS"};
+  // NVIDIA DGX B200 datasheet: 2x Intel Xeon Platinum 8570, 2 TB system memory (configurable to
+  // 4 TB); 2 TiB of DIMMs reads as ~2015 GiB in /proc/meminfo, as the DGX H100 node above.
+  b200.cpu_model = "INTEL(R) XEON(R) PLATINUM 8570";
+  b200.host_memory_gib = 2015;
+  b200.figures = closest_figures(h100.figures);
+  b200.figures.gemm_fp32 = blackwell_sgemm;
+  out.push_back(b200);
+
+  stock_system gb200 = b200;
+  gb200.name = "gb200-tray";
+  gb200.spec_id = "gb200-nvl72";
+  gb200.gpu_name = "NVIDIA GB200"; // coreweave/nccl-tests#48's NCCL log; the row's match name
+  gb200.pci_device_id = 0x2941;
+  gb200.gpus = 4; // a compute tray: 2 Grace CPUs, 4 GPUs (NVIDIA GB200 NVL72 datasheet)
+  gb200.sm_count = 152;
+  gb200.sm_clock_max_mhz = 2056; // 80 TFLOPS FP32 / (152 SMs x 256 FLOP per clock)
+  gb200.memory_mib = 177383;     // 186 GB (the datasheet's), in MiB
+  gb200.power_limit_w = 1200;    // the row's TDP
+  gb200.c2c = true;
+  gb200.cpu_model = "Neoverse-V2"; // Grace's cores as lscpu names them
+  // Two Grace CPUs of up to 480 GB LPDDR5X each (NVIDIA GB200 NVL72 datasheet), less what the
+  // firmware keeps: 858 GiB, 1.24 x the GPUs' memory (grace_check_test.cpp's tray).
+  gb200.host_memory_gib = 858;
+  out.push_back(gb200);
+
+  stock_system pro;
+  pro.name = "8x-rtx-pro-6000-server";
+  pro.spec_id = "rtx-pro-6000-bw-server";
+  pro.gpu_name = "NVIDIA RTX PRO 6000 Blackwell Server Edition"; // nvidia-smi --query-gpu=name
+  pro.pci_device_id = 0x2BB5;
+  pro.cc_major = 12;
+  pro.cc_minor = 0;
+  pro.sm_count = 188;
+  pro.sm_clock_max_mhz = 2493; // the row's note: FP32 120 TFLOPS implies 2493 MHz at 12.0's rate
+  pro.mem_clock_max_mhz = 0;   // GDDR7: the clock formula of ceilings.hpp is not its
+  pro.bus_width_bits = 512;
+  pro.memory_mib = 97887; // nvidia-smi listings: "97887 MiB"
+  pro.l2_mib = 0;         // not published
+  pro.pcie_gen = 5;
+  pro.power_limit_w = 600; // nvidia-smi listings: "power.limit 600.00 W"; the row's TDP
+  pro.same_socket_path = "multiple_switches";
+  // Not a sourced vendor configuration: 1 TiB of DIMMs (1007 GiB in /proc/meminfo), 1.32 x the
+  // GPUs' 765 GiB, above the host-memory rule's 1.29 x floor.
+  pro.host_memory_gib = 1007;
+  pro.figures = closest_figures(l40s.figures);
+  pro.figures.gemm_fp32 = blackwell_sgemm;
+  out.push_back(pro);
+
+  stock_system h20 = h100;
+  h20.name = "8x-h20";
+  h20.spec_id = "h20";
+  h20.gpu_name = "NVIDIA H20"; // nvidia-smi listings of 8x H20
+  h20.pci_device_id = 0x2329;
+  h20.sm_count = 78; // the row's
+  // Not published; the H100 SXM's (the same die): no ceiling is derived from it for the H20
+  // (its row's arch_rates_apply is false), it only fills the telemetry.
+  h20.sm_clock_max_mhz = 1980;
+  h20.mem_clock_max_mhz = 0;
+  h20.bus_width_bits = 0;
+  h20.memory_mib = 97871;  // nvidia-smi listings: "97871MiB"
+  h20.power_limit_w = 500; // nvidia-smi listings: "/  500W"
+  h20.nvlink_links = 18;   // as the HGX H100 board above (not published for the H20)
+  h20.fabric = true;
+  h20.host_memory_gib = 1007; // a public 8x H20 machine description: "RAM: 1.0 TB"
+  h20.figures = closest_figures(h100.figures);
+  out.push_back(h20);
+
+  stock_system pcie10 = l40s;
+  pcie10.name = "10x-l40s-pcie";
+  pcie10.gpus = 10; // 10 double-width GPUs on PCIe switches, 5 per socket
+  pcie10.same_socket_path = "multiple_switches";
+  pcie10.figures = closest_figures(l40s.figures);
+  out.push_back(pcie10);
+  return out;
+}
+
 // ---- the GEMM precisions, as benches/harness/src/gemm_cublas_table.cpp lists them
 // -----------------
 
@@ -313,7 +442,26 @@ device_info make_device(const stock_system& s, int index) {
   d.ecc_mode_pending = "enabled";
   d.mig_mode = "disabled";
   d.persistence_mode = "enabled";
-  d.spec_id = s.spec_id;
+  d.c2c = s.c2c ? std::optional<c2c_link>(c2c_link{"enabled", "ats"}) : std::nullopt;
+  if (s.fabric) {
+    // Registered, as nvmlDeviceGetGpuFabricInfoV reports a GPU the fabric manager took in (the
+    // cluster UUID a made-up one of this builder; the v1 query: no health mask).
+    gpu_fabric f;
+    f.state = "completed";
+    f.status = "success";
+    f.cluster_uuid = "5e5e0000-0000-4000-8000-000000000019";
+    f.clique_id = 1;
+    d.fabric = f;
+  }
+  // The row the harness's inventory matches by PCI device id and NVML name, never one given by
+  // hand: a model that took a sibling's row would show here.
+  static const spec_table table = synthetic_specs();
+  const gpu_spec* matched = match_device(table, d);
+  if (matched == nullptr || matched->id != s.spec_id)
+    throw std::runtime_error(fmt::format("{} ({:#06x}) matches {}, not {}", s.gpu_name,
+                                         s.pci_device_id, matched ? matched->id : "no row",
+                                         s.spec_id));
+  d.spec_id = matched->id;
   d.counters_before = clean_counters(s.nvlink_links);
   d.counters_after = clean_counters(s.nvlink_links);
   d.counters_delta = clean_counters(0);
@@ -381,19 +529,28 @@ telemetry_summary window(const stock_system& s, double power_fraction,
   return t;
 }
 
-/// The value the check judges a result by (its reference, resolved against the spec row).
-double reference_value(const result& r, const gpu_spec* row) {
-  const auto j = resolve_reference(r, row, default_datasheet_tolerance);
-  if (!j.value)
-    throw std::runtime_error("no reference for " + r.bench_id);
-  return *j.value;
+/// The value the check judges a result by (its reference, resolved against the spec row);
+/// nullopt where there is none (an identity-only row such as the H20's, no clock to derive one).
+std::optional<double> reference_value(const result& r, const gpu_spec* row) {
+  return resolve_reference(r, row, default_datasheet_tolerance).value;
 }
+
+/// What a result with no reference is built at: a round synthetic median (1000 GB/s, TFLOP/s
+/// or TOPS times the figure's fraction), no figure of any GPU. The check cannot judge it against
+/// a datasheet; its siblings judge it, as they would a real run's.
+constexpr double unreferenced_median = 1000;
 
 /// Ten samples at `fraction` of the reference, as the stopping rule leaves them; the
 /// efficiency against the clock-adjusted ceiling, as bench_state settles it.
 void measure(result& r, const gpu_spec* row, double fraction) {
   r.ceiling_value.reference = choose_reference(r.ceiling_value);
-  const double value = fraction * reference_value(r, row);
+  const auto reference = reference_value(r, row);
+  if (!reference)
+    r.observations["synthetic_no_reference"] =
+        fmt::format("no reference (the row states no figure and no ceiling was derived): a "
+                    "synthetic median of {:g} x {:.3f}, judged by its siblings only",
+                    unreferenced_median, fraction);
+  const double value = fraction * reference.value_or(unreferenced_median);
   const double work = r.bytes_per_iteration.value_or(0) > 0 ? *r.bytes_per_iteration
                                                             : r.flops_per_iteration.value_or(1);
   const double scale = r.unit == metric_unit::gigabytes_per_second ? 1e9 : 1e12;
@@ -657,7 +814,8 @@ void add_collectives(const stock_system& s, report& rep, bool quick) {
             continue; // a size that leaves no element per rank (alltoall of 8 B over 8 ranks)
           }
           probe.ceiling_value.reference = choose_reference(probe.ceiling_value);
-          c.busbw_gbs = s.figures.collective.fraction * reference_value(probe, &row);
+          c.busbw_gbs = s.figures.collective.fraction *
+                        reference_value(probe, &row).value_or(unreferenced_median);
           result r = collective_result(rep, c);
           r.axes["dtype"] = dtype;
           r.axes["placement"] = placement;
@@ -671,6 +829,11 @@ void add_collectives(const stock_system& s, report& rep, bool quick) {
 
 const std::vector<stock_system>& stock_systems() {
   static const std::vector<stock_system> systems = make_systems();
+  return systems;
+}
+
+const std::vector<stock_system>& issue19_systems() {
+  static const std::vector<stock_system> systems = make_issue19_systems();
   return systems;
 }
 
@@ -688,7 +851,7 @@ report stock_report(const stock_system& s, const std::string& suite) {
   h.hostname = "stock-" + s.name;
   h.os = "Ubuntu 22.04.4 LTS";
   h.kernel = "5.15.0-119-generic";
-  h.cpu_model = "Intel(R) Xeon(R) Platinum 8480C";
+  h.cpu_model = s.cpu_model;
   h.cpu_logical_cores = 224;
   h.cpu_sockets = s.sockets;
   h.memory_bytes = s.host_memory_gib * gib;

@@ -57,12 +57,22 @@ struct stock_system {
   std::string same_socket_path = "multiple_switches";
   std::int64_t host_memory_gib = 2015;
   std::vector<std::string> nccl_transports = {"P2P"};
+  std::string cpu_model = "Intel(R) Xeon(R) Platinum 8480C";
+  bool c2c = false;    ///< attached to Grace by NVLink-C2C, addressing mode ATS (GB200)
+  bool fabric = false; ///< NVML reports an NVLink fabric registration (NVSwitch, NVL72)
   stock_figures figures;
 };
 
 /// The seven stock nodes of issue 17: 8x H100 SXM, 8x H200, 8x A100 SXM4 80 GB and 40 GB,
 /// 8x L40S, 4x H100 PCIe (two sockets), 4x T4.
 [[nodiscard]] const std::vector<stock_system>& stock_systems();
+
+/// The five nodes of issue 19 (item 8): 8x B200 (DGX B200), a GB200 NVL72 compute tray (4 GPUs),
+/// 8x RTX PRO 6000 Blackwell Server Edition, 8x H20 (HGX), 10x L40S on PCIe switches. Each
+/// field that is not a datasheet figure says where it comes from in stock_fixtures.cpp; a
+/// result whose row and inventory give it no reference is built at a synthetic median and
+/// says so (observations.synthetic_no_reference): only its siblings judge it.
+[[nodiscard]] const std::vector<stock_system>& issue19_systems();
 
 /// The report of a healthy run of `suite` ("quick" or "standard") on `system`.
 [[nodiscard]] report stock_report(const stock_system& system, const std::string& suite);

@@ -365,6 +365,41 @@ TEST(MatchDevice, AModelNeverTakesASiblingsRow) {
   EXPECT_TRUE(table.find("h20")->peaks.empty());          // not H100's Tensor Cores
 }
 
+TEST(MatchDevice, ASiblingsRowIdCarriedByTheReportNeverWinsOverTheIdentity) {
+  const auto table = shipped();
+  struct carried_case {
+    const char* nvml_name;
+    std::uint32_t pci_id;
+    const char* carried; ///< the row id a looser or older table wrote
+    const char* row;     ///< the row spec_of must give
+  };
+  const carried_case cases[] = {
+      {"NVIDIA H20", 0x2329, "h100-sxm5-80gb", "h20"},
+      {"NVIDIA H800", 0x2324, "h100-sxm5-80gb", "h800-sxm5-80gb"},
+      {"NVIDIA L40", 0x26B5, "l40s", "l40"},
+      {"NVIDIA A800-SXM4-80GB", 0x20F3, "a100-sxm4-80gb", "a800-sxm4-80gb"},
+      // The carried id stands where it fits the identity, or where no row knows the GPU.
+      {"NVIDIA L40S", 0x26B9, "l40s", "l40s"},
+      {"Synthetic GPU", 0, "h200-sxm-141gb", "h200-sxm-141gb"},
+  };
+  for (const auto& c : cases) {
+    gr::device_info d;
+    d.name = c.nvml_name;
+    if (c.pci_id != 0)
+      d.pci_device_id = c.pci_id;
+    d.spec_id = c.carried;
+    const auto* row = gr::spec_of(table, d);
+    ASSERT_NE(row, nullptr) << c.nvml_name;
+    EXPECT_EQ(row->id, c.row) << c.nvml_name << " carried as " << c.carried;
+  }
+  // And an H800 so taken has no NVLink figure: never H100's 900 GB/s.
+  gr::device_info h800;
+  h800.name = "NVIDIA H800";
+  h800.pci_device_id = 0x2324;
+  h800.spec_id = "h100-sxm5-80gb";
+  EXPECT_FALSE(gr::spec_of(table, h800)->nvlink_gbs);
+}
+
 TEST(ShippedSpecTable, TheH20IsKeptOffTheHopperRates) {
   const auto table = shipped();
   EXPECT_FALSE(table.find("h20")->arch_rates_apply);

@@ -98,7 +98,8 @@ struct spec_table {
 [[nodiscard]] const gpu_spec* match_device(const spec_table& table, const device_info& device);
 
 /// The row of a device as `check`, `compare` and the host rules all find it: its `spec_id`
-/// where the table has that row, else match_device.
+/// where the table has that row and the device's PCI id or NVML name fits it (or matches no
+/// row), else match_device: a carried id of a sibling's row never wins over the identity.
 [[nodiscard]] const gpu_spec* spec_of(const spec_table& table, const device_info& device);
 
 } // namespace gpuspec::reports
