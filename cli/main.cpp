@@ -18,11 +18,16 @@
 #include "cmd_run.hpp"
 #include "cmd_specs.hpp"
 #include "cmd_worker.hpp"
+#include "device_dispatch.hpp"
 #include "exit_code.hpp"
 
 int main(int argc, char** argv) {
   using gpuspec::cli::exit_code;
   using gpuspec::cli::to_int;
+  // A host-only gpuspec with the gpuspec-cuda13 package installed beside it: that build runs the
+  // device commands (the packages' split, DESIGN.md "Shipping").
+  if (const auto handed_over = gpuspec::cli::dispatch_to_device_build(argc, argv))
+    return *handed_over;
 
   CLI::App app{
       "gpuspec: measure what a GPU server really delivers, and say why when it falls short"};
