@@ -24,24 +24,25 @@ install(PROGRAMS scripts/slurm/gpuspec-healthcheck.sh scripts/slurm/gpuspec-acce
 install(PROGRAMS scripts/node-exporter/gpuspec-textfile.sh
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/scripts/node-exporter COMPONENT host)
 
-# Debian wants /usr/share/doc/<package>/copyright and changelog.Debian.gz in every package.
-set(GPUSPEC_PACKAGE_MAINTAINER "gpuspec maintainers <gpuspec@localhost>"
-    CACHE STRING "The Maintainer field of the packages")
+# Debian wants /usr/share/doc/<package>/copyright and a changelog in every package (changelog.gz:
+# a version without a Debian revision is a native package's).
+set(GPUSPEC_PACKAGE_MAINTAINER "gpuspec maintainers <gpuspec@example.org>"
+    CACHE STRING "The Maintainer field of the packages (a site sets its own)")
 foreach(_pkg gpuspec gpuspec-cuda13)
   set(_dir "${CMAKE_BINARY_DIR}/packaging/${_pkg}")
   file(MAKE_DIRECTORY "${_dir}")
   string(TIMESTAMP _date "%a, %d %b %Y %H:%M:%S +0000" UTC)
-  file(WRITE "${_dir}/changelog.Debian"
+  file(WRITE "${_dir}/changelog"
        "${_pkg} (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
-       "  * Built from the gpuspec source tree with CPack (cmake/GpuspecPackaging.cmake).\n\n"
+       "  * Built from the gpuspec source tree with CPack.\n\n"
        " -- ${GPUSPEC_PACKAGE_MAINTAINER}  ${_date}\n")
   # gzip -9n: no name or time stamp in the archive (lintian: changelog-not-compressed-with-max-
   # compression, package-contains-timestamped-gzip).
-  execute_process(COMMAND gzip -9nf "${_dir}/changelog.Debian")
+  execute_process(COMMAND gzip -9nf "${_dir}/changelog")
 endforeach()
-install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec/changelog.Debian.gz"
+install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec/changelog.gz"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gpuspec COMPONENT host)
-install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec-cuda13/changelog.Debian.gz"
+install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec-cuda13/changelog.gz"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gpuspec-cuda13 COMPONENT device)
 install(FILES packaging/lintian/gpuspec DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
         COMPONENT host)
@@ -64,11 +65,12 @@ set(CPACK_DEBIAN_HOST_PACKAGE_NAME gpuspec)
 set(CPACK_DEBIAN_HOST_PACKAGE_SHLIBDEPS ON) # Debian's fmt, sqlite3, libstdc++: dpkg-owned
 set(CPACK_DEBIAN_HOST_DESCRIPTION
     "GPU server benchmark and bottleneck diagnosis: host tools\n"
-    "gpuspec check, diff, compare, db, health, specs and info: verdicts and diagnosis of\n"
-    "benchmark reports against the GPUs' datasheets, a passive node health check for\n"
-    "schedulers, the fleet history, with the spec table, Grafana dashboards, Kubernetes\n"
-    "manifests and Slurm scripts. No CUDA and no driver dependency: NVML is opened at run\n"
-    "time. Benchmarks need the gpuspec-cuda13 package.")
+    "gpuspec check, diff, compare, db, health, specs and info: verdicts and\n"
+    "diagnosis of benchmark reports against the GPUs' datasheets, a passive node\n"
+    "health check for schedulers and the fleet history, with the spec table,\n"
+    "Grafana dashboards, Kubernetes manifests and Slurm scripts. No CUDA and no\n"
+    "driver dependency (NVML is opened at run time). Benchmarks need the\n"
+    "gpuspec-cuda13 package.")
 set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME gpuspec-cuda13)
 # The CUDA toolkit's libraries are not dpkg-owned on a build machine with NVIDIA's runfile
 # install, so dpkg-shlibdeps cannot name their packages: the Depends are written here. The
@@ -78,13 +80,14 @@ set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME gpuspec-cuda13)
 # skip, saying why).
 set(CPACK_DEBIAN_DEVICE_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_DEVICE_PACKAGE_DEPENDS
-    "gpuspec (= ${PROJECT_VERSION}), libcublas-13-0, libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libfmt9, libsqlite3-0")
+    "gpuspec (= ${PROJECT_VERSION}), libcublas-13-0, libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libfmt9, libsimdjson14, libsqlite3-0")
 set(CPACK_DEBIAN_DEVICE_PACKAGE_RECOMMENDS "libnccl2")
 set(CPACK_DEBIAN_DEVICE_DESCRIPTION
     "GPU server benchmark and bottleneck diagnosis: CUDA 13 benchmarks\n"
-    "The benchmark workers of gpuspec built with CUDA 13 (STREAM, caches, FMA and Tensor Core\n"
-    "peaks, cuBLASLt GEMMs, transfers, NCCL collectives, burn-in), which gpuspec run and\n"
-    "gpuspec list start. Needs the CUDA 13 cuBLAS libraries; the NVIDIA driver is the node's.")
+    "The benchmark workers of gpuspec built with CUDA 13 (STREAM, caches, FMA and\n"
+    "Tensor Core peaks, cuBLASLt GEMMs, transfers, NCCL collectives, burn-in),\n"
+    "which gpuspec run and gpuspec list start. Needs the CUDA 13 cuBLAS\n"
+    "libraries; the NVIDIA driver is the node's own.")
 # Per generator (packaging/cpack_project_config.cmake): DEB takes one component per tree, TGZ
 # the whole install tree.
 if(GPUSPEC_CUDA)
