@@ -22,14 +22,18 @@
 #                    machine (tests/slurm, GPUSPEC_SLURM_TESTS=ON; .ci/run asks for them).
 #                    Only when asked: on a machine with systemd the packages enable their
 #                    daemons, which a developer's box does not want.
+#   With --package:  lintian, equivs and man-db, for the Debian packages' test
+#                    (tests/package/package_test.sh, package.deb; .ci/run asks for them).
 set -euo pipefail
 
 with_slurm=0
+with_package=0
 for arg in "$@"; do
   case "$arg" in
   --slurm) with_slurm=1 ;;
+  --package) with_package=1 ;;
   --aarch64) ;; # the cross build's block below reads it
-  *) echo "install-deps: unknown option '$arg' (known: --slurm, --aarch64)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown option '$arg' (known: --slurm, --package, --aarch64)" >&2; exit 2 ;;
   esac
 done
 
@@ -55,6 +59,9 @@ packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees 
 # kubectl (its kustomize renders deploy/kubernetes offline): Debian's kubernetes-client, unless a
 # kubectl is installed already (from Kubernetes' own repository, say).
 command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
+if [ "$with_package" = 1 ]; then
+  packages+=(lintian equivs man-db binutils) # tests/package: lint, stand-ins, man, strings
+fi
 if [ "$with_slurm" = 1 ]; then
   packages+=(slurm-wlm munge) # slurmctld, slurmd, srun, sbatch, munged: tests/slurm
 fi
