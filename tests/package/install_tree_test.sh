@@ -37,4 +37,34 @@ set +e
 rc=$?
 set -e
 [ "$rc" = 2 ] || fail "gpuspec check of degraded-pcie-link-degraded.json from the moved tree: exit $rc, expected 2"
+# The hand-over to gpuspec-cuda13 (cli/device_dispatch.hpp), with a fake device build: a
+# host-only gpuspec execs it for run, list, info and __worker with the same arguments, and
+# runs every other command itself. A CUDA build runs everything itself.
+fake="$out/fake-gpuspec-cuda13"
+printf '#!/bin/sh\necho "fake device build: $*"\nexit 7\n' >"$fake" && chmod +x "$fake"
+set +e
+GPUSPEC_DEVICE_BUILD="$fake" "$out/moved/bin/gpuspec" list --json >"$out/dispatch.txt" 2>&1
+rc=$?
+set -e
+if [ ! -x "$out/moved/libexec/gpuspec/gpuspec-cuda13" ]; then
+  [ "$rc" = 7 ] && grep -qx 'fake device build: list --json' "$out/dispatch.txt" ||
+    fail "a host-only gpuspec list did not hand over to the device build: exit $rc, $(cat "$out/dispatch.txt")"
+  GPUSPEC_DEVICE_BUILD="$fake" "$out/moved/bin/gpuspec" specs >/dev/null ||
+    fail "gpuspec specs was handed over (only run, list, info and __worker are)"
+  # The device build moved with the tree, found relative to bin/:
+  mkdir -p "$out/moved/libexec/gpuspec" && cp "$fake" "$out/moved/libexec/gpuspec/gpuspec-cuda13"
+  set +e
+  "$out/moved/bin/gpuspec" run --suite quick >"$out/dispatch.txt" 2>&1
+  rc=$?
+  set -e
+  [ "$rc" = 7 ] && grep -qx 'fake device build: run --suite quick' "$out/dispatch.txt" ||
+    fail "gpuspec run did not find libexec/gpuspec/gpuspec-cuda13 beside bin/: exit $rc"
+  rm -r "$out/moved/libexec/gpuspec"
+  set +e
+  "$out/moved/bin/gpuspec" list >"$out/dispatch.txt" 2>&1
+  rc=$?
+  set -e
+  [ "$rc" = 3 ] && grep -q 'gpuspec-cuda13 package' "$out/dispatch.txt" ||
+    fail "without gpuspec-cuda13, gpuspec list: exit $rc, $(cat "$out/dispatch.txt")"
+fi
 echo "install_tree_test: ok (no checkout path in the binaries; moved tree finds its specs)"

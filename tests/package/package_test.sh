@@ -14,6 +14,7 @@
 set -euo pipefail
 src="$(cd "$1" && pwd)" host_build="$(cd "$2" && pwd)"
 cuda_build="${3:-}" out="${4:-$host_build/package-test}"
+if [ -n "$cuda_build" ] && [ -d "$cuda_build" ]; then cuda_build="$(cd "$cuda_build" && pwd)"; fi
 skip() { echo "package_test: skipped: $*"; exit 77; }
 fail() { echo "package_test: FAIL: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || skip "not root (dpkg -i needs it)"
@@ -69,7 +70,6 @@ expect_exit 3 env GPUSPEC_NVML_LIBRARY=/nonexistent gpuspec run -o "$out/run.jso
 
 # --- gpuspec-cuda13 and the tarball ---
 if [ -n "$cuda_build" ] && [ -x "$cuda_build/cli/gpuspec" ]; then
-  cuda_build="$(cd "$cuda_build" && pwd)"
   (cd "$cuda_build" && cpack -B "$out/cuda" >"$out/cpack-cuda.log") || fail "cpack in $cuda_build: $(tail -5 "$out/cpack-cuda.log")"
   cuda_deb=$(ls "$out"/cuda/gpuspec-cuda13_"$version"_*.deb)
   lint "$cuda_deb"
