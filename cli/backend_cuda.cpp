@@ -15,6 +15,10 @@ void backend_enrich(reports::host_info& host, std::vector<reports::device_info>&
   benches::enrich_with_cuda(host, devices);
 }
 
+reports::built_against_versions backend_built_against() { return benches::cuda_built_against(); }
+
+void backend_runtime_versions(reports::host_info& host) { benches::fill_runtime_versions(host); }
+
 std::vector<benches::benchmark_listing> backend_list() { return benches::list_benchmarks(); }
 
 spine::worker_backend backend_worker() { return benches::cuda_worker_backend(); }

@@ -11,10 +11,23 @@ std::string backend_description() {
          "benchmarks need the gpuspec-cuda13 package (or a CUDA build)";
 }
 
+namespace {
+constexpr const char* not_built_in = "not built in (host-only build)";
+} // namespace
+
 void backend_enrich(reports::host_info& host, std::vector<reports::device_info>& /*devices*/) {
-  host.cuda_runtime_version = "";
-  host.cublas_version = "not built with CUDA";
-  host.nccl_version = "not built with CUDA";
+  backend_runtime_versions(host);
+}
+
+reports::built_against_versions backend_built_against() {
+  return {not_built_in, not_built_in, not_built_in, ""};
+}
+
+// The CUDA driver's version stays NVML's: the driver is there or not whatever this build holds.
+void backend_runtime_versions(reports::host_info& host) {
+  host.cuda_runtime_version = not_built_in;
+  host.cublas_version = not_built_in;
+  host.nccl_version = not_built_in;
 }
 
 std::vector<benches::benchmark_listing> backend_list() { return {}; }

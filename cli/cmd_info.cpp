@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "backend.hpp"
+#include "build_info.hpp"
 #include "format.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "inventory.hpp"
@@ -48,6 +49,8 @@ void print_host(const reports::host_info& h) {
   line("cublas", or_unknown(h.cublas_version));
   line("nccl", or_unknown(h.nccl_version));
   line("build", backend_description());
+  const reports::build_info b = this_build();
+  line("gpuspec", fmt::format("{} (commit {}, built {})", b.version, b.commit, b.build_date));
 }
 
 void print_device(const reports::device_info& d) {
@@ -110,10 +113,12 @@ exit_code run_info(const info_options& options) {
 
   if (options.json) {
     reports::report r;
+    r.run.build = this_build();
     r.host = inv.host;
     r.devices = inv.devices;
     const auto j = reports::to_json(r);
     nlohmann::ordered_json out;
+    out["build"] = j.at("run").at("build"); // a report's run.build: what --version prints
     out["host"] = j.at("host");
     out["devices"] = j.at("devices");
     std::cout << out.dump(2) << '\n';

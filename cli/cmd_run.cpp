@@ -18,6 +18,7 @@
 #include <fmt/ranges.h>
 
 #include "backend.hpp"
+#include "build_info.hpp"
 #include "cmd_check.hpp"
 #include "cmd_info.hpp"
 #include "duration.hpp"
@@ -259,6 +260,7 @@ spine::session_options session_options_of(const run_cli_options& o,
   if (const char* log = std::getenv("GPUSPEC_KERNEL_LOG"); log != nullptr)
     s.kernel_log_file = log; // a saved log (tests, sites that keep one)
   s.tool_version = GPUSPEC_VERSION;
+  s.build = this_build();
   s.command_line = o.command_line;
   return s;
 }

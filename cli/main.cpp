@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "build_info.hpp"
 #include "cmd_check.hpp"
 #include "cmd_compare.hpp"
 #include "cmd_db.hpp"
@@ -31,7 +32,11 @@ int main(int argc, char** argv) {
 
   CLI::App app{
       "gpuspec: measure what a GPU server really delivers, and say why when it falls short"};
-  app.set_version_flag("--version", "gpuspec " GPUSPEC_VERSION);
+  // Called only when --version is given: it opens NVML and asks the runtime (build_info.hpp).
+  app.set_version_flag(
+      "--version", [] { return gpuspec::cli::version_text("gpuspec"); },
+      "Print the version, commit, build date and the CUDA, cuBLAS, NCCL and NVML "
+      "versions built against and found, and exit");
   app.require_subcommand(1);
 
   gpuspec::cli::info_options info;

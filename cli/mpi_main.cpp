@@ -18,6 +18,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "build_info.hpp"
 #include "cmd_check.hpp"
 #include "exit_code.hpp"
 #include "gpuspec/collectives/mpi/launcher.hpp"
@@ -123,6 +124,7 @@ int run(int argc, char** argv, const mpi_cli_options& o) {
   options.bootstrap_timeout_s = o.bootstrap_timeout_s;
   options.output = o.output.empty() ? default_output(node.host) : o.output;
   options.tool_version = GPUSPEC_VERSION;
+  options.build = gpuspec::cli::this_build();
   options.command_line.assign(argv, argv + argc);
   options.hooks = mpi::test_hooks_from_environment(env);
   // The spec table the link ceilings take the GPUs' rows from (rank 0); the check loads its own.
@@ -171,7 +173,11 @@ int run(int argc, char** argv, const mpi_cli_options& o) {
 int main(int argc, char** argv) {
   CLI::App app{"gpuspec-mpi: the multi-node launcher mode, one rank per GPU under mpirun or "
                "srun; rank 0 writes one report"};
-  app.set_version_flag("--version", "gpuspec-mpi " GPUSPEC_VERSION);
+  // Called only when --version is given (build_info.hpp), before MPI starts: it needs no job.
+  app.set_version_flag(
+      "--version", [] { return gpuspec::cli::version_text("gpuspec-mpi"); },
+      "Print the version, commit, build date and the CUDA, cuBLAS, NCCL and NVML "
+      "versions built against and found, and exit");
   mpi_cli_options options;
   setup(app, options);
   try {

@@ -17,6 +17,8 @@ std::string nccl_version() {
   return decode_nccl_version(code);
 }
 
+std::string nccl_header_version() { return decode_nccl_version(NCCL_VERSION_CODE); }
+
 std::string nccl_unusable_reason() {
   const auto& nccl = process_nccl();
   return nccl.library ? std::string() : "NCCL: " + nccl.problem;

@@ -28,9 +28,14 @@ constexpr std::array node_inventory_keys{f{"host", 1}, f{"devices", 1}, f{"run_d
 // An InfiniBand or RoCE port (report.hpp network_port), inside host_info's "network_ports".
 constexpr std::array network_port_keys{f{"device", 1}, f{"port", 1},      f{"state", 1},
                                        f{"rate", 1},   f{"rate_gbps", 1}, f{"link_layer", 1}};
-constexpr std::array run_keys{f{"tool_version"}, f{"started_utc"}, f{"finished_utc"},
-                              f{"suite"},        f{"filter"},      f{"command_line"},
-                              f{"backend", 1},   f{"devices", 1},  f{"concurrency", 1}};
+constexpr std::array run_keys{f{"tool_version"},  f{"started_utc"}, f{"finished_utc"},
+                              f{"suite"},         f{"filter"},      f{"command_line"},
+                              f{"backend", 1},    f{"devices", 1},  f{"concurrency", 1},
+                              f{"build", 1, true}};
+// The build that wrote the report (report.hpp build_info), inside run_info's "build".
+constexpr std::array build_info_keys{f{"version", 1}, f{"commit", 1}, f{"build_date", 1},
+                                     f{"built_against", 1}};
+constexpr std::array built_against_keys{f{"cuda", 1}, f{"cublas", 1}, f{"nccl", 1}, f{"nvml", 1}};
 constexpr std::array check_keys{f{"id"}, f{"status"}, f{"message"}, f{"device"}};
 constexpr std::array host_keys{f{"hostname"},
                                f{"os"},
@@ -204,6 +209,8 @@ constexpr std::array burnin_sample_keys{f{"time_s", 1},        f{"sm_clock_mhz",
 constexpr std::array objects{
     report_object{"report", report_keys},
     report_object{"run_info", run_keys},
+    report_object{"build_info", build_info_keys},
+    report_object{"built_against", built_against_keys},
     report_object{"host_info", host_keys},
     report_object{"host_check", check_keys},
     report_object{"network_port", network_port_keys},

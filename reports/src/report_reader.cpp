@@ -62,6 +62,20 @@ counter_set read_counters(element e, const path_ref& path) {
   return counters;
 }
 
+build_info read_build(element e, const path_ref& path) {
+  const auto o = reader(e, path, "build_info", 1);
+  build_info b;
+  b.version = o.string("version");
+  b.commit = o.string("commit");
+  b.build_date = o.string("build_date");
+  const auto against = reader(o.at("built_against"), o.field("built_against"), "built_against", 1);
+  b.built_against.cuda = against.string("cuda");
+  b.built_against.cublas = against.string("cublas");
+  b.built_against.nccl = against.string("nccl");
+  b.built_against.nvml = against.string("nvml");
+  return b;
+}
+
 run_info read_run(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "run_info", minor);
   run_info run;
@@ -77,6 +91,9 @@ run_info read_run(element e, const path_ref& path, int minor) {
     run.concurrency = o.nullable_integer<int>("concurrency");
     if (run.concurrency && *run.concurrency < 1) {
       fail(o.path_of("concurrency"), fmt::format("expected 1 or more, got {}", *run.concurrency));
+    }
+    if (const auto build = o.find("build")) {
+      run.build = read_build(*build, o.field("build"));
     }
   }
   return run;

@@ -112,6 +112,20 @@ json run_json(const run_info& run) {
   j["backend"] = run.backend;
   j["devices"] = run.devices;
   j["concurrency"] = nullable(run.concurrency);
+  if (run.build) {
+    const build_info& b = *run.build;
+    json against = json::object();
+    against["cuda"] = b.built_against.cuda;
+    against["cublas"] = b.built_against.cublas;
+    against["nccl"] = b.built_against.nccl;
+    against["nvml"] = b.built_against.nvml;
+    json build = json::object();
+    build["version"] = b.version;
+    build["commit"] = b.commit;
+    build["build_date"] = b.build_date;
+    build["built_against"] = std::move(against);
+    j["build"] = std::move(build);
+  }
   return j;
 }
 

@@ -75,12 +75,30 @@ std::vector<benchmark_listing> list_benchmarks() {
   return out;
 }
 
-void enrich_with_cuda(reports::host_info& host, std::vector<reports::device_info>& devices) {
+reports::built_against_versions cuda_built_against() {
+  reports::built_against_versions v;
+  v.cuda = cuda_version_text(CUDART_VERSION);
+  v.cublas = fmt::format("{}.{}.{}", CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH);
+  v.nccl = collectives::nccl_header_version();
+  return v;
+}
+
+void fill_runtime_versions(reports::host_info& host) {
   int runtime = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess && runtime > 0)
     host.cuda_runtime_version = cuda_version_text(runtime);
+  // 0 without a driver; NVML's figure, where it gave one, is the same number.
+  int driver = 0;
+  if (host.cuda_driver_version.empty() && cudaDriverGetVersion(&driver) == cudaSuccess &&
+      driver > 0)
+    host.cuda_driver_version = cuda_version_text(driver);
+  (void)cudaGetLastError();
   host.cublas_version = cublas_version_text();
   host.nccl_version = collectives::nccl_version();
+}
+
+void enrich_with_cuda(reports::host_info& host, std::vector<reports::device_info>& devices) {
+  fill_runtime_versions(host);
 
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);

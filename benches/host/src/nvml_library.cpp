@@ -104,6 +104,8 @@ void resolve_optional(void* handle, nvml_api& api) {
 
 } // namespace
 
+std::string nvml_header_api_version() { return NVML_API_VERSION_STR; }
+
 std::optional<nvml_library> nvml_library::open(std::string& why, const std::string& library_path) {
   dlerror(); // clear a stale message
   void* handle = dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);

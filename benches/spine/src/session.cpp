@@ -209,6 +209,7 @@ inventory begin_report(const session_options& o, const runtime_enrichment& enric
                        session_outcome& out, session_observer& observer) {
   reports::report& report = out.report;
   report.run.tool_version = o.tool_version;
+  report.run.build = o.build;
   report.run.started_utc = utc_iso_now();
   report.run.suite = o.measurement.suite;
   report.run.filter = o.filter;

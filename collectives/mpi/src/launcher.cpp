@@ -163,6 +163,7 @@ public:
             const measure_backend& backend, const std::atomic<bool>& stop)
       : m_world(world), m_options(options), m_node(node), m_backend(backend), m_stop(stop) {
     m_report.run.tool_version = options.tool_version;
+    m_report.run.build = options.build;
     m_report.run.started_utc = utc_now();
     m_report.run.suite = options.pairwise ? "mpi-pairwise" : "mpi";
     m_report.run.command_line = options.command_line;

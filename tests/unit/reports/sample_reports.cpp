@@ -557,6 +557,9 @@ report multi_node_report() {
   r.devices.at(0).fabric = domain;
   b.devices.front().fabric = domain;
   r.nodes.push_back(std::move(b));
+  // The build that wrote it (run.build, v1.1): a CUDA build, as `gpuspec --version` prints it.
+  r.run.build = build_info{"0.0.0-synthetic", "0123456789ab-dirty", "2000-01-01T00:00:00Z",
+                           built_against_versions{"13.0", "13.1.0", "2.28.9", "13"}};
   return r;
 }
 
@@ -573,6 +576,11 @@ report random_report(std::uint64_t seed) {
   r.run.devices = {static_cast<int>(rnd.below(8)), static_cast<int>(rnd.below(8))};
   if (rnd.coin()) {
     r.run.concurrency = 1 + static_cast<int>(rnd.below(8));
+  }
+  if (rnd.coin()) {
+    r.run.build =
+        build_info{rnd.text(), rnd.text(), rnd.text(),
+                   built_against_versions{rnd.text(), rnd.text(), rnd.text(), rnd.text()}};
   }
 
   host_info& h = r.host;

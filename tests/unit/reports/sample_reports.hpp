@@ -24,7 +24,8 @@ namespace gpuspec::reports::testing {
 [[nodiscard]] report burnin_report();
 
 /// synthetic_report() as a multi-node run's rank 0 writes it: the host's InfiniBand ports (one
-/// active, one down) and a second node with one GPU and its port.
+/// active, one down) and a second node with one GPU and its port; and the build that wrote it
+/// (run.build).
 [[nodiscard]] report multi_node_report();
 
 /// `r` as a version 1 document holds it: the fields version 1.1 added at their defaults

@@ -20,6 +20,10 @@ namespace gpuspec::collectives {
 /// export ...", or "gpuspec was built without NCCL".
 [[nodiscard]] std::string nccl_unusable_reason();
 
+/// The version of the nccl.h this build was compiled against (NCCL_VERSION_CODE, decoded):
+/// "2.28.9", or "not built with NCCL".
+[[nodiscard]] std::string nccl_header_version();
+
 /// ncclGetVersion's code as text. Codes from 2.9 on are major*10000 + minor*100 + patch
 /// (22809 -> "2.28.9"); earlier ones were major*1000 + minor*100 + patch (2708 -> "2.7.8").
 [[nodiscard]] std::string decode_nccl_version(int code);

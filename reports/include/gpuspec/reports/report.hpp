@@ -85,7 +85,9 @@ struct host_info {
   std::optional<bool> nouveau_loaded;
   std::string driver_version;       ///< NVIDIA driver, from NVML
   std::string cuda_driver_version;  ///< e.g. "13.0"
-  std::string cuda_runtime_version; ///< the runtime this binary was built with, "" if host-only
+  /// The CUDA runtime found at run time (cudaRuntimeGetVersion); "not built in (host-only build)"
+  /// in a host-only build (older ones wrote "").
+  std::string cuda_runtime_version;
   std::string cublas_version;
   std::string nccl_version;
   /// "ok", or why there is no GPU part: "no NVIDIA driver (libnvidia-ml.so.1 not found)", ...
@@ -362,6 +364,27 @@ struct result {
   friend bool operator==(const result&, const result&) = default;
 };
 
+/// What a build of gpuspec was compiled against (cli/build_info.hpp): each a version
+/// ("13.0", "13.1.0", "2.28.9"; NVML: the nvml.h API version, "13"), or "not built in
+/// (host-only build)" for a part the build left out.
+struct built_against_versions {
+  std::string cuda;   ///< the CUDA toolkit's runtime header (CUDART_VERSION)
+  std::string cublas; ///< CUBLAS_VER_MAJOR.MINOR.PATCH
+  std::string nccl;   ///< NCCL_VERSION_CODE
+  std::string nvml;   ///< NVML_API_VERSION of nvml.h (the library itself is opened at run time)
+  friend bool operator==(const built_against_versions&, const built_against_versions&) = default;
+};
+
+/// The build of gpuspec that wrote a report, as `gpuspec --version` prints it. What it found at
+/// run time (driver, runtime, libraries) is the host's (host_info's *_version fields).
+struct build_info {
+  std::string version;    ///< the project's version, "0.1.0" (= run_info::tool_version)
+  std::string commit;     ///< `git describe --always --dirty`: "400c3a1f2b3c[-dirty]", "unknown"
+  std::string build_date; ///< UTC, ISO 8601; SOURCE_DATE_EPOCH's when the build set it
+  built_against_versions built_against;
+  friend bool operator==(const build_info&, const build_info&) = default;
+};
+
 struct run_info {
   std::string tool_version;
   std::string started_utc, finished_utc; ///< ISO 8601, "2026-11-30T02:31:04Z"
@@ -377,6 +400,9 @@ struct run_info {
   std::vector<int> devices;
   /// At most this many GPUs were measured at once (`--concurrency`); null when nothing ran.
   std::optional<int> concurrency;
+  /// The build that wrote the report (build_info). v1.1, optional: absent (never null) in
+  /// reports written before it, which still load.
+  std::optional<build_info> build;
   friend bool operator==(const run_info&, const run_info&) = default;
 };
 

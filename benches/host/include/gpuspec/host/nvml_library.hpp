@@ -82,6 +82,10 @@ struct nvml_api {
   nvmlReturn_t (*clocks_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
 };
 
+/// The NVML API version of the nvml.h this build was compiled against (NVML_API_VERSION_STR,
+/// "13"): what `gpuspec --version` and a report's run.build say it was built against.
+[[nodiscard]] std::string nvml_header_api_version();
+
 class nvml_library {
 public:
   /// Opens and initialises NVML from `library_path` (a file name searched the dlopen way, or a

@@ -43,6 +43,7 @@ struct session_options {
   /// run_kernel_log.hpp): this saved log when set (GPUSPEC_KERNEL_LOG), else /dev/kmsg or dmesg.
   std::filesystem::path kernel_log_file;
   std::string tool_version;
+  std::optional<reports::build_info> build; ///< the report's run.build (gpuspec --version's)
   std::vector<std::string> command_line;
 };
 

@@ -47,6 +47,7 @@ struct launcher_options {
   double bootstrap_timeout_s = 30; ///< for every rank's hello and rank 0's answer
   std::filesystem::path output;    ///< rank 0's report
   std::string tool_version;
+  std::optional<reports::build_info> build; ///< the report's run.build (gpuspec --version's)
   std::vector<std::string> command_line;
   test_hooks hooks;
   /// Rank 0: the spec table the cases' link ceilings take each GPU's row from (may be null:
