@@ -17,8 +17,11 @@ namespace gpuspec::cli {
 
 namespace {
 
-// The subcommands whose work is device code (or the CUDA runtime's versions, for info).
-constexpr std::array<std::string_view, 4> device_commands{"run", "list", "info", "__worker"};
+// The subcommands whose work is device code, and those that report the CUDA runtime's, cuBLAS's
+// and NCCL's versions (info, --version): with the CUDA build installed, that build answers them,
+// so an operator never reads "not built in" on a node that has the benchmarks.
+constexpr std::array<std::string_view, 5> device_commands{"run", "list", "info", "__worker",
+                                                          "--version"};
 
 bool needs_device_build(int argc, char** argv) {
   if (argc < 2)

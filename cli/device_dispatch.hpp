@@ -13,9 +13,9 @@ namespace gpuspec::cli {
 /// relative, so a moved tree still finds it).
 [[nodiscard]] std::filesystem::path device_build_path();
 
-/// In a host-only build, for `run`, `list`, `info` and `__worker`: execs the CUDA build with
-/// the same arguments when it is installed (does not return), returns 3 with a message when the
-/// exec fails. Returns nullopt when this build has the device code itself, for every other
+/// In a host-only build, for `run`, `list`, `info`, `__worker` and `--version`: execs the CUDA
+/// build with the same arguments when it is installed (does not return), returns 3 with a message
+/// when the exec fails. Returns nullopt when this build has the device code itself, for every other
 /// command, and when no CUDA build is installed (the host-only command then runs and says that
 /// benchmarks need the gpuspec-cuda13 package).
 [[nodiscard]] std::optional<int> dispatch_to_device_build(int argc, char** argv);

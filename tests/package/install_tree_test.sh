@@ -38,7 +38,7 @@ rc=$?
 set -e
 [ "$rc" = 2 ] || fail "gpuspec check of degraded-pcie-link-degraded.json from the moved tree: exit $rc, expected 2"
 # The hand-over to gpuspec-cuda13 (cli/device_dispatch.hpp), with a fake device build: a
-# host-only gpuspec execs it for run, list, info and __worker with the same arguments, and
+# host-only gpuspec execs it for run, list, info, __worker and --version with the same arguments, and
 # runs every other command itself. A CUDA build runs everything itself.
 fake="$out/fake-gpuspec-cuda13"
 printf '#!/bin/sh\necho "fake device build: $*"\nexit 7\n' >"$fake" && chmod +x "$fake"
@@ -50,7 +50,14 @@ if [ ! -x "$out/moved/libexec/gpuspec/gpuspec-cuda13" ]; then
   [ "$rc" = 7 ] && grep -qx 'fake device build: list --json' "$out/dispatch.txt" ||
     fail "a host-only gpuspec list did not hand over to the device build: exit $rc, $(cat "$out/dispatch.txt")"
   GPUSPEC_DEVICE_BUILD="$fake" "$out/moved/bin/gpuspec" specs >/dev/null ||
-    fail "gpuspec specs was handed over (only run, list, info and __worker are)"
+    fail "gpuspec specs was handed over (only run, list, info, __worker and --version are)"
+  # --version too: the CUDA build knows the CUDA, cuBLAS and NCCL versions the host build lacks.
+  set +e
+  GPUSPEC_DEVICE_BUILD="$fake" "$out/moved/bin/gpuspec" --version >"$out/dispatch.txt" 2>&1
+  rc=$?
+  set -e
+  [ "$rc" = 7 ] && grep -qx 'fake device build: --version' "$out/dispatch.txt" ||
+    fail "a host-only gpuspec --version did not hand over to the device build: exit $rc"
   # The device build moved with the tree, found relative to bin/:
   mkdir -p "$out/moved/libexec/gpuspec" && cp "$fake" "$out/moved/libexec/gpuspec/gpuspec-cuda13"
   set +e
