@@ -77,7 +77,13 @@ void collect_arguments(const CLI::App& app, command_spec& out) {
     if (hidden(opt))
       continue;
     auto a = describe_option(*opt);
-    (a.positional ? out.positionals : out.options).push_back(std::move(a));
+    auto& list = a.positional ? out.positionals : out.options;
+    // An option group repeats its parent's help flag ("--help"): listed once.
+    if (std::none_of(list.begin(), list.end(), [&](const argument_spec& seen) {
+          return std::find(seen.names.begin(), seen.names.end(), a.names.back()) !=
+                 seen.names.end();
+        }))
+      list.push_back(std::move(a));
   }
   for (const CLI::App* group :
        app.get_subcommands([](const CLI::App* sub) { return sub->get_name().empty(); }))
