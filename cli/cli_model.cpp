@@ -57,7 +57,8 @@ argument_spec describe_option(const CLI::Option& opt) {
     for (const auto& l : opt.get_lnames())
       a.names.push_back("--" + l);
   }
-  a.takes_value = opt.get_type_size_max() > 0;
+  // A flag's type size is CLI11's default (1); add_flag sets its expected count to 0.
+  a.takes_value = opt.get_items_expected_max() > 0;
   const std::string type = opt.get_type_name();
   a.value_name = type.substr(0, type.find(':'));
   a.choices = choices_of(type);
