@@ -3,7 +3,8 @@
 # bare zsh (zsh -f) with compinit, found in $fpath it is registered for gpuspec by its #compdef
 # line, and sourced it registers itself; it defines a function for every command gpuspec's
 # --help lists, and each function's _arguments names every option that command's --help lists,
-# with its choices. Skipped (77) where zsh is not installed (scripts/install-deps.sh installs it).
+# with its choices; and completion itself, in a zsh at a pseudo-terminal, offers every
+# subcommand, option, choice and file as the bash test checks them. Skipped (77) where zsh is not installed (scripts/install-deps.sh installs it).
 #
 #   completion_zsh_test.sh GPUSPEC COMPLETION_SCRIPT WORK_DIR
 set -uo pipefail
@@ -81,6 +82,69 @@ while IFS= read -r path; do
     fi
   done < <(help_entries "${words[@]}")
 done < <(help_commands "")
+
+# Completion itself, as a user at a terminal gets it (zsh_complete.zsh: a zsh in a pseudo-terminal,
+# a Tab typed), against --help as the bash test does: subcommands, options, choices, files.
+files_dir="$work/files"
+mkdir -p "$files_dir/reports.d"
+: >"$files_dir/report-a.json"
+: >"$files_dir/report-b.json"
+file_words=$'report-a.json\nreport-b.json\nreports.d'
+# zcomplete LINE: the sorted matches for LINE (cursor at the end).
+zcomplete() {
+  (cd "$files_dir" && HOME="$work" timeout 20 "$zsh" -f "$here/zsh_complete.zsh" "$script" \
+    "$work/zcompdump-pty" "$1") | sed '/^$/d' | LC_ALL=C sort -u
+}
+# zexpect DESCRIPTION EXPECTED LINE
+zexpect() {
+  local got expected
+  got="$(zcomplete "$3")"
+  expected="$(LC_ALL=C sort -u <<<"$2" | sed '/^$/d')"
+  [[ $got == "$expected" ]] ||
+    fail "zsh: $1: '$3' completed to [$(tr '\n' ' ' <<<"$got")], expected [$(tr '\n' ' ' <<<"$expected")]"
+}
+if [[ "$(zcomplete 'gpuspec ch')" != check ]]; then
+  fail "zsh: 'gpuspec ch' does not complete to check in a pseudo-terminal: completion itself unchecked"
+else
+  zexpect "option prefix" --format 'gpuspec check --fo'
+  zexpect "--format=j" $'json\njunit' 'gpuspec check --format=j'
+  zexpect "after a flag" "$file_words" 'gpuspec check --json '
+  zexpect "a file positional" "$file_words" 'gpuspec check rep'
+  zexpect "db subcommand" history 'gpuspec db hi'
+  benchmarks=""
+  if listing="$("$gpuspec" list --json 2>/dev/null)"; then
+    benchmarks="$(python3 -c 'import json, sys
+words = set()
+for e in json.load(sys.stdin):
+    parts = e["id"].split(".")
+    words.add(e["id"])
+    words.update(".".join(parts[:i]) + "." for i in range(1, len(parts)))
+print("\n".join(sorted(words)))' <<<"$listing")"
+  fi
+  while IFS= read -r path; do
+    read -ra words <<<"$path"
+    line="gpuspec${path:+ $path} "
+    subs="$(help_subcommands "${words[@]}")"
+    if [[ -n $subs ]]; then
+      zexpect "${line}subcommands" "$subs" "$line"
+      continue
+    fi
+    zexpect "${line}options" "$(help_options "${words[@]}")" "$line-"
+    while IFS=$'\t' read -r section names type; do
+      [[ -n $type ]] || continue
+      if [[ $section == positional ]]; then
+        [[ $type == *:\{* ]] && zexpect "$line${names}'s choices" "$(choices_of "$type")" "$line"
+        continue
+      fi
+      case $type in
+      *:\{*) zexpect "$line${names##*,}'s choices" "$(choices_of "$type")" "$line${names##*,} " ;;
+      FILE*) zexpect "$line${names##*,} FILE" "$file_words" "$line${names##*,} " ;;
+      DIR*) zexpect "$line${names##*,} DIR" reports.d "$line${names##*,} " ;;
+      BENCH*) zexpect "$line${names##*,} BENCH" "$benchmarks" "$line${names##*,} " ;;
+      esac
+    done < <(help_entries "${words[@]}")
+  done < <(help_commands "")
+fi
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2
