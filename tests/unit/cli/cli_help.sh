@@ -3,6 +3,7 @@
 # and the pages are generated, so that a command, an option or a choice the generator loses
 # makes a test fail. Needs $gpuspec (the executable, or its emulator wrapper).
 
+# shellcheck disable=SC2154 # gpuspec and help_cache_dir: set by the test that sources this
 # help_of WORD...: `gpuspec WORD... --help`, run once per command: kept as a file in
 # $help_cache_dir (set by the test; subshells see the files, as they would not see a variable).
 help_of() {
@@ -53,9 +54,10 @@ help_options() {
 
 # help_commands: every command path ("", "check", "db history"), one a line, depth first.
 help_commands() {
-  local prefix="$1" sub
+  local prefix="$1" sub words
   printf '%s\n' "$prefix"
-  for sub in $(help_subcommands $prefix); do
+  read -ra words <<<"$prefix"
+  for sub in $(help_subcommands "${words[@]}"); do
     help_commands "${prefix:+$prefix }$sub"
   done
 }

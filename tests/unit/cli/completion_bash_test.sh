@@ -14,6 +14,7 @@ gpuspec="$(absolute "$1")"
 script="$(absolute "$2")"
 work="$(absolute "$3")"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=tests/unit/cli/cli_help.sh
 source "$here/cli_help.sh"
 help_cache_dir="$work/help"
 rm -rf "$help_cache_dir"

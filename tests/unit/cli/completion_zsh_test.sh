@@ -14,6 +14,7 @@ gpuspec="$(absolute "$1")"
 script="$(absolute "$2")"
 work="$(absolute "$3")"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=tests/unit/cli/cli_help.sh
 source "$here/cli_help.sh"
 
 zsh="$(command -v zsh)" || {
@@ -38,6 +39,7 @@ fail() {
 
 # Installed: _gpuspec in a folder of $fpath, picked up by compinit from its #compdef line.
 cp "$script" "$work/fpath/_gpuspec"
+# shellcheck disable=SC2016 # zsh code, expanded by zsh
 got="$(HOME="$work" "$zsh" -f -c 'fpath=("$1" $fpath); autoload -Uz compinit
 compinit -u -d "$2/zcompdump"; print -r -- "${_comps[gpuspec]-none}"' zsh "$work/fpath" "$work")"
 [[ $got == _gpuspec ]] || fail "from \$fpath, compinit registered '$got' for gpuspec, not _gpuspec"
@@ -45,6 +47,7 @@ compinit -u -d "$2/zcompdump"; print -r -- "${_comps[gpuspec]-none}"' zsh "$work
 # Sourced after compinit: it registers itself, and every command's function is defined. The
 # functions' text is kept for the option checks below.
 functions_file="$work/functions"
+# shellcheck disable=SC2016 # zsh code, expanded by zsh
 HOME="$work" "$zsh" -f -c 'autoload -Uz compinit; compinit -u -d "$2/zcompdump"
 source "$1" || exit 1
 print -r -- "registered ${_comps[gpuspec]-none}"

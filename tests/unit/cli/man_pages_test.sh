@@ -14,6 +14,7 @@ gpuspec="$(absolute "$1")"
 man1="$(absolute "$2")"
 work="$(absolute "$3")"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=tests/unit/cli/cli_help.sh
 source "$here/cli_help.sh"
 
 command -v groff >/dev/null || {
@@ -38,7 +39,7 @@ expected_pages="$( (
   echo gpuspec.1
   help_subcommands | sed 's/^/gpuspec-/; s/$/.1/'
 ) | LC_ALL=C sort)"
-got_pages="$(cd "$man1" && ls -1 -- *.1 2>/dev/null | LC_ALL=C sort)"
+got_pages="$(find "$man1" -maxdepth 1 -name "*.1" -printf "%f\n" | LC_ALL=C sort)"
 [[ $got_pages == "$expected_pages" ]] ||
   fail "pages in $man1: [$(tr '\n' ' ' <<<"$got_pages")], expected [$(tr '\n' ' ' <<<"$expected_pages")]"
 
