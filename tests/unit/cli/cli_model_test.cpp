@@ -80,9 +80,9 @@ TEST(DescribeCommandLine, KindsFlagsGroupsAndHiddenOnes) {
   EXPECT_TRUE(check.positionals[0].many);
 }
 
-class BashBenchmarkCompletion : public testing::scratch_dir_test {};
+class BenchmarkCompletion : public testing::scratch_dir_test {};
 
-TEST_F(BashBenchmarkCompletion, OffersTheRegistrysIdsAndPrefixes) {
+TEST_F(BenchmarkCompletion, BashOffersTheRegistrysIdsAndPrefixes) {
   sample_cli cli;
   const completion_words registry{
       benchmark_words({{"memory.stream.triad", "", {}, ""}, {"memory.stream.copy", "", {}, ""}})};
@@ -98,6 +98,26 @@ TEST_F(BashBenchmarkCompletion, OffersTheRegistrysIdsAndPrefixes) {
   EXPECT_EQ(complete(""), "memory.\nmemory.stream.\nmemory.stream.copy\nmemory.stream.triad\n");
   EXPECT_EQ(complete("memory.stream.t"), "memory.stream.triad\n");
   EXPECT_EQ(complete("gemm"), "\n"); // none: printf prints one empty line for no words
+}
+
+TEST_F(BenchmarkCompletion, ZshOffersThemAsWell) {
+  if (testing::run_in(m_dir, "command -v zsh >/dev/null").exit_code != 0)
+    GTEST_SKIP() << "no zsh installed";
+  sample_cli cli;
+  const completion_words registry{
+      benchmark_words({{"memory.stream.triad", "", {}, ""}, {"memory.stream.copy", "", {}, ""}})};
+  std::ofstream(m_dir / "_gpuspec")
+      << zsh_completion_script(describe_command_line(cli.app), registry);
+  // zsh_complete.zsh: a zsh in a pseudo-terminal, a Tab typed, the matches printed.
+  auto complete = [&](const std::string& line) {
+    return testing::run_in(m_dir, "HOME=. timeout 20 zsh -f '" GPUSPEC_ZSH_COMPLETE
+                                  "' ./_gpuspec ./dump '" +
+                                      line + "' | sed '/^$/d' | LC_ALL=C sort")
+        .out;
+  };
+  EXPECT_EQ(complete("gpuspec check --filter "),
+            "memory.\nmemory.stream.\nmemory.stream.copy\nmemory.stream.triad\n");
+  EXPECT_EQ(complete("gpuspec check --filter memory.stream.t"), "memory.stream.triad\n");
 }
 
 TEST(ManPages, OnePerCommandAndFlagsWithoutValues) {
