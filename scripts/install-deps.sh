@@ -9,6 +9,7 @@
 #   Browser tests:   chromium, chromium-driver, python3-html5lib (the HTML page, tests/unit/html;
 #                    Ubuntu's chromium is a snap: there the tests skip).
 #   libsqlite3-dev:  the fleet history database (`gpuspec db`, fleet/, docs/fleet.md).
+#   Completion and man pages: bash-completion, zsh, groff-base, man-db (their tests, docs/cli.md).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
@@ -55,6 +56,9 @@ packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fu
 packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
 packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
 packages+=(libsqlite3-dev) # the fleet history, gpuspec db (fleet/, docs/fleet.md)
+# The generated shell completion and man pages' tests (tests/unit/cli, docs/cli.md): bash-completion
+# (its _filedir), zsh (compinit), groff-base and man-db (groff -ww, man --warnings).
+packages+=(bash-completion zsh groff-base man-db)
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
 # kubectl (its kustomize renders deploy/kubernetes offline): Debian's kubernetes-client, unless a
 # kubectl is installed already (from Kubernetes' own repository, say).
