@@ -7,7 +7,8 @@ namespace gpuspec::cli {
 bool backend_can_run_benchmarks() { return false; }
 
 std::string backend_description() {
-  return "host-only build (GPUSPEC_CUDA=OFF): inventory, host checks and report tools only";
+  return "host-only build (GPUSPEC_CUDA=OFF): inventory, host checks and report tools only; "
+         "benchmarks need the gpuspec-cuda13 package (or a CUDA build)";
 }
 
 namespace {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cli_model.hpp"
 #include "format.hpp"
 #include "gpuspec/collectives/nccl_tests_table.hpp"
 #include "gpuspec/reports/check.hpp"
@@ -24,22 +25,28 @@ void setup_check(CLI::App& app, check_cli_options& o) {
   auto* cmd = app.add_subcommand(
       "check", "Judge reports against the spec table: verdicts, diagnosis, exit code");
   cmd->add_option("REPORT", o.reports, "Report files (ten or more of one model: fleet frame)")
-      ->required();
+      ->required()
+      ->type_name(value_name::file);
   cmd->add_option("--baseline", o.baseline,
-                  "Judge against this report's medians instead of the datasheet");
+                  "Judge against this report's medians instead of the datasheet")
+      ->type_name(value_name::file);
   cmd->add_option("--tolerance", o.tolerance,
                   "Baseline tolerance (0.05 = pass within 5% of the baseline median)")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)");
-  cmd->add_option("--expect", o.expect, "Expectation rules (default: specs/expect.json)");
-  cmd->add_option("--rules", o.rules, "Site rules merged over the expectation rules");
+  cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)")
+      ->type_name(value_name::file);
+  cmd->add_option("--expect", o.expect, "Expectation rules (default: specs/expect.json)")
+      ->type_name(value_name::file);
+  cmd->add_option("--rules", o.rules, "Site rules merged over the expectation rules")
+      ->type_name(value_name::file);
   cmd->add_option("--format", o.format,
                   "Output: table, md, json, junit, prom, nccl-tests (the collectives' results "
                   "in nccl-tests' table layout), or html (one self-contained page)")
       ->check(CLI::IsMember({"table", "md", "json", "junit", "prom", "nccl-tests", "html"}))
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print JSON for programs (same as --format json)");
-  cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)");
+  cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)")
+      ->type_name(value_name::file);
 }
 
 std::optional<loaded_rules> load_rules(const std::string& specs_file,

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cli_model.hpp"
 #include "format.hpp"
 #include "gpuspec/reports/diff.hpp"
 #include "gpuspec/reports/render.hpp"
@@ -22,9 +23,11 @@ void setup_compare(CLI::App& app, compare_cli_options& options) {
       "compare", "Reports side by side, normalised by each GPU's own spec; outliers marked");
   cmd->add_option("REPORTS", options.files,
                   "Reports (one is enough to compare the GPUs of one node)")
-      ->required();
+      ->required()
+      ->type_name(value_name::file);
   cmd->add_option("--specs", options.specs,
-                  "Spec table (default: $GPUSPEC_SPECS, else the source tree's specs/gpus.json)");
+                  "Spec table (default: $GPUSPEC_SPECS, else the source tree's specs/gpus.json)")
+      ->type_name(value_name::file);
   cmd->add_option("--format", options.format,
                   "Output: table, md, json or html (one self-contained page)")
       ->check(CLI::IsMember({"table", "md", "json", "html"}))

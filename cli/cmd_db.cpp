@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cli_model.hpp"
 #include "cmd_check.hpp"
 #include "duration.hpp"
 #include "format.hpp"
@@ -25,7 +26,8 @@ namespace {
 CLI::App* add_action(CLI::App* db, db_cli_options& o, const char* name, const char* help) {
   auto* cmd = db->add_subcommand(name, help);
   cmd->callback([&o, name] { o.action = name; });
-  cmd->add_option("--db", o.db, "The database file (default: $GPUSPEC_DB, else fleet.sqlite)");
+  cmd->add_option("--db", o.db, "The database file (default: $GPUSPEC_DB, else fleet.sqlite)")
+      ->type_name(value_name::file);
   cmd->add_option("--format", o.format, "Output: table or json")
       ->check(CLI::IsMember({"table", "text", "json"}))
       ->capture_default_str();
@@ -41,7 +43,8 @@ void setup_compare_action(CLI::App* db, db_cli_options& o) {
   cmp->add_option("--after", o.after, "The later side: a date (runs from it on) or KEY=RANGE")
       ->required();
   cmp->add_option("--model", o.model, "Only GPUs of this model (spec id, e.g. a100-sxm4-80gb)");
-  cmp->add_option("--bench", o.bench, "Only bench ids starting with this (gemm.cublas)");
+  cmp->add_option("--bench", o.bench, "Only bench ids starting with this (gemm.cublas)")
+      ->type_name(value_name::benchmark);
   cmp->add_option("--alpha", o.diff.alpha, "False-discovery rate over all metrics")
       ->check(CLI::Range(1e-12, 0.5))
       ->capture_default_str();
@@ -62,10 +65,15 @@ void setup_db(CLI::App& app, db_cli_options& o) {
   auto* db = app.add_subcommand("db", "The fleet history: reports in one SQLite file, queried");
   db->require_subcommand(1);
   auto* ingest = add_action(db, o, "ingest", "Add reports (files or folders of *.json)");
-  ingest->add_option("REPORT", o.inputs, "Report files or folders")->required();
-  ingest->add_option("--specs", o.specs, "Spec table that judges them (default as check)");
-  ingest->add_option("--expect", o.expect, "Expectation rules (default: specs/expect.json)");
-  ingest->add_option("--rules", o.rules, "Site rules merged over the expectation rules");
+  ingest->add_option("REPORT", o.inputs, "Report files or folders")
+      ->required()
+      ->type_name(value_name::file);
+  ingest->add_option("--specs", o.specs, "Spec table that judges them (default as check)")
+      ->type_name(value_name::file);
+  ingest->add_option("--expect", o.expect, "Expectation rules (default: specs/expect.json)")
+      ->type_name(value_name::file);
+  ingest->add_option("--rules", o.rules, "Site rules merged over the expectation rules")
+      ->type_name(value_name::file);
   auto* history = add_action(db, o, "history", "A GPU's, a node's or a model's runs over time");
   auto* group = history->add_option_group("which", "One of");
   group->add_option("--serial", o.serial, "A GPU's serial (or uuid:<UUID> for one without)");
@@ -83,7 +91,8 @@ void setup_db(CLI::App& app, db_cli_options& o) {
   kind->add_flag("--csv", o.csv, "CSV with a header line");
   kind->add_flag("--jsonl", o.jsonl, "JSON Lines, one object per row");
   kind->require_option(1);
-  exp->add_option("-o,--output", o.output, "Write to this file (atomically)");
+  exp->add_option("-o,--output", o.output, "Write to this file (atomically)")
+      ->type_name(value_name::file);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli_model.hpp"
 #include "format.hpp"
 #include "gpuspec/reports/render.hpp"
 #include "gpuspec/reports/report_json.hpp"
@@ -15,8 +16,12 @@ namespace gpuspec::cli {
 void setup_diff(CLI::App& app, diff_cli_options& options) {
   auto* cmd = app.add_subcommand(
       "diff", "What changed between two reports: inventory, then each metric against its noise");
-  cmd->add_option("OLD", options.old_file, "The earlier report")->required();
-  cmd->add_option("NEW", options.new_file, "The later report")->required();
+  cmd->add_option("OLD", options.old_file, "The earlier report")
+      ->required()
+      ->type_name(value_name::file);
+  cmd->add_option("NEW", options.new_file, "The later report")
+      ->required()
+      ->type_name(value_name::file);
   cmd->add_option("--format", options.format,
                   "Output: table, md, json or html (one self-contained page)")
       ->check(CLI::IsMember({"table", "md", "json", "html"}))

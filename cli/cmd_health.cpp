@@ -12,6 +12,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "cli_model.hpp"
 #include "format.hpp"
 #include "gpuspec/host/fabric_services.hpp"
 #include "gpuspec/host/host_checks.hpp"
@@ -37,8 +38,10 @@ void setup_health(CLI::App& app, health_options& o) {
       ->check(CLI::IsMember({"text", "json", "prom", "reason", "kube"}))
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Same as --format json");
-  cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)");
-  cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)");
+  cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)")
+      ->type_name(value_name::file);
+  cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)")
+      ->type_name(value_name::file);
   cmd->add_flag("--no-kernel-log", o.no_kernel_log,
                 "Do not read the kernel log (the Xid check is then skipped, and says so)");
   cmd->add_option("--root", o.root, "Read /proc, /sys and /etc under this folder (testing)")

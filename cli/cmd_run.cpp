@@ -19,6 +19,7 @@
 
 #include "backend.hpp"
 #include "build_info.hpp"
+#include "cli_model.hpp"
 #include "cmd_check.hpp"
 #include "cmd_info.hpp"
 #include "duration.hpp"
@@ -42,7 +43,8 @@ void setup_run(CLI::App& app, run_cli_options& o) {
   benches::measurement_options& m = o.measurement;
   cmd->add_option("--suite", m.suite, "quick (default), standard, burnin or full")
       ->check(CLI::IsMember({"quick", "standard", "burnin", "full"}));
-  cmd->add_option("--filter", o.filter, "Only benchmarks whose id matches this regex");
+  cmd->add_option("--filter", o.filter, "Only benchmarks whose id matches this regex")
+      ->type_name(value_name::benchmark);
   cmd->add_option("--duration", o.duration,
                   "How long the burn-in loads every GPU (--suite burnin only): 30m, 90s, 2h, "
                   "1h30m; Ctrl-C keeps what was done");
@@ -50,15 +52,18 @@ void setup_run(CLI::App& app, run_cli_options& o) {
   cmd->add_option("--concurrency", o.concurrency,
                   "GPUs measured at once (default: all; 1: one after another)")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("-o,--output", o.output, "Report file (default gpuspec-<host>-<UTC time>.json)");
-  cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)");
+  cmd->add_option("-o,--output", o.output, "Report file (default gpuspec-<host>-<UTC time>.json)")
+      ->type_name(value_name::file);
+  cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)")
+      ->type_name(value_name::file);
   cmd->add_option("--recover", o.recover,
                   "Write the report a journal holds (a run whose coordinator was killed), to -o "
-                  "or beside the journal; measure nothing");
+                  "or beside the journal; measure nothing")
+      ->type_name(value_name::file);
   cmd->add_flag("--json", o.json, "Print the report JSON on stdout instead of the summary table");
-  cmd->add_option(
-      "--html", o.html,
-      "Also write the check's page here: one self-contained HTML file (docs/report.md)");
+  cmd->add_option("--html", o.html,
+                  "Also write the check's page here: one self-contained HTML file (docs/report.md)")
+      ->type_name(value_name::file);
   cmd->add_flag("--allow-busy", o.allow_busy,
                 "Measure GPUs that other processes use (refused otherwise: their figures would be "
                 "a shared GPU's, and the run would disturb those processes)");

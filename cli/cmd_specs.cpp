@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_model.hpp"
 #include "gpuspec/reports/arch_rates.hpp"
 #include "specs_location.hpp"
 #include "text_table.hpp"
@@ -251,7 +252,8 @@ void setup_specs(CLI::App& app, specs_options& options) {
   cmd->add_option("id", options.id, "Show this row in full (with its sources)");
   cmd->add_option("--table", options.table,
                   "Spec table file (default: $GPUSPEC_SPECS, else the source tree's "
-                  "specs/gpus.json)");
+                  "specs/gpus.json)")
+      ->type_name(value_name::file);
   cmd->add_flag("--check", options.check,
                 "Recompute every peak from SMs x clock x rate per SM per clock and every "
                 "bandwidth from memory clock x bus width x transfers per clock; flag any figure "

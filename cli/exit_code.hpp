@@ -10,6 +10,19 @@ enum class exit_code : int {
   unknown = 3, ///< no verdict: no GPU, no driver, bad usage, bad input
 };
 
+/// What each code means, as the man pages' EXIT STATUS says it (DESIGN.md, "CLI contract").
+struct exit_code_meaning {
+  exit_code code;
+  const char* meaning;
+};
+inline constexpr exit_code_meaning exit_code_meanings[] = {
+    {exit_code::pass, "pass: everything judged fine"},
+    {exit_code::warn, "warn: something to look at"},
+    {exit_code::fail, "fail: a failed verdict (for diff, a significant regression)"},
+    {exit_code::unknown, "unknown: no verdict could be reached (no GPU, no driver, NCCL missing, "
+                         "bad usage, bad input; the message names the file and the field)"},
+};
+
 /// Worst-wins roll-up: unknown only wins over pass (a verdict that was reached outranks it).
 [[nodiscard]] constexpr exit_code worst(exit_code a, exit_code b) {
   auto rank = [](exit_code c) {

@@ -11,19 +11,26 @@
 #include "build_info.hpp"
 #include "cmd_check.hpp"
 #include "cmd_compare.hpp"
+#include "cmd_completion.hpp"
 #include "cmd_db.hpp"
 #include "cmd_diff.hpp"
 #include "cmd_health.hpp"
 #include "cmd_info.hpp"
 #include "cmd_list.hpp"
+#include "cmd_man.hpp"
 #include "cmd_run.hpp"
 #include "cmd_specs.hpp"
 #include "cmd_worker.hpp"
+#include "device_dispatch.hpp"
 #include "exit_code.hpp"
 
 int main(int argc, char** argv) {
   using gpuspec::cli::exit_code;
   using gpuspec::cli::to_int;
+  // A host-only gpuspec with the gpuspec-cuda13 package installed beside it: that build runs the
+  // device commands (the packages' split, DESIGN.md "Shipping").
+  if (const auto handed_over = gpuspec::cli::dispatch_to_device_build(argc, argv))
+    return *handed_over;
 
   CLI::App app{
       "gpuspec: measure what a GPU server really delivers, and say why when it falls short"};
@@ -53,8 +60,12 @@ int main(int argc, char** argv) {
   gpuspec::cli::setup_health(app, health);
   gpuspec::cli::db_cli_options db;
   gpuspec::cli::setup_db(app, db);
+  gpuspec::cli::completion_options completion;
+  gpuspec::cli::setup_completion(app, completion);
   gpuspec::cli::worker_cli_options worker;
   gpuspec::cli::setup_worker(app, worker);
+  gpuspec::cli::man_options man;
+  gpuspec::cli::setup_man(app, man);
 
   try {
     app.parse(argc, argv);
@@ -76,6 +87,10 @@ int main(int argc, char** argv) {
       return to_int(gpuspec::cli::run_health(health));
     if (app.got_subcommand("db"))
       return to_int(gpuspec::cli::run_db(db));
+    if (app.got_subcommand("completion"))
+      return to_int(gpuspec::cli::run_completion(completion));
+    if (app.got_subcommand("__man"))
+      return to_int(gpuspec::cli::run_man(man));
     if (app.got_subcommand("__worker"))
       return gpuspec::cli::run_worker(worker);
     return to_int(exit_code::unknown);

@@ -1,25 +1,31 @@
 #include "specs_location.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <system_error>
 
 namespace gpuspec::cli {
 
+namespace {
+
+// Relative to the executable's folder; cli/CMakeLists.txt derives them from GNUInstallDirs.
+constexpr std::array relative_candidates{GPUSPEC_SPECS_RELATIVE_DIRS};
+
+} // namespace
+
 std::filesystem::path specs_dir() {
   namespace fs = std::filesystem;
   if (const char* env = std::getenv("GPUSPEC_SPECS_DIR"); env != nullptr && *env != '\0')
     return env;
-  const fs::path built_from = GPUSPEC_SPECS_DIR;
   std::error_code ec;
-  if (fs::exists(built_from / "gpus.json", ec))
-    return built_from;
   const fs::path executable = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = executable.parent_path().parent_path() / "share/gpuspec/specs";
-    if (fs::exists(installed / "gpus.json", ec))
-      return installed;
+  const fs::path folder = ec ? fs::path{} : executable.parent_path();
+  for (const char* relative : relative_candidates) {
+    const fs::path candidate = (folder / relative).lexically_normal();
+    if (fs::exists(candidate / "gpus.json", ec))
+      return candidate;
   }
-  return built_from;
+  return (folder / relative_candidates.front()).lexically_normal();
 }
 
 } // namespace gpuspec::cli

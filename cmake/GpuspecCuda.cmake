@@ -22,6 +22,38 @@ if(NOT CMAKE_CUDA_COMPILER)
     "with -DGPUSPEC_CUDA=OFF (the host-only preset) to build the report tools and host checks.")
 endif()
 
+# -DGPUSPEC_CUDA_ARCHITECTURES_OF_THIS_MACHINE=ON: build only for the GPUs this machine has (a
+# server building for itself: one architecture instead of seven, the device code's compile time
+# divided accordingly), as nvidia-smi reports their compute capabilities; 9.0 gives 90, which
+# also builds the sm_90a kernels. With no GPU or no nvidia-smi it falls back to the default list
+# below, saying so. Unlike CMake's native, it never fails on a machine without a GPU.
+option(GPUSPEC_CUDA_ARCHITECTURES_OF_THIS_MACHINE
+       "Build the device code for this machine's GPUs only (nvidia-smi), else the default list" OFF)
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND GPUSPEC_CUDA_ARCHITECTURES_OF_THIS_MACHINE)
+  find_program(GPUSPEC_NVIDIA_SMI nvidia-smi)
+  set(_gpuspec_local_archs "")
+  if(GPUSPEC_NVIDIA_SMI)
+    execute_process(COMMAND "${GPUSPEC_NVIDIA_SMI}" --query-gpu=compute_cap --format=csv,noheader
+                    OUTPUT_VARIABLE _gpuspec_caps ERROR_QUIET RESULT_VARIABLE _gpuspec_smi_rc)
+    if(_gpuspec_smi_rc EQUAL 0)
+      string(REGEX MATCHALL "[0-9]+\\.[0-9]+" _gpuspec_caps "${_gpuspec_caps}")
+      foreach(_cap IN LISTS _gpuspec_caps)
+        string(REPLACE "." "" _cap "${_cap}")
+        list(APPEND _gpuspec_local_archs ${_cap})
+      endforeach()
+      list(REMOVE_DUPLICATES _gpuspec_local_archs)
+    endif()
+  endif()
+  if(_gpuspec_local_archs)
+    message(STATUS "gpuspec: building for this machine's GPUs: ${_gpuspec_local_archs}")
+    set(CMAKE_CUDA_ARCHITECTURES ${_gpuspec_local_archs} CACHE STRING
+        "CUDA architectures to build for")
+  else()
+    message(STATUS "gpuspec: GPUSPEC_CUDA_ARCHITECTURES_OF_THIS_MACHINE found no GPU "
+                   "(nvidia-smi): building the default list")
+  endif()
+endif()
+
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
   # The default depends on the toolkit (gpuspec_default_cuda_architectures), which CMake only
   # reports after enable_language: ask nvcc itself.

@@ -9,6 +9,7 @@
 #   Browser tests:   chromium, chromium-driver, python3-html5lib (the HTML page, tests/unit/html;
 #                    Ubuntu's chromium is a snap: there the tests skip).
 #   libsqlite3-dev:  the fleet history database (`gpuspec db`, fleet/, docs/fleet.md).
+#   Completion and man pages: bash-completion, zsh, groff-base, man-db (their tests, docs/cli.md).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
@@ -22,14 +23,18 @@
 #                    machine (tests/slurm, GPUSPEC_SLURM_TESTS=ON; .ci/run asks for them).
 #                    Only when asked: on a machine with systemd the packages enable their
 #                    daemons, which a developer's box does not want.
+#   With --package:  lintian, equivs and man-db, for the Debian packages' test
+#                    (tests/package/package_test.sh, package.deb; .ci/run asks for them).
 set -euo pipefail
 
 with_slurm=0
+with_package=0
 for arg in "$@"; do
   case "$arg" in
   --slurm) with_slurm=1 ;;
+  --package) with_package=1 ;;
   --aarch64) ;; # the cross build's block below reads it
-  *) echo "install-deps: unknown option '$arg' (known: --slurm, --aarch64)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown option '$arg' (known: --slurm, --package, --aarch64)" >&2; exit 2 ;;
   esac
 done
 
@@ -51,10 +56,16 @@ packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fu
 packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
 packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
 packages+=(libsqlite3-dev) # the fleet history, gpuspec db (fleet/, docs/fleet.md)
+# The generated shell completion and man pages' tests (tests/unit/cli, docs/cli.md): bash-completion
+# (its _filedir), zsh (compinit), groff-base and man-db (groff -ww, man --warnings).
+packages+=(bash-completion zsh groff-base man-db)
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
 # kubectl (its kustomize renders deploy/kubernetes offline): Debian's kubernetes-client, unless a
 # kubectl is installed already (from Kubernetes' own repository, say).
 command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
+if [ "$with_package" = 1 ]; then
+  packages+=(lintian equivs man-db binutils) # tests/package: lint, stand-ins, man, strings
+fi
 if [ "$with_slurm" = 1 ]; then
   packages+=(slurm-wlm munge) # slurmctld, slurmd, srun, sbatch, munged: tests/slurm
 fi

@@ -1,0 +1,23 @@
+#pragma once
+/// The host-only gpuspec (the gpuspec package) hands the commands that need device code to the
+/// CUDA build (the gpuspec-cuda13 package), the way DCGM's host tools find their per-CUDA-major
+/// modules: one host binary, the device binary beside it.
+
+#include <filesystem>
+#include <optional>
+
+namespace gpuspec::cli {
+
+/// Where the CUDA build is looked for: $GPUSPEC_DEVICE_BUILD if set (tests), else
+/// <folder of this executable>/../libexec/gpuspec/gpuspec-cuda13 (GNUInstallDirs' layout,
+/// relative, so a moved tree still finds it).
+[[nodiscard]] std::filesystem::path device_build_path();
+
+/// In a host-only build, for `run`, `list`, `info`, `__worker` and `--version`: execs the CUDA
+/// build with the same arguments when it is installed (does not return), returns 3 with a message
+/// when the exec fails. Returns nullopt when this build has the device code itself, for every other
+/// command, and when no CUDA build is installed (the host-only command then runs and says that
+/// benchmarks need the gpuspec-cuda13 package).
+[[nodiscard]] std::optional<int> dispatch_to_device_build(int argc, char** argv);
+
+} // namespace gpuspec::cli

@@ -1,0 +1,102 @@
+# Install rules beyond the executables (cli/CMakeLists.txt) and the CPack packages, split as
+# DCGM splits its own (DESIGN.md, "Shipping"):
+#
+#   package         from the build tree   holds
+#   gpuspec         host-only             /usr/bin/gpuspec (no CUDA, no driver dependency), the
+#                                         spec table, docs, man pages, completion, dashboards,
+#                                         Kubernetes manifests, Slurm and node_exporter scripts
+#   gpuspec-cuda13  default (CUDA 13)     /usr/libexec/gpuspec/gpuspec-cuda13, the benchmark
+#                                         workers, which the host gpuspec execs for run, list and
+#                                         info (cli/device_dispatch.hpp)
+#   gpuspec-<v>-Linux.tar.gz  default     the CUDA build's whole install tree (bin/gpuspec is the
+#                                         CUDA build itself there)
+#
+# `cpack` in build/host-only makes the first, in build/default the other two
+# (tests/package/package_test.sh builds, lints, installs and removes them).
+include(GNUInstallDirs)
+
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT host)
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT host)
+install(DIRECTORY deploy/grafana deploy/prometheus deploy/kubernetes
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/deploy COMPONENT host)
+install(PROGRAMS scripts/slurm/gpuspec-healthcheck.sh scripts/slurm/gpuspec-acceptance.sh
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/scripts/slurm COMPONENT host)
+install(PROGRAMS scripts/node-exporter/gpuspec-textfile.sh
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/scripts/node-exporter COMPONENT host)
+
+# Debian wants /usr/share/doc/<package>/copyright and a changelog in every package (changelog.gz:
+# a version without a Debian revision is a native package's).
+set(GPUSPEC_PACKAGE_MAINTAINER "gpuspec maintainers <gpuspec@example.org>"
+    CACHE STRING "The Maintainer field of the packages (a site sets its own)")
+foreach(_pkg gpuspec gpuspec-cuda13)
+  set(_dir "${CMAKE_BINARY_DIR}/packaging/${_pkg}")
+  file(MAKE_DIRECTORY "${_dir}")
+  string(TIMESTAMP _date "%a, %d %b %Y %H:%M:%S +0000" UTC)
+  file(WRITE "${_dir}/changelog"
+       "${_pkg} (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
+       "  * Built from the gpuspec source tree with CPack.\n\n"
+       " -- ${GPUSPEC_PACKAGE_MAINTAINER}  ${_date}\n")
+  # gzip -9n: no name or time stamp in the archive (lintian: changelog-not-compressed-with-max-
+  # compression, package-contains-timestamped-gzip).
+  execute_process(COMMAND gzip -9nf "${_dir}/changelog")
+endforeach()
+install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec/changelog.gz"
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gpuspec COMPONENT host)
+install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec-cuda13/changelog.gz"
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gpuspec-cuda13 COMPONENT device)
+install(FILES packaging/lintian/gpuspec DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+        COMPONENT host)
+install(FILES packaging/lintian/gpuspec-cuda13
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides COMPONENT device)
+
+set(CPACK_PACKAGE_NAME gpuspec)
+set(CPACK_PACKAGE_VENDOR "gpuspec")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GPU server benchmark and bottleneck diagnosis")
+set(CPACK_PACKAGE_CONTACT "${GPUSPEC_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${GPUSPEC_PACKAGE_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_HOST_PACKAGE_NAME gpuspec)
+set(CPACK_DEBIAN_HOST_PACKAGE_SHLIBDEPS ON) # Debian's fmt, sqlite3, libstdc++: dpkg-owned
+set(CPACK_DEBIAN_HOST_DESCRIPTION
+    "GPU server benchmark and bottleneck diagnosis: host tools\n"
+    "gpuspec check, diff, compare, db, health, specs and info: verdicts and\n"
+    "diagnosis of benchmark reports against the GPUs' datasheets, a passive node\n"
+    "health check for schedulers and the fleet history, with the spec table,\n"
+    "Grafana dashboards, Kubernetes manifests and Slurm scripts. No CUDA and no\n"
+    "driver dependency (NVML is opened at run time). Benchmarks need the\n"
+    "gpuspec-cuda13 package.")
+set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME gpuspec-cuda13)
+# The CUDA toolkit's libraries are not dpkg-owned on a build machine with NVIDIA's runfile
+# install, so dpkg-shlibdeps cannot name their packages: the Depends are written here. The
+# binary links libcublas.so.13 and libcublasLt.so.13 (both in NVIDIA's libcublas-13-0), the CUDA
+# runtime statically, and opens NVML (the driver) and NCCL (libnccl2) at run time: the driver is
+# no dependency (a node has its own), NCCL only a recommendation (without it the collective cases
+# skip, saying why).
+set(CPACK_DEBIAN_DEVICE_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_DEBIAN_DEVICE_PACKAGE_DEPENDS
+    "gpuspec (= ${PROJECT_VERSION}), libcublas-13-0, libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libfmt9, libsimdjson14, libsqlite3-0")
+set(CPACK_DEBIAN_DEVICE_PACKAGE_RECOMMENDS "libnccl2")
+set(CPACK_DEBIAN_DEVICE_DESCRIPTION
+    "GPU server benchmark and bottleneck diagnosis: CUDA 13 benchmarks\n"
+    "The benchmark workers of gpuspec built with CUDA 13 (STREAM, caches, FMA and\n"
+    "Tensor Core peaks, cuBLASLt GEMMs, transfers, NCCL collectives, burn-in),\n"
+    "which gpuspec run and gpuspec list start. Needs the CUDA 13 cuBLAS\n"
+    "libraries; the NVIDIA driver is the node's own.")
+# Per generator (packaging/cpack_project_config.cmake): DEB takes one component per tree, TGZ
+# the whole install tree.
+if(GPUSPEC_CUDA)
+  set(GPUSPEC_CPACK_DEB_COMPONENTS device)
+  set(CPACK_GENERATOR DEB TGZ)
+else()
+  set(GPUSPEC_CPACK_DEB_COMPONENTS host)
+  set(CPACK_GENERATOR DEB)
+endif()
+set(CPACK_PROJECT_CONFIG_FILE "${CMAKE_BINARY_DIR}/packaging/cpack_project_config.cmake")
+configure_file(packaging/cpack_project_config.cmake.in "${CPACK_PROJECT_CONFIG_FILE}" @ONLY)
+include(CPack)

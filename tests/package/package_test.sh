@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The Debian packages end to end, as root on a throw-away machine (CI): cpack in the host-only
+# build tree (gpuspec) and, when given, the CUDA build tree (gpuspec-cuda13 and the tarball);
+# lintian with no errors; dpkg -i; the installed commands; dpkg -r; nothing left behind.
+#   package_test.sh SOURCE_DIR HOST_BUILD_DIR [CUDA_BUILD_DIR] [OUT_DIR]
+# Exit 77 (skipped) when not root or without dpkg, lintian or equivs.
+#
+# gpuspec-cuda13 Depends on NVIDIA's CUDA 13 runtime packages (libcublas-13-0), which no apt
+# repository reachable from CI has: the test installs it beside equivs-made stand-ins for exactly
+# the names its Depends lists, labelled "TEST STAND-IN" in their descriptions and removed at the
+# end. The libraries themselves come from the CUDA toolkit that built the tree, which the loader
+# finds through ldconfig's cache (the runfile install adds /usr/local/cuda/lib to ld.so.conf.d)
+# or, failing that, LD_LIBRARY_PATH set here to the toolkit's library folder.
+set -euo pipefail
+src="$(cd "$1" && pwd)" host_build="$(cd "$2" && pwd)"
+cuda_build="${3:-}" out="${4:-$host_build/package-test}"
+if [ -n "$cuda_build" ] && [ -d "$cuda_build" ]; then cuda_build="$(cd "$cuda_build" && pwd)"; fi
+skip() { echo "package_test: skipped: $*"; exit 77; }
+fail() { echo "package_test: FAIL: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || skip "not root (dpkg -i needs it)"
+for tool in dpkg dpkg-deb cpack lintian equivs-build man; do
+  command -v "$tool" >/dev/null || skip "no $tool (scripts/install-deps.sh --package installs it)"
+done
+[ -x "$host_build/cli/gpuspec" ] || skip "$host_build/cli/gpuspec is not built"
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$host_build/CMakeCache.txt")
+start=$(date +%s)
+rm -rf "$out" && mkdir -p "$out"
+cd "$out"
+
+installed=()
+cleanup() {
+  # Whatever the outcome, leave the machine as it was.
+  if [ "${#installed[@]}" -gt 0 ]; then dpkg -r "${installed[@]}" >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+
+lint() { # lintian errors fail; warnings are printed
+  lintian --fail-on error "$1" >"$out/lintian-$(basename "$1").txt" 2>&1 ||
+    fail "lintian errors on $1: $(grep '^E:' "$out/lintian-$(basename "$1").txt" | head -5)"
+  cat "$out/lintian-$(basename "$1").txt"
+}
+expect_exit() { # expect_exit CODE COMMAND...
+  local want=$1 rc=0
+  shift
+  "$@" >"$out/last.out" 2>&1 || rc=$?
+  [ "$rc" = "$want" ] || fail "$* exited $rc, expected $want: $(tail -3 "$out/last.out")"
+}
+
+# --- gpuspec: the host tools ---
+(cd "$host_build" && cpack -G DEB -B "$out/host" >"$out/cpack-host.log") || fail "cpack in $host_build: $(tail -5 "$out/cpack-host.log")"
+host_deb=$(ls "$out"/host/gpuspec_"$version"_*.deb)
+lint "$host_deb"
+dpkg-deb -f "$host_deb" Depends | grep -qiE 'cuda|nvidia|libnccl|libcublas' &&
+  fail "gpuspec Depends on CUDA or the driver: $(dpkg-deb -f "$host_deb" Depends)"
+dpkg -i "$host_deb" >/dev/null || fail "dpkg -i $host_deb"
+installed=(gpuspec)
+dpkg -L gpuspec | sort >"$out/files-gpuspec.txt"
+
+[ "$(/usr/bin/gpuspec --version | head -1)" = "gpuspec $version" ] || fail "gpuspec --version's first line: $(/usr/bin/gpuspec --version | head -1)"
+expect_exit 0 gpuspec check "$src/tests/fixtures/check/healthy.json"
+expect_exit 2 gpuspec check "$src/tests/fixtures/check/degraded-pcie-link-degraded.json"
+grep -q GPUSPEC-PCIE-LINK-DEGRADED "$out/last.out" || fail "gpuspec check names no GPUSPEC-PCIE-LINK-DEGRADED"
+expect_exit 0 gpuspec specs --check
+man -w gpuspec >/dev/null 2>&1 || fail "man gpuspec: no manual page installed"
+MANPAGER=cat man gpuspec >/dev/null 2>&1 || fail "man gpuspec could not format the page"
+# Without gpuspec-cuda13: no benchmarks, saying which package brings them, exit 3.
+expect_exit 3 gpuspec list
+grep -q 'gpuspec-cuda13' "$out/last.out" || fail "gpuspec list does not name gpuspec-cuda13: $(cat "$out/last.out")"
+expect_exit 3 env GPUSPEC_NVML_LIBRARY=/nonexistent gpuspec run -o "$out/run.json"
+
+# --- gpuspec-cuda13 and the tarball ---
+if [ -n "$cuda_build" ] && [ -x "$cuda_build/cli/gpuspec" ]; then
+  (cd "$cuda_build" && cpack -B "$out/cuda" >"$out/cpack-cuda.log") || fail "cpack in $cuda_build: $(tail -5 "$out/cpack-cuda.log")"
+  cuda_deb=$(ls "$out"/cuda/gpuspec-cuda13_"$version"_*.deb)
+  lint "$cuda_deb"
+  depends=$(dpkg-deb -f "$cuda_deb" Depends)
+  echo "package_test: gpuspec-cuda13 Depends: $depends"
+  echo "$depends" | grep -q "gpuspec (= $version)" || fail "gpuspec-cuda13 does not depend on gpuspec (= $version)"
+  echo "$depends" | grep -q 'libcublas-13-0' || fail "gpuspec-cuda13 does not depend on libcublas-13-0"
+  echo "$depends" | grep -qiE 'nvidia-driver|cuda-drivers|libnvidia|libcuda' && fail "gpuspec-cuda13 depends on the driver: $depends"
+  readelf -d "$cuda_build/cli/gpuspec" | grep -q 'NEEDED.*libcuda\.so' && fail "the CUDA build links libcuda (the driver)"
+  # Stand-ins for the CUDA packages it names (everything of the Depends that dpkg does not know).
+  for pkg in $(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/|.*//' | tr -d ' '); do
+    dpkg -s "$pkg" >/dev/null 2>&1 && continue
+    [ "$pkg" = gpuspec ] && continue
+    printf 'Section: misc\nPriority: optional\nStandards-Version: 4.6.2\nPackage: %s\nVersion: 0.0-gpuspec-test-stand-in\nDescription: TEST STAND-IN for %s (gpuspec tests/package; not the real package)\n Installed by package_test.sh so that gpuspec-cuda13 installs without NVIDIA'"'"'s apt\n repository; the libraries come from the CUDA toolkit on this machine. Removed after.\n' "$pkg" "$pkg" >"$out/$pkg.equivs"
+    (cd "$out" && equivs-build "$pkg.equivs" >"$out/equivs-$pkg.log" 2>&1) || fail "equivs-build $pkg"
+    dpkg -i "$out/${pkg}_0.0-gpuspec-test-stand-in_all.deb" >/dev/null || fail "dpkg -i the stand-in $pkg"
+    installed=("$pkg" "${installed[@]}")
+  done
+  dpkg -i "$cuda_deb" >/dev/null || fail "dpkg -i $cuda_deb"
+  installed=(gpuspec-cuda13 "${installed[@]}")
+  dpkg -L gpuspec-cuda13 | sort >"$out/files-gpuspec-cuda13.txt"
+  if ! ldconfig -p | grep -q 'libcublas\.so\.13 '; then
+    export LD_LIBRARY_PATH="$(dirname "$(sed -n 's/^CUDA_cublas_LIBRARY:FILEPATH=//p' "$cuda_build/CMakeCache.txt")")"
+  fi
+  # Through the host gpuspec, which execs /usr/libexec/gpuspec/gpuspec-cuda13.
+  expect_exit 0 gpuspec list
+  grep -q 'memory.stream.triad' "$out/last.out" || fail "gpuspec list through gpuspec-cuda13 lists no memory.stream.triad"
+  # The tarball: the CUDA build's install tree, relocatable.
+  tgz=$(ls "$out"/cuda/gpuspec-"$version"-*.tar.gz)
+  mkdir -p "$out/tarball" && tar -xzf "$tgz" -C "$out/tarball"
+  tar_bin=$(find "$out/tarball" -path '*/bin/gpuspec' | head -1)
+  [ -n "$tar_bin" ] || fail "the tarball has no bin/gpuspec"
+  expect_exit 0 "$tar_bin" specs
+fi
+
+# --- dpkg -r: nothing left ---
+dpkg -r "${installed[@]}" >/dev/null || fail "dpkg -r ${installed[*]}"
+installed=()
+for list in "$out"/files-*.txt; do
+  while IFS= read -r path; do
+    [ -f "$path" ] || [ -L "$path" ] && fail "$path is left after dpkg -r"
+  done <"$list"
+done
+[ ! -e /usr/share/gpuspec ] || fail "/usr/share/gpuspec is left after dpkg -r"
+[ ! -e /usr/libexec/gpuspec ] || fail "/usr/libexec/gpuspec is left after dpkg -r"
+echo "package_test: ok in $(($(date +%s) - start)) s"
