@@ -45,8 +45,9 @@ struct batch_policy {
   std::chrono::milliseconds hold{0};
 };
 
-/// `gpuspec db ingest`'s batches: a commit per report cost a third of the ingest's time
-/// (docs/fleet.md, "Scale"); a second of the lock at a time keeps two ingesters taking turns.
+/// `gpuspec db ingest`'s batches: fewer commits, the time they save measured in docs/fleet.md
+/// ("Scale"); a second of the lock at a time keeps two ingesters taking turns. At most 100
+/// runs are held in memory to be written again (each about its report's size).
 inline constexpr batch_policy ingest_batches{100, std::chrono::milliseconds(1000)};
 
 /// Writes reports into one open database, its statements prepared once.
