@@ -143,23 +143,37 @@ exit_code run_ingest(const db_cli_options& o) {
       fleet::spec_version_of(loaded->files, {std::string(reports::spec_table_schema),
                                              reports::expectations_schema_version})};
   auto db = fleet::open_fleet_db(o.db, {.create = true});
-  fleet::ingester in(db);
+  fleet::ingester in(db, fleet::ingest_batches);
   reports::db_output out;
   out.schema = "gpuspec.db.ingest.v1";
   out.columns = {"file", "status", "run_id", "detail"};
   out.title = fmt::format("Ingest into {} (judged by {})", o.db, j.spec_version);
   std::size_t added = 0, bad = 0;
   std::vector<std::filesystem::path> paths(o.inputs.begin(), o.inputs.end());
+  // The runs of a batch not yet committed when the database refuses a write are lost with
+  // it (whole: SQLite rolled them back), and are counted apart from those kept.
+  const auto stopped = [&](const fleet::db_error& e, const std::string& where) {
+    const std::size_t kept = in.committed_runs();
+    fmt::print(stderr,
+               "gpuspec db ingest: {}\ngpuspec db ingest: stopped {}; the {} run(s) added "
+               "before it are kept",
+               e.what(), where, kept);
+    if (added > kept)
+      fmt::print(stderr, ", {} more were rolled back with it (ingest them again)", added - kept);
+    fmt::print(stderr, "\n");
+    return exit_code::unknown;
+  };
   for (const auto& file : fleet::report_files(paths)) {
     try {
       bad += ingest_one(in, file.string(), j, out, added) ? 0 : 1;
     } catch (const fleet::db_error& e) {
-      fmt::print(stderr,
-                 "gpuspec db ingest: {}\ngpuspec db ingest: stopped at {}: nothing of it was "
-                 "written; the {} run(s) added before it are kept\n",
-                 e.what(), file.string(), added);
-      return exit_code::unknown;
+      return stopped(e, fmt::format("at {}: nothing of it was written", file.string()));
     }
+  }
+  try {
+    in.commit();
+  } catch (const fleet::db_error& e) {
+    return stopped(e, "at the last commit");
   }
   out.notes.push_back(fmt::format("{} new run(s), {} already present, {} bad file(s) skipped",
                                   added, out.rows.size() - added - bad, bad));

@@ -1,10 +1,13 @@
-// Ingesting reports (ingest.hpp): check outside the lock, then one short transaction.
+// Ingesting reports (ingest.hpp): check, then the rows in one transaction, or in a batch's,
+// each report in its own savepoint.
 
 #include "gpuspec/fleet/ingest.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+
+#include <sqlite3.h>
 
 #include <fmt/format.h>
 
@@ -77,8 +80,8 @@ std::string spec_version_of(const std::vector<std::filesystem::path>& files,
   return out;
 }
 
-ingester::ingester(connection& db)
-    : m_db(db), m_exists(db.prepare("SELECT 1 FROM runs WHERE run_id = ?1")),
+ingester::ingester(connection& db, batch_policy batches)
+    : m_db(db), m_policy(batches), m_exists(db.prepare("SELECT 1 FROM runs WHERE run_id = ?1")),
       m_run(db.prepare(insert_run)), m_node(db.prepare(insert_node)), m_gpu(db.prepare(insert_gpu)),
       m_result(db.prepare(insert_result)), m_gpu_latest(db.prepare(upsert_gpu_latest)),
       m_node_latest(db.prepare(upsert_node_latest)) {}
@@ -92,7 +95,8 @@ ingest_result ingester::ingest(const reports::report& r, const std::string& sour
   m_exists.reset();
   if (present)
     return {ingest_status::already_present, id, 0, 0};
-  // Judged before the write lock is taken: the lock is held only while the rows go in.
+  // Judged before the write lock is taken (one report a transaction: the lock is held only
+  // while its rows go in; a batch holds it from its first report to its commit).
   const run_record rec = record_of(r, std::move(canonical), j.specs, j.rules);
   return write(rec, source, j.spec_version, ingested_utc);
 }
@@ -129,7 +133,89 @@ void ingester::write_node(const run_record& rec, const node_record& n) {
 
 ingest_result ingester::write(const run_record& rec, const std::string& source,
                               const std::string& spec_version, const std::string& ingested_utc) {
-  transaction t(m_db);
+  if (!m_batch) {
+    m_batch.emplace(m_db);
+    m_batch_start = std::chrono::steady_clock::now();
+  }
+  ingest_result out;
+  try {
+    m_db.exec("SAVEPOINT report", "begin a report");
+    out = write_report(rec, source, spec_version, ingested_utc);
+    m_db.exec("RELEASE report", "end a report");
+  } catch (const db_error&) {
+    recover();
+    throw;
+  }
+  const bool added = out.status == ingest_status::added;
+  if (added) {
+    ++m_batch_runs;
+    if (m_policy.reports > 1)
+      m_pending.push_back({rec, source, spec_version, ingested_utc});
+  }
+  if (m_batch_runs >= m_policy.reports ||
+      std::chrono::steady_clock::now() - m_batch_start >= m_policy.hold)
+    commit_batch(m_pending.size() - (added && !m_pending.empty() ? 1 : 0)); // not this one
+  return out;
+}
+
+void ingester::commit() { commit_batch(m_pending.size()); }
+
+void ingester::commit_batch(std::size_t keep) {
+  if (!m_batch)
+    return;
+  try {
+    m_batch->commit();
+  } catch (const db_error&) {
+    replay(keep);
+    throw;
+  }
+  m_batch.reset();
+  m_committed += m_batch_runs;
+  m_batch_runs = 0;
+  m_pending.clear();
+}
+
+void ingester::recover() noexcept {
+  m_exists.reset();
+  sqlite3* db = m_db.handle();
+  // The transaction still open and this report's rows dropped: the batch's before it are
+  // whole, and go in. Else SQLite rolled the transaction back (it does on a full disk) or the
+  // savepoint would not roll back: the batch is written again.
+  if (sqlite3_get_autocommit(db) == 0 &&
+      sqlite3_exec(db, "ROLLBACK TO report", nullptr, nullptr, nullptr) == SQLITE_OK) {
+    sqlite3_exec(db, "RELEASE report", nullptr, nullptr, nullptr);
+    try {
+      commit_batch(m_pending.size());
+    } catch (const db_error&) {
+      // replayed what fit; the error being handled is the one to report
+    }
+    return;
+  }
+  replay(m_pending.size());
+}
+
+void ingester::replay(std::size_t keep) noexcept {
+  m_batch.reset();
+  m_batch_runs = 0;
+  std::vector<pending_run> runs = std::move(m_pending);
+  m_pending.clear();
+  for (std::size_t i = 0; i < keep && i < runs.size(); ++i) {
+    try {
+      transaction t(m_db);
+      const auto& p = runs[i];
+      const bool added = write_report(p.rec, p.source, p.spec_version, p.ingested_utc).status ==
+                         ingest_status::added;
+      t.commit();
+      m_committed += added ? 1 : 0;
+    } catch (const db_error&) {
+      return; // refused too: the rest of the batch is not in, and committed_runs() says so
+    }
+  }
+}
+
+ingest_result ingester::write_report(const run_record& rec, const std::string& source,
+                                     const std::string& spec_version,
+                                     const std::string& ingested_utc) {
   // Again under the lock: another ingester may have written the same run meanwhile.
   m_exists.bind(1, rec.run_id);
   const bool present = m_exists.step("look the run up");
@@ -147,7 +233,6 @@ ingest_result ingester::write(const run_record& rec, const std::string& source,
     out.gpus += n.gpus.size();
     out.results += n.results.size();
   }
-  t.commit();
   return out;
 }
 

@@ -86,8 +86,8 @@ run_info read_run(element e, const path_ref& path, int minor) {
   run.filter = o.string("filter");
   run.command_line = o.strings("command_line");
   if (minor >= 1) {
-    run.backend = read_one_of(o.at("backend"), o.path_of("backend"), detail::backends);
-    run.devices = read_array(o.at("devices"), o.path_of("devices"), read_integer<int>);
+    run.backend = read_one_of(o.at("backend"), o.field("backend"), detail::backends);
+    run.devices = read_array(o.at("devices"), o.field("devices"), read_integer<int>);
     run.concurrency = o.nullable_integer<int>("concurrency");
     if (run.concurrency && *run.concurrency < 1) {
       fail(o.path_of("concurrency"), fmt::format("expected 1 or more, got {}", *run.concurrency));
@@ -103,7 +103,7 @@ host_check read_check(element e, const path_ref& path) {
   const auto o = reader(e, path, "host_check", 0);
   host_check check;
   check.id = o.string("id");
-  check.status = read_enum(o.at("status"), o.path_of("status"), detail::check_status_names);
+  check.status = read_enum(o.at("status"), o.field("status"), detail::check_status_names);
   check.message = o.string("message");
   check.device = o.nullable_integer<int>("device");
   return check;
@@ -189,7 +189,7 @@ host_info read_host(element e, const path_ref& path, int minor) {
   host.cublas_version = o.string("cublas_version");
   host.nccl_version = o.string("nccl_version");
   host.gpu_status = o.string("gpu_status");
-  host.checks = read_array(o.at("checks"), o.path_of("checks"), read_check);
+  host.checks = read_array(o.at("checks"), o.field("checks"), read_check);
   // May be absent (report_fields.hpp: optional), never null.
   if (minor >= 1) {
     if (const auto topology = o.find("topology")) {
@@ -220,7 +220,7 @@ gpu_activity read_activity(element e, const path_ref& path) {
   const auto o = reader(e, path, "gpu_activity", 1);
   gpu_activity a;
   a.utilization_pct = o.nullable_integer<int>("utilization_pct");
-  a.processes = read_array(o.at("processes"), o.path_of("processes"), read_process);
+  a.processes = read_array(o.at("processes"), o.field("processes"), read_process);
   a.status = o.string("status");
   return a;
 }
@@ -303,7 +303,7 @@ device_info read_device(element e, const path_ref& path, int minor) {
   d.mem_clock_mhz = o.nullable_integer<int>("mem_clock_mhz");
   d.mem_clock_max_mhz = o.nullable_integer<int>("mem_clock_max_mhz");
   d.memory_bus_width_bits = o.nullable_integer<int>("memory_bus_width_bits");
-  d.pcie = read_pcie(o.at("pcie"), o.path_of("pcie"), minor);
+  d.pcie = read_pcie(o.at("pcie"), o.field("pcie"), minor);
   d.power_limit_w = o.nullable_number("power_limit_w");
   d.power_limit_default_w = o.nullable_number("power_limit_default_w");
   d.power_limit_max_w = o.nullable_number("power_limit_max_w");
@@ -316,9 +316,9 @@ device_info read_device(element e, const path_ref& path, int minor) {
   d.mig_mode = o.string("mig_mode");
   d.persistence_mode = o.string("persistence_mode");
   d.spec_id = o.string("spec_id");
-  d.counters_before = read_counters(o.at("counters_before"), o.path_of("counters_before"));
-  d.counters_after = read_counters(o.at("counters_after"), o.path_of("counters_after"));
-  d.counters_delta = read_counters(o.at("counters_delta"), o.path_of("counters_delta"));
+  d.counters_before = read_counters(o.at("counters_before"), o.field("counters_before"));
+  d.counters_after = read_counters(o.at("counters_after"), o.field("counters_after"));
+  d.counters_delta = read_counters(o.at("counters_delta"), o.field("counters_delta"));
   d.problems = o.strings("problems");
   // May be absent (report_fields.hpp: optional), never null.
   if (minor >= 1) {
@@ -358,8 +358,7 @@ ceiling read_ceiling(element e, const path_ref& path, int minor) {
   c.clock_adjusted = o.nullable_number("clock_adjusted");
   c.clock_adjusted_source = o.string("clock_adjusted_source");
   if (minor >= 1) {
-    c.reference =
-        read_enum(o.at("reference"), o.path_of("reference"), detail::reference_kind_names);
+    c.reference = read_enum(o.at("reference"), o.field("reference"), detail::reference_kind_names);
     c.spec_figure = o.string("spec_figure");
     if (!c.spec_figure.empty() && !is_spec_figure(c.spec_figure)) {
       fail(o.path_of("spec_figure"),
@@ -375,7 +374,7 @@ ceiling read_ceiling(element e, const path_ref& path, int minor) {
 verification read_verification(element e, const path_ref& path) {
   const auto o = reader(e, path, "verification", 0);
   verification v;
-  v.status = read_enum(o.at("status"), o.path_of("status"), detail::verification_status_names);
+  v.status = read_enum(o.at("status"), o.field("status"), detail::verification_status_names);
   v.max_rel_error = o.nullable_number("max_rel_error");
   v.tolerance = o.nullable_number("tolerance");
   v.detail = o.string("detail");
@@ -458,12 +457,12 @@ gpu_event read_gpu_event(element e, const path_ref& path) {
   if (g.device < 0)
     fail(o.path_of("device"), fmt::format("expected an NVML index (0 or more), got {}", g.device));
   g.type =
-      *gpu_event_type_from(read_one_of(o.at("type"), o.path_of("type"), detail::gpu_event_types));
+      *gpu_event_type_from(read_one_of(o.at("type"), o.field("type"), detail::gpu_event_types));
   g.xid = o.nullable_integer<int>("xid");
   if ((g.type == gpu_event_type::xid) != g.xid.has_value()) {
     fail(o.path_of("xid"), "an xid event says its Xid, and only an xid event has one");
   }
-  g.source = read_one_of(o.at("source"), o.path_of("source"), detail::gpu_event_sources);
+  g.source = read_one_of(o.at("source"), o.field("source"), detail::gpu_event_sources);
   g.detail = o.string("detail");
   return g;
 }
@@ -604,32 +603,32 @@ result read_result(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "result", minor);
   result r;
   r.bench_id = o.string("bench_id");
-  r.devices = read_array(o.at("devices"), o.path_of("devices"), read_integer<int>);
-  const auto parameters = read_object_value(o.at("parameters"), o.path_of("parameters"));
+  r.devices = read_array(o.at("devices"), o.field("devices"), read_integer<int>);
+  const auto parameters = read_object_value(o.at("parameters"), o.field("parameters"));
   r.metric = o.string("metric");
-  r.unit = read_unit(o.at("unit"), o.path_of("unit"));
+  r.unit = read_unit(o.at("unit"), o.field("unit"));
   r.higher_is_better = o.boolean("higher_is_better");
-  r.cache_state = read_one_of(o.at("cache_state"), o.path_of("cache_state"), detail::cache_states);
+  r.cache_state = read_one_of(o.at("cache_state"), o.field("cache_state"), detail::cache_states);
   r.bytes_per_iteration = o.nullable_number("bytes_per_iteration");
   r.flops_per_iteration = o.nullable_number("flops_per_iteration");
   r.samples = o.numbers("samples");
   r.sample_seconds = o.numbers("sample_seconds");
-  r.stats = read_stats(o.at("stats"), o.path_of("stats"));
+  r.stats = read_stats(o.at("stats"), o.field("stats"));
   r.host_seconds_median = o.nullable_number("host_seconds_median");
-  r.stop_reason = read_one_of(o.at("stop_reason"), o.path_of("stop_reason"), detail::stop_reasons);
-  r.ceiling_value = read_ceiling(o.at("ceiling"), o.path_of("ceiling"), minor);
+  r.stop_reason = read_one_of(o.at("stop_reason"), o.field("stop_reason"), detail::stop_reasons);
+  r.ceiling_value = read_ceiling(o.at("ceiling"), o.field("ceiling"), minor);
   r.efficiency = o.nullable_number("efficiency");
-  r.check = read_verification(o.at("verification"), o.path_of("verification"));
-  r.telemetry = read_telemetry(o.at("telemetry"), o.path_of("telemetry"), minor);
-  r.status = read_enum(o.at("status"), o.path_of("status"), detail::result_status_names);
+  r.check = read_verification(o.at("verification"), o.field("verification"));
+  r.telemetry = read_telemetry(o.at("telemetry"), o.field("telemetry"), minor);
+  r.status = read_enum(o.at("status"), o.field("status"), detail::result_status_names);
   r.reason = o.string("reason");
   if (r.status != result_status::ok && r.reason.empty()) {
     fail(o.path_of("reason"),
          fmt::format("a result whose status is {} must say why", quote(to_string(r.status))));
   }
   if (minor >= 1) {
-    split_parameters(r, parameters, read_object_value(o.at("axes"), o.path_of("axes")), o.path());
-    r.failure = read_enum(o.at("failure"), o.path_of("failure"), detail::failure_kind_names);
+    split_parameters(r, parameters, read_object_value(o.at("axes"), o.field("axes")), o.path());
+    r.failure = read_enum(o.at("failure"), o.field("failure"), detail::failure_kind_names);
     if ((r.status == result_status::failed) != (r.failure != failure_kind::none)) {
       fail(o.path_of("failure"),
            fmt::format("{} does not go with status {}: a failed result says what failed "
@@ -685,14 +684,14 @@ report read_report(element e) {
   const auto o = reader(e, "", "report", minor);
   report r;
   r.schema = o.string("schema");
-  r.run = read_run(o.at("run"), o.path_of("run"), minor);
-  r.host = read_host(o.at("host"), o.path_of("host"), minor);
+  r.run = read_run(o.at("run"), o.field("run"), minor);
+  r.host = read_host(o.at("host"), o.field("host"), minor);
   r.devices =
-      read_array(o.at("devices"), o.path_of("devices"), [minor](element item, const path_ref& at) {
+      read_array(o.at("devices"), o.field("devices"), [minor](element item, const path_ref& at) {
         return read_device(item, at, minor);
       });
   r.results =
-      read_array(o.at("results"), o.path_of("results"), [minor](element item, const path_ref& at) {
+      read_array(o.at("results"), o.field("results"), [minor](element item, const path_ref& at) {
         return read_result(item, at, minor);
       });
   r.complete = o.boolean("complete");
@@ -703,12 +702,12 @@ report read_report(element e) {
       r.nodes = read_array(*nodes, o.field("nodes"), [minor](element item, const path_ref& at) {
         const auto n = reader(item, at, "node_inventory", minor);
         node_inventory node;
-        node.host = read_host(n.at("host"), n.path_of("host"), minor);
+        node.host = read_host(n.at("host"), n.field("host"), minor);
         node.devices = read_array(
-            n.at("devices"), n.path_of("devices"),
+            n.at("devices"), n.field("devices"),
             [minor](element d, const path_ref& where) { return read_device(d, where, minor); });
         node.run_devices = read_array(
-            n.at("run_devices"), n.path_of("run_devices"),
+            n.at("run_devices"), n.field("run_devices"),
             [](element x, const path_ref& where) { return read_integer<int>(x, where); });
         return node;
       });

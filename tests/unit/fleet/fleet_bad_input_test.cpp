@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <thread>
 
@@ -129,6 +130,54 @@ TEST(fleet_bad_input, AFullDatabaseKeepsNothingOfTheReportItRefused) {
   EXPECT_EQ(db.scalar("SELECT count(*) FROM gpus WHERE node = 'n2'", "count"), 8);
 }
 
+TEST(fleet_bad_input, ABatchKeepsTheReportsBeforeTheOneAFullDatabaseRefused) {
+  fleet::testing::scratch tmp;
+  const auto file = tmp.dir / "fleet.sqlite";
+  auto db = fleet::open_fleet_db(file, {.create = true});
+  fleet::ingester in(db, {100, std::chrono::minutes(1)});
+  const auto put = [&](const std::string& node, const std::string& at) {
+    return in.ingest(node_report(node, at), "test", shipped_judge(), "2026-12-01T12:00:00Z");
+  };
+  EXPECT_EQ(put("n1", "2026-11-01T00:00:00Z").status, fleet::ingest_status::added);
+  EXPECT_EQ(put("n2", "2026-11-02T00:00:00Z").status, fleet::ingest_status::added);
+  EXPECT_EQ(in.committed_runs(), 0U); // both in the open batch
+  const auto pages = db.scalar("PRAGMA page_count", "pages");
+  db.exec("PRAGMA max_page_count = " + std::to_string(pages + 3), "limit the size");
+  const auto why = error_of([&] { (void)put("n3", "2026-11-03T00:00:00Z"); });
+  EXPECT_NE(why.find(file.string()), std::string::npos) << why;
+  EXPECT_NE(why.find("full"), std::string::npos) << why;
+  EXPECT_EQ(in.committed_runs(), 2U);
+  EXPECT_EQ(runs(file), 2); // committed: another connection sees them
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM gpus WHERE node = 'n3'", "count"), 0);
+  EXPECT_EQ(integrity(db), "ok");
+  db.exec("PRAGMA max_page_count = 1073741823", "lift the limit");
+  EXPECT_EQ(put("n3", "2026-11-03T00:00:00Z").status, fleet::ingest_status::added);
+  in.commit();
+  EXPECT_EQ(in.committed_runs(), 3U);
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM gpus WHERE node = 'n3'", "count"), 8);
+}
+
+TEST(fleet_bad_input, ABatchCommitsWhenFullAndWhatIsLeftOpenIsRolledBackWhole) {
+  fleet::testing::scratch tmp;
+  const auto file = tmp.dir / "fleet.sqlite";
+  {
+    auto db = fleet::open_fleet_db(file, {.create = true});
+    fleet::ingester in(db, {2, std::chrono::minutes(1)});
+    for (const auto& [node, at] :
+         {std::pair{"n1", "2026-11-01T00:00:00Z"}, std::pair{"n2", "2026-11-02T00:00:00Z"},
+          std::pair{"n3", "2026-11-03T00:00:00Z"}})
+      (void)in.ingest(node_report(node, at), "test", shipped_judge(), "2026-12-01T12:00:00Z");
+    EXPECT_EQ(in.committed_runs(), 2U);
+    EXPECT_EQ(runs(file), 2);
+    // The third report's batch is left open, as a crash would leave it.
+  }
+  auto db = fleet::open_fleet_db(file);
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM runs", "count"), 2);
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM gpus WHERE node = 'n3'", "count"), 0);
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM results WHERE node = 'n3'", "count"), 0);
+  EXPECT_EQ(integrity(db), "ok");
+}
+
 TEST(fleet_bad_input, AWriteTheFileSystemRefusesKeepsNothingHalfWritten) {
   // A full disk as the kernel gives it: writes past RLIMIT_FSIZE fail with EFBIG (SIGXFSZ
   // ignored), in a child process so that the limit stays there.
@@ -178,12 +227,24 @@ TEST(fleet_bad_input, TwoIngestersAtOnceBothGetEverythingIn) {
     for (int i = 0; i < 4; ++i)
       (void)add(db, node_report(node, "2026-11-0" + std::to_string(i + 1) + "T00:00:00Z"));
   };
+  // And in db ingest's batches, each holding the lock while the other waits its turn.
+  const auto batched = [&](const std::string& node) {
+    auto db = fleet::open_fleet_db(file);
+    fleet::ingester in(db, fleet::ingest_batches);
+    for (int i = 0; i < 4; ++i)
+      (void)in.ingest(node_report(node, "2026-11-0" + std::to_string(i + 1) + "T00:00:00Z"), "test",
+                      shipped_judge(), "2026-12-01T12:00:00Z");
+    in.commit();
+  };
   std::thread a(writer, "node-a"), b(writer, "node-b");
   a.join();
   b.join();
+  std::thread c(batched, "node-c"), d(batched, "node-d");
+  c.join();
+  d.join();
   auto db = fleet::open_fleet_db(file);
-  EXPECT_EQ(db.scalar("SELECT count(*) FROM runs", "count"), 8);
-  EXPECT_EQ(db.scalar("SELECT count(*) FROM gpus", "count"), 64);
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM runs", "count"), 16);
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM gpus", "count"), 128);
 }
 
 TEST(fleet_bad_input, AWriterThatWaitsTooLongSaysTheDatabaseIsLocked) {

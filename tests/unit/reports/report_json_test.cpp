@@ -337,6 +337,44 @@ TEST(ReportJson, ToJsonRejectsWhatTheLoaderWouldReject) {
   expect_unwritable(r, "schema");
 }
 
+// The writer builds a field's path only when it names it in an error: every level of a deep
+// one is still there, each in the loader's form.
+TEST(ReportJson, ADeepFieldIsNamedByItsWholePath) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  report r = synthetic_report();
+  r.host.topology->gpus[1].nvlinks[0].remote_type = "cable";
+  expect_unwritable(r, "host.topology.gpus[1].nvlinks[0].remote_type");
+  r = synthetic_report();
+  r.host.topology->gpus[1].nvlink_link_gbs = nan;
+  expect_unwritable(r, "host.topology.gpus[1].nvlink_link_gbs");
+  r = synthetic_report();
+  r.host.topology->pairs[1].transport = "pigeon";
+  expect_unwritable(r, "host.topology.pairs[1].transport");
+  r = multi_node_report();
+  r.nodes.back().devices.back().power_limit_max_w = nan;
+  expect_unwritable(r, "nodes[" + std::to_string(r.nodes.size() - 1) + "].devices[" +
+                           std::to_string(r.nodes.back().devices.size() - 1) +
+                           "].power_limit_max_w");
+  r = multi_node_report();
+  (*r.host.network_ports)[1].rate_gbps = nan;
+  expect_unwritable(r, "host.network_ports[1].rate_gbps");
+  r = burnin_report();
+  r.results[0].burnin->intervals[2].power_w_max = nan;
+  expect_unwritable(r, "results[0].burnin.intervals[2].power_w_max");
+  r = burnin_report();
+  r.results[0].burnin->event_samples[1].power_w = nan;
+  expect_unwritable(r, "results[0].burnin.event_samples[1].power_w");
+  r = burnin_report();
+  r.results[0].burnin->gemm->mismatches[0].actual = "0x12";
+  expect_unwritable(r, "results[0].burnin.gemm.mismatches[0].actual");
+  r = burnin_report();
+  r.results[0].events[1].time_s = nan;
+  expect_unwritable(r, "results[0].events[1].time_s");
+  r = synthetic_report();
+  r.results[0].observations["sweep"] = json::object({{"odd key", json::array({1.0, nan})}});
+  expect_unwritable(r, R"(results[0].observations.sweep["odd key"][1])");
+}
+
 TEST(ReportJson, BadUtf8IsReplacedNotThrown) {
   report r = synthetic_report();
   r.run.command_line.push_back("bad \xff byte");

@@ -1,9 +1,13 @@
 #pragma once
-/// `gpuspec db ingest` (docs/fleet.md): reports into the fleet database, one transaction each,
-/// idempotent by run id (record.hpp's run_id_of): a report already there changes nothing.
+/// `gpuspec db ingest` (docs/fleet.md): reports into the fleet database, idempotent by run id
+/// (record.hpp's run_id_of): a report already there changes nothing. Each report goes in whole
+/// or not at all; by default one transaction each, or several reports to one transaction (a
+/// batch, each report in its own savepoint) where a commit per report is what costs.
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,22 +37,68 @@ struct ingest_result {
   std::size_t gpus = 0, results = 0; ///< rows written (0 when already present)
 };
 
+/// How many reports one transaction holds. A batch is committed when it holds `reports`, or
+/// when it has held the write lock for `hold` (so that another ingester waits about that long,
+/// well within its busy timeout), or on commit(). One report (the default): a commit each.
+struct batch_policy {
+  std::size_t reports = 1;
+  std::chrono::milliseconds hold{0};
+};
+
+/// `gpuspec db ingest`'s batches: fewer commits, the time they save measured in docs/fleet.md
+/// ("Scale"); a second of the lock at a time keeps two ingesters taking turns. At most 100
+/// runs are held in memory to be written again (each about its report's size).
+inline constexpr batch_policy ingest_batches{100, std::chrono::milliseconds(1000)};
+
 /// Writes reports into one open database, its statements prepared once.
 class ingester {
 public:
-  explicit ingester(connection& db);
-  /// Judges and writes one report in one transaction; throws db_error (the database named,
-  /// nothing of this report left behind) when the database refuses it (full, locked, read-only).
+  explicit ingester(connection& db, batch_policy batches = {});
+  /// What is not committed when the ingester goes is rolled back, as a crash would leave it:
+  /// whole reports or none of them.
+  ~ingester() = default;
+  ingester(const ingester&) = delete;
+  ingester& operator=(const ingester&) = delete;
+
+  /// Judges and writes one report; throws db_error (the database named, nothing of this
+  /// report left behind) when the database refuses it (full, locked, read-only). The reports
+  /// before it in its batch are kept: committed, or, where SQLite rolled the batch back (it
+  /// does on a full disk), written again a transaction each while they fit (committed_runs()).
   ingest_result ingest(const reports::report& r, const std::string& source, const judge& j,
                        const std::string& ingested_utc);
-  /// Writes a record already made (record_of) in one transaction.
+  /// Writes a record already made (record_of), as ingest does.
   ingest_result write(const run_record& rec, const std::string& source,
                       const std::string& spec_version, const std::string& ingested_utc);
+  /// Commits the open batch, if any: after it every run written is in the file. Throws
+  /// db_error when the database refuses it, having kept what fits, as ingest does.
+  void commit();
+  /// The runs this ingester added that are committed (the rest of a batch is not, yet).
+  [[nodiscard]] std::size_t committed_runs() const { return m_committed; }
 
 private:
+  /// A run of the open batch, kept to be written again should SQLite roll the batch back.
+  struct pending_run {
+    run_record rec;
+    std::string source, spec_version, ingested_utc;
+  };
+  ingest_result write_report(const run_record& rec, const std::string& source,
+                             const std::string& spec_version, const std::string& ingested_utc);
   void write_node(const run_record& rec, const node_record& n);
+  /// Commits the batch; when that fails, its first `keep` runs are written again (replay).
+  void commit_batch(std::size_t keep);
+  /// After a refused write: this report's savepoint rolled back and the batch before it
+  /// committed when the transaction is still open, else the batch written again.
+  void recover() noexcept;
+  /// The batch is gone (rolled back): its first `keep` runs again, a transaction each, until
+  /// one is refused.
+  void replay(std::size_t keep) noexcept;
   connection& m_db;
+  batch_policy m_policy;
   statement m_exists, m_run, m_node, m_gpu, m_result, m_gpu_latest, m_node_latest;
+  std::optional<transaction> m_batch;
+  std::chrono::steady_clock::time_point m_batch_start;
+  std::vector<pending_run> m_pending; ///< the open batch's runs, when batches hold more than one
+  std::size_t m_batch_runs = 0, m_committed = 0;
 };
 
 /// The report files under each path: a file as it is; a folder's *.json files, recursively,
