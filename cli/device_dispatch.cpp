@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
-#include <system_error>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "backend.hpp"
+#include "executable_folder.hpp"
 #include "exit_code.hpp"
 
 namespace gpuspec::cli {
@@ -39,11 +39,10 @@ std::filesystem::path device_build_path() {
   namespace fs = std::filesystem;
   if (const char* env = std::getenv("GPUSPEC_DEVICE_BUILD"); env != nullptr && *env != '\0')
     return env;
-  std::error_code ec;
-  const fs::path executable = fs::read_symlink("/proc/self/exe", ec);
-  if (ec)
+  const fs::path folder = executable_folder();
+  if (folder.empty())
     return {};
-  return (executable.parent_path() / GPUSPEC_DEVICE_BUILD_RELATIVE_PATH).lexically_normal();
+  return (folder / GPUSPEC_DEVICE_BUILD_RELATIVE_PATH).lexically_normal();
 }
 
 std::optional<int> dispatch_to_device_build(int argc, char** argv) {

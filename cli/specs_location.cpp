@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "executable_folder.hpp"
+
 namespace gpuspec::cli {
 
 namespace {
@@ -17,9 +19,8 @@ std::filesystem::path specs_dir() {
   namespace fs = std::filesystem;
   if (const char* env = std::getenv("GPUSPEC_SPECS_DIR"); env != nullptr && *env != '\0')
     return env;
+  const fs::path folder = executable_folder();
   std::error_code ec;
-  const fs::path executable = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path folder = ec ? fs::path{} : executable.parent_path();
   for (const char* relative : relative_candidates) {
     const fs::path candidate = (folder / relative).lexically_normal();
     if (fs::exists(candidate / "gpus.json", ec))

@@ -12,6 +12,7 @@
 
 #include "gpuspec/kernels/stream_math.hpp"
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec_process_test.hpp"
 #include "run_process.hpp"
 
 namespace fs = std::filesystem;
@@ -24,19 +25,8 @@ constexpr bool nccl_loader_build = GPUSPEC_TEST_FAKE_NCCL != 0;
 
 using gpuspec::testing::process_result;
 
-class GpuspecProcess : public gpuspec::testing::scratch_dir_test {
+class GpuspecProcess : public gpuspec::testing::gpuspec_process_test {
 protected:
-  /// Runs `gpuspec ARGS` in the test's folder with the environment prefix `env`.
-  process_result gpuspec(const std::string& args, const std::string& env = no_driver()) {
-    return gpuspec::testing::run_in(m_dir, "env " + env + " '" GPUSPEC_BINARY "' " + args);
-  }
-
-  static std::string no_driver() { return "GPUSPEC_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1"; }
-  static std::string fake(const std::string& config) {
-    return std::string("GPUSPEC_NVML_LIBRARY='" GPUSPEC_FAKE_NVML_PATH
-                       "' GPUSPEC_FAKE_NVML_CONFIG='" GPUSPEC_FAKE_NVML_CONFIGS "/") +
-           config + "'";
-  }
   static std::string fixture_root(const std::string& host) {
     return std::string("--root '" GPUSPEC_FIXTURES_DIR "/hosts/") + host + "'";
   }

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "gpuspec/reports/report_json.hpp"
+#include "gpuspec_process_test.hpp"
 #include "run_process.hpp"
 
 namespace fs = std::filesystem;
@@ -56,18 +57,7 @@ std::string head_commit() {
   return head.exit_code == 0 ? head.out.substr(0, head.out.find('\n')) : "";
 }
 
-class GpuspecVersion : public gpuspec::testing::scratch_dir_test {
-protected:
-  process_result gpuspec(const std::string& args, const std::string& env = no_driver()) {
-    return gpuspec::testing::run_in(m_dir, "env " + env + " '" GPUSPEC_BINARY "' " + args);
-  }
-  static std::string no_driver() { return "GPUSPEC_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1"; }
-  static std::string fake(const std::string& config) {
-    return std::string("GPUSPEC_NVML_LIBRARY='" GPUSPEC_FAKE_NVML_PATH
-                       "' GPUSPEC_FAKE_NVML_CONFIG='" GPUSPEC_FAKE_NVML_CONFIGS "/") +
-           config + "'";
-  }
-};
+class GpuspecVersion : public gpuspec::testing::gpuspec_process_test {};
 
 TEST_F(GpuspecVersion, FirstLineIsTheVersionThenTheCommitAndTheBuildDate) {
   const auto r = gpuspec("--version");
