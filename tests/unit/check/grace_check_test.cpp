@@ -25,19 +25,12 @@
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/statistics.hpp"
+#include "shipped_tables.hpp"
 
 namespace gpuspec::reports {
 namespace {
 
-const expectations& shipped_rules() {
-  static const expectations e = [] {
-    auto loaded = load_expectations(GPUSPEC_SPECS_DIR "/expect.json");
-    if (!loaded)
-      throw std::runtime_error(loaded.error().to_string());
-    return std::move(loaded).value();
-  }();
-  return e;
-}
+using gpuspec::testing::shipped_rules;
 
 /// The name CUDA and NVML give the GPU of a GB200 tray ("NVIDIA GB200": coreweave/nccl-tests
 /// pull request 48, an NCCL run on GB200 nodes).

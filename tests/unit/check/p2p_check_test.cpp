@@ -20,29 +20,13 @@
 #include "gpuspec/reports/reference.hpp"
 #include "gpuspec/reports/statistics.hpp"
 #include "gpuspec/spine/inventory.hpp"
+#include "shipped_tables.hpp"
 
 namespace gpuspec::reports {
 namespace {
 
-const spec_table& shipped_specs() {
-  static const spec_table t = [] {
-    auto loaded = load_spec_table(GPUSPEC_SPECS_DIR "/gpus.json");
-    if (!loaded)
-      throw std::runtime_error(loaded.error().to_string());
-    return std::move(loaded).value();
-  }();
-  return t;
-}
-
-const expectations& shipped_rules() {
-  static const expectations e = [] {
-    auto loaded = load_expectations(GPUSPEC_SPECS_DIR "/expect.json");
-    if (!loaded)
-      throw std::runtime_error(loaded.error().to_string());
-    return std::move(loaded).value();
-  }();
-  return e;
-}
+using gpuspec::testing::shipped_rules;
+using gpuspec::testing::shipped_specs;
 
 /// A finished run's report of the node the fake NVML configuration describes, with no results
 /// yet: host, GPUs and host.topology from the inventory, every GPU selected.

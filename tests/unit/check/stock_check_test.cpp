@@ -18,24 +18,17 @@
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/report_json.hpp"
 #include "gpuspec/reports/verdict.hpp"
+#include "shipped_tables.hpp"
 #include "stock_fixtures.hpp"
 
 namespace gpuspec::reports {
 namespace {
 
+using gpuspec::testing::shipped_rules;
+
 using testing::stock_report;
 using testing::stock_system;
 using testing::stock_systems;
-
-const expectations& shipped_rules() {
-  static const expectations e = [] {
-    auto loaded = load_expectations(GPUSPEC_SPECS_DIR "/expect.json");
-    if (!loaded)
-      throw std::runtime_error(loaded.error().to_string());
-    return std::move(loaded).value();
-  }();
-  return e;
-}
 
 const spec_table& specs() {
   static const spec_table t = testing::synthetic_specs();

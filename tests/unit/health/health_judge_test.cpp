@@ -17,30 +17,15 @@
 #include "gpuspec/reports/expectations.hpp"
 #include "gpuspec/reports/health.hpp"
 #include "gpuspec/spine/inventory.hpp"
+#include "shipped_tables.hpp"
 
 namespace {
 
+using gpuspec::testing::shipped_specs;
+
 using namespace gpuspec::reports;
 
-const spec_table& shipped_specs() {
-  static const spec_table t = [] {
-    auto loaded = load_spec_table(GPUSPEC_SPECS_DIR "/gpus.json");
-    if (!loaded)
-      throw std::runtime_error(loaded.error().to_string());
-    return std::move(loaded).value();
-  }();
-  return t;
-}
-
-const expectation_settings& settings() {
-  static const expectations e = [] {
-    auto loaded = load_expectations(GPUSPEC_SPECS_DIR "/expect.json");
-    if (!loaded)
-      throw std::runtime_error(loaded.error().to_string());
-    return std::move(loaded).value();
-  }();
-  return e.settings;
-}
+const expectation_settings& settings() { return gpuspec::testing::shipped_rules().settings; }
 
 /// The PCI bus of a sysfs fixture (tests/fixtures/sysfs), as cmd_health reads it.
 pci_bus_reading pci_bus(const std::string& tree) {
