@@ -83,8 +83,8 @@ struct host_info {
   std::optional<std::int64_t> memory_bytes;
   std::optional<int> numa_nodes;
   std::optional<bool> nouveau_loaded;
-  std::string driver_version;       ///< NVIDIA driver, from NVML
-  std::string cuda_driver_version;  ///< e.g. "13.0"
+  std::string driver_version;      ///< NVIDIA driver, from NVML
+  std::string cuda_driver_version; ///< e.g. "13.0"
   /// The CUDA runtime found at run time (cudaRuntimeGetVersion); "not built in (host-only build)"
   /// in a host-only build (older ones wrote "").
   std::string cuda_runtime_version;
