@@ -30,15 +30,11 @@ namespace gpuspec::reports {
 namespace {
 
 using gpuspec::testing::shipped_rules;
+using gpuspec::testing::shipped_specs;
 
 using testing::issue19_systems;
 using testing::stock_report;
 using testing::stock_system;
-
-const spec_table& specs() {
-  static const spec_table t = testing::synthetic_specs();
-  return t;
-}
 
 const stock_system& node(const std::string& name) {
   const auto& all = issue19_systems();
@@ -153,7 +149,7 @@ TEST_P(Issue19Node, AHealthyStockNodePassesWithNoFinding) {
   std::filesystem::remove(path);
   ASSERT_TRUE(loaded) << loaded.error().to_string();
   ASSERT_EQ(loaded.value(), built);
-  const auto o = check(loaded.value(), specs(), shipped_rules());
+  const auto o = check(loaded.value(), shipped_specs(), shipped_rules());
   EXPECT_EQ(o.status, verdict_status::pass) << summary(o);
   EXPECT_EQ(exit_code_of(o.status), 0);
   EXPECT_EQ(codes_of(o), std::set<std::string>{}) << summary(o);
@@ -186,7 +182,7 @@ TEST(Issue19Nodes, AGb200TraysHostCopiesAreNeverJudgedByAPcieCeiling) {
   // Attached by NVLink-C2C; the shipped row states no C2C figure (900 GB/s is printed on
   // third-party pages only), so no ceiling judges them: reported, not judged (never against
   // the PCIe Gen5 ceiling the harness's pcie_transfer_ceiling would give).
-  const auto o = check(stock_report(node("gb200-tray"), "quick"), specs(), shipped_rules());
+  const auto o = check(stock_report(node("gb200-tray"), "quick"), shipped_specs(), shipped_rules());
   int seen = 0;
   for (const auto& v : o.nodes.at(0).results)
     if (v.bench_id == "transfer.h2d") {
@@ -217,7 +213,7 @@ TEST_P(Issue19Degraded, RaisesExactlyTheCodesOfItsFault) {
   const auto& c = GetParam();
   report r = stock_report(node(c.node), "quick");
   c.degrade(r);
-  const auto o = check(r, specs(), shipped_rules());
+  const auto o = check(r, shipped_specs(), shipped_rules());
   EXPECT_EQ(codes_of(o), c.codes) << summary(o);
   EXPECT_EQ(o.status, c.status) << summary(o);
   EXPECT_EQ(exit_code_of(o.status), exit_code_of(c.status));
@@ -296,12 +292,12 @@ std::pair<std::optional<double>, std::string> judged_by(const check_outcome& o,
 
 TEST(Issue19Nodes, AnH20IsNeverJudgedByH100sTensorCoresEvenWithH100sRowIdInTheReport) {
   report r = stock_report(node("8x-h20"), "quick");
-  const double h100_bf16 = specs().find("h100-sxm5-80gb")->peaks.at("bf16_tc");
+  const double h100_bf16 = shipped_specs().find("h100-sxm5-80gb")->peaks.at("bf16_tc");
   for (int stale = 0; stale < 2; ++stale) {
     if (stale == 1) // a harness whose table matched the H20 to H100's row
       for (auto& d : r.devices)
         d.spec_id = "h100-sxm5-80gb";
-    const auto o = check(r, specs(), shipped_rules());
+    const auto o = check(r, shipped_specs(), shipped_rules());
     EXPECT_EQ(o.status, verdict_status::pass) << "stale=" << stale << "\n" << summary(o);
     const auto [expected, frame] = judged_by(o, "gemm.cublas.bf16_tc");
     EXPECT_NE(frame, "spec") << "stale=" << stale;
@@ -315,15 +311,15 @@ TEST(Issue19Nodes, AnH20IsNeverJudgedByH100sTensorCoresEvenWithH100sRowIdInTheRe
 
 TEST(Issue19Nodes, AnL40InAnL40sNodeIsJudgedByTheL40sRowNeverTheL40s) {
   report r = stock_report(node("10x-l40s-pcie"), "quick");
-  const double l40s_fp16 = specs().find("l40s")->peaks.at("fp16_tc");
-  const double l40_fp16 = specs().find("l40")->peaks.at("fp16_tc");
+  const double l40s_fp16 = shipped_specs().find("l40s")->peaks.at("fp16_tc");
+  const double l40_fp16 = shipped_specs().find("l40")->peaks.at("fp16_tc");
   ASSERT_NE(l40s_fp16, l40_fp16);
   // The same server with L40s (0x26B5), the report still carrying the L40S's row id.
   for (auto& d : r.devices) {
     d.name = "NVIDIA L40";
     d.pci_device_id = 0x26B5;
   }
-  const auto o = check(r, specs(), shipped_rules());
+  const auto o = check(r, shipped_specs(), shipped_rules());
   for (const auto& g : o.nodes.at(0).gpus)
     EXPECT_EQ(g.spec_id, "l40") << "GPU " << g.index;
   for (const auto& v : o.nodes.at(0).results)
@@ -334,7 +330,7 @@ TEST(Issue19Nodes, AnL40InAnL40sNodeIsJudgedByTheL40sRowNeverTheL40s) {
 
 TEST(Issue19Nodes, AHealthyPcieNodeRaisesNoNvlinkFinding) {
   for (const char* name : {"10x-l40s-pcie", "8x-rtx-pro-6000-server"}) {
-    const auto o = check(stock_report(node(name), "quick"), specs(), shipped_rules());
+    const auto o = check(stock_report(node(name), "quick"), shipped_specs(), shipped_rules());
     for (const auto& c : codes_of(o))
       EXPECT_EQ(c.find("NVLINK"), std::string::npos) << name << ": " << c;
   }

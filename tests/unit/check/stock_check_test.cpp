@@ -25,15 +25,11 @@ namespace gpuspec::reports {
 namespace {
 
 using gpuspec::testing::shipped_rules;
+using gpuspec::testing::shipped_specs;
 
 using testing::stock_report;
 using testing::stock_system;
 using testing::stock_systems;
-
-const spec_table& specs() {
-  static const spec_table t = testing::synthetic_specs();
-  return t;
-}
 
 /// The results that did not pass, one line each, for a failure message.
 std::string not_passing(const check_outcome& o, std::size_t limit = 12) {
@@ -89,7 +85,7 @@ TEST_P(StockCard, AHealthyNodeAtThePublicFiguresPasses) {
   std::filesystem::remove(path);
   ASSERT_TRUE(loaded) << loaded.error().to_string();
   EXPECT_EQ(loaded.value(), built);
-  const auto o = check(loaded.value(), specs(), shipped_rules());
+  const auto o = check(loaded.value(), shipped_specs(), shipped_rules());
   EXPECT_EQ(o.status, verdict_status::pass) << not_passing(o);
   EXPECT_EQ(exit_code_of(o.status), 0);
   // Every GPU was judged on evidence, and the families judged against a ceiling were judged.
@@ -127,7 +123,7 @@ TEST_P(StockCard, DegradedVariantsStillTrip) {
   {
     report r = healthy;
     testing::set_fraction(r, "memory.stream.", {}, 0, 0.6);
-    const auto o = check(r, specs(), shipped_rules());
+    const auto o = check(r, shipped_specs(), shipped_rules());
     EXPECT_NE(verdict_of(o, "memory.stream.copy", {{"dtype", "fp32"}}), verdict_status::pass);
     EXPECT_NE(o.status, verdict_status::pass);
   }
@@ -136,7 +132,7 @@ TEST_P(StockCard, DegradedVariantsStillTrip) {
     report r = healthy;
     testing::set_fraction(r, "gemm.cublas.fp32", {{"shape", "4096x4096x4096"}}, 0,
                           s.figures.gemm_fp32.fraction / 2);
-    const auto o = check(r, specs(), shipped_rules());
+    const auto o = check(r, shipped_specs(), shipped_rules());
     EXPECT_EQ(verdict_of(o, "gemm.cublas.fp32", {{"shape", "4096x4096x4096"}}),
               verdict_status::fail);
   }
@@ -145,7 +141,7 @@ TEST_P(StockCard, DegradedVariantsStillTrip) {
     report r = healthy;
     testing::set_fraction(r, "transfer.bidir", {{"engine", "copy_engine"}, {"size", "256MiB"}}, 0,
                           0.3);
-    const auto o = check(r, specs(), shipped_rules());
+    const auto o = check(r, shipped_specs(), shipped_rules());
     EXPECT_EQ(verdict_of(o, "transfer.bidir",
                          {{"memory", "pinned"}, {"engine", "copy_engine"}, {"size", "256MiB"}}),
               verdict_status::fail);
@@ -154,7 +150,7 @@ TEST_P(StockCard, DegradedVariantsStillTrip) {
   {
     report r = healthy;
     testing::set_fraction(r, "collective.all_reduce", {{"size", "1GiB"}}, -1, 0.2);
-    const auto o = check(r, specs(), shipped_rules());
+    const auto o = check(r, shipped_specs(), shipped_rules());
     EXPECT_EQ(verdict_of(o, "collective.all_reduce", {{"size", "1GiB"}}), verdict_status::fail);
     EXPECT_EQ(o.status, verdict_status::fail);
   }
@@ -162,7 +158,7 @@ TEST_P(StockCard, DegradedVariantsStillTrip) {
   {
     report r = healthy;
     testing::set_fraction(r, "transfer.p2p", {{"pair", "0->1"}, {"size", "256MiB"}}, 0, 0.2);
-    const auto o = check(r, specs(), shipped_rules());
+    const auto o = check(r, shipped_specs(), shipped_rules());
     EXPECT_EQ(verdict_of(o, "transfer.p2p", {{"pair", "0->1"}, {"size", "256MiB"}}),
               verdict_status::fail);
   }
@@ -198,7 +194,7 @@ TEST(RuleSelectors, SmallAndSkinnyShapesAreReportedNotJudged) {
   // by the big-GEMM rule.
   testing::set_fraction(r, "gemm.cublas.fp16_tc", {{"shape", "1024x1024x1024"}}, -1, 0.05);
   testing::set_fraction(r, "gemm.cublas.fp16_tc", {{"shape", "1x8192x8192"}}, -1, 0.05);
-  const auto o = check(r, specs(), shipped_rules());
+  const auto o = check(r, shipped_specs(), shipped_rules());
   EXPECT_EQ(verdict_of(o, "gemm.cublas.fp16_tc", {{"shape", "1024x1024x1024"}}),
             verdict_status::skipped);
   EXPECT_EQ(verdict_of(o, "gemm.cublas.fp16_tc", {{"shape", "1x8192x8192"}}),
@@ -222,7 +218,8 @@ TEST(RuleSelectors, TheSubjectCarriesPathAccumulationArchitectureAndRow) {
       for (const auto& [k, v] : axes.items())
         match = match && res.axes.contains(k) && res.axes[k] == v;
       if (match)
-        return subject_of(r, res, &r.devices.front(), specs().find(r.devices.front().spec_id));
+        return subject_of(r, res, &r.devices.front(),
+                          shipped_specs().find(r.devices.front().spec_id));
     }
     throw std::runtime_error("no " + id);
   };
