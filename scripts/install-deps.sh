@@ -25,16 +25,24 @@
 #                    daemons, which a developer's box does not want.
 #   With --package:  lintian, equivs and man-db, for the Debian packages' test
 #                    (tests/package/package_test.sh, package.deb; .ci/run asks for them).
+#   With --minimal:  only what configuring the default preset and building the gpuspec command
+#                    need (the README's main job): the compiler, CMake, Ninja, ccache, git, the
+#                    libraries gpuspec links, GoogleTest and Google Benchmark (the preset
+#                    configures the tests, so that `cmake --workflow` can reuse the build folder)
+#                    and nvidia-nvml-dev; no browser, clang, MPI, prometheus or test-only Python.
+#                    Run it again without --minimal before building the tests.
 set -euo pipefail
 
 with_slurm=0
 with_package=0
+minimal=0
 for arg in "$@"; do
   case "$arg" in
   --slurm) with_slurm=1 ;;
   --package) with_package=1 ;;
+  --minimal) minimal=1 ;;
   --aarch64) ;; # the cross build's block below reads it
-  *) echo "install-deps: unknown option '$arg' (known: --slurm, --package, --aarch64)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown option '$arg' (known: --minimal, --slurm, --package, --aarch64)" >&2; exit 2 ;;
   esac
 done
 
@@ -49,20 +57,22 @@ if [ "$(id -u)" -ne 0 ]; then
   fi
 fi
 
-packages=(cmake ninja-build g++ make pkg-config libfmt-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev
-          libbenchmark-dev libgtest-dev googletest python3 python3-pip
-          prometheus) # prometheus: promtool, for the check's Prometheus-output test
-packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)
-packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
-packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
-packages+=(libsqlite3-dev) # the fleet history, gpuspec db (fleet/, docs/fleet.md)
-# The generated shell completion and man pages' tests (tests/unit/cli, docs/cli.md): bash-completion
-# (its _filedir), zsh (compinit), groff-base and man-db (groff -ww, man --warnings).
-packages+=(bash-completion zsh groff-base man-db)
+# What the gpuspec command builds with (--minimal stops here).
+packages=(cmake ninja-build g++ make pkg-config git libfmt-dev nlohmann-json3-dev libsimdjson-dev
+          libcli11-dev libsqlite3-dev libbenchmark-dev libgtest-dev googletest python3 python3-pip)
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
-# kubectl (its kustomize renders deploy/kubernetes offline): Debian's kubernetes-client, unless a
-# kubectl is installed already (from Kubernetes' own repository, say).
-command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
+if [ "$minimal" = 0 ]; then
+  packages+=(prometheus) # prometheus: promtool, for the check's Prometheus-output test
+  packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)
+  packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
+  packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
+  # The generated shell completion and man pages' tests (tests/unit/cli, docs/cli.md):
+  # bash-completion (its _filedir), zsh (compinit), groff-base and man-db (groff -ww, man --warnings).
+  packages+=(bash-completion zsh groff-base man-db)
+  # kubectl (its kustomize renders deploy/kubernetes offline): Debian's kubernetes-client, unless
+  # a kubectl is installed already (from Kubernetes' own repository, say).
+  command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
+fi
 if [ "$with_package" = 1 ]; then
   packages+=(lintian equivs man-db binutils) # tests/package: lint, stand-ins, man, strings
 fi
@@ -83,7 +93,7 @@ else
 fi
 # libFuzzer's runtime: a package of its own since Debian 12 (libclang-rt-dev, which clang only
 # recommends); part of clang's own packages on Ubuntu 22.04, which has no such name.
-if apt-cache show libclang-rt-dev >/dev/null 2>&1 &&
+if [ "$minimal" = 0 ] && apt-cache show libclang-rt-dev >/dev/null 2>&1 &&
   ! dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null | grep -q "install ok installed"; then
   echo "install-deps: installing libclang-rt-dev"
   export DEBIAN_FRONTEND=noninteractive
@@ -143,7 +153,7 @@ browser_missing=()
 for p in "${browser_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || browser_missing+=("$p")
 done
-if [ "${#browser_missing[@]}" -gt 0 ] && apt-cache show chromium >/dev/null 2>&1; then
+if [ "$minimal" = 0 ] && [ "${#browser_missing[@]}" -gt 0 ] && apt-cache show chromium >/dev/null 2>&1; then
   echo "install-deps: installing ${browser_missing[*]} (the HTML page's browser tests)"
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq
@@ -155,6 +165,13 @@ fi
 python_pkgs=("nvidia-nvml-dev==13.0.*" "jsonschema>=4" "nvidia-cuda-cuobjdump==13.2.*"
              "nvidia-cuda-nvdisasm==13.2.*" "lizard>=1.17"
              "kubernetes-validate>=1.30") # deploy/kubernetes against Kubernetes' schemas, offline
+# --minimal: nvml.h alone (FindNVML.cmake); the full set replaces it on the next plain run.
+# A full set already there serves it too.
+if [ "$minimal" = 1 ]; then
+  python_pkgs=("nvidia-nvml-dev==13.0.*")
+  [ -f "$deps/.installed" ] && grep -qF "${python_pkgs[0]}" "$deps/.installed" &&
+    read -r -a python_pkgs <"$deps/.installed"
+fi
 if [ -f "$deps/.installed" ] && [ "$(cat "$deps/.installed")" = "${python_pkgs[*]}" ]; then
   echo "install-deps: Python packages already in $deps"
 else
