@@ -62,7 +62,7 @@ expect_exit 2 gpuspec check "$src/tests/fixtures/check/degraded-pcie-link-degrad
 grep -q GPUSPEC-PCIE-LINK-DEGRADED "$out/last.out" || fail "gpuspec check names no GPUSPEC-PCIE-LINK-DEGRADED"
 expect_exit 0 gpuspec specs --check
 man -w gpuspec >/dev/null 2>&1 || fail "man gpuspec: no manual page installed"
-MANPAGER=cat man gpuspec >/dev/null 2>&1 || fail "man gpuspec could not format the page"
+MANPAGER="cat" man gpuspec >/dev/null 2>&1 || fail "man gpuspec could not format the page"
 # Without gpuspec-cuda13: no benchmarks, saying which package brings them, exit 3.
 expect_exit 3 gpuspec list
 grep -q 'gpuspec-cuda13' "$out/last.out" || fail "gpuspec list does not name gpuspec-cuda13: $(cat "$out/last.out")"
@@ -92,7 +92,8 @@ if [ -n "$cuda_build" ] && [ -x "$cuda_build/cli/gpuspec" ]; then
   installed=(gpuspec-cuda13 "${installed[@]}")
   dpkg -L gpuspec-cuda13 | sort >"$out/files-gpuspec-cuda13.txt"
   if ! ldconfig -p | grep -q 'libcublas\.so\.13 '; then
-    export LD_LIBRARY_PATH="$(dirname "$(sed -n 's/^CUDA_cublas_LIBRARY:FILEPATH=//p' "$cuda_build/CMakeCache.txt")")"
+    LD_LIBRARY_PATH="$(dirname "$(sed -n 's/^CUDA_cublas_LIBRARY:FILEPATH=//p' "$cuda_build/CMakeCache.txt")")"
+    export LD_LIBRARY_PATH
   fi
   # Through the host gpuspec, which execs /usr/libexec/gpuspec/gpuspec-cuda13.
   expect_exit 0 gpuspec list

@@ -76,7 +76,7 @@ done
 expect 2 check "${specs[@]}" --json "$fx/degraded-ecc-uncorrected.json"
 expect 1 check "${specs[@]}" --format prom -o "$out/gpuspec.prom" "$fx/degraded-pcie-replays.json"
 [ -s "$out/gpuspec.prom" ] || { echo "FAIL: -o wrote nothing"; failures=$((failures + 1)); }
-ls -a "$out" | grep -q '\.tmp\.' && { echo "FAIL: a temporary file was left behind"; failures=$((failures + 1)); }
+find "$out" -maxdepth 1 -name '*.tmp.*' | grep -q . && { echo "FAIL: a temporary file was left behind"; failures=$((failures + 1)); }
 
 # Baseline: a report against itself passes; a degraded one against the healthy one does not.
 expect 0 check "${specs[@]}" --baseline "$fx/healthy.json" "$fx/healthy.json"

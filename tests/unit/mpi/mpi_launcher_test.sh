@@ -153,6 +153,7 @@ nodes)
     echo "SKIP: a CUDA build without a GPU cannot use the fake NVML's GPUs"
     exit 77
   fi
+  # shellcheck disable=SC2054 # --sizes takes one comma-separated argument
   args=(-o "$out/r.json" --case-timeout 2 --sizes 4K,1M,4M)
   nvml=(GPUSPEC_NVML_LIBRARY="$fake_nvml" GPUSPEC_FAKE_NVML_CONFIG="$nvml_configs/two-healthy.json")
   start=$SECONDS
