@@ -515,6 +515,8 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
 
   out.check.status = node.status;
   out.check.nodes.push_back(std::move(node));
+  out.fabric_need = std::string(fabric_need(in, r));
+  out.fabric_services = in.fabric_services;
   add_health_notes(in, out);
   out.drain_reason = drain_reason_of(out.check);
   return out;

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/reports/health.hpp"
 #include "gpuspec/reports/text_table.hpp"
@@ -48,7 +49,42 @@ std::string kernel_log_line(const health_outcome& h) {
   return fmt::format("NOT READ: {} -- Xids since boot are not known", h.kernel_log_why);
 }
 
-/// The node, its driver and GPUs, and what was read of the kernel log.
+nlohmann::ordered_json null_if_empty(const std::string& s) {
+  return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+}
+
+/// What the NVLink fabric needs of the node and its services as read (docs/health.md, "The
+/// NVLink fabric"); `needs` null for a node with no fabric.
+nlohmann::ordered_json fabric_json(const health_outcome& h) {
+  const auto& fs = h.fabric_services;
+  nlohmann::ordered_json j;
+  j["needs"] = null_if_empty(h.fabric_need);
+  j["services_read"] = fs.read;
+  j["source"] = fs.source;
+  j["why"] = fs.why;
+  j["fabric_manager"] = fs.fabric_manager;
+  j["imex"] = fs.imex;
+  j["imex_config"] = null_if_empty(fs.imex_config);
+  j["imex_nodes_file"] = null_if_empty(fs.imex_nodes_file);
+  j["imex_nodes"] = fs.imex_nodes;
+  j["imex_node_entry"] = null_if_empty(fs.imex_node_entry);
+  return j;
+}
+
+/// One line on the fabric's services, for a node that needs one; "" for one that does not.
+std::string fabric_line(const health_outcome& h) {
+  const auto& fs = h.fabric_services;
+  if (h.fabric_need.empty())
+    return "";
+  if (!fs.read)
+    return fmt::format("fabric: needs {}; services not read ({})\n", h.fabric_need, fs.why);
+  const auto& running = h.fabric_need == "imex" ? fs.imex : fs.fabric_manager;
+  return fmt::format("fabric: needs {}; {}\n", h.fabric_need,
+                     running.empty() ? std::string("not running")
+                                     : fmt::format("running: {}", fmt::join(running, ", ")));
+}
+
+/// The node, its driver and GPUs, what was read of the kernel log, the fabric's services.
 std::string health_header(const health_outcome& h) {
   const auto& node = h.check.nodes.front();
   std::string out =
@@ -58,6 +94,7 @@ std::string health_header(const health_outcome& h) {
                   node.cuda_driver_version.empty() ? "unknown" : node.cuda_driver_version,
                   node.gpus.size(), node.gpus.size() == 1 ? "" : "s");
   out += fmt::format("kernel log: {}\n", kernel_log_line(h));
+  out += fabric_line(h);
   if (!node.message.empty())
     out += fmt::format("GPUs: {}\n", node.message);
   return out;
@@ -217,7 +254,9 @@ nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s)
                   {"source", h.pci_bus.source},
                   {"why", h.pci_bus.why},
                   {"gpus", h.pci_bus.gpus},
-                  {"other_driver", h.pci_bus.other_driver}};
+                  {"other_driver", h.pci_bus.other_driver},
+                  {"nvswitches", h.pci_bus.nvswitches}};
+  j["fabric"] = fabric_json(h);
   j["check"] = to_json(h.check);
   return j;
 }

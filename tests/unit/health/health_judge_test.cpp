@@ -750,6 +750,41 @@ TEST(HealthFabric, AnImexNodeListWithoutThisNodeFails) {
   EXPECT_EQ(ok.fabric_services.imex, std::vector<std::string>{"3101 (nvidia-imex)"});
 }
 
+TEST(HealthFabric, TheJsonAndTextSayWhatTheFabricNeedsAndWhatRuns) {
+  // HGX B200: NVSwitches on the bus, the fixture host's fabric manager running.
+  auto hgx = inventory("hgx-b200-nvswitch.json");
+  hgx.kernel_log = log_file("clean-boot.log");
+  const auto h = judge(hgx);
+  auto j = health_to_json(h, 0.1);
+  EXPECT_EQ(j.at("fabric").at("needs"), "fabric manager");
+  EXPECT_EQ(j.at("fabric").at("services_read"), true);
+  EXPECT_EQ(j.at("fabric").at("fabric_manager"), hgx.fabric_services.fabric_manager);
+  EXPECT_EQ(j.at("pci_bus").at("nvswitches").size(), hgx.pci_bus.nvswitches.size());
+  EXPECT_NE(render_health_text(h, 0.1).find("\nfabric: needs fabric manager; running: "),
+            std::string::npos);
+  // Without the fabric manager: the same block, nothing running, and the finding.
+  auto down = inventory("hgx-b200-nvswitch.json", "pcie-node");
+  down.kernel_log = log_file("clean-boot.log");
+  const auto hd = judge(down);
+  EXPECT_TRUE(health_to_json(hd, 0.1).at("fabric").at("fabric_manager").empty());
+  EXPECT_NE(render_health_text(hd, 0.1).find("\nfabric: needs fabric manager; not running\n"),
+            std::string::npos);
+  // An NVL72 tray: IMEX, its configuration and the node list's entry for this node.
+  const auto tray = judge(fabric::tray("nvl72-gb200-tray.json"));
+  j = health_to_json(tray, 0.1);
+  EXPECT_EQ(j.at("fabric").at("needs"), "imex");
+  EXPECT_EQ(j.at("fabric").at("imex"), std::vector<std::string>{"3101 (nvidia-imex)"});
+  EXPECT_EQ(j.at("fabric").at("imex_node_entry"), "10.0.0.3");
+  EXPECT_FALSE(j.at("fabric").at("imex_config").is_null());
+  // A PCIe server: no fabric, `needs` null, no line in the text.
+  auto pcie = inventory("ten-pcie.json", "pcie-node");
+  pcie.pci_bus = fabric::bus_without_switches(pcie);
+  pcie.kernel_log = log_file("clean-boot.log");
+  const auto hp = judge(pcie);
+  EXPECT_TRUE(health_to_json(hp, 0.1).at("fabric").at("needs").is_null());
+  EXPECT_EQ(render_health_text(hp, 0.1).find("\nfabric:"), std::string::npos);
+}
+
 TEST(HealthFabric, ATrayWithoutImexConfiguredIsANoteNotAFinding) {
   const auto h = judge(fabric::tray("nvl72-gb200-tray.json", "pcie-node"));
   EXPECT_EQ(find(h, "GPUSPEC-IMEX-DOWN"), nullptr);

@@ -111,6 +111,12 @@ struct health_outcome {
   std::vector<sxid_event> sxids; ///< this boot's NVSwitch SXid lines
   std::size_t kernel_log_boots = 1;
   pci_bus_reading pci_bus;
+  /// What the node's NVLink fabric needs of it: "fabric manager" (NVSwitches on its own PCI bus:
+  /// HGX/DGX), "imex" (GPUs in a fabric with a cluster UUID and no NVSwitch on its bus: an NVL72
+  /// tray), "" (no fabric: PCIe). With the services as read, so that the JSON shows what the
+  /// fabric-service rules saw, finding or not.
+  std::string fabric_need;
+  fabric_services_reading fabric_services;
   kernel_log_state kernel_log = kernel_log_state::not_read;
   std::string kernel_log_source, kernel_log_why;
   /// "gpuspec:<reason-code>:gpu<N>" (":node" for a host finding) naming the first worst finding
