@@ -81,7 +81,9 @@ if [ -n "$cuda_build" ] && [ -x "$cuda_build/cli/gpuspec" ]; then
   readelf -d "$cuda_build/cli/gpuspec" | grep -q 'NEEDED.*libcuda\.so' && fail "the CUDA build links libcuda (the driver)"
   # Stand-ins for the CUDA packages it names (everything of the Depends that dpkg does not know).
   for pkg in $(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/|.*//' | tr -d ' '); do
-    dpkg -s "$pkg" >/dev/null 2>&1 && continue
+    # dpkg-query -W, not dpkg -s: on a multiarch machine (install-deps --aarch64 adds arm64)
+    # dpkg -s refuses a name with two installed instances, libc6 and libc6:arm64 say.
+    dpkg-query -W -f='${db:Status-Status}\n' "$pkg" 2>/dev/null | grep -qx installed && continue
     [ "$pkg" = gpuspec ] && continue
     printf 'Section: misc\nPriority: optional\nStandards-Version: 4.6.2\nPackage: %s\nVersion: 0.0-gpuspec-test-stand-in\nDescription: TEST STAND-IN for %s (gpuspec tests/package; not the real package)\n Installed by package_test.sh so that gpuspec-cuda13 installs without NVIDIA'"'"'s apt\n repository; the libraries come from the CUDA toolkit on this machine. Removed after.\n' "$pkg" "$pkg" >"$out/$pkg.equivs"
     (cd "$out" && equivs-build "$pkg.equivs" >"$out/equivs-$pkg.log" 2>&1) || fail "equivs-build $pkg"
