@@ -196,8 +196,7 @@ nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s)
   j["schema"] = "gpuspec.health.v1";
   j["status"] = to_string(h.check.status);
   j["exit_code"] = exit_code_of(h.check.status);
-  j["drain_reason"] = h.drain_reason.empty() ? nlohmann::ordered_json(nullptr)
-                                             : nlohmann::ordered_json(h.drain_reason);
+  j["drain_reason"] = null_if_empty(h.drain_reason);
   j["elapsed_s"] = elapsed_s;
   j["kernel_log"] = {{"state", to_string(h.kernel_log)},
                      {"source", h.kernel_log_source},
