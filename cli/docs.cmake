@@ -1,5 +1,5 @@
 # Man pages and shell completion, generated from gpuspec's own command line definition once the
-# executable links (cli/cli_model.hpp; docs/cli.md), and their install rules:
+# executable links (cli/include/gpuspec/cli/cli_model.hpp; docs/cli.md), and their install rules:
 #   <build>/man/man1/*.1 (and *.1.gz, gzip -9n: what is installed; lintian wants compressed pages
 #   without a timestamp in the gzip header), <build>/completion/gpuspec (bash),
 #   <build>/completion/_gpuspec (zsh).

@@ -1,5 +1,5 @@
 # Install rules beyond the executables (cli/CMakeLists.txt) and the CPack packages, split as
-# DCGM splits its own (DESIGN.md, "Shipping"):
+# DCGM splits its own (docs/design.md, "Shipping"):
 #
 #   package         from the build tree   holds
 #   gpuspec         host-only             /usr/bin/gpuspec (no CUDA, no driver dependency), the
@@ -7,7 +7,7 @@
 #                                         Kubernetes manifests, Slurm and node_exporter scripts
 #   gpuspec-cuda13  default (CUDA 13)     /usr/libexec/gpuspec/gpuspec-cuda13, the benchmark
 #                                         workers, which the host gpuspec execs for run, list and
-#                                         info (cli/device_dispatch.hpp)
+#                                         info (cli/include/gpuspec/cli/device_dispatch.hpp)
 #   gpuspec-<v>-Linux.tar.gz  default     the CUDA build's whole install tree (bin/gpuspec is the
 #                                         CUDA build itself there)
 #

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <exception>
 #include <string_view>
 
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
 
 namespace {
 

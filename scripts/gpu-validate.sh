@@ -272,7 +272,7 @@ find_nccl() {
 }
 
 # True when a run's output says the idle precondition refused a GPU (every GPU: "in use by
-# another process"; some of them: "GPU N refused: in use by ...", benches/spine/src/session.cpp).
+# another process"; some of them: "GPU N refused: in use by ...", spine/src/session.cpp).
 refused_busy() { grep -qE 'in use by another process|refused: in use by' "$stage/$1.log" 2>/dev/null; }
 
 # The skipped tests of a gtest log, one "name<TAB>message" line each (the message: the lines

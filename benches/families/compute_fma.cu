@@ -44,7 +44,7 @@
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/fma_chain.hpp"
 #include "gpuspec/kernels/work_count.hpp"
-#include "gpuspec/reports/arch_rates.hpp"
+#include "gpuspec/reports/model/arch_rates.hpp"
 
 namespace gpuspec::benches {
 

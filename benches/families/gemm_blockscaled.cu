@@ -3,8 +3,8 @@
 // (block_scaled.hpp).
 //
 // What it measures: the throughput of cublasLtMatmul with block-scaled inputs, D = alpha · A ·
-// B^T (beta 0), in TFLOP/s with 2·M·N·K operations per GEMM (DESIGN.md rule 8), the products of
-// the block scales not counted. What bounds it: the Tensor Cores' FP8 (MXFP8) or FP4 (NVFP4,
+// B^T (beta 0), in TFLOP/s with 2·M·N·K operations per GEMM (docs/design.md rule 8), the products
+// of the block scales not counted. What bounds it: the Tensor Cores' FP8 (MXFP8) or FP4 (NVFP4,
 // MXFP4) rate, judged against the arch_rates ceiling of that precision (fp8_tc, fp4_tc); the
 // small-M shape against the memory roofline, as gemm.cublas does. Hardware: compute capability
 // 10.0 or newer (the block-scaled Tensor Core instructions, tcgen05.mma's kind::mxf8f6f4 and
@@ -61,7 +61,7 @@
 #include "gpuspec/kernels/cuda_check.cuh"
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"
-#include "gpuspec/reports/arch_rates.hpp"
+#include "gpuspec/reports/model/arch_rates.hpp"
 
 namespace gpuspec::benches {
 

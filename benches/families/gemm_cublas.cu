@@ -3,7 +3,7 @@
 // types. (The block-scaled MXFP8 and FP4 GEMMs are gemm_blockscaled.cu.)
 //
 // What it measures: the throughput of cublasLtMatmul, D = A · op(B) (alpha 1, beta 0), in
-// TFLOP/s (TOPS for int8) with 2·M·N·K operations per GEMM (DESIGN.md rule 8), for the shapes
+// TFLOP/s (TOPS for int8) with 2·M·N·K operations per GEMM (docs/design.md rule 8), for the shapes
 // users benchmark: a square sweep 1024³ … 16384³, a transformer layer's 16384×4096×4096, and
 // small-M inference shapes (M = 1, 8, 32, 128 tokens, N = K = 8192). What bounds it: Tensor Core
 // (or FP64/FP32 pipe) throughput for the large shapes, judged against the arch_rates ceiling of
@@ -76,7 +76,7 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/gemm_fill.hpp"
-#include "gpuspec/reports/arch_rates.hpp"
+#include "gpuspec/reports/model/arch_rates.hpp"
 
 namespace gpuspec::benches {
 

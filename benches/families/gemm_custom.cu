@@ -1,6 +1,6 @@
 // gemm.custom.{sgemm,hgemm_tc}: gpuspec's own GEMMs, measured and set beside cuBLAS.
 //
-// What it measures: TFLOP/s (2·M·N·K per run, DESIGN.md rule 8) of two hand-written GEMMs, hot
+// What it measures: TFLOP/s (2·M·N·K per run, docs/design.md rule 8) of two hand-written GEMMs, hot
 // (operands stay in L2 as far as they fit; a GEMM is judged on compute):
 //  - gemm.custom.sgemm: sgemm_smem_regblock, FP32 on CUDA cores (shared-memory tiles, 8x8
 //    register blocking, float4 loads); bound by the FFMA rate; ceiling "fp32". Any GPU.

@@ -72,7 +72,7 @@
 #include "gpuspec/kernels/cuda_handles.cuh"
 #include "gpuspec/kernels/empty_launch.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::benches {
 

@@ -3,7 +3,7 @@
 //
 // What it measures: sustained device-memory bandwidth in GB/s (1e9 bytes/s), cold (the L2 is
 // flushed before every sample), with bytes counted as BabelStream counts them, without the
-// write-allocate read: the arrays each row reads and writes (DESIGN.md rule 8).
+// write-allocate read: the arrays each row reads and writes (docs/design.md rule 8).
 // Bound by DRAM/HBM bandwidth; judged against memory clock x bus width x 2 / 8 (ceilings.hpp).
 // Hardware: any CUDA GPU the build targets.
 //

@@ -1,7 +1,7 @@
 // transfer.{h2d,d2h,bidir}: copies between host memory and the GPU over its PCIe link.
 //
 // What it measures: bandwidth in GB/s (1e9 bytes/s) of host-to-device, device-to-host, and both
-// at once, each a memcpy counted once per direction it moves data (DESIGN.md rule 8: bidir
+// at once, each a memcpy counted once per direction it moves data (docs/design.md rule 8: bidir
 // counts both directions; nvbandwidth's CE bidir figure is the one direction of its measured
 // stream, so ours is about twice it). Bound by the PCIe link (and, for pageable memory, the
 // host's own staging copy); judged against the link the card and its slot can reach, the lower

@@ -2,7 +2,7 @@
 //
 // What it measures: bandwidth in GB/s (1e9 bytes/s) of a copy from src's memory into dst's,
 // one way, or both ways at once (src->dst and dst->src together, bytes of both counted), each
-// a memcpy counted once per direction it moves data (DESIGN.md rule 8). Bound by the path
+// a memcpy counted once per direction it moves data (docs/design.md rule 8). Bound by the path
 // between the two (NVLink, or PCIe through a switch, a host bridge or the inter-socket link);
 // judged against that path (p2p_plan.hpp: NVLink count x per-link rate, or the slower PCIe
 // link). Hardware: two CUDA GPUs with peer access (cudaDeviceCanAccessPeer); a pair without it

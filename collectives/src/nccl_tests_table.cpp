@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/collectives/collective_kind.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace gpuspec::collectives {
 

@@ -8,8 +8,8 @@
 
 #include "gpuspec/fleet/queries.hpp"
 #include "gpuspec/fleet/record.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/units.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/units.hpp"
 
 namespace gpuspec::fleet {
 

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace gpuspec::fleet {
 

@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/identity.hpp"
-#include "gpuspec/reports/multi_node.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/units.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/multi_node.hpp"
+#include "gpuspec/reports/model/identity.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/units.hpp"
 
 namespace gpuspec::fleet {
 

@@ -1,4 +1,4 @@
-// Input initialisation (seeded values, DESIGN.md rule 6) and output poisoning.
+// Input initialisation (seeded values, docs/design.md rule 6) and output poisoning.
 // Bound by memory bandwidth; runs once per benchmark, outside timing.
 
 #include "gpuspec/kernels/fill.hpp"

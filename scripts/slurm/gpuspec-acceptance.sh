@@ -87,7 +87,7 @@ if ! "$sbatch" --wait "${sbatch_args[@]}" "$out/acceptance.sbatch" >"$out/logs/s
 fi
 
 # worse A B: the worse of two exit codes, in gpuspec's order of verdicts (fail over warn over
-# inconclusive over pass: reports/src/verdict.cpp), so one node's fail is never hidden by
+# inconclusive over pass: reports/judge/src/verdict.cpp), so one node's fail is never hidden by
 # another's missing verdict.
 worse() {
   local rank=(0 2 3 1) # rank[exit code]: pass 0, warn 2, fail 3, unknown 1

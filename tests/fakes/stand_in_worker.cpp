@@ -31,7 +31,7 @@
 
 #include "gpuspec/host/burnin_timeline.hpp"
 #include "gpuspec/host/p2p_plan.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "gpuspec/spine/worker.hpp"
 
@@ -96,7 +96,7 @@ spine::worker_plan plan_of(const json& script, const spine::plan_request& reques
       plan.cases.push_back(std::move(p));
       continue;
     }
-    for (const auto& pair : gpuspec::benches::p2p_planned_pairs(request.gpus, request.suite)) {
+    for (const auto& pair : gpuspec::host::p2p_planned_pairs(request.gpus, request.suite)) {
       spine::planned_case one = p;
       one.axes.insert(one.axes.begin(), {"pair", pair});
       plan.cases.push_back(std::move(one));
@@ -207,7 +207,7 @@ reports::burnin_gemm stand_in_gemm(std::uint64_t reference) {
   g.algorithm = "stand-in: no algorithm";
   g.reduction = "none";
   g.determinism_note = "stand-in: a made-up checksum";
-  g.reference_checksum = gpuspec::benches::hex_word(reference);
+  g.reference_checksum = gpuspec::host::hex_word(reference);
   return g;
 }
 
@@ -253,24 +253,24 @@ reports::result stand_in_burnin(const spine::planned_case& c, int device, const 
     return std::chrono::duration<double>(clock::now().time_since_epoch()).count() - clock_origin_s;
   };
   const double start = now_s();
-  gpuspec::benches::burnin_timeline timeline(start, spec.value("interval_s", 60.0));
+  gpuspec::host::burnin_timeline timeline(start, spec.value("interval_s", 60.0));
   const std::uint64_t reference = 0x5e5e00000000c0deull;
   reports::burnin_gemm g = stand_in_gemm(reference);
-  const gpuspec::benches::burnin_schedule schedule{
-      duration_s, spec.value("gemm_phase_s", duration_s), spec.value("memtest_phase_s", 0.0)};
+  const gpuspec::host::burnin_schedule schedule{duration_s, spec.value("gemm_phase_s", duration_s),
+                                                spec.value("memtest_phase_s", 0.0)};
   const double pass_s = spec.value("memtest_pass_s", 0.1);
   const std::int64_t words = spec.value("memtest_words", std::int64_t{1} << 20);
   reports::burnin_memtest m;
   bool stopped = false;
   for (;;) {
-    const auto phase = gpuspec::benches::phase_at(schedule, now_s() - start);
-    if (phase == gpuspec::benches::burnin_phase::done)
+    const auto phase = gpuspec::host::phase_at(schedule, now_s() - start);
+    if (phase == gpuspec::host::burnin_phase::done)
       break;
     if (stop.load()) {
       stopped = true;
       break;
     }
-    if (phase == gpuspec::benches::burnin_phase::memtest) {
+    if (phase == gpuspec::host::burnin_phase::memtest) {
       std::this_thread::sleep_for(std::chrono::duration<double>(pass_s));
       static constexpr std::array<const char*, 5> names{"walking_ones", "walking_zeros",
                                                         "moving_inversions", "address", "random"};
@@ -288,7 +288,7 @@ reports::result stand_in_burnin(const spine::planned_case& c, int device, const 
     if (mismatch) {
       if (g.mismatches.size() < reports::burnin_max_mismatches)
         g.mismatches.push_back({g.iterations, now_s(), g.reference_checksum,
-                                gpuspec::benches::hex_word(reference ^ 0x10000)});
+                                gpuspec::host::hex_word(reference ^ 0x10000)});
       ++g.checksum_mismatches;
     }
     const double flops = tflops * 1e12 * iteration_s;

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "runner_support.hpp"
 
 namespace r = gpuspec::reports;

@@ -28,8 +28,8 @@
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/fma_chain.hpp"
 #include "gpuspec/kernels/work_count.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/units.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/units.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;

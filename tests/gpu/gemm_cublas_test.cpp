@@ -30,7 +30,7 @@
 #include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/host/nvml_library.hpp"
 #include "gpuspec/kernels/gemm_fill.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "runner_support.hpp"
 
 namespace b = gpuspec::benches;

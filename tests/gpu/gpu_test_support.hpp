@@ -1,5 +1,6 @@
 #pragma once
-// GPU tests come out SKIPPED, with the reason, where there is no usable GPU (STYLE.md 14).
+// GPU tests come out SKIPPED, with the reason, where there is no usable GPU (CONTRIBUTING.md, style
+// 14).
 
 #include <string>
 

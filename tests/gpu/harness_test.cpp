@@ -130,7 +130,7 @@ TEST(registry, a_node_axis_is_planned_from_the_gpus_measured) {
   const b::node_function node_noop = [](b::node_state&) {};
   r.add_node("peer.x", "x", node_noop)
       .in_suites({"quick", "standard"})
-      .with_node_axis("pair", gpuspec::benches::p2p_planned_pairs)
+      .with_node_axis("pair", gpuspec::host::p2p_planned_pairs)
       .with_axis("engine", {"ce", "sm"});
   EXPECT_TRUE(b::select_cases(r, "quick", "", {0}).empty()) << "one GPU: no pair, no case";
   EXPECT_TRUE(b::select_cases(r, "quick", "").empty()) << "no GPU given: no case";

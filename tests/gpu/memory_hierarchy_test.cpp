@@ -33,8 +33,8 @@
 #include "gpuspec/kernels/fill.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp"
 #include "gpuspec/kernels/seeded_values.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/units.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/units.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;

@@ -13,8 +13,8 @@
 
 #include "gpu_test_support.hpp"
 #include "gpuspec/kernels/stream_math.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/units.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/units.hpp"
 #include "runner_support.hpp"
 
 namespace r = gpuspec::reports;

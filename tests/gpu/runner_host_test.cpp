@@ -14,7 +14,7 @@
 #include "gpuspec/benches/device_offer.hpp"
 #include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/kernels/stream_math.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/spine/deadlines.hpp"
 
 namespace b = gpuspec::benches;

@@ -15,8 +15,8 @@
 
 #include "gpuspec/benches/device_offer.hpp"
 #include "gpuspec/host/measurement_options.hpp"
-#include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
 #include "gpuspec/spine/session.hpp"
 
 namespace gpuspec::testing {

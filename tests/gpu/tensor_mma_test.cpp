@@ -36,8 +36,8 @@
 #include "gpuspec/kernels/tcgen05_peak.hpp"
 #include "gpuspec/kernels/wgmma_peak.hpp"
 #include "gpuspec/kernels/work_count.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/units.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/units.hpp"
 #include "runner_support.hpp"
 
 namespace k = gpuspec::kernels;

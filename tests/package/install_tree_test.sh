@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cmake --install of a build tree (no root needed): the installed gpuspec holds no path of the
 # source or build tree, and a tree moved to another prefix still finds its spec table (the
-# table is found relative to the binary: cli/specs_location.hpp).
+# table is found relative to the binary: cli/include/gpuspec/cli/specs_location.hpp).
 #   install_tree_test.sh SOURCE_DIR BUILD_DIR OUT_DIR [sanitized|plain]
 # sanitized (a GPUSPEC_SANITIZE build): the path check is left out. GCC 12's AddressSanitizer and
 # UBSan record each object's source file as given on the command line, which -ffile-prefix-map
@@ -44,7 +44,7 @@ set +e
 rc=$?
 set -e
 [ "$rc" = 2 ] || fail "gpuspec check of degraded-pcie-link-degraded.json from the moved tree: exit $rc, expected 2"
-# The hand-over to gpuspec-cuda13 (cli/device_dispatch.hpp), with a fake device build: a
+# The hand-over to gpuspec-cuda13 (cli/include/gpuspec/cli/device_dispatch.hpp), with a fake device build: a
 # host-only gpuspec execs it for run, list, info, __worker and --version with the same arguments, and
 # runs every other command itself. A CUDA build runs everything itself.
 fake="$out/fake-gpuspec-cuda13"

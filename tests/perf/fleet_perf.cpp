@@ -31,7 +31,7 @@
 #include "gpuspec/fleet/database.hpp"
 #include "gpuspec/fleet/ingest.hpp"
 #include "gpuspec/fleet/queries.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace {
 

@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/compare.hpp"
-#include "gpuspec/reports/diff.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/render.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
+#include "gpuspec/reports/render/render.hpp"
 #include "perf_inputs.hpp"
 #include "python_load.hpp"
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace gpuspec::perf {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::perf {
 

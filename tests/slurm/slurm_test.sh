@@ -218,7 +218,7 @@ mpi)
     local how=$1 scenario=$2
     shift 2
     "$@" bash "$here/../unit/mpi/mpi_launcher_test.sh" "$scenario" "$mpi_bin" "$bin" "$fake" \
-      "$fx/nvml" "$here/../../reports/schema/report.v1.schema.json" "$out/$how-$scenario" \
+      "$fx/nvml" "$here/../../reports/model/schema/report.v1.schema.json" "$out/$how-$scenario" \
       >"$out/$how-$scenario.txt" 2>&1
     case $? in
     0) echo "$how: $scenario ok" ;;

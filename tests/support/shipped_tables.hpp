@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
 
 namespace gpuspec::testing {
 

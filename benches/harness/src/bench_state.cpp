@@ -14,8 +14,8 @@
 #include "gpuspec/host/ceilings.hpp"
 #include "gpuspec/host/pcie_link.hpp"
 #include "gpuspec/host/telemetry.hpp"
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::benches {
 

@@ -1,6 +1,6 @@
 #pragma once
-/// RAII for cuBLASLt handles (STYLE.md 7), beside cuda_handles.cuh: move-only owners with
-/// noexcept destructors. cuBLASLt reports cublasStatus_t, so GPUSPEC_CUBLAS_CHECK serves.
+/// RAII for cuBLASLt handles (CONTRIBUTING.md, style 7), beside cuda_handles.cuh: move-only owners
+/// with noexcept destructors. cuBLASLt reports cublasStatus_t, so GPUSPEC_CUBLAS_CHECK serves.
 ///
 ///   lt_handle          cublasLtCreate / cublasLtDestroy
 ///   lt_matmul_desc     cublasLtMatmulDescCreate (compute type, scale type)

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gpuspec/benches/node_state.hpp"
-#include "gpuspec/reports/topology.hpp"
+#include "gpuspec/reports/model/topology.hpp"
 
 namespace gpuspec::benches {
 

@@ -37,7 +37,7 @@
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
 #include "gpuspec/collectives/nccl_version.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::collectives::mpi {
 

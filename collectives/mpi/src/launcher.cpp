@@ -17,8 +17,8 @@
 #include "gpuspec/collectives/mpi/pairing.hpp"
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
 #include "gpuspec/collectives/mpi/rank_messages.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace gpuspec::collectives::mpi {
 
@@ -53,7 +53,7 @@ bool process_gone(long pid) {
 }
 
 /// This rank's GPU's telemetry, sampled all through the run by the one-node worker's sampler
-/// (benches/host telemetry.hpp); each result gets its window's summary.
+/// (host telemetry.hpp); each result gets its window's summary.
 class rank_telemetry {
 public:
   rank_telemetry(const node_view& node, const rank_assignment& self) {
@@ -67,7 +67,7 @@ public:
       return;
     try {
       if (auto source = node.telemetry())
-        m_sampler = std::make_unique<benches::telemetry_sampler>(
+        m_sampler = std::make_unique<host::telemetry_sampler>(
             std::move(source), std::vector<int>{m_device}, node.telemetry_period);
     } catch (const std::exception& e) {
       m_unavailable = fmt::format("no telemetry: the sampler could not start: {}", e.what());
@@ -88,7 +88,7 @@ private:
   int m_device = 0;
   std::optional<double> m_sm_clock_max;
   std::string m_unavailable;
-  std::unique_ptr<benches::telemetry_sampler> m_sampler;
+  std::unique_ptr<host::telemetry_sampler> m_sampler;
 };
 
 reports::result measure_case(const measure_backend& backend, const rank_context& ctx,

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/kernels/pointer_chase.hpp" // size_text
-#include "gpuspec/reports/json_reader.hpp"
+#include "gpuspec/reports/model/json_reader.hpp"
 
 namespace gpuspec::collectives::mpi {
 

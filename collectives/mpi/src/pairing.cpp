@@ -1,6 +1,6 @@
 #include "gpuspec/collectives/mpi/pairing.hpp"
 
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::collectives::mpi {
 

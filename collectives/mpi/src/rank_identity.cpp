@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "gpuspec/host/pci_bus_id.hpp"
-#include "gpuspec/reports/json_reader.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/json_reader.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace gpuspec::collectives::mpi {
 
@@ -163,8 +163,8 @@ std::vector<bool> visible_to(const rank_hello& h, const std::vector<reports::dev
     return out;
   for (std::size_t g = 0; g < gpus.size(); ++g)
     for (const auto& d : h.devices)
-      if (d.cuda_index && benches::normalize_pci_bus_id(d.pci_bus_id) ==
-                              benches::normalize_pci_bus_id(gpus[g].pci_bus_id))
+      if (d.cuda_index && host::normalize_pci_bus_id(d.pci_bus_id) ==
+                              host::normalize_pci_bus_id(gpus[g].pci_bus_id))
         out[g] = true;
   return out;
 }
@@ -172,8 +172,7 @@ std::vector<bool> visible_to(const rank_hello& h, const std::vector<reports::dev
 /// The rank's own inventory record of `gpu` (its own CUDA ordinal), else the host's.
 reports::device_info own_record(const rank_hello& h, const reports::device_info& gpu) {
   for (const auto& d : h.devices)
-    if (benches::normalize_pci_bus_id(d.pci_bus_id) ==
-        benches::normalize_pci_bus_id(gpu.pci_bus_id))
+    if (host::normalize_pci_bus_id(d.pci_bus_id) == host::normalize_pci_bus_id(gpu.pci_bus_id))
       return d;
   return gpu;
 }

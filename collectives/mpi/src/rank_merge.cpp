@@ -12,9 +12,9 @@
 #include "gpuspec/host/collective_ceiling.hpp"
 #include "gpuspec/host/telemetry.hpp"        // merge_gpu_summaries
 #include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::collectives::mpi {
 
@@ -107,7 +107,7 @@ void merge_telemetry(reports::result& out, std::span<const rank_reply> replies,
   }
   if (sampled.empty())
     return;
-  out.telemetry = benches::merge_gpu_summaries(sampled);
+  out.telemetry = host::merge_gpu_summaries(sampled);
   if (!missing.empty())
     out.observations["telemetry_missing"] = std::move(missing);
 }
@@ -213,7 +213,7 @@ std::vector<reports::node_inventory> other_nodes(std::span<const rank_hello> hel
 
 void attach_ceiling(reports::result& r, const mpi_case& c, std::span<const rank_assignment> ranks,
                     std::span<const rank_hello> hellos, const reports::spec_table* specs) {
-  benches::collective_ceiling_inputs in;
+  host::collective_ceiling_inputs in;
   std::vector<std::string> hosts;
   for (int rank : c.group) {
     const auto* a = assignment_of(rank, ranks);
@@ -244,8 +244,8 @@ void attach_ceiling(reports::result& r, const mpi_case& c, std::span<const rank_
     if (kind)
       in.in_switch_factor = in_switch_factor(*kind, static_cast<int>(in.gpus.size()));
   }
-  const auto choice = benches::collective_link_ceiling(in);
-  r.observations["ceiling_link"] = std::string(benches::to_string(choice.link));
+  const auto choice = host::collective_link_ceiling(in);
+  r.observations["ceiling_link"] = std::string(host::to_string(choice.link));
   r.observations["ceiling_why"] = choice.why;
   r.ceiling_value = choice.ceiling;
   r.ceiling_value.reference = reports::choose_reference(r.ceiling_value);

@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "gpuspec/reports/json_reader.hpp"
+#include "gpuspec/reports/model/json_reader.hpp"
 
 namespace gpuspec::collectives::mpi {
 namespace {

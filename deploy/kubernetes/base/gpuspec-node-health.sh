@@ -4,7 +4,7 @@
 #   - the merge patch (labels gpuspec.io/health and gpuspec.io/health-reason, annotation
 #     gpuspec.io/health-summary), always;
 #   - with GPUSPEC_TAINT=1, the taint: added on a fail, removed on a pass, left as it is on a
-#     warn or no verdict (gpuspec decides which: reports/src/kubernetes.cpp).
+#     warn or no verdict (gpuspec decides which: reports/render/src/kubernetes.cpp).
 # It never cordons, drains or deletes the node. A run with no verdict on bad input (nothing
 # printed) publishes nothing and says why. GPUSPEC_HEALTH_ONCE=1 runs once (tests).
 # Environment: NODE_NAME (the Downward API's spec.nodeName), GPUSPEC, KUBECTL.

@@ -1,10 +1,10 @@
-// The burn-in's schedule and time series (benches/host/burnin_timeline.hpp).
+// The burn-in's schedule and time series (host/burnin_timeline.hpp).
 
 #include <gtest/gtest.h>
 
 #include "gpuspec/host/burnin_timeline.hpp"
 
-namespace gpuspec::benches {
+namespace gpuspec::host {
 namespace {
 
 TEST(BurnInSchedule, AlternatesGemmAndMemoryPhasesUntilTheDuration) {
@@ -86,4 +86,4 @@ TEST(BurnInTimeline, HexWordsAreSixteenDigits) {
 }
 
 } // namespace
-} // namespace gpuspec::benches
+} // namespace gpuspec::host

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/burnin_rules.hpp"
-#include "gpuspec/reports/check.hpp"
+#include "gpuspec/reports/judge/burnin_rules.hpp"
+#include "gpuspec/reports/judge/check.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -20,7 +20,7 @@ using testing::burnin_report;
 using testing::healthy_burnin_report;
 using testing::synthetic_specs;
 
-expectations default_rules() {
+expectations burnin_default_rules() {
   auto e = load_expectations(std::filesystem::path(GPUSPEC_SPECS_DIR) / "expect.json");
   if (!e)
     throw std::runtime_error(e.error().to_string());
@@ -44,7 +44,7 @@ result& burnin_on(report& r, int dev) {
 }
 
 TEST(BurnIn, AHealthyTwelveMinuteBurnInPasses) {
-  const auto o = check(healthy_burnin_report(), synthetic_specs(), default_rules());
+  const auto o = check(healthy_burnin_report(), synthetic_specs(), burnin_default_rules());
   EXPECT_EQ(o.status, verdict_status::pass);
   EXPECT_TRUE(o.notes.empty());
   int judged = 0;
@@ -61,7 +61,7 @@ TEST(BurnIn, AHealthyTwelveMinuteBurnInPasses) {
 
 TEST(BurnIn, TenMinutesWithAMemoryPassOnEveryGpuPass) {
   // The acceptance minimum itself (burnin_min_duration_s, 600 s): ten 60 s cycles.
-  const auto o = check(burnin_report(600), synthetic_specs(), default_rules());
+  const auto o = check(burnin_report(600), synthetic_specs(), burnin_default_rules());
   EXPECT_EQ(o.status, verdict_status::pass);
   for (const auto& r : o.nodes[0].results) {
     if (r.bench_id == "burnin.gemm") {
@@ -88,7 +88,7 @@ TEST(BurnIn, OneSecondWithNoMemoryPassIsInconclusiveWithItsOwnCodesNeverAPass) {
       ASSERT_FALSE(res.burnin->memtest);
     }
   }
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), burnin_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   const auto codes = codes_by_gpu(o);
   ASSERT_EQ(codes.size(), 8u);
@@ -115,7 +115,7 @@ TEST(BurnIn, OneSecondWithNoMemoryPassIsInconclusiveWithItsOwnCodesNeverAPass) {
 TEST(BurnIn, TwoMinutesAreReportedAsShorterThanTheAcceptanceMinimumAndPassUnderASiteMinimum) {
   // scripts/gpu-validate.sh's burn-in: two cycles, two memory passes, under the 10 minutes.
   const report r = burnin_report(120);
-  auto rules = default_rules();
+  auto rules = burnin_default_rules();
   const auto o = check(r, synthetic_specs(), rules);
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   for (const auto& [gpu, found] : codes_by_gpu(o))
@@ -141,12 +141,13 @@ TEST(BurnIn, TheFullSuitesShortBurnInSampleIsNotABurnInVerdict) {
   // no memory pass: a sample of the sustained GEMM, judged by its record's other rules.
   report r = burnin_report(15);
   r.run.suite = "full";
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), burnin_default_rules());
   EXPECT_EQ(o.status, verdict_status::pass);
   EXPECT_TRUE(codes_by_gpu(o).empty());
   // The same record in the burnin suite is no pass.
   r.run.suite = "burnin";
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::inconclusive);
+  EXPECT_EQ(check(r, synthetic_specs(), burnin_default_rules()).status,
+            verdict_status::inconclusive);
 }
 
 TEST(BurnIn, AMemoryTestNeedsACompletedPassButNoDuration) {
@@ -159,12 +160,13 @@ TEST(BurnIn, AMemoryTestNeedsACompletedPassButNoDuration) {
   mt.burnin->gemm.reset();
   mt.burnin->intervals.clear();
   r.results.push_back(mt);
-  auto findings = burnin_findings(r, r.results.back(), &r.devices[0], default_rules().settings);
+  auto findings =
+      burnin_findings(r, r.results.back(), &r.devices[0], burnin_default_rules().settings);
   EXPECT_TRUE(findings.empty()) << findings.front().code << ": no --duration, no minimum";
   r.results.back().burnin->memtest->passes = 0;
   r.results.back().burnin->memtest->words_checked = 0;
   r.run.suite = "standard"; // memory.test runs there too, and needs its pass there too
-  findings = burnin_findings(r, r.results.back(), &r.devices[0], default_rules().settings);
+  findings = burnin_findings(r, r.results.back(), &r.devices[0], burnin_default_rules().settings);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].code, "GPUSPEC-BURNIN-NO-MEMORY-PASS");
   EXPECT_NE(findings[0].cause.find("the memory test completed no pass"), std::string::npos)
@@ -177,7 +179,7 @@ TEST(BurnIn, AMismatchNamesTheIterationTheTimeAndBothChecksums) {
   g.checksum_mismatches = 2;
   g.mismatches = {{17, 4.75, g.reference_checksum, "0x5e5e00000000c0df"},
                   {18, 4.80, g.reference_checksum, "0x5e5e00000000c0df"}};
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), burnin_default_rules());
   EXPECT_EQ(o.status, verdict_status::fail);
   const auto all = burnin_diagnoses(o);
   const auto it = std::find_if(all.begin(), all.end(), [](const diagnosis* d) {
@@ -226,7 +228,7 @@ TEST(BurnIn, DifferentAlgorithmsOrSeedsAreNotComparedAndTheCheckSaysWhy) {
   auto& g = *burnin_on(r, 2).burnin->gemm;
   g.algorithm = "id=6 tile=20 stages=8 split_k=1";
   g.reference_checksum = "0x0000000000000001";
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), burnin_default_rules());
   EXPECT_EQ(o.status, verdict_status::pass) << "a different algorithm gives different bits";
   ASSERT_EQ(o.notes.size(), 1u);
   EXPECT_NE(o.notes[0].find("compared only among equals"), std::string::npos) << o.notes[0];
@@ -284,17 +286,17 @@ TEST(BurnIn, TheColdFirstIntervalIsNotADrift) {
   const auto d = drift_of(res.burnin->intervals);
   ASSERT_TRUE(d);
   EXPECT_NEAR(d->drop, 0, 1e-9);
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::pass);
+  EXPECT_EQ(check(r, synthetic_specs(), burnin_default_rules()).status, verdict_status::pass);
 
   // Degraded: the same cold start, then a real fall of 10% over the run warns.
   for (std::size_t i = res.burnin->intervals.size() / 2; i < res.burnin->intervals.size(); ++i)
     if (res.burnin->intervals[i].throughput)
       res.burnin->intervals[i].throughput = sustained * 0.90;
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::warn);
+  EXPECT_EQ(check(r, synthetic_specs(), burnin_default_rules()).status, verdict_status::warn);
 }
 
 TEST(BurnIn, DriftAtTheThresholdPassesAndJustAboveWarns) {
-  const auto rules = default_rules();
+  const auto rules = burnin_default_rules();
   for (const auto& [factor, expected] : {std::pair{0.96, verdict_status::pass},
                                          {0.94, verdict_status::warn},
                                          {0.84, verdict_status::fail}}) {
@@ -313,7 +315,7 @@ TEST(BurnIn, AnInterruptedBurnInIsInconclusiveNeverAPass) {
   auto& b = *burnin_on(r, 0).burnin;
   b.intervals.resize(3);
   b.busy_s = 170;
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), burnin_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   const auto all = burnin_diagnoses(o);
   EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](const diagnosis* d) {
@@ -327,7 +329,7 @@ TEST(BurnIn, HotOrThrottledDuringTheBurnInWarnsWithTheExistingCodes) {
   res.telemetry.temperature_c_max = 88;
   res.telemetry.throttle_reasons = {"sw_power_cap", "hw_power_brake", "hw_slowdown"};
   res.telemetry.throttled = true;
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), burnin_default_rules());
   EXPECT_EQ(o.status, verdict_status::warn);
   const auto all = burnin_diagnoses(o);
   for (const char* code :

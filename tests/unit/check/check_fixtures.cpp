@@ -13,15 +13,16 @@
 #include "gpuspec/host/pcie_link.hpp"
 #include "gpuspec/kernels/pointer_chase.hpp" // parse_size_text
 #include "gpuspec/kernels/transfer_math.hpp"
-#include "gpuspec/reports/event_rules.hpp"
-#include "gpuspec/reports/host_rules.hpp"
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/judge/event_rules.hpp"
+#include "gpuspec/reports/judge/host_rules.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
+#include "test_text.hpp"
 
 namespace gpuspec::reports::testing {
 namespace {
 
-constexpr std::int64_t gib = std::int64_t{1} << 30;
+using gpuspec::testing::gib;
 constexpr int gpus = 8;
 
 // What an H200 reports to NVML and the CUDA runtime: 143771 MiB, 132 SMs, a 50 MiB L2, a
@@ -132,7 +133,7 @@ void settle(result& r) {
 }
 
 /// STREAM copy or triad (fp32, 1 GiB arrays) as benches/families/stream.cu writes it, at
-/// `value` GB/s, with the ceiling benches/host/ceilings.cpp attaches.
+/// `value` GB/s, with the ceiling host/ceilings.cpp attaches.
 result stream_result(const std::string& op, int dev, double value) {
   const bool triad = op == "triad";
   const std::uint64_t n = std::uint64_t{1} << 28;
@@ -153,7 +154,7 @@ result stream_result(const std::string& op, int dev, double value) {
   r.flops_per_iteration = triad ? 2.0 * static_cast<double>(n) : 0.0;
   measure(r, value, *r.bytes_per_iteration / (value * 1e9));
   r.telemetry = window(h200_sm_clock_max_mhz, 62, 420, {});
-  r.ceiling_value = benches::memory_bandwidth_ceiling(
+  r.ceiling_value = host::memory_bandwidth_ceiling(
       r.telemetry.mem_clock_mhz_median,
       "median of the NVML memory clock sampled during the measurement", h200_bus_width_bits,
       &h200_row());
@@ -194,7 +195,7 @@ result gemm_result(int dev, double tflops) {
   r.observations["roofline_bytes"] = min_bytes;
   measure(r, tflops, *r.flops_per_iteration / (tflops * 1e12));
   r.telemetry = window(1755, 71, 699, {"sw_power_cap"});
-  benches::compute_ceiling_inputs in;
+  host::compute_ceiling_inputs in;
   in.key = "fp16_tc";
   in.cc_major = 9;
   in.cc_minor = 0;
@@ -203,11 +204,11 @@ result gemm_result(int dev, double tflops) {
   in.clock_origin = "median of the NVML SM clock sampled during the measurement";
   in.device_name = "NVIDIA H200";
   in.spec = &h200_row();
-  const auto memory = benches::memory_bandwidth_ceiling(r.telemetry.mem_clock_mhz_median,
-                                                        "median of the NVML memory clock",
-                                                        h200_bus_width_bits, &h200_row());
-  r.ceiling_value = benches::apply_roofline(benches::compute_ceiling(in), *r.flops_per_iteration,
-                                            min_bytes, memory);
+  const auto memory = host::memory_bandwidth_ceiling(r.telemetry.mem_clock_mhz_median,
+                                                     "median of the NVML memory clock",
+                                                     h200_bus_width_bits, &h200_row());
+  r.ceiling_value =
+      host::apply_roofline(host::compute_ceiling(in), *r.flops_per_iteration, min_bytes, memory);
   r.check = {verification_status::passed, 2e-4, 5e-3, "sampled against a host reference"};
   settle(r);
   return r;
@@ -216,7 +217,7 @@ result gemm_result(int dev, double tflops) {
 /// A host transfer (transfer.h2d or .d2h; pinned, copy engines, 256 MiB, the quick suite's size)
 /// as benches/families/transfer.cpp and the harness write it, at `gbs`, with the link NVML
 /// reported under load (`gen` x `width`, in the telemetry and the observations) and the ceiling
-/// benches/host/pcie_link.hpp attaches: the link the card and its slot can reach.
+/// host/pcie_link.hpp attaches: the link the card and its slot can reach.
 result transfer_result(const device_info& d, const std::string& kind, double gbs, int gen,
                        int width) {
   const auto k = kind == "h2d"   ? kernels::transfer_kind::h2d
@@ -250,14 +251,14 @@ result transfer_result(const device_info& d, const std::string& kind, double gbs
   r.telemetry = window(h200_sm_clock_max_mhz, 45, 150, {});
   r.telemetry.pcie_gen_min = gen;
   r.telemetry.pcie_width_min = width;
-  benches::pcie_ceiling_inputs in;
+  host::pcie_ceiling_inputs in;
   in.directions = directions;
-  in.under_load = benches::pcie_link_state{gen, width};
+  in.under_load = host::pcie_link_state{gen, width};
   in.under_load_samples = 50;
   in.inventory = {d.pcie.gen_current, d.pcie.width_current};
   in.reachable = pcie_reachable_link(d, &h200_row());
   in.spec = &h200_row();
-  r.ceiling_value = benches::pcie_transfer_ceiling(in);
+  r.ceiling_value = host::pcie_transfer_ceiling(in);
   r.check = {verification_status::passed, 0.0, 0.0,
              "every byte of the destination against the source"};
   settle(r);
@@ -345,12 +346,12 @@ result collective_result(const report& rep, const collective_case& cc) {
   r.unit = metric_unit::gigabytes_per_second;
   r.bytes_per_iteration = bytes;
 
-  benches::collective_ceiling_inputs in;
+  host::collective_ceiling_inputs in;
   for (int i = 0; i < nranks; ++i)
     in.gpus.push_back({&rep.devices[static_cast<std::size_t>(i)], cc.row ? cc.row : &h200_row()});
   in.in_switch_factor = *kind == co::collective_kind::all_reduce ? std::max(1.0, factor) : 1.0;
-  const auto choice = benches::collective_link_ceiling(in);
-  o["ceiling_link"] = std::string(benches::to_string(choice.link));
+  const auto choice = host::collective_link_ceiling(in);
+  o["ceiling_link"] = std::string(host::to_string(choice.link));
   o["ceiling_why"] = choice.why;
   r.ceiling_value = choice.ceiling;
 
@@ -403,7 +404,7 @@ void add_nvml_events(report& r, int device,
   // The run's clock origin, and the events spread evenly inside the window, as the watcher
   // would take them.
   const auto origin = std::chrono::steady_clock::time_point{};
-  std::vector<benches::nvml_event> taken;
+  std::vector<host::nvml_event> taken;
   for (std::size_t k = 0; k < events.size(); ++k) {
     const double t =
         start + (end - start) * static_cast<double>(k + 1) / static_cast<double>(events.size() + 1);
@@ -411,7 +412,7 @@ void add_nvml_events(report& r, int device,
                                   std::chrono::duration<double>(t)),
                      device, events[k].first, events[k].second});
   }
-  auto converted = benches::to_report_events(taken, origin);
+  auto converted = host::to_report_events(taken, origin);
   res.events.insert(res.events.end(), converted.begin(), converted.end());
 }
 

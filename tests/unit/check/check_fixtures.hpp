@@ -1,7 +1,7 @@
 #pragma once
 /// Reports built in code for the check tests, the way the harness writes them: a healthy stock
 /// DGX H200 (8 x H200 141 GB, 2 TB of host RAM) with the shipped spec table's H200 row, its
-/// ceilings from benches/host/ceilings.hpp and its host checks from reports/host_rules.hpp, and
+/// ceilings from host/ceilings.hpp and its host checks from reports/host_rules.hpp, and
 /// degraded variants, at least one per reason code. The measured figures are synthetic (round
 /// fractions of the datasheet, no GPU was run): none is a measurement. tests/fixtures/check
 /// holds these reports as save_report writes them, and a test keeps the two identical.
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/spec_table.hpp"
-#include "gpuspec/reports/verdict.hpp"
+#include "gpuspec/reports/judge/verdict.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
 
 namespace gpuspec::reports::testing {
 
@@ -38,7 +38,7 @@ namespace gpuspec::reports::testing {
 void add_burnin(report& r, double seconds = 720);
 
 /// Gives the first result of GPU `device` the events NVML would deliver during its window, made
-/// by the worker's own conversion (benches/host nvml_events.hpp to_report_events): each an NVML
+/// by the worker's own conversion (host nvml_events.hpp to_report_events): each an NVML
 /// event type with its data (the Xid of an Xid event), spread over the window.
 void add_nvml_events(report& r, int device,
                      const std::vector<std::pair<gpu_event_type, std::uint64_t>>& events);
@@ -46,7 +46,7 @@ void add_nvml_events(report& r, int device,
 /// Appends GPU `dev`'s host transfers (transfer.h2d and .d2h; pinned, copy engines, 256 MiB) as
 /// benches/families/transfer.cpp and the harness write them, at the GB/s given, with NVML's
 /// link under load `gen` x `width` in their telemetry and observations, and the ceiling
-/// benches/host/pcie_link.hpp attaches (the link the GPU and its slot can reach).
+/// host/pcie_link.hpp attaches (the link the GPU and its slot can reach).
 void add_transfers(report& r, int dev, double h2d_gbs, double d2h_gbs, int gen, int width);
 
 /// Multiplies the measured values of one GPU's results (samples, stats, efficiency).
@@ -54,7 +54,7 @@ void scale_device_results(report& r, int device, double factor);
 
 /// One NCCL collective over GPUs 0..ranks-1 of a healthy_report(), as
 /// benches/families/collective.cpp writes it (fp32, out of place; its observations, the link
-/// ceiling of benches/host/collective_ceiling.hpp, #wrong, telemetry merged by worst GPU).
+/// ceiling of host/collective_ceiling.hpp, #wrong, telemetry merged by worst GPU).
 struct collective_case {
   std::string kind = "all_reduce";
   std::string size = "1GiB";

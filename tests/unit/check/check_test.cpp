@@ -1,4 +1,5 @@
-// The comparator, the diagnosis rules and the expectation rules, without a GPU (STYLE.md 10).
+// The comparator, the diagnosis rules and the expectation rules, without a GPU (CONTRIBUTING.md,
+// style 10).
 
 #include <algorithm>
 #include <cctype>
@@ -13,12 +14,12 @@
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/diagnosis.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/diagnosis.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -31,7 +32,7 @@ using testing::synthetic_specs;
 const std::filesystem::path fixtures = std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "check";
 const std::filesystem::path expect_file = std::filesystem::path(GPUSPEC_SPECS_DIR) / "expect.json";
 
-expectations default_rules() {
+expectations check_default_rules() {
   auto e = load_expectations(expect_file);
   if (!e)
     throw std::runtime_error(e.error().to_string());
@@ -63,7 +64,7 @@ bool has(const check_outcome& o, const std::string& code, std::optional<int> dev
 TEST(Check, AStockDgxH200PassesWithNoDiagnosis) {
   // 2 TB of host RAM for 8 x 141 GB (1.8 x, under the 2 x advice), power capping at the
   // default limit on the Tensor Core GEMMs, Gen1 links at idle: all normal, nothing said.
-  const auto o = check(healthy_report(), synthetic_specs(), default_rules());
+  const auto o = check(healthy_report(), synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::pass);
   EXPECT_EQ(exit_code_of(o.status), 0);
   ASSERT_EQ(o.nodes.size(), 1u);
@@ -90,7 +91,7 @@ TEST(Check, AStockDgxH200PassesWithNoDiagnosis) {
 }
 
 TEST(Check, NamesAreUniqueAndGroupsAreTheBenchFamily) {
-  const auto o = check(healthy_report(), synthetic_specs(), default_rules());
+  const auto o = check(healthy_report(), synthetic_specs(), check_default_rules());
   std::set<std::string> names;
   for (const auto& r : o.nodes[0].results) {
     EXPECT_TRUE(names.insert(r.name).second) << r.name;
@@ -102,7 +103,7 @@ class DegradedVariant : public ::testing::TestWithParam<testing::degraded_varian
 
 TEST_P(DegradedVariant, IsDiagnosedWithItsReasonCode) {
   const auto& v = GetParam();
-  const auto o = check(build(v.degrade), synthetic_specs(), default_rules());
+  const auto o = check(build(v.degrade), synthetic_specs(), check_default_rules());
   EXPECT_TRUE(has(o, v.code, v.device)) << v.code << " not given";
   EXPECT_EQ(o.nodes[0].status, v.node_status) << to_string(o.nodes[0].status);
   EXPECT_EQ(o.status, v.node_status);
@@ -173,7 +174,7 @@ class InconclusiveVariant : public ::testing::TestWithParam<testing::inconclusiv
 
 TEST_P(InconclusiveVariant, IsNeverAPassAndSaysWhy) {
   const auto& v = GetParam();
-  const auto o = check(build(v.degrade), synthetic_specs(), default_rules());
+  const auto o = check(build(v.degrade), synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive) << to_string(o.status);
   EXPECT_EQ(exit_code_of(o.status), 3);
   bool found = false;
@@ -202,17 +203,18 @@ INSTANTIATE_TEST_SUITE_P(Check, InconclusiveVariant,
 TEST(Check, InconclusiveBeatsWarnAndLosesToFail) {
   auto r = build(testing::inconclusive_variants()[0].degrade);
   testing::degraded_variants()[0].degrade(r); // PCIe link: warn
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::inconclusive);
+  EXPECT_EQ(check(r, synthetic_specs(), check_default_rules()).status,
+            verdict_status::inconclusive);
   r.devices[3].counters_after["ecc.volatile.uncorrected"] = reading::of(1);
   r.devices[3].counters_delta["ecc.volatile.uncorrected"] = reading::of(1);
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::fail);
+  EXPECT_EQ(check(r, synthetic_specs(), check_default_rules()).status, verdict_status::fail);
 }
 
 TEST(Check, SkippedIsNeutralWhereTheGpuHasOtherEvidence) {
   auto r = healthy_report();
   r.results[0].status = result_status::not_supported;
   r.results[0].reason = "synthetic";
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::skipped);
   EXPECT_EQ(o.status, verdict_status::pass);
 }
@@ -221,13 +223,13 @@ TEST(Check, IncompleteOrEmptyReportIsInconclusive) {
   auto r = healthy_report();
   r.complete = false;
   r.incomplete_reason = "interrupted";
-  auto o = check(r, synthetic_specs(), default_rules());
+  auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   EXPECT_NE(o.nodes[0].message.find("interrupted"), std::string::npos);
   EXPECT_TRUE(has(o, "GPUSPEC-RUN-INCOMPLETE", std::nullopt));
   r = healthy_report();
   r.results.clear();
-  o = check(r, synthetic_specs(), default_rules());
+  o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   EXPECT_TRUE(has(o, "GPUSPEC-NO-RESULTS", std::nullopt));
   for (int i = 0; i < 8; ++i)
@@ -237,7 +239,7 @@ TEST(Check, IncompleteOrEmptyReportIsInconclusive) {
 TEST(Evidence, SevenOfEightGpusNeverMeasuredIsNotAPass) {
   auto r = healthy_report();
   std::erase_if(r.results, [](const result& x) { return x.devices.front() != 0; });
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   EXPECT_EQ(o.nodes[0].gpus[0].status, verdict_status::pass);
   for (int i = 1; i < 8; ++i)
@@ -250,32 +252,32 @@ TEST(Evidence, AGpuDeselectedWithDevicesIsSkippedNotInconclusive) {
   std::erase_if(r.results, [](const result& x) { return x.devices.front() == 2; });
   r.devices[2].counters_delta["ecc.volatile.uncorrected"] = reading::of(9); // not asked about
   r.devices[2].counters_after["ecc.volatile.uncorrected"] = reading::of(9);
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::pass);
   EXPECT_FALSE(o.nodes[0].gpus[2].selected);
   EXPECT_EQ(o.nodes[0].gpus[2].status, verdict_status::skipped);
   EXPECT_NE(o.nodes[0].gpus[2].message.find("--devices"), std::string::npos);
   // A version 1 report does not say what was selected: every GPU was.
   r.run.devices.clear();
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).nodes[0].gpus[2].status,
+  EXPECT_EQ(check(r, synthetic_specs(), check_default_rules()).nodes[0].gpus[2].status,
             verdict_status::fail);
 }
 
 TEST(Evidence, AResultOnAGpuNotSelectedOrNotListedContradictsTheReport) {
   auto r = healthy_report();
   r.run.devices = {0, 1, 3, 4, 5, 6, 7};
-  auto o = check(r, synthetic_specs(), default_rules());
+  auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   EXPECT_NE(o.nodes[0].results[6].message.find("results[6].devices[0]"), std::string::npos)
       << o.nodes[0].results[6].message;
   r = healthy_report();
   r.results[0].devices = {9};
-  o = check(r, synthetic_specs(), default_rules());
+  o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::inconclusive);
   EXPECT_NE(o.nodes[0].results[0].message.find("GPU 9 is not in devices[]"), std::string::npos);
   r = healthy_report();
   r.run.devices.push_back(9);
-  o = check(r, synthetic_specs(), default_rules());
+  o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   EXPECT_NE(o.nodes[0].message.find("run.devices[8]"), std::string::npos) << o.nodes[0].message;
 }
@@ -308,7 +310,7 @@ report equal_samples_report(std::size_t n, double v) {
   res.stats.mean = sum / static_cast<double>(n);
   // Both efficiencies from the new median, through the one builder the harness uses.
   settle_efficiency(res);
-  // Equal power readings too: their mean by sum / n, as benches/host telemetry wrote it.
+  // Equal power readings too: their mean by sum / n, as host telemetry wrote it.
   const double watts = 699.9;
   double power_sum = 0;
   for (std::size_t k = 0; k < n; ++k)
@@ -320,7 +322,7 @@ report equal_samples_report(std::size_t n, double v) {
 
 TEST(Integrity, EqualSamplesOfEveryCountAndMagnitudeNeverContradictThemselves) {
   const auto specs = synthetic_specs();
-  const auto rules = default_rules();
+  const auto rules = check_default_rules();
   std::mt19937_64 rng(16);
   std::uniform_real_distribution<double> exponent(-9.0, 12.0);
   int outside = 0; // cases where sum / n really left [min, max]
@@ -342,7 +344,7 @@ TEST(Integrity, EqualSamplesOfEveryCountAndMagnitudeNeverContradictThemselves) {
 
 TEST(Integrity, AMeanMinOrMaxThatIsReallyWrongStillTrips) {
   const auto specs = synthetic_specs();
-  const auto rules = default_rules();
+  const auto rules = check_default_rules();
   const auto trips = [&](const std::function<void(sample_stats&)>& edit, const std::string& field) {
     report r = healthy_report();
     edit(r.results[0].stats);
@@ -372,7 +374,7 @@ TEST(Integrity, AMeanMinOrMaxThatIsReallyWrongStillTrips) {
 
 TEST(Integrity, AnEventOnAGpuTheReportDoesNotListContradictsIt) {
   const auto specs = synthetic_specs();
-  const auto rules = default_rules();
+  const auto rules = check_default_rules();
   report r = healthy_report();
   testing::add_nvml_events(r, 2, {{gpu_event_type::xid, 79}, {gpu_event_type::xid, 13}});
   std::size_t at = 0;
@@ -403,10 +405,10 @@ TEST(Integrity, AnEventOnAGpuTheReportDoesNotListContradictsIt) {
 
 TEST(Integrity, TwoDevicesWithTheSameIndexContradictTheReport) {
   report r = healthy_report();
-  EXPECT_TRUE(inconsistent_fields(check(r, synthetic_specs(), default_rules())).empty());
+  EXPECT_TRUE(inconsistent_fields(check(r, synthetic_specs(), check_default_rules())).empty());
   r.devices.push_back(r.devices[1]);
   r.devices.back().serial = "SYNTHETIC-OTHER";
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   EXPECT_EQ(inconsistent_fields(o), std::vector<std::string>{"devices[8].index"});
   EXPECT_NE(o.nodes[0].message.find("GPU 1 is listed twice (devices[1] and devices[8])"),
@@ -421,7 +423,7 @@ TEST(Integrity, AnImpossibleResultsFiguresStayShort) {
     x *= 1e88;
   res.stats = summarize(res.samples);
   settle_efficiency(res);
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   const auto& v = o.nodes[0].results[0];
   EXPECT_EQ(v.status, verdict_status::inconclusive);
   EXPECT_NE(v.message.find("impossible:"), std::string::npos) << v.message;
@@ -438,7 +440,7 @@ TEST(Integrity, AnImpossibleResultsFiguresStayShort) {
 TEST(StandIn, AStandInReportNeverPassesButItsWorkerFailuresFail) {
   auto r = healthy_report();
   r.run.backend = "stand-in";
-  auto o = check(r, synthetic_specs(), default_rules());
+  auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::inconclusive);
   for (const auto& v : o.nodes[0].results) {
     EXPECT_EQ(v.status, verdict_status::inconclusive);
@@ -452,7 +454,7 @@ TEST(StandIn, AStandInReportNeverPassesButItsWorkerFailuresFail) {
   r.results[9].status = result_status::failed;
   r.results[9].failure = failure_kind::worker_signal;
   r.results[9].reason = "GPU 3: worker killed by SIGSEGV";
-  o = check(r, synthetic_specs(), default_rules());
+  o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::fail);
   EXPECT_EQ(exit_code_of(o.status), 2);
   EXPECT_TRUE(has(o, "GPUSPEC-WORKER-HUNG", 2));
@@ -475,7 +477,7 @@ TEST(Failures, EachFailureKindHasItsCodeAndAVerificationFailureWinsWhateverTheSt
     r.results[4].status = result_status::failed;
     r.results[4].failure = kind;
     r.results[4].reason = "synthetic";
-    const auto o = check(r, synthetic_specs(), default_rules());
+    const auto o = check(r, synthetic_specs(), check_default_rules());
     EXPECT_EQ(o.nodes[0].results[4].status, verdict_status::fail) << code;
     ASSERT_EQ(o.nodes[0].results[4].diagnoses.size(), 1U) << code;
     EXPECT_EQ(o.nodes[0].results[4].diagnoses[0].code, code);
@@ -491,7 +493,7 @@ TEST(Failures, EachFailureKindHasItsCodeAndAVerificationFailureWinsWhateverTheSt
     res.status = status;
     res.failure = status == result_status::failed ? failure_kind::benchmark : failure_kind::none;
     res.reason = status == result_status::ok ? "" : "synthetic";
-    const auto o = check(r, synthetic_specs(), default_rules());
+    const auto o = check(r, synthetic_specs(), check_default_rules());
     ASSERT_FALSE(o.nodes[0].results[4].diagnoses.empty());
     EXPECT_EQ(o.nodes[0].results[4].diagnoses[0].code, "GPUSPEC-VERIFICATION-FAILED");
     EXPECT_EQ(o.nodes[0].results[4].diagnoses[0].step, remediation::reset_gpu);
@@ -510,7 +512,7 @@ TEST(Findings, PowerCappingAtTheDefaultLimitAndFullDrawIsNotACause) {
       res.telemetry.throttled = true;
       res.telemetry.power_w_max = 699;
     }
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_FALSE(has(o, "GPUSPEC-POWER-THROTTLE", 2));
   EXPECT_TRUE(has(o, "GPUSPEC-SIBLING-OUTLIER", 2));
 }
@@ -522,12 +524,12 @@ TEST(Findings, ThermalThrottlingOnAPassingResultWarnsAndOnAFailingOneFails) {
       res.telemetry.throttle_reasons = {"hw_thermal"};
       res.telemetry.throttled = true;
     }
-  auto o = check(r, synthetic_specs(), default_rules());
+  auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.nodes[0].gpus[2].status, verdict_status::warn);
   EXPECT_TRUE(has(o, "GPUSPEC-THERMAL-THROTTLE", 2));
   for (int i = 0; i < 8; ++i)
     scale_device_results(r, i, 0.5);
-  o = check(r, synthetic_specs(), default_rules());
+  o = check(r, synthetic_specs(), check_default_rules());
   for (const auto& v : o.nodes[0].results)
     if (v.devices.front() == 2) {
       ASSERT_EQ(v.diagnoses.size(), 1U) << v.name;
@@ -607,7 +609,7 @@ verdict_status expected_alone(state s) {
 
 TEST(Rollup, EveryCombinationOfResultStatesOnOneGpu) {
   const auto specs = synthetic_specs();
-  const auto rules = default_rules();
+  const auto rules = check_default_rules();
   const report healthy = healthy_report();
   const result triad = healthy.results[7]; // memory.stream.triad on GPU 2
   ASSERT_EQ(triad.bench_id, "memory.stream.triad");
@@ -650,14 +652,14 @@ TEST(Check, AGpuNvmlLostBeforeNamingItIsLostNotAnUnknownModel) {
   for (const auto& [name, value] : lost_before.counters_before)
     d.counters_before[name] = reading::unavailable("GPU is lost");
   std::erase_if(r.results, [](const result& x) { return x.devices.front() == 2; });
-  auto o = check(r, synthetic_specs(), default_rules());
+  auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_TRUE(has(o, "GPUSPEC-GPU-LOST", 2));
   EXPECT_FALSE(has(o, "GPUSPEC-NO-SPEC-ROW", 2)) << "a lost GPU is not news about the table";
   EXPECT_EQ(o.nodes[0].gpus[2].status, verdict_status::fail);
   // Named from the driver's list (benches identify_lost_devices): its row is found by name.
   d.name = lost_before.name;
   d.pci_bus_id = lost_before.pci_bus_id;
-  o = check(r, synthetic_specs(), default_rules());
+  o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_TRUE(has(o, "GPUSPEC-GPU-LOST", 2));
   EXPECT_FALSE(has(o, "GPUSPEC-NO-SPEC-ROW", 2));
   EXPECT_EQ(o.nodes[0].gpus[2].spec_id, "h200-sxm-141gb");
@@ -666,7 +668,7 @@ TEST(Check, AGpuNvmlLostBeforeNamingItIsLostNotAnUnknownModel) {
   r.devices[2].name = "NVIDIA Unlisted GPU";
   r.devices[2].spec_id = "";
   r.devices[2].pci_device_id = 0x1234;
-  EXPECT_TRUE(has(check(r, synthetic_specs(), default_rules()), "GPUSPEC-NO-SPEC-ROW", 2));
+  EXPECT_TRUE(has(check(r, synthetic_specs(), check_default_rules()), "GPUSPEC-NO-SPEC-ROW", 2));
 }
 
 TEST(Check, NoSpecRowJudgesClockAdjustedEfficiency) {
@@ -677,7 +679,7 @@ TEST(Check, NoSpecRowJudgesClockAdjustedEfficiency) {
     d.name = "NVIDIA Synthetic Unlisted GPU";
   }
   scale_device_results(r, 1, 0.6); // 53% of the clock-adjusted ceiling: fail
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   for (const auto& res : o.nodes[0].results)
     EXPECT_EQ(res.frame, "clock_adjusted");
   EXPECT_EQ(o.nodes[0].results[3].status, verdict_status::fail);
@@ -704,7 +706,7 @@ TEST(Check, AnInformationalFigureIsReportedNotJudgedAndAJudgedOneIs) {
     t.ceiling_value.reference = reference_kind::clock_adjusted;
     settle_efficiency(t); // 0.1 against the link, the reference
   }
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   ASSERT_EQ(o.nodes[0].results.size(), 2U);
   EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::skipped);
   EXPECT_NE(o.nodes[0].results[0].message.find("reported, not judged"), std::string::npos)
@@ -724,7 +726,7 @@ TEST(Check, LowerIsBetterMetricsAreInverted) {
   r.results[0].ceiling_value.datasheet.reset();
   r.results[0].ceiling_value.reference = reference_kind::clock_adjusted;
   settle_efficiency(r.results[0]); // 0.5
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.nodes[0].results[0].frame, "clock_adjusted");
   EXPECT_EQ(o.nodes[0].results[0].status, verdict_status::fail);
 }
@@ -735,7 +737,7 @@ TEST(Reference, AReportCannotLowerItsOwnBar) {
   auto r = healthy_report();
   r.results[1].ceiling_value.datasheet = 3000;
   settle_efficiency(r.results[1]); // as a harness with the stale figure wrote it
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   const auto& triad = o.nodes[0].results[1];
   EXPECT_EQ(triad.frame, "spec");
   EXPECT_DOUBLE_EQ(*triad.expected, 4800);
@@ -748,7 +750,7 @@ TEST(Reference, AReportCannotLowerItsOwnBar) {
   r = healthy_report();
   r.results[1].ceiling_value.datasheet = 4790;
   settle_efficiency(r.results[1]);
-  EXPECT_TRUE(check(r, synthetic_specs(), default_rules()).notes.empty());
+  EXPECT_TRUE(check(r, synthetic_specs(), check_default_rules()).notes.empty());
 }
 
 TEST(Reference, EfficiencyIsAgainstTheReferenceAndTheClockAdjustedFractionIsItsOwnFigure) {
@@ -762,7 +764,7 @@ TEST(Reference, EfficiencyIsAgainstTheReferenceAndTheClockAdjustedFractionIsItsO
   EXPECT_DOUBLE_EQ(*triad.efficiency_clock_adjusted,
                    triad.stats.median / *triad.ceiling_value.clock_adjusted);
   EXPECT_GT(*triad.efficiency, *triad.efficiency_clock_adjusted);
-  const auto verdict = check(r, synthetic_specs(), default_rules()).nodes[0].results[1];
+  const auto verdict = check(r, synthetic_specs(), check_default_rules()).nodes[0].results[1];
   EXPECT_DOUBLE_EQ(*verdict.efficiency, *triad.efficiency) << "the report's is the check's";
   EXPECT_EQ(verdict.status, verdict_status::pass);
 
@@ -770,14 +772,14 @@ TEST(Reference, EfficiencyIsAgainstTheReferenceAndTheClockAdjustedFractionIsItsO
   // contradicts the report (the field is named), and so does an edited clock-adjusted one.
   auto bad = healthy_report();
   bad.results[1].efficiency = bad.results[1].efficiency_clock_adjusted;
-  auto o = check(bad, synthetic_specs(), default_rules());
+  auto o = check(bad, synthetic_specs(), check_default_rules());
   EXPECT_TRUE(has(o, "GPUSPEC-REPORT-INCONSISTENT", bad.results[1].devices[0]));
   EXPECT_NE(o.nodes[0].results[1].message.find("efficiency"), std::string::npos)
       << o.nodes[0].results[1].message;
   bad = healthy_report();
   *bad.results[1].efficiency_clock_adjusted *= 1.1;
-  EXPECT_TRUE(has(check(bad, synthetic_specs(), default_rules()), "GPUSPEC-REPORT-INCONSISTENT",
-                  bad.results[1].devices[0]));
+  EXPECT_TRUE(has(check(bad, synthetic_specs(), check_default_rules()),
+                  "GPUSPEC-REPORT-INCONSISTENT", bad.results[1].devices[0]));
 
   // Healthy old report: written before efficiency_clock_adjusted, its efficiency was against
   // the clock-adjusted ceiling; that is no contradiction.
@@ -786,7 +788,7 @@ TEST(Reference, EfficiencyIsAgainstTheReferenceAndTheClockAdjustedFractionIsItsO
     x.efficiency = x.efficiency_clock_adjusted;
     x.efficiency_clock_adjusted.reset();
   }
-  EXPECT_EQ(check(old, synthetic_specs(), default_rules()).status, verdict_status::pass);
+  EXPECT_EQ(check(old, synthetic_specs(), check_default_rules()).status, verdict_status::pass);
 }
 
 TEST(Reference, ARooflineCappedGemmIsHeldToTheSameRoofline) {
@@ -799,12 +801,12 @@ TEST(Reference, ARooflineCappedGemmIsHeldToTheSameRoofline) {
   g.ceiling_value.roofline_bytes = flops / 100; // 100 operations per byte: 480 TFLOP/s at 4800
   g.ceiling_value.datasheet = 4800.0 * 100 / 1000;
   settle_efficiency(g);
-  auto o = check(r, synthetic_specs(), default_rules());
+  auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_DOUBLE_EQ(*o.nodes[0].results[2].expected, 480);
   EXPECT_TRUE(o.notes.empty());
   g.ceiling_value.datasheet = 989.5;
   settle_efficiency(g);
-  o = check(r, synthetic_specs(), default_rules());
+  o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_DOUBLE_EQ(*o.nodes[0].results[2].expected, 480);
   EXPECT_FALSE(o.notes.empty());
 }
@@ -816,13 +818,13 @@ TEST(Reference, CheckJudgesByTheReferenceTheResultCarries) {
   auto& g = r.results[2];
   g.ceiling_value.reference = reference_kind::clock_adjusted;
   settle_efficiency(g);
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.nodes[0].results[2].frame, "clock_adjusted");
   EXPECT_DOUBLE_EQ(*o.nodes[0].results[2].expected, *g.ceiling_value.clock_adjusted);
   // No reference: not judged against a ceiling (a latency without a baseline).
   g.ceiling_value.reference = reference_kind::none;
   settle_efficiency(g);
-  const auto none = check(r, synthetic_specs(), default_rules());
+  const auto none = check(r, synthetic_specs(), check_default_rules());
   EXPECT_EQ(none.nodes[0].results[2].status, verdict_status::skipped);
   EXPECT_NE(none.nodes[0].results[2].message.find("no ceiling judges"), std::string::npos);
 }
@@ -834,7 +836,7 @@ TEST(Siblings, TwoIdenticalGpusFlagOnlyTheSlowOne) {
   std::erase_if(r.results, [](const result& x) { return x.devices[0] >= 2; });
   std::erase_if(r.host.checks, [](const host_check& c) { return c.device && *c.device >= 2; });
   scale_device_results(r, 1, 0.9);
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_TRUE(has(o, "GPUSPEC-SIBLING-OUTLIER", 1));
   EXPECT_FALSE(has(o, "GPUSPEC-SIBLING-OUTLIER", 0));
 }
@@ -848,7 +850,7 @@ TEST(Siblings, RepeatedCasesFlagOnlyTheSlowGpu) {
   const auto base = r.results;
   for (int i = 0; i < 1000; ++i)
     r.results.insert(r.results.end(), base.begin(), base.end());
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), check_default_rules());
   EXPECT_TRUE(has(o, "GPUSPEC-SIBLING-OUTLIER", 3));
   for (int gpu : {0, 1, 2, 4, 5, 6, 7})
     EXPECT_FALSE(has(o, "GPUSPEC-SIBLING-OUTLIER", gpu)) << "gpu " << gpu;
@@ -857,7 +859,7 @@ TEST(Siblings, RepeatedCasesFlagOnlyTheSlowGpu) {
 TEST(Siblings, SmallSpreadIsNotAnOutlier) {
   auto r = healthy_report();
   scale_device_results(r, 3, 0.97);
-  EXPECT_EQ(check(r, synthetic_specs(), default_rules()).status, verdict_status::pass);
+  EXPECT_EQ(check(r, synthetic_specs(), check_default_rules()).status, verdict_status::pass);
 }
 
 TEST(Fleet, ModifiedZScoreFindsTheSlowNodeWithTenReports) {
@@ -867,7 +869,7 @@ TEST(Fleet, ModifiedZScoreFindsTheSlowNodeWithTenReports) {
   // A whole node 7% slow: its GPUs agree with each other (no sibling outlier) and still pass
   // against the datasheet, but the fleet frame sees it.
   fleet.push_back(healthy_report("node-slow", 0.93));
-  const auto o = check(fleet, synthetic_specs(), default_rules());
+  const auto o = check(fleet, synthetic_specs(), check_default_rules());
   const auto& slow = o.nodes.back();
   EXPECT_EQ(slow.status, verdict_status::warn);
   for (const auto& r : slow.results) {
@@ -883,7 +885,7 @@ TEST(Fleet, FewerThanTenReportsAreNotCompared) {
   for (int i = 0; i < 8; ++i)
     fleet.push_back(healthy_report("node-" + std::to_string(i)));
   fleet.push_back(healthy_report("node-slow", 0.93));
-  const auto o = check(fleet, synthetic_specs(), default_rules());
+  const auto o = check(fleet, synthetic_specs(), check_default_rules());
   EXPECT_EQ(o.status, verdict_status::pass);
   EXPECT_FALSE(o.notes.empty());
 }
@@ -896,7 +898,7 @@ TEST(Baseline, JudgesAgainstTheBaselineMedianWithinTheTolerance) {
   scale_device_results(now, 2, 0.80); // fail
   check_options options;
   options.baseline = &base;
-  const auto o = check(now, synthetic_specs(), default_rules(), options);
+  const auto o = check(now, synthetic_specs(), check_default_rules(), options);
   const auto& n = o.nodes[0];
   EXPECT_EQ(n.results[0].frame, "baseline");
   EXPECT_EQ(n.gpus[0].status, verdict_status::pass);
@@ -905,7 +907,7 @@ TEST(Baseline, JudgesAgainstTheBaselineMedianWithinTheTolerance) {
   EXPECT_TRUE(has(o, "GPUSPEC-BELOW-BASELINE", 2));
   // GPU 2 is also 20% below its siblings; with a wide tolerance only that frame warns.
   options.baseline_tolerance = 0.25;
-  const auto wide = check(now, synthetic_specs(), default_rules(), options);
+  const auto wide = check(now, synthetic_specs(), check_default_rules(), options);
   EXPECT_FALSE(has(wide, "GPUSPEC-BELOW-BASELINE", 2));
   EXPECT_TRUE(has(wide, "GPUSPEC-SIBLING-OUTLIER", 2));
 }
@@ -921,7 +923,7 @@ TEST(Baseline, MatchesGpusBySerialNotIndex) {
     scale_device_results(now, i, 0.5);
   check_options options;
   options.baseline = &base;
-  const auto o = check(now, synthetic_specs(), default_rules(), options);
+  const auto o = check(now, synthetic_specs(), check_default_rules(), options);
   EXPECT_EQ(o.nodes[0].gpus[0].status, verdict_status::pass); // same serial: equal
   EXPECT_EQ(o.nodes[0].gpus[1].status, verdict_status::fail); // half its baseline
 }
@@ -937,7 +939,7 @@ TEST(Check, TenThousandResultsAreAllJudged) {
       copy.axes["size"] = i;
       r.results.push_back(std::move(copy));
     }
-  const auto rules = default_rules();
+  const auto rules = check_default_rules();
   const auto specs = synthetic_specs();
   const auto o = check(r, specs, rules);
   EXPECT_EQ(o.status, verdict_status::pass);
@@ -983,12 +985,12 @@ TEST(ReasonCodes, AreAllDocumented) {
 
 TEST(Expectations, ShippedSettingsAreTheDefaults) {
   // One value per threshold: the code's defaults are the shipped file's.
-  EXPECT_EQ(default_rules().settings, expectation_settings{});
+  EXPECT_EQ(check_default_rules().settings, expectation_settings{});
   EXPECT_EQ(expectation_settings{}.temperature_limit_c, default_temperature_limit_c);
 }
 
 TEST(Expectations, ShippedRulesLoad) {
-  const auto e = default_rules();
+  const auto e = check_default_rules();
   ASSERT_NE(e.find("memory.stream.triad"), nullptr);
   EXPECT_EQ(e.find("memory.stream.triad")->pattern, "memory.stream.*");
   EXPECT_DOUBLE_EQ(e.find("memory.stream.triad")->pass, 0.70);
@@ -1014,7 +1016,7 @@ TEST(Expectations, AVersionOneRuleFileSaysHowToChangeIt) {
 }
 
 TEST(Expectations, AxisConditionsPickTheRuleAndTheRestIsReportedNotJudged) {
-  const auto e = default_rules();
+  const auto e = check_default_rules();
   const auto axes = [](const char* memory, const char* engine, const char* size) {
     return nlohmann::ordered_json{{"memory", memory}, {"engine", engine}, {"size", size}};
   };
@@ -1077,7 +1079,7 @@ TEST(Expectations, PatternMatching) {
 }
 
 TEST(Expectations, SiteFileOverridesARuleFieldAndWinsOverSpecificity) {
-  const auto base = default_rules();
+  const auto base = check_default_rules();
   const auto site = nlohmann::ordered_json::parse(R"({
     "schema": "gpuspec.expect.v2",
     "settings": {"sibling_threshold": 0.1},

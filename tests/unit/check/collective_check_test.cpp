@@ -10,9 +10,9 @@
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -22,14 +22,16 @@ using testing::collective_result;
 using testing::healthy_report;
 using testing::synthetic_specs;
 
-expectations shipped_rules() {
+expectations collective_rules() {
   auto e = load_expectations(std::filesystem::path(GPUSPEC_SPECS_DIR) / "expect.json");
   if (!e)
     throw std::runtime_error(e.error().to_string());
   return e.value();
 }
 
-check_outcome judge(const report& r) { return check(r, synthetic_specs(), shipped_rules()); }
+check_outcome judge_report(const report& r) {
+  return check(r, synthetic_specs(), collective_rules());
+}
 
 /// The verdict of the last result (the collective a test added).
 const result_verdict& last(const check_outcome& o) { return o.nodes.at(0).results.back(); }
@@ -87,7 +89,7 @@ TEST(Collectives, StockH100SxmNodeWithNvlinkNearTheCeilingPasses) {
   nvls.busbw_gbs = 1.07 * 450;
   r.results.push_back(collective_result(r, nvls));
 
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_EQ(o.status, verdict_status::pass) << to_string(o.status);
   for (const auto& v : o.nodes[0].results) {
     EXPECT_TRUE(v.diagnoses.empty()) << v.name << ": " << v.message;
@@ -112,7 +114,7 @@ TEST(Collectives, TheSameNodeSlowAt1GiBFails) {
   c.row = specs.find("h100-sxm5-80gb");
   c.busbw_gbs = 0.4 * 450;
   r.results.push_back(collective_result(r, c));
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_EQ(last(o).status, verdict_status::fail) << last(o).message;
   EXPECT_TRUE(has_code(last(o), "GPUSPEC-BELOW-SPEC"));
   // The verdict counts for every GPU of the collective.
@@ -123,7 +125,7 @@ TEST(Collectives, TheSameNodeSlowAt1GiBFails) {
 TEST(Collectives, FallbackToShmOnNvlinkIsAFindingAndP2pIsNot) {
   report healthy = healthy_report();
   healthy.results.push_back(collective_result(healthy, collective_case{}));
-  const auto ok = judge(healthy);
+  const auto ok = judge_report(healthy);
   EXPECT_EQ(ok.status, verdict_status::pass) << last(ok).message;
   EXPECT_FALSE(has_code(last(ok), "GPUSPEC-NCCL-TRANSPORT-FALLBACK"));
 
@@ -132,7 +134,7 @@ TEST(Collectives, FallbackToShmOnNvlinkIsAFindingAndP2pIsNot) {
   collective_case c;
   c.transports = {"P2P", "SHM"};
   degraded.results.push_back(collective_result(degraded, c));
-  const auto o = judge(degraded);
+  const auto o = judge_report(degraded);
   EXPECT_EQ(last(o).status, verdict_status::warn);
   ASSERT_TRUE(has_code(last(o), "GPUSPEC-NCCL-TRANSPORT-FALLBACK"));
   const auto& d =
@@ -155,7 +157,7 @@ TEST(Collectives, ShmIsNotAFallbackWhereAGpuHasNoNvlink) {
   c.transports = {"P2P", "SHM"};
   c.busbw_gbs = 0.3 * 450;
   r.results.push_back(collective_result(r, c));
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_FALSE(has_code(last(o), "GPUSPEC-NCCL-TRANSPORT-FALLBACK"));
   // The slow collective is explained by the GPU whose links are down, not only GPU 0's state.
   EXPECT_EQ(last(o).status, verdict_status::fail);
@@ -174,7 +176,7 @@ TEST(Collectives, OneRankIsReportedNotJudged) {
   c.ranks = 1;
   r.results.push_back(collective_result(r, c));
   EXPECT_DOUBLE_EQ(r.results.back().stats.median, 0.0);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_EQ(last(o).status, verdict_status::skipped) << last(o).message;
   EXPECT_TRUE(contains(last(o).message, "one rank"));
   EXPECT_TRUE(last(o).diagnoses.empty());
@@ -187,7 +189,7 @@ TEST(Collectives, OneRankIsReportedNotJudged) {
   two.results.back().samples.assign(10, 0.0);
   two.results.back().stats = summarize(two.results.back().samples);
   two.results.back().efficiency = 0.0;
-  EXPECT_EQ(last(judge(two)).status, verdict_status::inconclusive);
+  EXPECT_EQ(last(judge_report(two)).status, verdict_status::inconclusive);
 }
 
 TEST(Collectives, TimeoutNamesTheSizeAndTheRanksOnTheFirstGpuNotArrived) {
@@ -195,7 +197,7 @@ TEST(Collectives, TimeoutNamesTheSizeAndTheRanksOnTheFirstGpuNotArrived) {
   collective_case c;
   c.timed_out_ranks = std::vector<int>{5, 6};
   r.results.push_back(collective_result(r, c));
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   const auto& v = last(o);
   EXPECT_EQ(v.status, verdict_status::fail);
   ASSERT_EQ(v.diagnoses.size(), 1u);
@@ -213,8 +215,8 @@ TEST(Collectives, TimeoutNamesTheSizeAndTheRanksOnTheFirstGpuNotArrived) {
   other.results.push_back(collective_result(other, c));
   other.results.back().observations.erase("ranks_not_finished");
   other.results.back().reason = "ncclAllReduce: unhandled cuda error";
-  EXPECT_TRUE(has_code(last(judge(other)), "GPUSPEC-RESULT-FAILED"));
-  EXPECT_FALSE(has_code(last(judge(other)), "GPUSPEC-COLLECTIVE-TIMEOUT"));
+  EXPECT_TRUE(has_code(last(judge_report(other)), "GPUSPEC-RESULT-FAILED"));
+  EXPECT_FALSE(has_code(last(judge_report(other)), "GPUSPEC-COLLECTIVE-TIMEOUT"));
 }
 
 TEST(Collectives, WrongElementsFailAsAWrongAnswer) {
@@ -222,7 +224,7 @@ TEST(Collectives, WrongElementsFailAsAWrongAnswer) {
   collective_case c;
   c.wrong_per_rank = {0, 0, 0, 12};
   r.results.push_back(collective_result(r, c));
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   const auto& v = last(o);
   EXPECT_EQ(v.status, verdict_status::fail);
   ASSERT_TRUE(has_code(v, "GPUSPEC-VERIFICATION-FAILED"));
@@ -239,7 +241,7 @@ TEST(Collectives, PcieOnlyNodeIsJudgedAgainstTheCardsLink) {
   c.busbw_gbs = 0.8 * 63.0;
   r.results.push_back(collective_result(r, c));
   EXPECT_EQ(r.results.back().observations.at("ceiling_link"), "PCIe");
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   const auto& v = last(o);
   EXPECT_EQ(v.status, verdict_status::pass) << v.message;
   ASSERT_TRUE(v.expected);

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/event_rules.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/event_rules.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -20,7 +20,7 @@ using testing::add_nvml_events;
 using testing::healthy_report;
 using testing::synthetic_specs;
 
-expectations default_rules() {
+expectations event_default_rules() {
   auto e = load_expectations(std::filesystem::path(GPUSPEC_SPECS_DIR) / "expect.json");
   if (!e)
     throw std::runtime_error(e.error().to_string());
@@ -48,7 +48,7 @@ TEST(EventCheck, BenignEventsLeaveAHealthyNodePassing) {
                    {gpu_event_type::clock_change, 0},
                    {gpu_event_type::clock_change, 0}});
   add_nvml_events(r, 3, single_bits(single_bit_events_warn_above));
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), event_default_rules());
   EXPECT_EQ(o.status, verdict_status::pass) << to_string(o.status);
   const auto& v = first_verdict_of(o, 2);
   EXPECT_EQ(v.status, verdict_status::pass);
@@ -61,7 +61,7 @@ TEST(EventCheck, BenignEventsLeaveAHealthyNodePassing) {
 TEST(EventCheck, OneSingleBitEventPastThePolicyWarns) {
   report r = healthy_report();
   add_nvml_events(r, 3, single_bits(single_bit_events_warn_above + 1));
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), event_default_rules());
   EXPECT_EQ(o.status, verdict_status::warn);
   const auto& v = first_verdict_of(o, 3);
   ASSERT_EQ(v.diagnoses.size(), 1U);
@@ -72,7 +72,7 @@ TEST(EventCheck, OneSingleBitEventPastThePolicyWarns) {
 TEST(EventCheck, AHardwareXidNamesTheResultTheTimeAndTheCatalogEntry) {
   report r = healthy_report();
   add_nvml_events(r, 2, {{gpu_event_type::xid, 79}, {gpu_event_type::xid, 79}});
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), event_default_rules());
   EXPECT_EQ(o.status, verdict_status::fail);
   const auto& v = first_verdict_of(o, 2);
   EXPECT_EQ(v.status, verdict_status::fail);
@@ -99,7 +99,7 @@ TEST(EventCheck, AnXidSeenByNvmlAndTheKernelLogCountsOnce) {
       line.detail = "NVRM: Xid (PCI:0000:12:00): 79, pid=1, GPU has fallen off the bus.";
       res.events.push_back(line);
     }
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), event_default_rules());
   const auto& v = first_verdict_of(o, 2);
   ASSERT_EQ(v.diagnoses.size(), 1U);
   EXPECT_EQ(v.diagnoses[0].evidence.at("xid.count"), "1");
@@ -113,7 +113,7 @@ TEST(EventCheck, AnXidDuringAFailedResultIsStillJudged) {
       res.status = result_status::skipped;
       res.reason = "the GPU fell off the bus";
     }
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), event_default_rules());
   const auto& v = first_verdict_of(o, 2);
   EXPECT_EQ(v.status, verdict_status::fail);
   ASSERT_FALSE(v.diagnoses.empty());
@@ -128,7 +128,7 @@ TEST(EventCheck, KernelLogXidsAreJudgedAsNvmlOnes) {
       e.source = "kernel_log";
       e.detail = "NVRM: Xid (PCI:0000:1b:00): 48, pid=1234, DBE (double bit error) ECC error";
     }
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), event_default_rules());
   EXPECT_EQ(o.status, verdict_status::fail);
   EXPECT_EQ(first_verdict_of(o, 2).diagnoses.at(0).code, "GPUSPEC-ECC-UNCORRECTED");
   EXPECT_NE(first_verdict_of(o, 2).diagnoses.at(0).cause.find("kernel log"), std::string::npos);
@@ -144,7 +144,7 @@ TEST(EventCheck, AKernelLogLineIsJudgedByWhatItSays) {
         e.source = "kernel_log";
         e.detail = "NVRM: Xid (PCI:0000:1b:00): 149, " + text;
       }
-    return first_verdict_of(check(r, synthetic_specs(), default_rules()), 2).status;
+    return first_verdict_of(check(r, synthetic_specs(), event_default_rules()), 2).status;
   };
   EXPECT_EQ(judged("NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x025001c6 0x00000000)"),
             verdict_status::fail);
@@ -172,7 +172,7 @@ TEST(EventCheck, AnEccErrorSeenByTheCountersAndAnEventCountsOnce) {
   add_nvml_events(r, 2, {{gpu_event_type::ecc_double_bit, 0}});
   r.devices[2].counters_after["ecc.volatile.uncorrected"] = reading::of(1);
   r.devices[2].counters_delta["ecc.volatile.uncorrected"] = reading::of(1);
-  const auto o = check(r, synthetic_specs(), default_rules());
+  const auto o = check(r, synthetic_specs(), event_default_rules());
   EXPECT_EQ(o.status, verdict_status::fail);
   const auto found = all_of_code(o, "GPUSPEC-ECC-UNCORRECTED");
   ASSERT_EQ(found.size(), 1U) << "one ECC error, one diagnosis";
@@ -193,7 +193,8 @@ TEST(EventCheck, AnEccErrorSeenByTheCountersAndAnEventCountsOnce) {
   add_nvml_events(r, 3, single_bits(single_bit_events_warn_above + 1));
   r.devices[3].counters_after["ecc.volatile.corrected"] = reading::of(500);
   r.devices[3].counters_delta["ecc.volatile.corrected"] = reading::of(500);
-  const auto storm_outcome = check(r, synthetic_specs(), default_rules()); // outlives the pointers
+  const auto storm_outcome =
+      check(r, synthetic_specs(), event_default_rules()); // outlives the pointers
   const auto storm = all_of_code(storm_outcome, "GPUSPEC-ECC-CORRECTED-STORM");
   ASSERT_EQ(storm.size(), 1U);
   EXPECT_EQ(storm[0]->evidence.at("event.count"), "11");
@@ -202,7 +203,7 @@ TEST(EventCheck, AnEccErrorSeenByTheCountersAndAnEventCountsOnce) {
   r = healthy_report();
   add_nvml_events(r, 2, {{gpu_event_type::ecc_double_bit, 0}});
   r.devices[2].counters_delta["ecc.volatile.uncorrected"] = reading::not_supported();
-  const auto alone = check(r, synthetic_specs(), default_rules());
+  const auto alone = check(r, synthetic_specs(), event_default_rules());
   ASSERT_EQ(all_of_code(alone, "GPUSPEC-ECC-UNCORRECTED").size(), 1U);
   EXPECT_EQ(first_verdict_of(alone, 2).status, verdict_status::fail);
 }

@@ -19,12 +19,12 @@
 
 #include "check_fixtures.hpp"
 #include "gpuspec/host/ceilings.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/host_rules.hpp"
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/judge/host_rules.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 #include "shipped_tables.hpp"
 
 namespace gpuspec::reports {
@@ -130,8 +130,7 @@ report gb200_tray() {
     result s = triad;
     s.devices = {dev};
     s.gpus_busy = 4;
-    s.ceiling_value =
-        benches::memory_bandwidth_ceiling(std::nullopt, "not read", std::nullopt, &row);
+    s.ceiling_value = host::memory_bandwidth_ceiling(std::nullopt, "not read", std::nullopt, &row);
     set_value(s, 0.9 * row.memory_bandwidth_gbs);
     r.results.push_back(s);
     testing::add_transfers(r, dev, 325, 300, 5, 16);
@@ -153,7 +152,7 @@ void set_transfer(report& r, int dev, const std::string& kind, double value) {
       set_value(x, value);
 }
 
-std::string summary(const check_outcome& o) {
+std::string tray_summary(const check_outcome& o) {
   std::string out;
   for (const auto& n : o.nodes) {
     for (const auto& d : n.diagnoses)
@@ -194,7 +193,7 @@ TEST(GraceTray, AHealthyGb200TrayPasses) {
   ASSERT_TRUE(back) << back.error().to_string();
   ASSERT_EQ(back.value(), r);
   const auto o = check(back.value(), tray_specs(), shipped_rules());
-  EXPECT_EQ(o.status, verdict_status::pass) << summary(o);
+  EXPECT_EQ(o.status, verdict_status::pass) << tray_summary(o);
   for (const auto& v : o.nodes.front().results)
     if (v.bench_id == "transfer.h2d") {
       EXPECT_EQ(v.frame, "spec");
@@ -241,8 +240,8 @@ TEST(GraceTray, APcieCeilingCarriedByAnOlderHarnessIsReplacedByTheC2cLink) {
   for (int dev = 0; dev < 4; ++dev)
     testing::add_transfers(r, dev, 325, 300, 5, 16); // the PCIe Gen5 x16 ceiling, 63 GB/s
   const auto o = check(r, tray_specs(), shipped_rules());
-  EXPECT_FALSE(has(o, "GPUSPEC-IMPOSSIBLE-RESULT", 0)) << summary(o);
-  EXPECT_EQ(o.status, verdict_status::pass) << summary(o);
+  EXPECT_FALSE(has(o, "GPUSPEC-IMPOSSIBLE-RESULT", 0)) << tray_summary(o);
+  EXPECT_EQ(o.status, verdict_status::pass) << tray_summary(o);
   EXPECT_TRUE(std::any_of(o.notes.begin(), o.notes.end(), [](const std::string& n) {
     return n.find("NVLink-C2C") != std::string::npos;
   }));
@@ -252,9 +251,9 @@ TEST(GraceTray, ASlowC2cCopyFails) {
   report r = gb200_tray();
   set_transfer(r, 2, "h2d", 0.3 * 450);
   const auto o = check(r, tray_specs(), shipped_rules());
-  EXPECT_EQ(o.status, verdict_status::fail) << summary(o);
-  EXPECT_TRUE(has(o, "GPUSPEC-BELOW-SPEC", 2)) << summary(o);
-  EXPECT_FALSE(has(o, "GPUSPEC-BELOW-SPEC", 0)) << summary(o);
+  EXPECT_EQ(o.status, verdict_status::fail) << tray_summary(o);
+  EXPECT_TRUE(has(o, "GPUSPEC-BELOW-SPEC", 2)) << tray_summary(o);
+  EXPECT_FALSE(has(o, "GPUSPEC-BELOW-SPEC", 0)) << tray_summary(o);
 }
 
 TEST(GraceTray, LowMemoryBandwidthFails) {
@@ -263,8 +262,8 @@ TEST(GraceTray, LowMemoryBandwidthFails) {
     if (x.bench_id == "memory.stream.triad" && x.devices.front() == 3)
       set_value(x, 0.5 * tray_row().memory_bandwidth_gbs);
   const auto o = check(r, tray_specs(), shipped_rules());
-  EXPECT_EQ(o.status, verdict_status::fail) << summary(o);
-  EXPECT_TRUE(has(o, "GPUSPEC-BELOW-SPEC", 3)) << summary(o);
+  EXPECT_EQ(o.status, verdict_status::fail) << tray_summary(o);
+  EXPECT_TRUE(has(o, "GPUSPEC-BELOW-SPEC", 3)) << tray_summary(o);
 }
 
 TEST(PlatformPcie, AStockPlatformBelowTheGpusOwnGenerationIsNotACap) {
@@ -320,7 +319,7 @@ report unknown_model_node(int gpus) {
 
 TEST(UnknownModel, SiblingsJudgeWhatTheDatasheetCannot) {
   const auto o = check(unknown_model_node(8), testing::synthetic_specs(), shipped_rules());
-  EXPECT_EQ(o.status, verdict_status::warn) << summary(o); // GPUSPEC-NO-SPEC-ROW, per GPU
+  EXPECT_EQ(o.status, verdict_status::warn) << tray_summary(o); // GPUSPEC-NO-SPEC-ROW, per GPU
   for (const auto& v : o.nodes.front().results)
     if (v.bench_id.starts_with("memory.stream.")) {
       EXPECT_EQ(v.status, verdict_status::pass) << v.name << ": " << v.message;
@@ -335,13 +334,13 @@ TEST(UnknownModel, ASlowGpuAmongEightUnknownSiblingsIsFound) {
     if (x.bench_id.starts_with("memory.stream.") && x.devices.front() == 5)
       set_value(x, 0.7 * x.stats.median);
   const auto o = check(r, testing::synthetic_specs(), shipped_rules());
-  EXPECT_TRUE(has(o, "GPUSPEC-SIBLING-OUTLIER", 5)) << summary(o);
-  EXPECT_FALSE(has(o, "GPUSPEC-SIBLING-OUTLIER", 4)) << summary(o);
+  EXPECT_TRUE(has(o, "GPUSPEC-SIBLING-OUTLIER", 5)) << tray_summary(o);
+  EXPECT_FALSE(has(o, "GPUSPEC-SIBLING-OUTLIER", 4)) << tray_summary(o);
 }
 
 TEST(UnknownModel, ALoneUnknownGpuIsInconclusiveAgainstTheDatasheetWithTheReason) {
   const auto o = check(unknown_model_node(1), testing::synthetic_specs(), shipped_rules());
-  EXPECT_EQ(o.status, verdict_status::inconclusive) << summary(o);
+  EXPECT_EQ(o.status, verdict_status::inconclusive) << tray_summary(o);
   bool seen = false;
   for (const auto& v : o.nodes.front().results)
     if (v.bench_id.starts_with("memory.stream.")) {

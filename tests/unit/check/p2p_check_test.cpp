@@ -1,7 +1,7 @@
 // The check of peer paths and transfer.p2p (docs/check.md, "Peer paths"): reports whose GPUs
 // and topology are taken the way `gpuspec run` takes them (the spine's inventory through the
 // fake NVML, tests/fakes, on a fixture host root, rows matched from the shipped spec table), and
-// transfer.p2p results with the ceiling benches/host/p2p_plan.hpp attaches. For every rule the
+// transfer.p2p results with the ceiling host/p2p_plan.hpp attaches. For every rule the
 // degraded report that trips it and the healthy one that must not. The bandwidth figures are
 // synthetic fractions of the attached ceiling, not measurements.
 
@@ -14,13 +14,14 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/host/p2p_plan.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/health.hpp"
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/health/health.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 #include "gpuspec/spine/inventory.hpp"
 #include "shipped_tables.hpp"
+#include "test_text.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -63,12 +64,12 @@ result p2p_result(const report& r, int src, int dst, double fraction,
               {"engine", engine},
               {"direction", "one_way"},
               {"size", size}};
-  res.observations["path"] = benches::p2p_path_text(*r.host.topology, src, dst);
+  res.observations["path"] = host::p2p_path_text(*r.host.topology, src, dst);
   const auto* pair = find_pair(*r.host.topology, src, dst);
   res.observations["nvlink_links"] = pair != nullptr ? pair->nvlink_links : 0;
   res.metric = "bandwidth";
   res.unit = metric_unit::gigabytes_per_second;
-  res.ceiling_value = benches::p2p_ceiling(*r.host.topology, device(r, src), device(r, dst), 1);
+  res.ceiling_value = host::p2p_ceiling(*r.host.topology, device(r, src), device(r, dst), 1);
   const double gbs = fraction * res.ceiling_value.clock_adjusted.value();
   const double bytes = 4.0 * (256 << 20);
   for (int k = 0; k < 10; ++k) {
@@ -107,7 +108,7 @@ void add_ring(report& r, double fraction = 0.8) {
     r.results.push_back(p2p_result(r, i, (i + 1) % n, fraction));
 }
 
-check_outcome judge(const report& r) { return check(r, shipped_specs(), shipped_rules()); }
+check_outcome judge_report(const report& r) { return check(r, shipped_specs(), shipped_rules()); }
 
 const gpu_verdict& gpu(const check_outcome& o, int index) {
   const auto& gpus = o.nodes.at(0).gpus;
@@ -121,9 +122,7 @@ const diagnosis* find_code(const gpu_verdict& g, const std::string& code) {
   return it == g.diagnoses.end() ? nullptr : &*it;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using gpuspec::testing::contains;
 
 std::string all_codes(const check_outcome& o) {
   std::string out;
@@ -149,7 +148,7 @@ TEST(PeerPaths, AStockHgxH100Passes) {
   ASSERT_EQ(r.devices.size(), 8u);
   ASSERT_TRUE(r.host.topology.has_value());
   add_ring(r);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_EQ(o.nodes.at(0).status, verdict_status::pass) << all_codes(o);
   for (const auto& g : o.nodes.at(0).gpus) {
     EXPECT_EQ(find_code(g, "GPUSPEC-P2P-NOT-NVLINK"), nullptr) << g.index;
@@ -165,7 +164,7 @@ TEST(PeerPaths, AStockHgxH100Passes) {
 TEST(PeerPaths, AGpuWithItsNvlinksDownFailsForItsPairsOverPcie) {
   report r = hgx_nvlink_down();
   add_ring(r);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_EQ(o.nodes.at(0).status, verdict_status::fail);
   const auto* d = find_code(gpu(o, 3), "GPUSPEC-P2P-NOT-NVLINK");
   ASSERT_NE(d, nullptr) << all_codes(o);
@@ -196,7 +195,7 @@ TEST(PeerPaths, OnePairOverPcieIsGivenToBothItsGpus) {
       p.transport = "pcie";
     }
   add_ring(r);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   for (int i = 0; i < 8; ++i) {
     const auto* d = find_code(gpu(o, i), "GPUSPEC-P2P-NOT-NVLINK");
     EXPECT_EQ(d != nullptr, i == 1 || i == 6) << i << "\n" << all_codes(o);
@@ -209,7 +208,7 @@ TEST(PeerPaths, APcieNodeIsNeverAskedForNvlinkNorForP2pAcrossSockets) {
   report r = pcie_node();
   ASSERT_EQ(r.devices.size(), 4u);
   add_ring(r);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   for (const auto& g : o.nodes.at(0).gpus) {
     EXPECT_EQ(find_code(g, "GPUSPEC-P2P-NOT-NVLINK"), nullptr) << g.index;
     EXPECT_EQ(find_code(g, "GPUSPEC-P2P-UNAVAILABLE"), nullptr) << g.index << all_codes(o);
@@ -223,7 +222,7 @@ TEST(PeerPaths, NoP2pOnAPairWhoseSiblingsOnTheSamePathHaveItWarns) {
     if ((p.src == 0 && p.dst == 1) || (p.src == 1 && p.dst == 0))
       p.p2p_read = p.p2p_write = "disabled by regkey";
   add_ring(r);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   for (int i = 0; i < 4; ++i) {
     const auto* d = find_code(gpu(o, i), "GPUSPEC-P2P-UNAVAILABLE");
     ASSERT_EQ(d != nullptr, i <= 1) << i << "\n" << all_codes(o);
@@ -241,7 +240,7 @@ TEST(PeerPaths, AnNvlinkPairWithoutP2pWarnsOnBothGpus) {
     if ((p.src == 2 && p.dst == 5) || (p.src == 5 && p.dst == 2))
       p.p2p_read = "not supported";
   add_ring(r);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   for (int i = 0; i < 8; ++i)
     EXPECT_EQ(find_code(gpu(o, i), "GPUSPEC-P2P-UNAVAILABLE") != nullptr, i == 2 || i == 5) << i;
 }
@@ -255,7 +254,7 @@ TEST(PeerPaths, AOneGpuNodeHasNoPairToFlag) {
   result memory = p2p_result(hgx(), 0, 1, 0.8); // any judged result on GPU 0
   memory.devices = {0};
   r.results.push_back(memory);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_EQ(find_code(gpu(o, 0), "GPUSPEC-P2P-NOT-NVLINK"), nullptr);
   EXPECT_EQ(find_code(gpu(o, 0), "GPUSPEC-P2P-UNAVAILABLE"), nullptr);
 }
@@ -283,7 +282,7 @@ TEST(PeerTransfers, LargeCopyEngineCopiesAreJudgedAgainstThePath) {
   r.results.push_back(p2p_result(r, 4, 5, 0.4, "sm", "64MiB"));
   r.results.push_back(p2p_result(r, 5, 6, 0.1, "ce", "4KiB")); // latency-bound: reported
   r.results.push_back(p2p_result(r, 6, 7, 0.1, "ce", "16MiB"));
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   const auto& v = o.nodes.at(0).results;
   ASSERT_EQ(v.size(), 7u);
   EXPECT_EQ(v[0].status, verdict_status::pass);

@@ -10,21 +10,22 @@
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/expectations.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "test_text.hpp"
 
 namespace gpuspec::reports {
 namespace {
 
-expectations shipped_rules() {
+expectations pcie_rules() {
   auto e = load_expectations(std::string(GPUSPEC_SPECS_DIR) + "/expect.json");
   if (!e)
     throw std::runtime_error(e.error().to_string());
   return e.value();
 }
 
-check_outcome judge(const report& r) {
-  return check(r, testing::synthetic_specs(), shipped_rules());
+check_outcome judge_report(const report& r) {
+  return check(r, testing::synthetic_specs(), pcie_rules());
 }
 
 const testing::degraded_variant& variant(const std::string& name) {
@@ -50,9 +51,7 @@ std::vector<const result_verdict*> transfers(const check_outcome& o) {
   return out;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using gpuspec::testing::contains;
 
 TEST(PcieCheck, AStockNodeIdlingAtGen1WithTransfersAtGen5PassesSilently) {
   // Gen1 at idle (power saving), NVML's maxima Gen5 x16 for the GPU and the system, Gen5 x16
@@ -62,7 +61,7 @@ TEST(PcieCheck, AStockNodeIdlingAtGen1WithTransfersAtGen5PassesSilently) {
     d.pcie.gen_max_system = 5;
   for (int gpu = 0; gpu < 8; ++gpu)
     testing::add_transfers(r, gpu, 50.4, 50.2, 5, 16);
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_EQ(o.status, verdict_status::pass);
   for (int gpu = 0; gpu < 8; ++gpu)
     for (const auto* d : pcie_diagnoses(o, gpu))
@@ -90,7 +89,7 @@ TEST(PcieCheck, ALowReadingOutsideTheTransfersDoesNotOutweighTransfersAtTheFullL
       res.telemetry.pcie_width_min = 16;
       break;
     }
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   EXPECT_EQ(o.status, verdict_status::pass);
   for (const auto* d : pcie_diagnoses(o, 2))
     ADD_FAILURE() << d->code << ": " << d->cause;
@@ -101,7 +100,7 @@ TEST(PcieCheck, ALowReadingOutsideTheTransfersDoesNotOutweighTransfersAtTheFullL
       res.telemetry.pcie_gen_min.reset();
       res.telemetry.pcie_width_min.reset();
     }
-  const auto without = judge(r);
+  const auto without = judge_report(r);
   const auto found = pcie_diagnoses(without, 2);
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found.front()->code, "GPUSPEC-PCIE-LINK-DEGRADED");
@@ -109,7 +108,7 @@ TEST(PcieCheck, ALowReadingOutsideTheTransfersDoesNotOutweighTransfersAtTheFullL
 
 TEST(PcieCheck, ALinkTrainedAtGen3UnderLoadFailsWithItsTransfersAsEvidence) {
   const auto& v = variant("pcie-link-degraded--gen3-under-load");
-  const auto o = judge(testing::build(v.degrade));
+  const auto o = judge_report(testing::build(v.degrade));
   EXPECT_EQ(o.status, verdict_status::fail);
   const auto pcie = pcie_diagnoses(o, 2);
   ASSERT_EQ(pcie.size(), 1U);
@@ -140,7 +139,8 @@ TEST(PcieCheck, ALinkTrainedAtGen3UnderLoadFailsWithItsTransfersAsEvidence) {
 }
 
 TEST(PcieCheck, ALinkTrainedAtGen4X8UnderLoadFails) {
-  const auto o = judge(testing::build(variant("pcie-link-degraded--gen4-x8-under-load").degrade));
+  const auto o =
+      judge_report(testing::build(variant("pcie-link-degraded--gen4-x8-under-load").degrade));
   const auto pcie = pcie_diagnoses(o, 2);
   ASSERT_EQ(pcie.size(), 1U);
   EXPECT_EQ(pcie.front()->severity, verdict_status::fail);
@@ -151,7 +151,7 @@ TEST(PcieCheck, ALinkTrainedAtGen4X8UnderLoadFails) {
 }
 
 TEST(PcieCheck, ARiserThatCapsTheLinkAtGen4WarnsAndItsTransfersPassAgainstGen4) {
-  const auto o = judge(testing::build(variant("pcie-link-capped").degrade));
+  const auto o = judge_report(testing::build(variant("pcie-link-capped").degrade));
   EXPECT_EQ(o.status, verdict_status::warn);
   const auto pcie = pcie_diagnoses(o, 2);
   ASSERT_EQ(pcie.size(), 1U) << "the cap is the one finding; the link is at what it allows";
@@ -174,7 +174,7 @@ TEST(PcieCheck, AReportThatCarriesTheTrainedLinkAsItsCeilingStillFailsTheLink) {
       res.efficiency = res.stats.median / 15.754;
       res.efficiency_clock_adjusted.reset(); // not written before issue 17
     }
-  const auto o = judge(r);
+  const auto o = judge_report(r);
   for (const auto* t : transfers(o))
     EXPECT_EQ(t->status, verdict_status::pass) << t->name;
   const auto pcie = pcie_diagnoses(o, 2);

@@ -11,14 +11,15 @@
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/compare.hpp"
-#include "gpuspec/reports/diff.hpp"
-#include "gpuspec/reports/health.hpp"
-#include "gpuspec/reports/kubernetes.hpp"
-#include "gpuspec/reports/render.hpp"
-#include "gpuspec/reports/text_format.hpp"
-#include "gpuspec/reports/text_table.hpp"
+#include "gpuspec/reports/health/health.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/model/text_format.hpp"
+#include "gpuspec/reports/model/text_table.hpp"
+#include "gpuspec/reports/render/health_render.hpp"
+#include "gpuspec/reports/render/kubernetes.hpp"
+#include "gpuspec/reports/render/render.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -33,7 +34,7 @@ check_outcome degraded_outcome() {
   return o;
 }
 
-std::string render(output_format f, bool colour = false) {
+std::string render_as(output_format f, bool colour = false) {
   return make_renderer(f, {colour})->render(degraded_outcome());
 }
 
@@ -165,15 +166,15 @@ TEST(Render, DiffAndCompareGoThroughTheSameRenderers) {
 }
 
 TEST(Render, TableHasVerdictsDiagnosesAndColourOnlyWhenAsked) {
-  const auto plain = render(output_format::table);
+  const auto plain = render_as(output_format::table);
   EXPECT_NE(plain.find("GPUSPEC-PCIE-LINK-DEGRADED"), std::string::npos);
   EXPECT_NE(plain.find("Verdict: FAIL (exit code 2)"), std::string::npos);
   EXPECT_EQ(plain.find("\033["), std::string::npos);
-  EXPECT_NE(render(output_format::table, true).find("\033[31m"), std::string::npos);
+  EXPECT_NE(render_as(output_format::table, true).find("\033[31m"), std::string::npos);
 }
 
 TEST(Render, MarkdownTables) {
-  const auto md = render(output_format::markdown);
+  const auto md = render_as(output_format::markdown);
   EXPECT_NE(md.find("| check | gpu | measured |"), std::string::npos);
   EXPECT_NE(md.find("`GPUSPEC-PCIE-LINK-DEGRADED`"), std::string::npos);
 }
@@ -264,7 +265,7 @@ TEST(Render, TheTableFitsTheTerminalWhereverTheReportLives) {
 }
 
 TEST(Render, JsonCarriesStatusExitCodeAndDiagnoses) {
-  const auto j = nlohmann::ordered_json::parse(render(output_format::json));
+  const auto j = nlohmann::ordered_json::parse(render_as(output_format::json));
   EXPECT_EQ(j["schema"], "gpuspec.check.v1");
   EXPECT_EQ(j["status"], "fail");
   EXPECT_EQ(j["exit_code"], 2);
@@ -276,7 +277,7 @@ TEST(Render, JsonCarriesStatusExitCodeAndDiagnoses) {
 }
 
 TEST(Render, JunitOneCasePerCheckAndGpuWithUniqueNames) {
-  const auto xml = render(output_format::junit);
+  const auto xml = render_as(output_format::junit);
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
   const std::regex testcase("<testcase name=\"([^\"]*)\" classname=\"([^\"]*)\"");
   std::set<std::string> names;
@@ -303,7 +304,7 @@ TEST(Render, JunitOneCasePerCheckAndGpuWithUniqueNames) {
 }
 
 TEST(Render, PrometheusFamiliesHelpTypeAndDcgmLabels) {
-  const auto text = render(output_format::prometheus);
+  const auto text = render_as(output_format::prometheus);
   EXPECT_NE(text.find("# HELP gpuspec_gpu_status "), std::string::npos);
   EXPECT_NE(text.find("# TYPE gpuspec_gpu_status gauge"), std::string::npos);
   EXPECT_NE(text.find("gpuspec_gpu_status{gpu=\"2\",UUID=\"GPU-5e5e5e5e-0000-0000-0000-"

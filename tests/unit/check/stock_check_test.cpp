@@ -14,10 +14,10 @@
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/verdict.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/judge/verdict.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "shipped_tables.hpp"
 #include "stock_fixtures.hpp"
 

@@ -15,17 +15,18 @@
 #include "gpuspec/host/topology.hpp"
 #include "gpuspec/kernels/stream_math.hpp"
 #include "gpuspec/kernels/transfer_math.hpp"
-#include "gpuspec/reports/arch_rates.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/host_rules.hpp"
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/judge/host_rules.hpp"
+#include "gpuspec/reports/model/arch_rates.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
+#include "test_text.hpp"
 
 namespace gpuspec::reports::testing {
 namespace {
 
 constexpr std::int64_t mib = std::int64_t{1} << 20;
-constexpr std::int64_t gib = std::int64_t{1} << 30;
+using gpuspec::testing::gib;
 
 // ---- the public figures (docs/check.md, "Thresholds and their sources") ------------------
 
@@ -397,7 +398,7 @@ const gpu_spec& row_of(const stock_system& s) {
   return *row;
 }
 
-counter_set clean_counters(std::int64_t links) {
+counter_set stock_clean_counters(std::int64_t links) {
   counter_set c;
   for (const char* name :
        {"ecc.volatile.corrected", "ecc.volatile.uncorrected", "ecc.aggregate.corrected",
@@ -462,16 +463,16 @@ device_info make_device(const stock_system& s, int index) {
                                          s.pci_device_id, matched ? matched->id : "no row",
                                          s.spec_id));
   d.spec_id = matched->id;
-  d.counters_before = clean_counters(s.nvlink_links);
-  d.counters_after = clean_counters(s.nvlink_links);
-  d.counters_delta = clean_counters(0);
+  d.counters_before = stock_clean_counters(s.nvlink_links);
+  d.counters_after = stock_clean_counters(s.nvlink_links);
+  d.counters_delta = stock_clean_counters(0);
   d.activity = gpu_activity{0, {}, "ok"};
   return d;
 }
 
 topology_info make_topology(const stock_system& s) {
   topology_info t;
-  const auto generation = benches::nvlink_generation_of(s.nvml_nvlink);
+  const auto generation = host::nvlink_generation_of(s.nvml_nvlink);
   for (int i = 0; i < s.gpus; ++i) {
     gpu_topology g;
     g.device = i;
@@ -593,7 +594,7 @@ result stream_result(const stock_system& s, const kernels::stream_op_row& op,
   r.cache_state = "cold";
   r.bytes_per_iteration = static_cast<double>(arrays * bytes);
   r.telemetry = window(s, 0.6);
-  r.ceiling_value = benches::memory_bandwidth_ceiling(
+  r.ceiling_value = host::memory_bandwidth_ceiling(
       r.telemetry.mem_clock_mhz_median,
       "median of the NVML memory clock sampled during the measurement", s.bus_width_bits, &row);
   r.check = {verification_status::passed, 0.0, 1e-6, "every element against the analytic value"};
@@ -670,7 +671,7 @@ std::optional<result> gemm_result(const stock_system& s, const gemm_row& g,
   r.telemetry =
       window(s, tensor ? 1.0 : 0.8,
              tensor ? std::vector<std::string>{"sw_power_cap"} : std::vector<std::string>{});
-  benches::compute_ceiling_inputs in;
+  host::compute_ceiling_inputs in;
   in.key = key;
   in.cc_major = s.cc_major;
   in.cc_minor = s.cc_minor;
@@ -679,10 +680,10 @@ std::optional<result> gemm_result(const stock_system& s, const gemm_row& g,
   in.clock_origin = "median of the NVML SM clock sampled during the measurement";
   in.device_name = s.gpu_name;
   in.spec = &row;
-  const auto memory = benches::memory_bandwidth_ceiling(
+  const auto memory = host::memory_bandwidth_ceiling(
       r.telemetry.mem_clock_mhz_median, "median of the NVML memory clock", s.bus_width_bits, &row);
-  r.ceiling_value = benches::apply_roofline(benches::compute_ceiling(in), *r.flops_per_iteration,
-                                            min_bytes, memory);
+  r.ceiling_value =
+      host::apply_roofline(host::compute_ceiling(in), *r.flops_per_iteration, min_bytes, memory);
   r.check = {verification_status::passed, 2e-4, 5e-3, "sampled against a host reference"};
   r.gpus_busy = s.gpus;
   const auto& f = gemm_figure(s, g, std::string(gemm_shape_class(m, n, k)));
@@ -723,13 +724,13 @@ result transfer_result(const stock_system& s, const std::string& kind, const std
   r.telemetry = window(s, 0.3);
   r.telemetry.pcie_gen_min = s.pcie_gen;
   r.telemetry.pcie_width_min = s.pcie_width;
-  benches::pcie_ceiling_inputs in;
+  host::pcie_ceiling_inputs in;
   in.directions = bidir ? 2 : 1;
-  in.under_load = benches::pcie_link_state{s.pcie_gen, s.pcie_width};
+  in.under_load = host::pcie_link_state{s.pcie_gen, s.pcie_width};
   in.under_load_samples = 50;
   in.inventory = {1, s.pcie_width};
   in.spec = &row;
-  r.ceiling_value = benches::pcie_transfer_ceiling(in);
+  r.ceiling_value = host::pcie_transfer_ceiling(in);
   r.check = {verification_status::passed, 0.0, 0.0, "every destination byte equal to its source"};
   r.gpus_busy = s.gpus;
   const auto& f = kind == "h2d"   ? (engine == "sm" ? s.figures.h2d_sm : s.figures.h2d_ce)
@@ -755,7 +756,7 @@ result p2p_result(const stock_system& s, const report& rep, int src, int dst,
             {"direction", direction},
             {"size", size}};
   const auto& topo = *rep.host.topology;
-  r.observations["path"] = benches::p2p_path_text(topo, src, dst);
+  r.observations["path"] = host::p2p_path_text(topo, src, dst);
   r.observations["nvlink_links"] = find_pair(topo, src, dst)->nvlink_links;
   r.observations["copies_per_sample"] = copies;
   r.metric = "bandwidth";
@@ -764,8 +765,8 @@ result p2p_result(const stock_system& s, const report& rep, int src, int dst,
   r.bytes_per_iteration = static_cast<double>(bytes * copies * (both ? 2 : 1));
   // The maximum link (see the header): the ceiling the burnin-transfers branch attaches.
   r.ceiling_value =
-      benches::p2p_ceiling(topo, at_max_link(rep.devices[static_cast<std::size_t>(src)]),
-                           at_max_link(rep.devices[static_cast<std::size_t>(dst)]), both ? 2 : 1);
+      host::p2p_ceiling(topo, at_max_link(rep.devices[static_cast<std::size_t>(src)]),
+                        at_max_link(rep.devices[static_cast<std::size_t>(dst)]), both ? 2 : 1);
   r.telemetry = window(s, 0.3);
   r.check = {verification_status::passed, 0.0, std::nullopt, "all bytes equal"};
   r.gpus_busy = 2;

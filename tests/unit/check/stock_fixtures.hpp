@@ -1,7 +1,7 @@
 #pragma once
 /// Healthy stock-card reports (issue 17): a node of each model the shipped rules must pass,
 /// built the way the harness writes its results (axes, observations, telemetry, the ceilings
-/// benches/host attaches, the reference chosen as bench_state does), for the quick and the
+/// host attaches, the reference chosen as bench_state does), for the quick and the
 /// standard suite, with every measured figure set at a public healthy figure (docs/check.md,
 /// "Thresholds and their sources") or, where none was found, at the closest sourced one. Each
 /// figure names its source. No GPU ran: the medians are those public figures' fractions of the
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::reports::testing {
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by the completion and man page tests: gpuspec's command line as its --help prints it
-# (CLI11's formatter), read independently of cli/cli_model.cpp, from which the completion scripts
+# (CLI11's formatter), read independently of cli/src/cli_model.cpp, from which the completion scripts
 # and the pages are generated, so that a command, an option or a choice the generator loses
 # makes a test fail. Needs $gpuspec (the executable, or its emulator wrapper).
 

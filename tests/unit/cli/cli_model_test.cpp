@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "cli_model.hpp"
-#include "completion_script.hpp"
-#include "man_page.hpp"
+#include "gpuspec/cli/cli_model.hpp"
+#include "gpuspec/cli/completion_script.hpp"
+#include "gpuspec/cli/man_page.hpp"
 #include "run_process.hpp"
 
 namespace gpuspec::cli {
@@ -24,9 +24,9 @@ TEST(ChoicesOf, ReadsSetsAndMapsAndNothingElse) {
 }
 
 TEST(BenchmarkWords, EveryIdAndEveryDottedPrefixOnce) {
-  const std::vector<benches::benchmark_listing> listings{{"memory.stream.triad", "", {}, ""},
-                                                         {"memory.stream.copy", "", {}, ""},
-                                                         {"gemm", "", {}, ""}};
+  const std::vector<host::benchmark_listing> listings{{"memory.stream.triad", "", {}, ""},
+                                                      {"memory.stream.copy", "", {}, ""},
+                                                      {"gemm", "", {}, ""}};
   EXPECT_EQ(benchmark_words(listings), (words{"gemm", "memory.", "memory.stream.",
                                               "memory.stream.copy", "memory.stream.triad"}));
   EXPECT_TRUE(benchmark_words({}).empty());

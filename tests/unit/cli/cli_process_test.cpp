@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 
 #include "gpuspec/kernels/stream_math.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec_process_test.hpp"
 #include "run_process.hpp"
 

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "cmd_info.hpp"
-#include "cmd_run.hpp"
-#include "duration.hpp"
-#include "exit_code.hpp"
-#include "format.hpp"
-#include "text_table.hpp"
+#include "gpuspec/cli/cmd_info.hpp"
+#include "gpuspec/cli/cmd_run.hpp"
+#include "gpuspec/cli/duration.hpp"
+#include "gpuspec/cli/exit_code.hpp"
+#include "gpuspec/cli/format.hpp"
+#include "gpuspec/cli/text_table.hpp"
 
 namespace gpuspec::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "progress_display.hpp"
+#include "gpuspec/cli/progress_display.hpp"
 
 namespace gpuspec::cli {
 namespace {

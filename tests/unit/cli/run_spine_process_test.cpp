@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "run_process.hpp"
 

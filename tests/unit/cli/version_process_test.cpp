@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec_process_test.hpp"
 #include "run_process.hpp"
 

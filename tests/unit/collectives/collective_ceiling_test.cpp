@@ -1,4 +1,4 @@
-// The link ceiling of a collective (benches/host collective_ceiling.hpp) on the nodes an
+// The link ceiling of a collective (host collective_ceiling.hpp) on the nodes an
 // operator meets: 8 x H100 SXM with NVLink up, the same node with one GPU's links down, a
 // PCIe-only L40S node, one rank. The rows are the shipped spec table's; the check's own
 // recomputation of the figure (reports::resolve_reference) must agree with what is carried.
@@ -12,9 +12,10 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/host/pcie_link.hpp"
-#include "gpuspec/reports/reference.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "test_text.hpp"
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 namespace r = gpuspec::reports;
 
 namespace {
@@ -70,9 +71,7 @@ node l40s_node() {
   return n;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using gpuspec::testing::contains;
 
 /// The result the ceiling would judge, as the check sees it.
 r::judged_reference judged(const r::ceiling& c, const r::gpu_spec* row) {

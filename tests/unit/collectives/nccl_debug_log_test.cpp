@@ -166,7 +166,7 @@ TEST(NcclDebugLogProperty, RandomBytesAndMutatedLinesNeverCrash) {
     std::string text;
     if (i % 2 == 0) {
       const auto n = rng() % 200;
-      for (std::uint64_t k = 0; k < n; ++k)
+      for (std::uint64_t j = 0; j < n; ++j)
         text.push_back(static_cast<char>(rng() % 256));
     } else {
       text = lines[rng() % lines.size()];

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/collectives/nccl_tests_table.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace gpuspec::collectives {
 namespace {

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "diff_samples.hpp"
-#include "gpuspec/reports/compare.hpp"
+#include "gpuspec/reports/judge/compare.hpp"
 
 namespace gr = gpuspec::reports;
 namespace gt = gpuspec::reports::testing;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "diff_samples.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "run_process.hpp"
 
 namespace fs = std::filesystem;

@@ -3,8 +3,8 @@
 #include <random>
 #include <utility>
 
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::reports::testing {
 

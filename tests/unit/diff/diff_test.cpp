@@ -10,9 +10,9 @@
 #include <gtest/gtest.h>
 
 #include "diff_samples.hpp"
-#include "gpuspec/reports/diff.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gr = gpuspec::reports;
 namespace gt = gpuspec::reports::testing;

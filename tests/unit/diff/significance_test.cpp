@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/significance.hpp"
+#include "gpuspec/reports/judge/significance.hpp"
 
 namespace gr = gpuspec::reports;
 using gr::mann_whitney_method;

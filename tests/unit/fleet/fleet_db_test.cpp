@@ -9,7 +9,7 @@
 #include "fleet_samples.hpp"
 #include "gpuspec/fleet/database.hpp"
 #include "gpuspec/fleet/queries.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace {
 

@@ -14,8 +14,9 @@
 #include "gpuspec/host/fabric_services.hpp"
 #include "gpuspec/host/kernel_log.hpp"
 #include "gpuspec/host/pci_gpus.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/health.hpp"
+#include "gpuspec/reports/health/health.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/render/health_render.hpp"
 #include "gpuspec/spine/inventory.hpp"
 #include "shipped_tables.hpp"
 
@@ -29,7 +30,7 @@ const expectation_settings& settings() { return gpuspec::testing::shipped_rules(
 
 /// The PCI bus of a sysfs fixture (tests/fixtures/sysfs), as cmd_health reads it.
 pci_bus_reading pci_bus(const std::string& tree) {
-  return gpuspec::benches::read_pci_gpus(GPUSPEC_FIXTURES_DIR "/sysfs/" + tree);
+  return gpuspec::host::read_pci_gpus(GPUSPEC_FIXTURES_DIR "/sysfs/" + tree);
 }
 
 /// The inventory of a fake-NVML configuration on a fixture host, as cmd_health takes it, with
@@ -43,22 +44,22 @@ health_input inventory(const std::string& nvml_config, const std::string& host =
   health_input in;
   in.inventory.host = inv.host;
   in.inventory.devices = inv.devices;
-  in.kernel_module_version = gpuspec::benches::read_nvidia_module_version(root);
+  in.kernel_module_version = gpuspec::host::read_nvidia_module_version(root);
   in.kernel_log.state = kernel_log_state::read;
   in.kernel_log.source = "test";
   in.pci_bus = pci_bus("hgx-eight-gpu");
-  in.fabric_services = gpuspec::benches::read_fabric_services(root, in.inventory.host.hostname);
+  in.fabric_services = gpuspec::host::read_fabric_services(root, in.inventory.host.hostname);
   return in;
 }
 
 /// A kernel log from a fixture file, read as cmd_health reads GPUSPEC_KERNEL_LOG.
 kernel_log_reading log_file(const std::string& name) {
-  const auto text = gpuspec::benches::read_kernel_log(GPUSPEC_FIXTURES_DIR "/kernel-log/" + name);
+  const auto text = gpuspec::host::read_kernel_log(GPUSPEC_FIXTURES_DIR "/kernel-log/" + name);
   EXPECT_TRUE(text.read) << text.why;
   return kernel_log_from_text(text.source, text.text);
 }
 
-health_outcome judge(const health_input& in) {
+health_outcome judge_report(const health_input& in) {
   return judge_health(in, shipped_specs(), settings());
 }
 
@@ -91,7 +92,7 @@ const gpu_verdict& gpu(const health_outcome& h, int index) {
 TEST(HealthJudge, HealthyEightGpuNodePassesWithNoFindingAndNoDrainReason) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("clean-boot.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   ASSERT_EQ(h.check.nodes.front().gpus.size(), 8U);
   for (const auto* d : all(h))
     ADD_FAILURE() << d->code << ": " << d->cause;
@@ -103,7 +104,7 @@ TEST(HealthJudge, HealthyEightGpuNodePassesWithNoFindingAndNoDrainReason) {
 TEST(HealthJudge, PendingRowRemapWarnsAndTheDrainReasonNamesTheGpu) {
   auto in = inventory("eight-row-remap-pending.json");
   in.kernel_log = log_file("clean-boot.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::warn);
   EXPECT_EQ(gpu(h, 3).status, verdict_status::warn);
   EXPECT_EQ(gpu(h, 2).status, verdict_status::pass);
@@ -116,7 +117,7 @@ TEST(HealthJudge, PendingRowRemapWarnsAndTheDrainReasonNamesTheGpu) {
 TEST(HealthJudge, Xid79InTheKernelLogFailsItsGpuOnly) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid79-gpu3.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::fail);
   EXPECT_EQ(gpu(h, 3).status, verdict_status::fail);
   // GPU 0's Xid 13 is an application's fault: listed, not held against it.
@@ -138,7 +139,7 @@ TEST(HealthJudge, Xid79InTheKernelLogFailsItsGpuOnly) {
 TEST(HealthJudge, ApplicationXidsAloneDoNotFailTheNode) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid13-application.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.xids.size(), 2U);
   EXPECT_EQ(h.check.status, verdict_status::pass);
   EXPECT_EQ(h.drain_reason, "");
@@ -153,7 +154,7 @@ xid_event event(int xid, const std::string& bus) {
 TEST(HealthJudge, DriverClassXidThatNeedsAResetFails) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log.events = {event(119, "0000:2a:00")};
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-XID-DRIVER");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->device, 1);
@@ -164,7 +165,7 @@ TEST(HealthJudge, DriverClassXidThatNeedsAResetFails) {
 TEST(HealthJudge, AnXidNotInTheCatalogWarnsItIsNeverBenign) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log.events = {event(4242, "0000:18:00")};
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-XID-UNKNOWN");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->severity, verdict_status::warn);
@@ -174,7 +175,7 @@ TEST(HealthJudge, AnXidNotInTheCatalogWarnsItIsNeverBenign) {
 TEST(HealthJudge, AnXidAtAnAddressNoGpuHasIsTheNodesFinding) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log.events = {event(79, "0000:3b:00")};
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-XID-HARDWARE");
   ASSERT_NE(d, nullptr);
   EXPECT_FALSE(d->device);
@@ -187,7 +188,7 @@ TEST(HealthJudge, AnUnreadKernelLogIsInconclusiveNeverAPass) {
   in.kernel_log = {};
   in.kernel_log.state = kernel_log_state::not_read;
   in.kernel_log.why = "/dev/kmsg: Operation not permitted; dmesg: exit status 256";
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::inconclusive);
   EXPECT_EQ(exit_code_of(h.check.status), 3);
   const auto* d = find(h, "GPUSPEC-KERNEL-LOG-UNREAD");
@@ -200,7 +201,7 @@ TEST(HealthJudge, AFailureStillOutranksAnUnreadKernelLog) {
   auto in = inventory("eight-row-remap-pending.json");
   in.inventory.devices[5].counters_before["remapped_rows.failure"] = reading::of(1);
   in.kernel_log.state = kernel_log_state::not_read;
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::fail);
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-ROW-REMAP-FAILURE:gpu5");
 }
@@ -208,7 +209,7 @@ TEST(HealthJudge, AFailureStillOutranksAnUnreadKernelLog) {
 TEST(HealthJudge, ASkippedKernelLogIsNotedNotPassedOff) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log.state = kernel_log_state::skipped;
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::pass);
   EXPECT_EQ(find(h, "GPUSPEC-KERNEL-LOG-UNREAD"), nullptr);
   ASSERT_EQ(h.check.notes.size(), 1U);
@@ -218,7 +219,7 @@ TEST(HealthJudge, ASkippedKernelLogIsNotedNotPassedOff) {
 TEST(HealthJudge, KernelModuleOlderThanTheLibrariesFails) {
   auto in = inventory("eight-healthy.json", "x86-gpu-node-old-module");
   ASSERT_EQ(in.kernel_module_version, "575.57.08");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-DRIVER-MISMATCH");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->evidence.at("kernel_module"), "575.57.08");
@@ -227,11 +228,11 @@ TEST(HealthJudge, KernelModuleOlderThanTheLibrariesFails) {
 }
 
 TEST(HealthJudge, NvmlLibraryMismatchFailsWhileAMissingDriverIsUnknown) {
-  const auto mismatch = judge(inventory("driver-library-mismatch.json"));
+  const auto mismatch = judge_report(inventory("driver-library-mismatch.json"));
   EXPECT_EQ(mismatch.check.status, verdict_status::fail);
   EXPECT_NE(find(mismatch, "GPUSPEC-DRIVER-MISMATCH"), nullptr);
 
-  const auto missing = judge(inventory("driver-not-loaded.json"));
+  const auto missing = judge_report(inventory("driver-not-loaded.json"));
   EXPECT_EQ(missing.check.status, verdict_status::inconclusive);
   EXPECT_EQ(find(missing, "GPUSPEC-DRIVER-MISMATCH"), nullptr);
   EXPECT_NE(missing.check.nodes.front().message.find("nvmlInit_v2"), std::string::npos);
@@ -240,7 +241,7 @@ TEST(HealthJudge, NvmlLibraryMismatchFailsWhileAMissingDriverIsUnknown) {
 TEST(HealthJudge, AVbiosOtherThanTheMajoritysWarnsOnThatGpuOnly) {
   auto in = inventory("eight-healthy.json");
   in.inventory.devices[6].vbios = "96.00.61.00.01";
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-VBIOS-MIXED");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->device, 6);
@@ -251,7 +252,7 @@ TEST(HealthJudge, AVbiosOtherThanTheMajoritysWarnsOnThatGpuOnly) {
 TEST(HealthJudge, UncorrectableEccSinceTheDriverLoadedFails) {
   auto in = inventory("eight-healthy.json");
   in.inventory.devices[2].counters_before["ecc.volatile.uncorrected"] = reading::of(2);
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-ECC-UNCORRECTED");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->device, 2);
@@ -259,13 +260,13 @@ TEST(HealthJudge, UncorrectableEccSinceTheDriverLoadedFails) {
   // The aggregate (lifetime) count is history, not today's health: it trips nothing.
   auto lifetime = inventory("eight-healthy.json");
   lifetime.inventory.devices[2].counters_before["ecc.aggregate.uncorrected"] = reading::of(2);
-  EXPECT_EQ(find(judge(lifetime), "GPUSPEC-ECC-UNCORRECTED"), nullptr);
+  EXPECT_EQ(find(judge_report(lifetime), "GPUSPEC-ECC-UNCORRECTED"), nullptr);
 }
 
 TEST(HealthJudge, PcieLinkBelowTheCardsWidthWarnsAgainstTheSpecRow) {
   auto in = inventory("eight-healthy.json");
   in.inventory.devices[4].pcie.width_current = 8;
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-PCIE-LINK-DEGRADED");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->device, 4);
@@ -280,7 +281,7 @@ TEST(HealthJudge, ASlotRiserOrBiosThatCapsTheLinkWarnsOnThatGpuFromIdleReadings)
   in.pci_bus.gpus.clear();
   for (const auto& dev : in.inventory.devices)
     in.pci_bus.gpus.push_back(dev.pci_bus_id.substr(4)); // "00000000:18:00.0" -> "0000:18:00.0"
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-PCIE-LINK-CAPPED");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->device, 1);
@@ -301,7 +302,7 @@ TEST(HealthJudge, NvlinkLinksDownAgainstIdenticalGpusFails) {
   const auto active = in.inventory.devices[7].counters_before.at("nvlink.links_active").value;
   ASSERT_TRUE(active && *active > 1);
   in.inventory.devices[7].counters_before["nvlink.links_active"] = reading::of(*active - 2);
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-NVLINK-DOWN");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->device, 7);
@@ -311,7 +312,7 @@ TEST(HealthJudge, PersistenceOffAndEccOffWarn) {
   auto in = inventory("eight-healthy.json");
   in.inventory.devices[1].persistence_mode = "disabled";
   in.inventory.devices[1].ecc_mode = "disabled";
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_NE(find(h, "GPUSPEC-PERSISTENCE-OFF"), nullptr);
   EXPECT_NE(find(h, "GPUSPEC-ECC-DISABLED"), nullptr);
   EXPECT_EQ(gpu(h, 1).status, verdict_status::warn);
@@ -322,7 +323,7 @@ TEST(HealthJudge, PersistenceOffAndEccOffWarn) {
 TEST(HealthJudge, AnXidFromBeforeTheLastRebootIsHistoryNotAFinding) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("journal-two-boots-xid79-earlier.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::pass);
   EXPECT_EQ(h.drain_reason, "");
   EXPECT_TRUE(h.xids.empty());
@@ -334,10 +335,10 @@ TEST(HealthJudge, AnXidFromBeforeTheLastRebootIsHistoryNotAFinding) {
   EXPECT_NE(h.check.notes[0].find("spans 2 boots"), std::string::npos) << h.check.notes[0];
   // The same Xid 79 in this boot fails, as before.
   in.kernel_log = log_file("xid79-gpu3.log");
-  EXPECT_EQ(judge(in).check.status, verdict_status::fail);
+  EXPECT_EQ(judge_report(in).check.status, verdict_status::fail);
   // dmesg of two boots (a second banner): the current boot's application Xid only.
   in.kernel_log = log_file("dmesg-two-banners-xid79-earlier.log");
-  const auto dmesg = judge(in);
+  const auto dmesg = judge_report(in);
   EXPECT_EQ(dmesg.check.status, verdict_status::pass);
   ASSERT_EQ(dmesg.xids.size(), 1U);
   EXPECT_EQ(dmesg.xids[0].event.xid, 13);
@@ -346,7 +347,7 @@ TEST(HealthJudge, AnXidFromBeforeTheLastRebootIsHistoryNotAFinding) {
 TEST(HealthJudge, AContainedErrorThatAccountsForTheEccCountWarnsResetWhenConvenient) {
   auto in = inventory("eight-one-uncorrected-ecc.json");
   in.kernel_log = log_file("xid94-contained-gpu3.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::warn);
   EXPECT_EQ(gpu(h, 3).status, verdict_status::warn);
   const auto* d = find(h, "GPUSPEC-ECC-UNCORRECTED");
@@ -357,21 +358,21 @@ TEST(HealthJudge, AContainedErrorThatAccountsForTheEccCountWarnsResetWhenConveni
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-ECC-UNCORRECTED:gpu3");
   // Uncontained (Xid 95): fails, as does the same count with no contained Xid to account for it.
   in.kernel_log = log_file("xid95-uncontained-gpu3.log");
-  const auto uncontained = judge(in);
+  const auto uncontained = judge_report(in);
   EXPECT_EQ(uncontained.check.status, verdict_status::fail);
   EXPECT_EQ(find(uncontained, "GPUSPEC-ECC-UNCORRECTED")->severity, verdict_status::fail);
   in.kernel_log = log_file("clean-boot.log");
-  EXPECT_EQ(find(judge(in), "GPUSPEC-ECC-UNCORRECTED")->severity, verdict_status::fail);
+  EXPECT_EQ(find(judge_report(in), "GPUSPEC-ECC-UNCORRECTED")->severity, verdict_status::fail);
   // More uncorrected errors than contained Xids: not accounted for.
   in.inventory.devices[3].counters_before["ecc.volatile.uncorrected"] = reading::of(2);
   in.kernel_log = log_file("xid94-contained-gpu3.log");
-  EXPECT_EQ(judge(in).check.status, verdict_status::fail);
+  EXPECT_EQ(judge_report(in).check.status, verdict_status::fail);
 }
 
 TEST(HealthJudge, TheRecoveryActionXidFailsWithTheActionItNames) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid154-reset-required-gpu1.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::fail);
   const auto* d = find(h, "GPUSPEC-XID-DRIVER");
   ASSERT_NE(d, nullptr);
@@ -384,12 +385,12 @@ TEST(HealthJudge, TheRecoveryActionXidFailsWithTheActionItNames) {
   };
   in.kernel_log.events[0].text =
       "GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)";
-  const auto reboot = judge(in);
+  const auto reboot = judge_report(in);
   EXPECT_EQ(reboot.check.status, verdict_status::fail);
   EXPECT_EQ(find(reboot, "GPUSPEC-XID-DRIVER")->step, remediation::reboot);
   // The action back to none by the last line: the GPU was recovered.
   in.kernel_log = log_file("xid154-back-to-none-gpu1.log");
-  const auto recovered = judge(in);
+  const auto recovered = judge_report(in);
   EXPECT_EQ(recovered.check.status, verdict_status::pass);
   EXPECT_EQ(recovered.xids.size(), 2U);
 }
@@ -397,7 +398,7 @@ TEST(HealthJudge, TheRecoveryActionXidFailsWithTheActionItNames) {
 TEST(HealthJudge, NvLink5XidsFailWhenTheLineSaysFatal) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid149-netir-fatal-gpu5.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::fail);
   const auto* d = find(h, "GPUSPEC-XID-HARDWARE");
   ASSERT_NE(d, nullptr);
@@ -406,14 +407,14 @@ TEST(HealthJudge, NvLink5XidsFailWhenTheLineSaysFatal) {
   EXPECT_NE(d->cause.find("NETIR_LINK_EVT  Fatal"), std::string::npos) << d->cause;
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-XID-HARDWARE:gpu5");
   in.kernel_log = log_file("xid145-rlw-nonfatal-gpu5.log");
-  const auto nonfatal = judge(in);
+  const auto nonfatal = judge_report(in);
   EXPECT_EQ(nonfatal.check.status, verdict_status::warn);
 }
 
 TEST(HealthJudge, MigAttributedXidsCountForTheirGpuAndNameTheInstance) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("mig-xid-gpu0.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   ASSERT_EQ(h.xids.size(), 2U);
   EXPECT_EQ(h.xids[0].device, 0);
   EXPECT_EQ(h.xids[1].event.gpu_instance, 5);
@@ -431,7 +432,7 @@ TEST(HealthJudge, AGpuOnTheBusThatNvmlDoesNotListFailsTheNode) {
   auto in = inventory("seven-of-eight.json");
   in.kernel_log = log_file("rminitadapter-9a.log");
   ASSERT_EQ(in.inventory.devices.size(), 7U);
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::fail);
   const auto* d = find(h, "GPUSPEC-GPU-NOT-IN-NVML");
   ASSERT_NE(d, nullptr);
@@ -442,13 +443,14 @@ TEST(HealthJudge, AGpuOnTheBusThatNvmlDoesNotListFailsTheNode) {
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-GPU-NOT-IN-NVML:node");
   // Without a kernel log to say why, still a failure (the bus is the evidence).
   in.kernel_log = log_file("clean-boot.log");
-  EXPECT_EQ(judge(in).drain_reason, "gpuspec:GPUSPEC-GPU-NOT-IN-NVML:node");
+  EXPECT_EQ(judge_report(in).drain_reason, "gpuspec:GPUSPEC-GPU-NOT-IN-NVML:node");
   // All eight listed: nothing (the NVSwitches, the host bridge and the NIC are no GPUs).
-  EXPECT_EQ(find(judge(inventory("eight-healthy.json")), "GPUSPEC-GPU-NOT-IN-NVML"), nullptr);
+  EXPECT_EQ(find(judge_report(inventory("eight-healthy.json")), "GPUSPEC-GPU-NOT-IN-NVML"),
+            nullptr);
   // A bus that could not be read: a note, not a verdict.
   auto unread = inventory("seven-of-eight.json");
   unread.pci_bus = pci_bus("does-not-exist");
-  const auto u = judge(unread);
+  const auto u = judge_report(unread);
   EXPECT_EQ(find(u, "GPUSPEC-GPU-NOT-IN-NVML"), nullptr);
   ASSERT_FALSE(u.check.notes.empty());
   EXPECT_NE(u.check.notes.back().find("the PCI bus was not read"), std::string::npos);
@@ -474,7 +476,7 @@ TEST(PciBus, CountsNvidiaDisplayFunctionsOnlyAndSetsAsideOtherDrivers) {
 TEST(HealthJudge, AFatalSxidIsTheFabricsFailure) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("sxid-fatal-nvswitch.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::fail);
   const auto* d = find(h, "GPUSPEC-SXID-FATAL");
   ASSERT_NE(d, nullptr);
@@ -483,7 +485,7 @@ TEST(HealthJudge, AFatalSxidIsTheFabricsFailure) {
   EXPECT_NE(d->cause.find("nvidia-nvswitch2"), std::string::npos) << d->cause;
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-SXID-FATAL:node");
   in.kernel_log = log_file("sxid-nonfatal-nvswitch.log");
-  const auto nonfatal = judge(in);
+  const auto nonfatal = judge_report(in);
   EXPECT_EQ(nonfatal.check.status, verdict_status::pass);
   EXPECT_EQ(nonfatal.sxids.size(), 2U);
 }
@@ -493,7 +495,7 @@ TEST(HealthJudge, AnUndecodableLogIsInconclusiveNeverZeroXids) {
   for (const char* name : {"utf16-xid79-gpu3.log", "garbage-bytes.log"}) {
     in.kernel_log = log_file(name);
     EXPECT_EQ(in.kernel_log.state, kernel_log_state::not_read) << name;
-    const auto h = judge(in);
+    const auto h = judge_report(in);
     EXPECT_EQ(h.check.status, verdict_status::inconclusive) << name;
     const auto* d = find(h, "GPUSPEC-KERNEL-LOG-UNREAD");
     ASSERT_NE(d, nullptr) << name;
@@ -507,7 +509,7 @@ TEST(HealthJudge, AnUndecodableLogIsInconclusiveNeverZeroXids) {
 TEST(HealthJudge, ACallerTagBeforeTheMessageKeepsTheTime) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("caller-tag-xid79-gpu3.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-XID-HARDWARE");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->device, 3);
@@ -517,7 +519,7 @@ TEST(HealthJudge, ACallerTagBeforeTheMessageKeepsTheTime) {
 TEST(HealthOutputs, JsonCarriesTheDrainReasonAndTheXids) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid79-gpu3.log");
-  const auto j = health_to_json(judge(in), 0.25);
+  const auto j = health_to_json(judge_report(in), 0.25);
   EXPECT_EQ(j.at("schema"), "gpuspec.health.v1");
   EXPECT_EQ(j.at("exit_code"), 2);
   EXPECT_EQ(j.at("drain_reason"), "gpuspec:GPUSPEC-XID-HARDWARE:gpu3");
@@ -529,7 +531,7 @@ TEST(HealthOutputs, JsonCarriesTheDrainReasonAndTheXids) {
 TEST(HealthOutputs, PrometheusHasTheHealthFamiliesOnly) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid79-gpu3.log");
-  const auto text = render_health_prometheus(judge(in), 0.25);
+  const auto text = render_health_prometheus(judge_report(in), 0.25);
   EXPECT_NE(
       text.find(
           "# TYPE gpuspec_health_status gauge\ngpuspec_health_status{Hostname=\"gpu-node-01\"} 2"),
@@ -548,7 +550,7 @@ TEST(HealthOutputs, TextSaysTheKernelLogWasNotRead) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log.state = kernel_log_state::not_read;
   in.kernel_log.why = "/dev/kmsg: Operation not permitted";
-  const auto text = render_health_text(judge(in), 0.1);
+  const auto text = render_health_text(judge_report(in), 0.1);
   EXPECT_NE(text.find("kernel log: NOT READ: /dev/kmsg: Operation not permitted"),
             std::string::npos)
       << text;
@@ -616,7 +618,7 @@ TEST(HealthFabric, TheFakeNvmlsFabricInfoReachesTheInventory) {
 }
 
 TEST(HealthFabric, AHealthyStockNvl72TrayPasses) {
-  const auto h = judge(fabric::tray("nvl72-gb200-tray.json"));
+  const auto h = judge_report(fabric::tray("nvl72-gb200-tray.json"));
   for (const auto* d : all(h))
     if (d->code != "GPUSPEC-NO-SPEC-ROW") // the GB200 row is bw-specs' (issue 19.1)
       ADD_FAILURE() << d->code << ": " << d->cause;
@@ -629,7 +631,7 @@ TEST(HealthFabric, AHealthyHgxB200Passes) {
   in.kernel_log = log_file("clean-boot.log");
   ASSERT_FALSE(in.pci_bus.nvswitches.empty());
   ASSERT_FALSE(in.fabric_services.fabric_manager.empty()); // the fixture host runs it
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   for (const auto* d : all(h))
     if (d->code != "GPUSPEC-NO-SPEC-ROW")
       ADD_FAILURE() << d->code << ": " << d->cause;
@@ -638,7 +640,7 @@ TEST(HealthFabric, AHealthyHgxB200Passes) {
 TEST(HealthFabric, ALinkDownAndARegistrationInProgressFailTheirGpusOnly) {
   auto in = inventory("hgx-b200-link-down.json");
   in.kernel_log = log_file("clean-boot.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::fail);
   EXPECT_EQ(gpu(h, 5).status, verdict_status::fail);
   EXPECT_EQ(fabric::codes_of(gpu(h, 5)).front(), "GPUSPEC-NVLINK-DOWN");
@@ -656,7 +658,7 @@ TEST(HealthFabric, OneLinkDownOnEveryGpuFailsAgainstTheSpecRowsLinkCount) {
   // direction says 18.
   auto in = inventory("hgx-h100-every-gpu-17-links.json");
   in.kernel_log = log_file("clean-boot.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   EXPECT_EQ(h.check.status, verdict_status::fail);
   for (int i = 0; i < 8; ++i) {
     SCOPED_TRACE(i);
@@ -669,11 +671,11 @@ TEST(HealthFabric, OneLinkDownOnEveryGpuFailsAgainstTheSpecRowsLinkCount) {
   // The stock node's 18 each pass.
   auto stock = inventory("hgx-h100-nvswitch.json");
   stock.kernel_log = log_file("clean-boot.log");
-  EXPECT_EQ(judge(stock).check.status, verdict_status::pass);
+  EXPECT_EQ(judge_report(stock).check.status, verdict_status::pass);
 }
 
 TEST(HealthFabric, EachFabricFaultOfAnNvl72TrayIsItsGpusFinding) {
-  const auto h = judge(fabric::tray("nvl72-gb200-tray-degraded.json"));
+  const auto h = judge_report(fabric::tray("nvl72-gb200-tray-degraded.json"));
   EXPECT_EQ(h.check.status, verdict_status::fail);
   const auto has = [&](int i, const char* code) {
     const auto c = fabric::codes_of(gpu(h, i));
@@ -692,7 +694,7 @@ TEST(HealthFabric, EachFabricFaultOfAnNvl72TrayIsItsGpusFinding) {
 }
 
 TEST(HealthFabric, AnUnhealthyRouteOrAWrongConfigurationFails) {
-  const auto h = judge(fabric::tray("nvl72-gb200-tray-unhealthy.json"));
+  const auto h = judge_report(fabric::tray("nvl72-gb200-tray-unhealthy.json"));
   const auto* d = find(h, "GPUSPEC-FABRIC-UNHEALTHY");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->device, 2);
@@ -707,7 +709,7 @@ TEST(HealthFabric, AnHgxNodeWithoutFabricManagerFails) {
   auto in = inventory("hgx-b200-nvswitch.json", "pcie-node"); // no nv-fabricmanager running
   in.kernel_log = log_file("clean-boot.log");
   ASSERT_TRUE(in.fabric_services.read) << in.fabric_services.why;
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-FABRIC-MANAGER-DOWN");
   ASSERT_NE(d, nullptr);
   EXPECT_FALSE(d->device);
@@ -719,7 +721,7 @@ TEST(HealthFabric, APcieServerNeedsNoFabricAndGetsNoFabricFinding) {
   auto in = inventory("ten-pcie.json", "pcie-node");
   in.pci_bus = fabric::bus_without_switches(in);
   in.kernel_log = log_file("clean-boot.log");
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   for (const auto* d : all(h)) {
     EXPECT_EQ(d->code.find("FABRIC"), std::string::npos) << d->code;
     EXPECT_EQ(d->code.find("IMEX"), std::string::npos) << d->code;
@@ -729,7 +731,7 @@ TEST(HealthFabric, APcieServerNeedsNoFabricAndGetsNoFabricFinding) {
 }
 
 TEST(HealthFabric, ImexConfiguredButNotRunningWarns) {
-  const auto h = judge(fabric::tray("nvl72-gb200-tray.json", "nvl72-tray-imex-down"));
+  const auto h = judge_report(fabric::tray("nvl72-gb200-tray.json", "nvl72-tray-imex-down"));
   const auto* d = find(h, "GPUSPEC-IMEX-DOWN");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->severity, verdict_status::warn);
@@ -739,7 +741,7 @@ TEST(HealthFabric, ImexConfiguredButNotRunningWarns) {
 TEST(HealthFabric, AnImexNodeListWithoutThisNodeFails) {
   const auto in = fabric::tray("nvl72-gb200-tray.json", "nvl72-tray-imex-not-listed");
   EXPECT_EQ(in.fabric_services.imex_nodes.size(), 17U);
-  const auto h = judge(in);
+  const auto h = judge_report(in);
   const auto* d = find(h, "GPUSPEC-IMEX-NODE-MISSING");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->severity, verdict_status::fail);
@@ -754,7 +756,7 @@ TEST(HealthFabric, TheJsonAndTextSayWhatTheFabricNeedsAndWhatRuns) {
   // HGX B200: NVSwitches on the bus, the fixture host's fabric manager running.
   auto hgx = inventory("hgx-b200-nvswitch.json");
   hgx.kernel_log = log_file("clean-boot.log");
-  const auto h = judge(hgx);
+  const auto h = judge_report(hgx);
   auto j = health_to_json(h, 0.1);
   EXPECT_EQ(j.at("fabric").at("needs"), "fabric manager");
   EXPECT_EQ(j.at("fabric").at("services_read"), true);
@@ -765,12 +767,12 @@ TEST(HealthFabric, TheJsonAndTextSayWhatTheFabricNeedsAndWhatRuns) {
   // Without the fabric manager: the same block, nothing running, and the finding.
   auto down = inventory("hgx-b200-nvswitch.json", "pcie-node");
   down.kernel_log = log_file("clean-boot.log");
-  const auto hd = judge(down);
+  const auto hd = judge_report(down);
   EXPECT_TRUE(health_to_json(hd, 0.1).at("fabric").at("fabric_manager").empty());
   EXPECT_NE(render_health_text(hd, 0.1).find("\nfabric: needs fabric manager; not running\n"),
             std::string::npos);
   // An NVL72 tray: IMEX, its configuration and the node list's entry for this node.
-  const auto tray = judge(fabric::tray("nvl72-gb200-tray.json"));
+  const auto tray = judge_report(fabric::tray("nvl72-gb200-tray.json"));
   j = health_to_json(tray, 0.1);
   EXPECT_EQ(j.at("fabric").at("needs"), "imex");
   EXPECT_EQ(j.at("fabric").at("imex"), std::vector<std::string>{"3101 (nvidia-imex)"});
@@ -780,13 +782,13 @@ TEST(HealthFabric, TheJsonAndTextSayWhatTheFabricNeedsAndWhatRuns) {
   auto pcie = inventory("ten-pcie.json", "pcie-node");
   pcie.pci_bus = fabric::bus_without_switches(pcie);
   pcie.kernel_log = log_file("clean-boot.log");
-  const auto hp = judge(pcie);
+  const auto hp = judge_report(pcie);
   EXPECT_TRUE(health_to_json(hp, 0.1).at("fabric").at("needs").is_null());
   EXPECT_EQ(render_health_text(hp, 0.1).find("\nfabric:"), std::string::npos);
 }
 
 TEST(HealthFabric, ATrayWithoutImexConfiguredIsANoteNotAFinding) {
-  const auto h = judge(fabric::tray("nvl72-gb200-tray.json", "pcie-node"));
+  const auto h = judge_report(fabric::tray("nvl72-gb200-tray.json", "pcie-node"));
   EXPECT_EQ(find(h, "GPUSPEC-IMEX-DOWN"), nullptr);
   EXPECT_EQ(find(h, "GPUSPEC-IMEX-NODE-MISSING"), nullptr);
   bool noted = false;
@@ -796,17 +798,17 @@ TEST(HealthFabric, ATrayWithoutImexConfiguredIsANoteNotAFinding) {
 }
 
 TEST(FabricServices, ParsersReadTheKernelsAndImexsFormats) {
-  EXPECT_EQ(gpuspec::benches::parse_fib_trie_local("Local:\n  +-- 10.0.0.0/24 2 0 2\n     |-- "
-                                                   "10.0.0.3\n        /32 host LOCAL\n     |-- "
-                                                   "127.0.0.1\n        /32 host LOCAL\n"),
+  EXPECT_EQ(gpuspec::host::parse_fib_trie_local("Local:\n  +-- 10.0.0.0/24 2 0 2\n     |-- "
+                                                "10.0.0.3\n        /32 host LOCAL\n     |-- "
+                                                "127.0.0.1\n        /32 host LOCAL\n"),
             std::vector<std::string>{"10.0.0.3"});
-  EXPECT_EQ(gpuspec::benches::parse_if_inet6("00000000000000000000000000000001 01 80 10 80 lo\n"
-                                             "fe800000000000000a0000fffe000003 02 40 20 80 eth0\n"),
+  EXPECT_EQ(gpuspec::host::parse_if_inet6("00000000000000000000000000000001 01 80 10 80 lo\n"
+                                          "fe800000000000000a0000fffe000003 02 40 20 80 eth0\n"),
             std::vector<std::string>{"fe80::a00:ff:fe00:3"});
-  EXPECT_EQ(gpuspec::benches::parse_imex_nodes("# rack 1\n10.0.0.1\n\n  10.0.0.2  # tray 2\n"),
+  EXPECT_EQ(gpuspec::host::parse_imex_nodes("# rack 1\n10.0.0.1\n\n  10.0.0.2  # tray 2\n"),
             (std::vector<std::string>{"10.0.0.1", "10.0.0.2"}));
   // Not there at all: not read, with why.
-  const auto none = gpuspec::benches::read_fabric_services("/nonexistent/root", "x");
+  const auto none = gpuspec::host::read_fabric_services("/nonexistent/root", "x");
   EXPECT_FALSE(none.read);
   EXPECT_FALSE(none.why.empty());
 }

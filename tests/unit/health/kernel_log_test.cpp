@@ -1,4 +1,4 @@
-// The kernel-log reader and the kernel module's version (benches/host/kernel_log.hpp).
+// The kernel-log reader and the kernel module's version (host/kernel_log.hpp).
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 
 namespace {
 
-using gpuspec::benches::parse_nvidia_module_version;
-using gpuspec::benches::read_kernel_log;
+using gpuspec::host::parse_nvidia_module_version;
+using gpuspec::host::read_kernel_log;
 
 TEST(KernelLog, ASavedLogIsReadFromTheFileNamed) {
   const auto log = read_kernel_log(GPUSPEC_FIXTURES_DIR "/kernel-log/xid79-gpu3.log");

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/xid_catalog.hpp"
+#include "gpuspec/reports/judge/xid_catalog.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/xid_log.hpp"
+#include "gpuspec/reports/judge/xid_log.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The ceilings the benchmarks attach to their results (benches/host/ceilings.hpp): pure host
+// The ceilings the benchmarks attach to their results (host/ceilings.hpp): pure host
 // functions, tested without a GPU. Spec rows here are built in code from the figures the
 // spec table holds for the GPUs named.
 
@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/host/ceilings.hpp"
-#include "gpuspec/reports/reference.hpp"
+#include "gpuspec/reports/model/reference.hpp"
 
-namespace b = gpuspec::benches;
+namespace b = gpuspec::host;
 
 TEST(ceilings, memory_bandwidth_matches_vendor_figures) {
   EXPECT_NEAR(b::memory_bandwidth_gbps(1215, 5120), 1555.2, 0.1); // A100 40GB, HBM2

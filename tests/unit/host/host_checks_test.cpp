@@ -4,9 +4,10 @@
 
 #include <string>
 
+#include "test_text.hpp"
 #include <gtest/gtest.h>
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 using gpuspec::reports::check_status;
 using gpuspec::reports::device_info;
 using gpuspec::reports::host_check;
@@ -14,7 +15,7 @@ using gpuspec::reports::host_info;
 
 namespace {
 
-constexpr std::int64_t gib = std::int64_t{1} << 30;
+using gpuspec::testing::gib;
 
 device_info healthy_gpu(int index) {
   device_info d;
@@ -46,9 +47,7 @@ host_check find(const std::vector<host_check>& checks, const std::string& id,
   return {};
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using gpuspec::testing::contains;
 
 } // namespace
 

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The InfiniBand / RoCE port inventory (benches/host network_ports.hpp) on a fixture sysfs tree
+// The InfiniBand / RoCE port inventory (host network_ports.hpp) on a fixture sysfs tree
 // (tests/fixtures/hosts/ib-two-ports: the kernel's file formats, synthetic values).
 
 #include "gpuspec/host/network_ports.hpp"
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpuspec::benches {
+namespace gpuspec::host {
 namespace {
 
 const std::filesystem::path hosts = std::filesystem::path(GPUSPEC_FIXTURES_DIR) / "hosts";
@@ -44,4 +44,4 @@ TEST(NetworkPorts, AHostWithoutRdmaHasNoPorts) {
 }
 
 } // namespace
-} // namespace gpuspec::benches
+} // namespace gpuspec::host

@@ -1,4 +1,4 @@
-// The NVML event watcher (benches/host nvml_events.hpp) against the fake NVML's event API:
+// The NVML event watcher (host nvml_events.hpp) against the fake NVML's event API:
 // registration by what each GPU supports, delivery after the fixture's time, the window query,
 // the bound, and a driver whose GPUs report no events.
 
@@ -14,7 +14,7 @@
 
 #include "gpuspec/host/nvml_library.hpp"
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 using gpuspec::reports::gpu_event_type;
 using namespace std::chrono_literals;
 

@@ -4,7 +4,7 @@
 #include "gpuspec/host/device_probe.hpp"
 #include "gpuspec/host/gpu_activity.hpp"
 #include "gpuspec/host/nvml_library.hpp"
-#include "gpuspec/reports/text_format.hpp"
+#include "gpuspec/reports/model/text_format.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -14,9 +14,9 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/host_rules.hpp"
+#include "gpuspec/reports/judge/host_rules.hpp"
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 using gpuspec::reports::counter_set;
 using gpuspec::reports::reading;
 

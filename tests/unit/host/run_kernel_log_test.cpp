@@ -1,5 +1,5 @@
 // The kernel log's Xids since the run started, placed in the report's results
-// (benches/host/run_kernel_log.hpp), on the saved log of tests/fixtures/kernel-log.
+// (host/run_kernel_log.hpp), on the saved log of tests/fixtures/kernel-log.
 
 #include "gpuspec/host/run_kernel_log.hpp"
 
@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 namespace gr = gpuspec::reports;
 
 namespace {

@@ -15,7 +15,7 @@
 
 #include "gpuspec/host/nvml_library.hpp"
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 using namespace std::chrono_literals;
 using gb::telemetry_clock;
 using gb::telemetry_sample;
@@ -403,7 +403,7 @@ TEST(MergeGpuSummaries, TakesTheWorstGpuForEachFigure) {
   hot.throttled = true;
   hot.window_end_s = 2.5;
   hot.pcie_width_min = 8;
-  const auto merged = gpuspec::benches::merge_gpu_summaries({{0, cool}, {3, hot}});
+  const auto merged = gpuspec::host::merge_gpu_summaries({{0, cool}, {3, hot}});
   EXPECT_EQ(merged.samples, 20);
   EXPECT_EQ(merged.sm_clock_mhz_min, 1100);
   EXPECT_EQ(merged.sm_clock_mhz_median, 1300);
@@ -424,8 +424,8 @@ TEST(MergeGpuSummaries, NamesEveryGpuWithoutTelemetry) {
   gpuspec::reports::telemetry_summary ok, missing;
   ok.temperature_c_max = 40;
   missing.status = "no sample in the window";
-  const auto merged = gpuspec::benches::merge_gpu_summaries({{0, ok}, {5, missing}, {6, missing}});
+  const auto merged = gpuspec::host::merge_gpu_summaries({{0, ok}, {5, missing}, {6, missing}});
   EXPECT_EQ(merged.status, "GPU 5: no sample in the window; GPU 6: no sample in the window");
   EXPECT_EQ(merged.temperature_c_max, 40);
-  EXPECT_EQ(gpuspec::benches::merge_gpu_summaries({}).status, "no telemetry: no GPU");
+  EXPECT_EQ(gpuspec::host::merge_gpu_summaries({}).status, "no telemetry: no GPU");
 }

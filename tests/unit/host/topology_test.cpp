@@ -11,7 +11,7 @@
 
 #include "gpuspec/host/device_probe.hpp"
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 namespace gr = gpuspec::reports;
 
 namespace {

@@ -8,19 +8,15 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "run_process.hpp"
+#include "test_text.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gpuspec::testing::read_text;
 
 class RunHtml : public gpuspec::testing::scratch_dir_test {};
 

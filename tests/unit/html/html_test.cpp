@@ -15,17 +15,18 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/compare.hpp"
-#include "gpuspec/reports/diff.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/health.hpp"
-#include "gpuspec/reports/render.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/health/health.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
+#include "gpuspec/reports/render/render.hpp"
 #include "render_html_detail.hpp"
 #include "render_html_plots.hpp"
 #include "svg_writer.hpp"
+#include "test_text.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -33,12 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path fixtures = GPUSPEC_FIXTURES_DIR;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gpuspec::testing::read_text;
 
 void expect_golden(const std::string& name, const std::string& svg) {
   const fs::path golden = fixtures / "html" / (name + ".svg");
@@ -152,7 +148,7 @@ struct judged {
   check_outcome outcome;
 };
 
-judged judge(const std::vector<std::string>& names) {
+judged judge_report(const std::vector<std::string>& names) {
   judged j;
   for (const auto& n : names) {
     auto r = load_report(fixtures / "check" / (n + ".json"));
@@ -190,7 +186,7 @@ void expect_offline(const std::string& page) {
 }
 
 TEST(html_page, check_is_verdict_first_and_offline) {
-  const auto j = judge({"degraded-thermal-throttle"});
+  const auto j = judge_report({"degraded-thermal-throttle"});
   const std::string page = check_html(j);
   ASSERT_EQ(page.rfind("<!DOCTYPE html>", 0), 0U);
   const auto h1 = page.find("<h1>gpuspec check: <span class=\"badge warn\">WARN</span></h1>");
@@ -210,7 +206,7 @@ TEST(html_page, check_is_verdict_first_and_offline) {
 }
 
 TEST(html_page, embedded_report_equals_the_report) {
-  const auto j = judge({"degraded-burnin-checksum-mismatch"});
+  const auto j = judge_report({"degraded-burnin-checksum-mismatch"});
   const std::string page = check_html(j);
   const auto back = parse_report(embedded(page, "gpuspec-report-0"), "page");
   ASSERT_TRUE(back) << back.error().to_string();
@@ -232,24 +228,24 @@ TEST(html_page, each_degraded_fixture_shows_its_finding_before_the_plots) {
       {"degraded-pcie-link-degraded", "GPUSPEC-PCIE-LINK-DEGRADED"},
       {"degraded-burnin-checksum-mismatch", "GPUSPEC-BURNIN-CHECKSUM-MISMATCH"}};
   for (const auto& [fixture, code] : cases) {
-    const std::string page = check_html(judge({fixture}));
+    const std::string page = check_html(judge_report({fixture}));
     const auto at = page.find(code);
     ASSERT_NE(at, std::string::npos) << fixture;
     EXPECT_LT(at, page.find("<h3>Plots</h3>")) << fixture;
   }
   // The healthy node has none.
-  const std::string healthy = check_html(judge({"healthy"}));
+  const std::string healthy = check_html(judge_report({"healthy"}));
   EXPECT_NE(healthy.find("<p>No findings.</p>"), std::string::npos);
 }
 
 TEST(html_page, eight_gpu_quick_page_is_under_one_megabyte) {
   // healthy.json: a DGX H200's quick suite (8 GPUs), as check_fixtures builds it.
-  const std::string page = check_html(judge({"healthy"}));
+  const std::string page = check_html(judge_report({"healthy"}));
   EXPECT_LE(page.size(), 1'000'000U);
 }
 
 TEST(html_page, without_reports_the_page_still_has_verdicts_and_tables) {
-  const auto j = judge({"degraded-thermal-throttle"});
+  const auto j = judge_report({"degraded-thermal-throttle"});
   const std::string page = make_renderer(output_format::html)->render(j.outcome);
   EXPECT_NE(page.find("GPUSPEC-THERMAL-THROTTLE"), std::string::npos);
   EXPECT_EQ(embedded(page, "gpuspec-report-0"), "");
@@ -271,7 +267,7 @@ TEST(html_page, diff_and_compare) {
   expect_offline(diff);
 
   const auto specs = load_spec_table(fs::path(GPUSPEC_SPECS_DIR) / "gpus.json").value();
-  const auto j = judge({"healthy", "degraded-sibling-outlier", "degraded-thermal-throttle"});
+  const auto j = judge_report({"healthy", "degraded-sibling-outlier", "degraded-thermal-throttle"});
   const auto c = compare_reports(j.reports, {"a", "b", "c"}, specs);
   const std::string page = make_renderer(output_format::html)->render(c);
   EXPECT_NE(page.find("OUTLIER"), std::string::npos);
@@ -283,7 +279,7 @@ TEST(html_page, diff_and_compare) {
 TEST(html_page, p2p_matrix_and_size_sweeps_are_drawn_from_the_results) {
   // The PCIe-link fixture's host transfers, as a P2P pair and a size sweep (no fixture has
   // either): the page draws the matrix and the sweep from whatever results the report holds.
-  auto j = judge({"degraded-pcie-link-capped"});
+  auto j = judge_report({"degraded-pcie-link-capped"});
   auto& r = j.reports[0];
   const auto h2d = std::find_if(r.results.begin(), r.results.end(),
                                 [](const result& x) { return x.bench_id == "transfer.h2d"; });

@@ -14,7 +14,7 @@
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
 #include "gpuspec/collectives/mpi/rank_messages.hpp"
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace m = gpuspec::collectives::mpi;
 namespace r = gpuspec::reports;

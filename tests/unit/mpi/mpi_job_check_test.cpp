@@ -20,12 +20,12 @@
 #include "gpuspec/collectives/mpi/mpi_case.hpp"
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
 #include "gpuspec/collectives/mpi/rank_merge.hpp"
-#include "gpuspec/reports/check.hpp"
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/spec_table.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::collectives::mpi {
 namespace {

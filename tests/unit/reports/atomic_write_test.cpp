@@ -15,19 +15,15 @@
 #include <thread>
 #include <vector>
 
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "test_text.hpp"
 
 namespace gpuspec::reports {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using gpuspec::testing::read_text;
 
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> names;

@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/report_fields.hpp"
-#include "gpuspec/reports/report_json.hpp"
-#include "gpuspec/reports/units.hpp"
+#include "gpuspec/reports/model/report_fields.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/units.hpp"
 #include "sample_reports.hpp"
 
 namespace gpuspec::reports {

@@ -17,8 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "sample_reports.hpp"
+#include "test_text.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -35,12 +36,7 @@ using testing::without_version_1_1_fields;
 
 const fs::path fixtures = fs::path(GPUSPEC_FIXTURES_DIR) / "reports";
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using gpuspec::testing::read_text;
 
 std::vector<std::string> keys_of(const json& j) {
   std::vector<std::string> keys;

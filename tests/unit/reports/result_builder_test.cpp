@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "gpuspec/reports/fraction.hpp"
-#include "gpuspec/reports/reference.hpp"
-#include "gpuspec/reports/result_builder.hpp"
+#include "gpuspec/reports/model/fraction.hpp"
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/result_builder.hpp"
 
 namespace gpuspec::reports {
 namespace {

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
+#include "test_text.hpp"
 
 namespace gpuspec::reports::testing {
 namespace {
 
-constexpr std::int64_t gib = std::int64_t{1} << 30;
+using gpuspec::testing::gib;
 
 host_info synthetic_host() {
   host_info host;

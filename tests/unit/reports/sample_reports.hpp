@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::reports::testing {
 

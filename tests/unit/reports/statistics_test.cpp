@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::reports {
 namespace {

@@ -73,7 +73,7 @@ expect("--list names the places", listed.returncode == 0 and "\n- " in listed.st
 
 # A made-up tree whose every row has a known count.
 FILES = {
-    "reports/src/reference.cpp": """
+    "reports/model/src/reference.cpp": """
 // r.stats.median / *ceiling in a comment is no place
 double fraction(const result& r, double ceiling) {
   const char* why = "median / ceiling in a message is none either";
@@ -84,11 +84,11 @@ double z(double x, double median, double mad) { return (x - median) / mad; }
 double of_peak(double achieved, double peak) { return achieved / peak; }
 outcome<spec_table> load_spec_table(const std::filesystem::path& file) { return {}; }
 """,
-    "reports/include/gpuspec/reports/spec_table.hpp": """
+    "reports/model/include/gpuspec/reports/model/spec_table.hpp": """
 [[nodiscard]] outcome<spec_table> load_spec_table(const std::filesystem::path& file);
 struct options { std::int64_t stream_array_bytes = 1; };
 """,
-    "cli/cmd_check.cpp": """
+    "cli/src/cmd_check.cpp": """
 int run_check() {
   auto specs = reports::load_spec_table(path);
   auto rules = reports::load_expectations(path);

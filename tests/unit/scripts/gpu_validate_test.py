@@ -478,7 +478,7 @@ class Timing(unittest.TestCase):
 
     def test_a_run_is_killed_only_after_its_coordinator_gave_up_on_its_workers(self):
         script = (REPO / "scripts" / "gpu-validate.sh").read_text()
-        header = (REPO / "benches" / "spine" / "include" / "gpuspec" / "spine" / "coordinator.hpp").read_text()
+        header = (REPO / "spine" / "include" / "gpuspec" / "spine" / "coordinator.hpp").read_text()
         grace = float(re.search(r"double interrupt_grace_s = ([0-9.]+);", header).group(1))
         kill_after = int(re.search(r"^RUN_KILL_AFTER_S=([0-9]+)", script, re.M).group(1))
         budget = int(re.search(r"^BUDGET_S=\$\{GPU_VALIDATE_BUDGET_S:-([0-9]+)\}", script, re.M).group(1))

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/arch_rates.hpp"
+#include "gpuspec/reports/model/arch_rates.hpp"
 
 namespace gr = gpuspec::reports;
 

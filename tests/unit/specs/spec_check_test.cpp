@@ -5,13 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/spec_check.hpp"
+#include "gpuspec/reports/judge/spec_check.hpp"
 
 namespace gr = gpuspec::reports;
 
 namespace {
 
-gr::spec_table shipped() {
+gr::spec_table shipped_table() {
   auto loaded = gr::load_spec_table(GPUSPEC_SPECS_FILE);
   if (!loaded) {
     throw std::runtime_error(loaded.error().to_string());
@@ -22,7 +22,7 @@ gr::spec_table shipped() {
 } // namespace
 
 TEST(SpecCheck, ShippedTableHasNoUnexplainedDisagreement) {
-  const auto findings = gr::check_spec_table(shipped());
+  const auto findings = gr::check_spec_table(shipped_table());
   for (const auto& f : findings) {
     EXPECT_NE(f.status, gr::spec_finding_status::disagrees)
         << f.row_id << " " << f.field << ": " << f.detail;
@@ -33,7 +33,7 @@ TEST(SpecCheck, ShippedTableHasNoUnexplainedDisagreement) {
 }
 
 TEST(SpecCheck, AtLeastTwelveRowsHaveEveryPeakRecomputed) {
-  const auto table = shipped();
+  const auto table = shipped_table();
   const auto findings = gr::check_spec_table(table);
   std::set<std::string> rows_with_unchecked_peaks, rows;
   for (const auto& f : findings) {
@@ -49,7 +49,7 @@ TEST(SpecCheck, AtLeastTwelveRowsHaveEveryPeakRecomputed) {
 }
 
 TEST(SpecCheck, AWrongFigureDisagreesAndACheckNoteExplainsIt) {
-  auto table = shipped();
+  auto table = shipped_table();
   auto* row = const_cast<gr::gpu_spec*>(table.find("a100-sxm4-80gb"));
   ASSERT_NE(row, nullptr);
   row->peaks["fp16_tc"] = 624; // the sparsity figure, a typical mistake
@@ -70,7 +70,7 @@ TEST(SpecCheck, AWrongFigureDisagreesAndACheckNoteExplainsIt) {
 }
 
 TEST(SpecCheck, HopperTensorFiguresUseTheTensorClock) {
-  const auto table = shipped();
+  const auto table = shipped_table();
   const auto* h100 = table.find("h100-sxm5-80gb");
   ASSERT_NE(h100, nullptr);
   EXPECT_EQ(gr::datasheet_clock_mhz(*h100, "fp16_tc"), 1830.0);
@@ -86,7 +86,7 @@ TEST(SpecCheck, HopperTensorFiguresUseTheTensorClock) {
 }
 
 TEST(SpecCheck, MemoryBandwidthIsRecomputedWhereTheClockIsKnown) {
-  const auto findings = gr::check_spec_table(shipped());
+  const auto findings = gr::check_spec_table(shipped_table());
   int checked = 0;
   for (const auto& f : findings) {
     if (f.field == "memory.bandwidth_gbs" && f.status == gr::spec_finding_status::agrees) {
@@ -113,7 +113,7 @@ TEST(SpecCheck, UnknownArchitectureIsNotCheckedAndSaysWhy) {
 // A GeForce row holds the FP32-accumulate figures its whitepaper prints; --check halves the rate
 // for them (RTX 5090: 170 x 2407 x 1024 / 2 = 209.5) and not for FP4 or on a non-GeForce row.
 TEST(SpecCheck, GeForceRowsAreRecomputedAtTheFp32AccumulateRate) {
-  const auto table = shipped();
+  const auto table = shipped_table();
   const auto* rtx5090 = table.find("geforce-rtx-5090");
   ASSERT_NE(rtx5090, nullptr);
   EXPECT_NEAR(*gr::recomputed_peak(*rtx5090, "fp16_tc"), 209.5, 0.1);
@@ -135,7 +135,7 @@ TEST(SpecCheck, GeForceRowsAreRecomputedAtTheFp32AccumulateRate) {
 // The Blackwell datacenter rows state no clock (the datasheet gives none): every peak is
 // not_checked with that reason, never judged against a guessed clock.
 TEST(SpecCheck, BlackwellRowsWithoutAPublishedClockSayWhy) {
-  const auto table = shipped();
+  const auto table = shipped_table();
   for (const char* id : {"b200-sxm-180gb", "gb200-nvl72", "rtx-pro-6000-bw-server"}) {
     const auto* row = table.find(id);
     ASSERT_NE(row, nullptr) << id;

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
 
 namespace gr = gpuspec::reports;
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/report_json.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/spine/journal.hpp"
 #include "sample_reports.hpp"
 

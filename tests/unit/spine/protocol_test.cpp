@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 #include "gpuspec/spine/child_process.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "sample_reports.hpp"
@@ -88,7 +88,7 @@ TEST(Protocol, TheMeasurementOptionsTravelAsOneObjectWithTheirDefaults) {
   plain.options = {};
   const auto back = spine::assignment_from_text(spine::assignment_to_text(plain), "stdin");
   ASSERT_TRUE(back) << back.error().to_string();
-  const gpuspec::benches::measurement_options defaults;
+  const gpuspec::host::measurement_options defaults;
   EXPECT_EQ(back.value().options.suite, defaults.suite);
   EXPECT_EQ(back.value().options.telemetry_period, defaults.telemetry_period);
   EXPECT_EQ(back.value().options.stream_array_bytes, defaults.stream_array_bytes);

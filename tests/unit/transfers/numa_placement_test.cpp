@@ -12,9 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "test_text.hpp"
 #include <gtest/gtest.h>
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 
 namespace {
 
@@ -38,9 +39,7 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using gpuspec::testing::contains;
 
 } // namespace
 

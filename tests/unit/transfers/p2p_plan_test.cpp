@@ -12,7 +12,7 @@
 #include "gpuspec/host/device_probe.hpp"
 #include "gpuspec/host/topology.hpp"
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 namespace gr = gpuspec::reports;
 
 namespace {

@@ -7,10 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "gpuspec/reports/check.hpp" // reports::pcie_bandwidth_gbs
-#include "gpuspec/reports/reference.hpp"
+#include "gpuspec/reports/judge/check.hpp" // reports::pcie_bandwidth_gbs
+#include "gpuspec/reports/model/reference.hpp"
+#include "test_text.hpp"
 
-namespace gb = gpuspec::benches;
+namespace gb = gpuspec::host;
 namespace r = gpuspec::reports;
 
 namespace {
@@ -24,9 +25,7 @@ r::gpu_spec h200_row() {
   return s;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using gpuspec::testing::contains;
 
 } // namespace
 

@@ -95,11 +95,11 @@ struct nccl_load {
 };
 
 /// Opened at the first call, from $GPUSPEC_NCCL_LIBRARY or the default names, and never
-/// changed after: a function-local static, immutable once made (STYLE.md 8). A static rather
-/// than an object handed down because a process has exactly one NCCL (its state, bootstrap and
-/// NCCL_* variables are process-wide), the choice depends only on the environment at start,
-/// and the code that needs it is reached from registry entries (benchmarks, the version for
-/// host info, gpuspec-mpi's backend) that take no library argument. Tests of the loader call
+/// changed after: a function-local static, immutable once made (CONTRIBUTING.md, style 8). A static
+/// rather than an object handed down because a process has exactly one NCCL (its state, bootstrap
+/// and NCCL_* variables are process-wide), the choice depends only on the environment at start, and
+/// the code that needs it is reached from registry entries (benchmarks, the version for host info,
+/// gpuspec-mpi's backend) that take no library argument. Tests of the loader call
 /// nccl_library::open themselves.
 [[nodiscard]] const nccl_load& process_nccl();
 

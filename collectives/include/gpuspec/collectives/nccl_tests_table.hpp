@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::collectives {
 

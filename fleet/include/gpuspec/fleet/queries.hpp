@@ -8,8 +8,8 @@
 
 #include "gpuspec/fleet/selectors.hpp"
 #include "gpuspec/fleet/sqlite.hpp"
-#include "gpuspec/reports/db_output.hpp"
-#include "gpuspec/reports/diff.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/render/db_output.hpp"
 
 namespace gpuspec::fleet {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "gpuspec/reports/expectations.hpp"
-#include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
 
 namespace gpuspec::fleet {
 

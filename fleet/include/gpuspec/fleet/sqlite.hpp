@@ -1,8 +1,8 @@
 #pragma once
-/// A small owning wrapper over SQLite's C API (RAII, move-only; STYLE.md 7): a connection and
-/// its prepared statements. Every failure throws db_error, whose what() names the database file,
-/// what was being done and SQLite's own message ("fleet.sqlite: insert a result: database or
-/// disk is full").
+/// A small owning wrapper over SQLite's C API (RAII, move-only; CONTRIBUTING.md, style 7): a
+/// connection and its prepared statements. Every failure throws db_error, whose what() names the
+/// database file, what was being done and SQLite's own message ("fleet.sqlite: insert a result:
+/// database or disk is full").
 
 #include <cstdint>
 #include <filesystem>

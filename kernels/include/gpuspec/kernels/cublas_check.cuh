@@ -1,5 +1,5 @@
 #pragma once
-/// Error handling for cuBLAS (STYLE.md 6), the counterpart of cuda_check.cuh:
+/// Error handling for cuBLAS (CONTRIBUTING.md, style 6), the counterpart of cuda_check.cuh:
 ///   GPUSPEC_CUBLAS_CHECK(cublasCreate(&handle));          // throws kernels::cublas_error
 ///   GPUSPEC_CUBLAS_CHECK_NOEXCEPT(cublasDestroy(handle)); // destructors: logs to stderr
 /// Targets using it link CUDA::cublas.

@@ -1,5 +1,5 @@
 #pragma once
-/// Error handling for the CUDA runtime (STYLE.md 6).
+/// Error handling for the CUDA runtime (CONTRIBUTING.md, style 6).
 ///
 ///   GPUSPEC_CUDA_CHECK(cudaMalloc(&p, bytes));  // throws kernels::cuda_error on failure
 ///   kernel<<<grid, block, 0, stream>>>(...);

@@ -1,6 +1,6 @@
 #pragma once
-/// RAII for CUDA runtime handles (STYLE.md 7): move-only owners with noexcept destructors, and
-/// non-owning `_ref` views (CCCL's cuda::stream / cuda::stream_ref split).
+/// RAII for CUDA runtime handles (CONTRIBUTING.md, style 7): move-only owners with noexcept
+/// destructors, and non-owning `_ref` views (CCCL's cuda::stream / cuda::stream_ref split).
 ///
 ///   device_buffer<T>  cudaMalloc'ed array          pinned_buffer<T>  cudaHostAlloc'ed, mapped
 ///   host_registration host memory page-locked by cudaHostRegister, mapped (memory not owned)

@@ -1,5 +1,5 @@
 #pragma once
-/// Input initialisation and output poisoning (DESIGN.md rule 6). CUDA-free launchers, and the
+/// Input initialisation and output poisoning (docs/design.md rule 6). CUDA-free launchers, and the
 /// pure helpers that choose a poison and recognise it.
 ///
 /// A poison is a value written over an output before the run that no result of the kernel under

@@ -1,5 +1,5 @@
 #pragma once
-/// Seeded, non-zero GEMM inputs for every element type the GEMM benchmarks use (DESIGN.md rule
+/// Seeded, non-zero GEMM inputs for every element type the GEMM benchmarks use (docs/design.md rule
 /// 6), computed the same on host and device. CUDA-free launcher.
 ///
 /// Element i of an array filled with `seed` takes 64 bits from seeded_bits(seed, i) (the hash of

@@ -1,5 +1,5 @@
 #pragma once
-/// The hold ("blocking") kernel of nvbench and nvbandwidth (DESIGN.md rule 2). CUDA-free.
+/// The hold ("blocking") kernel of nvbench and nvbandwidth (docs/design.md rule 2). CUDA-free.
 ///
 /// The harness enqueues the hold kernel, then the start event, the timed work and the stop event
 /// behind it, and only then releases the hold from the host: the work starts back-to-back on the

@@ -1,5 +1,5 @@
 #pragma once
-/// The L2 flush before each cold sample (DESIGN.md rule 3). CUDA-free launcher.
+/// The L2 flush before each cold sample (docs/design.md rule 3). CUDA-free launcher.
 ///
 /// It reads a scratch buffer of at least twice the L2 size. Reading, not writing: a memset
 /// (nvbench's way) leaves L2 full of dirty lines, whose write-back then lands inside the next

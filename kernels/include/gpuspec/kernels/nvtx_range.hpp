@@ -1,6 +1,6 @@
 #pragma once
-/// An NVTX range for the lifetime of a scope (DESIGN.md rule 11), so an Nsight Systems timeline
-/// reads like the report. NVTX3 is header-only: with no tool attached, push and pop are a
+/// An NVTX range for the lifetime of a scope (docs/design.md rule 11), so an Nsight Systems
+/// timeline reads like the report. NVTX3 is header-only: with no tool attached, push and pop are a
 /// branch on a null function pointer. Link CUDA::nvtx3 (the include folder and libdl).
 
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-/// Seeded, non-zero input values (DESIGN.md rule 6), computed the same on host and device.
+/// Seeded, non-zero input values (docs/design.md rule 6), computed the same on host and device.
 ///
 /// Element i of an array seeded with `seed` is a counter-based hash of (seed, i) mapped to
 /// [1, 2). The mapping is exact: a 23-bit (float) or 52-bit (double) integer k gives 1 + k·2^-p,

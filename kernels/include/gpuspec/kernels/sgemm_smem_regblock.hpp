@@ -45,7 +45,7 @@ struct gemm_shape {
   friend constexpr bool operator==(const gemm_shape&, const gemm_shape&) = default;
 };
 
-/// 2·M·N·K, the FLOP count of a GEMM (DESIGN.md rule 8).
+/// 2·M·N·K, the FLOP count of a GEMM (docs/design.md rule 8).
 [[nodiscard]] constexpr double gemm_flops(const gemm_shape& s) {
   return 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
 }

@@ -40,7 +40,7 @@ struct stream_op_row {
 
   [[nodiscard]] constexpr bool elementwise() const { return writes != 0; }
   /// Arrays moved, counted as STREAM and BabelStream count them: without the write-allocate
-  /// read of the destination (DESIGN.md rule 8).
+  /// read of the destination (docs/design.md rule 8).
   [[nodiscard]] constexpr int arrays_moved() const {
     return static_cast<int>(reads.size()) + (elementwise() ? 1 : 0);
   }

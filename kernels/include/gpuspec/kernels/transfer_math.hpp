@@ -61,7 +61,7 @@ inline constexpr std::uint64_t transfer_max_copies_per_sample = 64;
 }
 
 /// Bytes counted for one sample: each copy once, in each direction it moves data (a memcpy
-/// counted once, DESIGN.md rule 8; bidir counts both directions).
+/// counted once, docs/design.md rule 8; bidir counts both directions).
 [[nodiscard]] constexpr double transfer_bytes_per_sample(transfer_kind kind, std::uint64_t bytes,
                                                          std::uint64_t copies) {
   return static_cast<double>(bytes) * static_cast<double>(copies) *
@@ -77,7 +77,7 @@ inline constexpr std::uint8_t transfer_poison_byte = 0xFF;
 inline constexpr std::uint64_t transfer_poison_word = ~std::uint64_t{0};
 
 /// Word `index` (8 bytes, little-endian in memory on every host gpuspec runs on) of the pattern
-/// `seed`: seeded_bits, never 0 (non-zero inputs, DESIGN.md rule 6) and never the poison.
+/// `seed`: seeded_bits, never 0 (non-zero inputs, docs/design.md rule 6) and never the poison.
 [[nodiscard]] constexpr std::uint64_t transfer_pattern_word(std::uint64_t seed,
                                                             std::uint64_t index) {
   const std::uint64_t w = seeded_bits(seed, index);

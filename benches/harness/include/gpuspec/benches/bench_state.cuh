@@ -31,15 +31,15 @@
 #include "gpuspec/benches/device_timing.cuh"
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/host/measurement_options.hpp"
+#include "gpuspec/host/telemetry.hpp"
 #include "gpuspec/kernels/cuda_handles.cuh"
-#include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/result_builder.hpp"
-#include "gpuspec/reports/statistics.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/result_builder.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
 
 namespace gpuspec::benches {
 
 class device_context;
-class telemetry_sampler;
 
 /// cold: the L2 is flushed before every sample (device-memory figures); hot: back-to-back.
 enum class cache_mode { cold, hot };

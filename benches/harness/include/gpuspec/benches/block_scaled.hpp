@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "gpuspec/benches/gemm_check.hpp"
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::benches {
 

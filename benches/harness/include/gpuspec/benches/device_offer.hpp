@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gpuspec/host/benchmark_listing.hpp"
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::benches {
 

@@ -1,6 +1,6 @@
 #pragma once
-/// Host-side verification of a GEMM D = alpha·op(A)·op(B) + beta·C (DESIGN.md rule 6), shared by
-/// gemm.cublas.* and gemm.custom.*. Host only: the benchmark copies A, B and D (and C when beta
+/// Host-side verification of a GEMM D = alpha·op(A)·op(B) + beta·C (docs/design.md rule 6), shared
+/// by gemm.cublas.* and gemm.custom.*. Host only: the benchmark copies A, B and D (and C when beta
 /// is not 0) back to the host and describes each as a matrix_view; nothing here needs CUDA.
 ///
 /// What is checked (gemm_sample_check):
@@ -45,7 +45,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::benches {
 

@@ -30,8 +30,8 @@
 
 #include "gpuspec/benches/registry.hpp"
 #include "gpuspec/host/measurement_options.hpp"
-#include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/result_builder.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/result_builder.hpp"
 
 namespace gpuspec::benches {
 

@@ -14,7 +14,7 @@
 /// benchmark_registry() fills the one registry once (a function-local static; no static
 /// initialisers elsewhere).
 ///
-/// Suites (DESIGN.md): quick (the default: one size per family), standard, burnin, full. A
+/// Suites (docs/design.md): quick (the default: one size per family), standard, burnin, full. A
 /// benchmark runs in the suites it names, and every benchmark runs in full. In quick and burnin
 /// each axis takes only its leading `quick_count` values (1 unless said); standard and full take
 /// every value.

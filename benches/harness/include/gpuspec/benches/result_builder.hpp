@@ -7,8 +7,8 @@
 #include <span>
 
 #include "gpuspec/benches/registry.hpp"
-#include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/result_builder.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/result_builder.hpp"
 
 namespace gpuspec::benches {
 

@@ -1,5 +1,5 @@
 #pragma once
-/// Host-side checks of benchmark outputs (DESIGN.md rule 6). Host only: the benchmark copies
+/// Host-side checks of benchmark outputs (docs/design.md rule 6). Host only: the benchmark copies
 /// its output back and checks every element against an analytic value, on all CPU cores (a
 /// 1 GiB array takes a fraction of a second).
 
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::benches {
 

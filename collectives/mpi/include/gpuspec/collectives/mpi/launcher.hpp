@@ -22,8 +22,8 @@
 #include "gpuspec/collectives/mpi/rank_measure.hpp"
 #include "gpuspec/host/measurement_options.hpp"
 #include "gpuspec/host/telemetry.hpp"
-#include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
 
 namespace gpuspec::collectives::mpi {
 
@@ -64,10 +64,10 @@ struct node_view {
   /// NVML's telemetry on this node, the one-node worker's sampler's source
   /// (make_nvml_telemetry_source); empty when NVML cannot be opened, and then every result of
   /// this rank says so in its telemetry status (`telemetry_unavailable`).
-  std::function<std::unique_ptr<benches::telemetry_source>()> telemetry;
+  std::function<std::unique_ptr<host::telemetry_source>()> telemetry;
   std::string telemetry_unavailable = "no telemetry: NVML is not available on this node";
   /// The one-node run's default period (measurement_options), not a second default.
-  std::chrono::milliseconds telemetry_period = benches::measurement_options{}.telemetry_period;
+  std::chrono::milliseconds telemetry_period = host::measurement_options{}.telemetry_period;
 };
 
 struct launcher_outcome {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpuspec/reports/outcome.hpp"
+#include "gpuspec/reports/model/outcome.hpp"
 
 namespace gpuspec::collectives::mpi {
 

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpuspec/reports/outcome.hpp"
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/outcome.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::collectives::mpi {
 
@@ -58,7 +58,7 @@ struct rank_assignment {
   int local_rank = 0;  ///< its place among the ranks of its host, from 0
   int local_ranks = 1; ///< how many ranks its host runs
   /// Its GPU: the local_rank-th of its host's GPUs in PCI bus id order (never by
-  /// CUDA_VISIBLE_DEVICES, DESIGN.md's pitfalls); empty when the host has none usable.
+  /// CUDA_VISIBLE_DEVICES, docs/design.md's pitfalls); empty when the host has none usable.
   std::optional<reports::device_info> device;
   std::string no_device_reason; ///< why `device` is empty
   friend bool operator==(const rank_assignment&, const rank_assignment&) = default;

@@ -12,7 +12,7 @@
 
 #include "gpuspec/collectives/mpi/mpi_case.hpp"
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
-#include "gpuspec/reports/report.hpp"
+#include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::collectives::mpi {
 

@@ -11,8 +11,8 @@
 
 #include "gpuspec/collectives/mpi/mpi_case.hpp"
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
-#include "gpuspec/reports/report.hpp"
-#include "gpuspec/reports/spec_table.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
 
 namespace gpuspec::collectives::mpi {
 
@@ -71,7 +71,7 @@ missing_ranks_result(const mpi_case& c, std::span<const missing_rank> missing,
                      std::span<const rank_reply> arrived, std::span<const rank_assignment> ranks,
                      const std::string& report_host, const std::string& ended_by);
 
-/// The case's link ceiling and its reference (benches/host collective_ceiling.hpp, the one-node
+/// The case's link ceiling and its reference (host collective_ceiling.hpp, the one-node
 /// family's, over the group's GPUs): NVLink or PCIe inside a node, the slowest node's active
 /// InfiniBand / RoCE ports between nodes (each node's host.network_ports from its hello),
 /// whichever is lower, with its source; "ceiling_link" and "ceiling_why" observations; the

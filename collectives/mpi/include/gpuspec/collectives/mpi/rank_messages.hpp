@@ -12,7 +12,7 @@
 
 #include "gpuspec/collectives/mpi/mpi_case.hpp"
 #include "gpuspec/collectives/mpi/rank_identity.hpp"
-#include "gpuspec/reports/outcome.hpp"
+#include "gpuspec/reports/model/outcome.hpp"
 
 namespace gpuspec::collectives::mpi {
 

@@ -1,0 +1,98 @@
+#pragma once
+/// `gpuspec compare A B ...`: reports side by side, each value also as a fraction of its own
+/// reference (reference.hpp: the same one `check` judges it by, cross-checked with the spec
+/// table), so different GPU models read on one table; outliers among GPUs of the same model
+/// marked by the one outlier rule (statistics.hpp); rows paired by bench id and axes
+/// (identity.hpp). Pure functions: no I/O.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuspec/reports/model/reference.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
+
+namespace gpuspec::reports::inline judge {
+
+struct compare_options {
+  /// Outlier when |modified z| = |0.6745 (x - median) / MAD| exceeds this (Iglewicz–Hoaglin).
+  double outlier_z = 3.5;
+  /// And at least this far from the group's median, relative to it: a GPU 0.2% off its
+  /// siblings is not an outlier however tight they are (MAD can be far below the run-to-run
+  /// noise). When MAD is 0 (at least half the values identical) this alone decides.
+  double min_relative_deviation = 0.03;
+  /// The fewest GPUs of one model in a row before outliers are looked for.
+  std::size_t min_group = 3;
+  /// A carried datasheet ceiling further than this from the spec table's is replaced by it, as
+  /// in `check` (expect.json's datasheet_tolerance, whose default this is).
+  double datasheet_tolerance = default_datasheet_tolerance;
+};
+
+/// One GPU of one report: a column of the table.
+struct compare_column {
+  std::string label;  ///< "<file label>/GPU <index>"
+  std::string report; ///< the file label the caller gave
+  std::string hostname;
+  int device_index = 0; ///< NVML index
+  std::string gpu_name;
+  std::string spec_id; ///< matched spec row; "" when none
+};
+
+/// What a report holds for a case on a GPU: a measurement, or why there is none. (A run that
+/// has no result at all for the case is a missing cell: nullopt.)
+enum class cell_state { measured, failed, skipped, not_supported };
+
+struct compare_cell {
+  cell_state state = cell_state::measured;
+  std::string reason;             ///< why not measured
+  double value = 0;               ///< the median, in the row's unit (measured only)
+  std::optional<double> fraction; ///< of the result's reference
+  reference_kind reference = reference_kind::none;
+  bool reference_replaced = false; ///< the spec table's figure replaced the report's own
+  bool outlier = false;
+  std::optional<double> modified_z; ///< when the cell was in a group tested for outliers
+};
+
+/// One case (bench id and axes); cells[i] belongs to columns[i].
+struct compare_row {
+  std::string bench_id;
+  nlohmann::ordered_json axes = nlohmann::ordered_json::object();
+  std::string metric;
+  metric_unit unit = metric_unit::none;
+  bool higher_is_better = true;
+  std::vector<std::optional<compare_cell>> cells; ///< nullopt: no result (not run)
+};
+
+struct compare_output {
+  compare_options options;
+  std::vector<compare_column> columns;
+  std::vector<compare_row> rows; ///< in order of first appearance
+  std::size_t outliers = 0;
+};
+
+/// Side by side. `labels[i]` names reports[i] (a file name); missing labels become "#i".
+/// A column per GPU of each report (a multi-GPU result goes to its first GPU's column). The
+/// spec row of a GPU is spec_of(specs, gpu). A measured cell's value is converted to its row's
+/// unit (the first result's), its fraction is resolve_reference's. Outliers: per row, the
+/// measured cells of GPUs of one model (spec id, else GPU name) form a group; with at least
+/// min_group cells, a cell is an outlier when is_outlier(test_outlier(x, group),
+/// min_relative_deviation, outlier_z, both ways).
+[[nodiscard]] compare_output compare_reports(const std::vector<report>& reports,
+                                             const std::vector<std::string>& labels,
+                                             const spec_table& specs,
+                                             const compare_options& options = {});
+
+[[nodiscard]] std::string_view to_string(cell_state s);
+
+/// Machine-readable form ("gpuspec.compare.v2": v1 keyed rows on every parameter).
+[[nodiscard]] nlohmann::ordered_json to_json(const compare_output& c);
+/// A Markdown table: a row per case, a column per GPU; outliers in bold and marked OUTLIER.
+[[nodiscard]] std::string to_markdown(const compare_output& c);
+/// "3012.4 (92.1%)", "3012.4 (92.1% clk) OUTLIER", "not supported", "failed", "skipped", and
+/// "—" for a case not run: the text of one cell, shared by renderers.
+[[nodiscard]] std::string format_cell(const std::optional<compare_cell>& cell);
+
+} // namespace gpuspec::reports::judge

@@ -1,0 +1,98 @@
+#pragma once
+/// Diagnosis rules (docs/check.md): each rule is one small function over the inventory, the
+/// counters or one result's telemetry, and each cause has a stable, documented reason code that
+/// fleet tooling can count.
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/judge/host_rules.hpp"
+#include "gpuspec/reports/judge/verdict.hpp"
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/reports/model/spec_table.hpp"
+
+namespace gpuspec::reports::inline judge {
+
+/// One documented reason code: the code, its rung on the remediation ladder, and the
+/// generic action (rules add the values they saw to `cause`).
+struct reason_code {
+  std::string_view code;
+  remediation step;
+  std::string_view summary;
+  std::string_view action;
+};
+
+/// Every reason code gpuspec emits, in the order docs/check.md lists them.
+[[nodiscard]] std::span<const reason_code> reason_codes();
+/// The entry of `code`; throws std::out_of_range for a code not in the table (a bug).
+[[nodiscard]] const reason_code& find_reason(std::string_view code);
+
+/// A diagnosis of `code` with its table action and step, the device's identity as evidence
+/// (when `device` is given) and `cause`.
+[[nodiscard]] diagnosis make_diagnosis(std::string_view code, verdict_status severity,
+                                       std::string cause, const device_info* device,
+                                       const host_info& host);
+
+/// Host-level rules over the inventory (host_rules.hpp): nouveau, host memory.
+[[nodiscard]] std::vector<diagnosis> diagnose_host(const report& r);
+
+/// What the device rules see of one GPU.
+struct gpu_facts {
+  const report& r;
+  const device_info& device;
+  const gpu_spec* spec = nullptr; ///< the check's spec row for it, or nullptr
+  /// The GPUs of the same model in the report, `device` included (for NVLink links active).
+  std::span<const device_info* const> siblings;
+  /// The lowest PCIe link its results' telemetry saw, when any did.
+  std::optional<pcie_under_load> load;
+  const expectation_settings& settings;
+};
+
+/// Inventory- and counter-level rules of one GPU: lost GPU, PCIe link (against the card),
+/// power limit, persistence, temperature, ECC mode, ECC errors and storms, row remapping,
+/// NVLink links and errors, PCIe replays; and counters that contradict themselves (a delta that
+/// is not after minus before: inconclusive, the field named).
+[[nodiscard]] std::vector<diagnosis> diagnose_device(const gpu_facts& gpu);
+
+/// Why one result on one device warned or failed: its telemetry's probable causes (thermal,
+/// HW slowdown, power capping where it is not the normal state, low SM clock, low memory
+/// clock), each with `severity` (the result's own). Empty when nothing in the telemetry explains
+/// it.
+[[nodiscard]] std::vector<diagnosis> explain_result(const report& r, const result& res,
+                                                    const device_info* device,
+                                                    const expectation_settings& settings,
+                                                    verdict_status severity);
+
+/// What one result's telemetry says whatever its throughput (burn-in acceptance): thermal or HW
+/// slowdown during it, a temperature at or over the site limit or near the GPU's own slowdown
+/// threshold. Warnings.
+[[nodiscard]] std::vector<diagnosis> result_findings(const report& r, const result& res,
+                                                     const device_info* device,
+                                                     const expectation_settings& settings);
+
+/// Peer paths between GPUs of the same model, from the report's host.topology (p2p_rules.cpp):
+/// GPUSPEC-P2P-NOT-NVLINK (fail) for pairs over PCIe on an NVSwitch node of a model with NVLink,
+/// GPUSPEC-P2P-UNAVAILABLE (warn) for pairs without P2P where pairs over the same kind of path
+/// have it; each given to the GPU of the pair with more such pairs (both when as many).
+[[nodiscard]] std::vector<diagnosis> diagnose_peer_paths(const gpu_facts& gpu);
+
+/// NCCL collectives (collective.*, docs/collectives.md), read from the observations the
+/// benchmark writes: why one is reported and not judged ("" when it is judged): one rank, where
+/// nothing crosses a bus and nccl-tests' factor makes the busbw of four of them 0.
+[[nodiscard]] std::string collective_not_judged(const result& res);
+
+/// A collective that timed out (failed, with `ranks_not_finished`): GPUSPEC-COLLECTIVE-TIMEOUT
+/// on the first GPU that had not arrived, the result's reason (size, deadline, ranks) as the
+/// cause; nullopt for any other result.
+[[nodiscard]] std::optional<diagnosis> collective_timeout(const report& r, const result& res);
+
+/// What a collective's NCCL log says whatever its throughput: NCCL connected GPUs whose NVLink
+/// links are all up through host memory or the network (`nccl_transports` SHM, NET/...):
+/// GPUSPEC-NCCL-TRANSPORT-FALLBACK with `severity`. Empty for anything else.
+[[nodiscard]] std::vector<diagnosis> collective_findings(const report& r, const result& res,
+                                                         verdict_status severity);
+
+} // namespace gpuspec::reports::judge

@@ -1,0 +1,49 @@
+#pragma once
+/// The one text-table renderer of every command that prints a table (check, diff, compare,
+/// run, info, list): header, rule, rows, columns padded to their widest cell (counting code
+/// points, so "°C" lines up), and, given a width, made to fit it by shortening the columns
+/// marked as shrinkable with "…" (the full text is in the Markdown and JSON outputs).
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuspec::reports::inline model {
+
+class text_table {
+public:
+  enum class align { left, right };
+  explicit text_table(std::vector<std::string> header, std::vector<align> alignment = {});
+
+  void add_row(std::vector<std::string> row);
+  /// A row whose `highlight` column (set_highlight) is wrapped in `prefix` and `suffix` after
+  /// padding (ANSI colours), so the escapes do not upset the alignment.
+  void add_row(std::vector<std::string> row, std::string prefix, std::string suffix);
+  void set_highlight(std::size_t column) { m_highlight = column; }
+  /// Columns that may be shortened to fit a width, in the order they give way (the least
+  /// needed first): each down to its header's width or `min_width` code points before the next.
+  void set_shrinkable(std::vector<std::size_t> columns, std::size_t min_width = 12);
+
+  /// The table, each line ending in '\n'. `width` 0: as wide as it needs; otherwise the
+  /// shrinkable columns give way until every line fits, where they can.
+  [[nodiscard]] std::string render(std::size_t width = 0) const;
+  [[nodiscard]] bool empty() const { return m_rows.empty(); }
+
+  /// Code points of UTF-8 text.
+  [[nodiscard]] static std::size_t display_width(std::string_view s);
+
+private:
+  struct row {
+    std::vector<std::string> cells;
+    std::string prefix, suffix;
+  };
+  std::vector<std::string> m_header;
+  std::vector<align> m_align;
+  std::vector<row> m_rows;
+  std::size_t m_highlight = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> m_shrinkable;
+  std::size_t m_min_width = 12;
+};
+
+} // namespace gpuspec::reports::model

@@ -1,0 +1,122 @@
+#include "gpuspec/reports/model/text_format.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/model/units.hpp"
+
+namespace gpuspec::reports::inline model {
+
+std::string format_figure(double value) {
+  if (!std::isfinite(value))
+    return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+  const double a = std::abs(value);
+  if (a >= 1e6)
+    return fmt::format("{:.4g}", value);
+  if (a >= 100)
+    return fmt::format("{:.1f}", value);
+  if (a >= 1)
+    return fmt::format("{:.2f}", value);
+  return fmt::format("{:.4g}", value);
+}
+
+std::string format_percent(double fraction) {
+  if (!std::isfinite(fraction))
+    return format_figure(fraction) + "%";
+  const double percent = 100 * fraction;
+  return std::abs(percent) < 1e5 ? fmt::format("{:.1f}%", percent)
+                                 : fmt::format("{:.3g}%", percent);
+}
+
+std::string format_quantity(const std::optional<double>& value, metric_unit unit_of) {
+  if (!value || !std::isfinite(*value))
+    return "";
+  const std::string unit(to_string(unit_of));
+  const std::string number = format_figure(*value);
+  return unit.empty() ? number : number + " " + unit;
+}
+
+std::string format_percent(const std::optional<double>& fraction) {
+  return fraction && std::isfinite(*fraction) ? format_percent(*fraction) : "";
+}
+
+std::string format_parameters(const nlohmann::ordered_json& parameters) {
+  if (!parameters.is_object())
+    return parameters.dump();
+  std::string out;
+  for (const auto& [k, v] : parameters.items()) {
+    if (!out.empty())
+      out += ' ';
+    out += k + '=' + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return out;
+}
+
+std::string format_values(const nlohmann::ordered_json& parameters) {
+  if (!parameters.is_object())
+    return parameters.dump();
+  std::string out;
+  for (const auto& [k, v] : parameters.items()) {
+    if (!out.empty())
+      out += ' ';
+    out += v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  return out;
+}
+
+std::string elide_path(std::string_view path, std::size_t width) {
+  const auto starts = [](char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; };
+  std::size_t points = 0;
+  for (char c : path)
+    points += starts(c) ? 1 : 0;
+  if (points <= width)
+    return std::string(path);
+  if (width <= 1)
+    return width == 1 ? "…" : "";
+  // The last width - 1 code points, after the "…".
+  std::size_t keep = width - 1, at = path.size();
+  while (at > 0 && keep > 0) {
+    --at;
+    if (starts(path[at]))
+      --keep;
+  }
+  std::string_view tail = path.substr(at);
+  // Start at a directory boundary when there is one in the tail, keeping the file's name.
+  if (const auto slash = tail.find('/'); slash != std::string_view::npos && slash + 1 < tail.size())
+    tail.remove_prefix(slash);
+  return "…" + std::string(tail);
+}
+
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string process_text(const gpu_process& p) {
+  std::string detail = p.name.empty() ? std::string("name unknown") : p.name;
+  if (p.used_memory_bytes)
+    detail += fmt::format(", {:.1f} GiB", static_cast<double>(*p.used_memory_bytes) / (1 << 30));
+  if (p.kind == "graphics")
+    detail += ", graphics";
+  return fmt::format("pid {} ({})", p.pid, detail);
+}
+
+std::string processes_text(const std::vector<gpu_process>& processes) {
+  if (processes.empty())
+    return "no process";
+  std::string out;
+  for (const auto& p : processes)
+    out += (out.empty() ? "" : ", ") + process_text(p);
+  return out;
+}
+
+} // namespace gpuspec::reports::model

@@ -1,0 +1,51 @@
+#pragma once
+/// Internal to the renderers: one factory per format, and helpers they share.
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuspec/reports/model/text_format.hpp"
+#include "gpuspec/reports/render/render.hpp"
+
+namespace gpuspec::reports::inline render::detail {
+
+std::unique_ptr<renderer> make_table_renderer(const render_options& options);
+std::unique_ptr<renderer> make_markdown_renderer();
+std::unique_ptr<renderer> make_junit_renderer();
+std::unique_ptr<renderer> make_prometheus_renderer();
+std::unique_ptr<renderer> make_reason_renderer();
+std::unique_ptr<renderer> make_kube_renderer(); // kubernetes.cpp
+std::unique_ptr<renderer> make_html_renderer(const render_options& options);
+
+/// The table renderer's layouts of a diff and a comparison (render_tables.cpp), fitted to
+/// `width` columns (0: no limit).
+std::string diff_text_table(const diff_output& d, std::size_t width);
+std::string compare_text_table(const compare_output& c, std::size_t width);
+
+/// ASCII upper case: "FAIL".
+std::string upper(std::string_view s);
+
+/// The diagnoses of a node, its GPUs and its results, once each (same code, GPU and cause).
+std::vector<const diagnosis*> unique_diagnoses(const node_verdict& node);
+
+/// The diagnoses of one code on one GPU (or on the host), for a reader: the same finding on
+/// every result of a GPU is one entry, with how many there were and the benchmarks they came
+/// from. The json output keeps each diagnosis of each result.
+struct diagnosis_group {
+  const diagnosis* shown = nullptr; ///< the first of the worst severity: its cause and action
+  verdict_status severity = verdict_status::warn; ///< the worst of the group
+  std::size_t findings = 0;                       ///< distinct diagnoses (by cause) in the group
+  std::size_t results = 0;                        ///< results that carry one of them
+  std::vector<std::string> benches; ///< those results' bench ids, distinct, first seen first
+};
+/// Grouped by (code, GPU), in the order unique_diagnoses gives their first members.
+std::vector<diagnosis_group> grouped_diagnoses(const node_verdict& node);
+/// "4 findings, in 4 results: memory.stream.copy, memory.stream.triad (the worst shown)", or
+/// "in 3 results: ..." for one finding several results carry; "" for a group of one finding in
+/// at most one result. At most `max_benches` bench ids are named, then "and N more".
+std::string group_summary(const diagnosis_group& g, std::size_t max_benches = 6);
+
+} // namespace gpuspec::reports::render::detail

@@ -1,0 +1,251 @@
+// The HTML format (`--format html`, `run --html FILE`; docs/report.md, "The HTML page"): one
+// self-contained page per document. No network, no web font, no script needed to read it (an
+// optional inline script only sorts tables); the report's JSON embedded so the page parses back;
+// plots inline SVG from our own writer (svg_writer.hpp). Verdict first, then the findings, the
+// plots, and every result as a table; one column, printable.
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/units.hpp"
+#include "render_detail.hpp"
+#include "render_html_detail.hpp"
+#include "render_html_plots.hpp"
+#include "svg_writer.hpp"
+
+namespace gpuspec::reports::inline render {
+
+namespace html {
+
+namespace {
+
+using svg::escape;
+
+constexpr std::string_view style = R"(
+body{font-family:sans-serif;margin:0 auto;padding:0 16px;max-width:1200px;color:#111;line-height:1.35}
+h1{font-size:1.5em;margin:.6em 0 .2em}h2{font-size:1.2em;margin:1em 0 .3em}h3{font-size:1.05em}
+.badge{display:inline-block;padding:1px 8px;border-radius:3px;font-weight:bold;color:#000}
+.pass{background:#009E73;color:#fff}.warn{background:#E69F00}.fail{background:#D55E00;color:#fff}
+.inconclusive{background:#CC79A7}.skipped{background:#ccc}
+.gpus{display:flex;flex-wrap:wrap;gap:4px;margin:.3em 0;padding:0;list-style:none}
+.gpus li{border:1px solid #ccc;padding:1px 6px;font-size:.9em}
+.finding{border-left:6px solid #999;padding:2px 10px;margin:6px 0;background:#f6f6f6}
+.finding.fail{border-color:#D55E00;background:#fdf1ea}.finding.warn{border-color:#E69F00;background:#fdf6e8}
+.finding.inconclusive{border-color:#CC79A7;background:#f8eef4}
+.finding p{margin:2px 0}.code{font-family:monospace;font-weight:bold}
+table{border-collapse:collapse;width:100%;table-layout:auto;font-size:.85em;margin:.4em 0}
+th,td{border:1px solid #ccc;padding:2px 5px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th{background:#eee}td.num{text-align:right;white-space:nowrap}
+figure{margin:.8em 0;break-inside:avoid}figure svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:.85em;color:#333}dl.evidence{font-size:.8em;margin:2px 0;columns:2}
+dl.evidence dt{font-family:monospace;display:inline}dl.evidence dd{display:inline;margin:0 0 0 4px}
+dl.evidence div{break-inside:avoid}
+@media print{body{max-width:none;padding:0}a{color:#000}figure{break-inside:avoid}
+table{font-size:.75em}}
+)";
+
+/// Sorts a table by the column whose header is clicked; the page reads the same without it.
+constexpr std::string_view sort_script = R"(
+document.querySelectorAll('table.sortable th').forEach(function(th,i){
+th.style.cursor='pointer';th.title='Sort';th.addEventListener('click',function(){
+var t=th.closest('table'),b=t.tBodies[0],r=Array.prototype.slice.call(b.rows),d=th.dataset.dir==='a'?'d':'a';
+th.dataset.dir=d;r.sort(function(x,y){var p=x.cells[i].dataset.v||x.cells[i].textContent,
+q=y.cells[i].dataset.v||y.cells[i].textContent,m=parseFloat(p),n=parseFloat(q);
+var c=(!isNaN(m)&&!isNaN(n))?m-n:p.localeCompare(q);return d==='a'?c:-c;});
+r.forEach(function(e){b.appendChild(e);});});});
+)";
+
+std::string diagnosis_html(const detail::diagnosis_group& g) {
+  const diagnosis& d = *g.shown;
+  const std::string status(to_string(g.severity));
+  std::string evidence;
+  for (const auto& [k, v] : d.evidence)
+    evidence += fmt::format("<div><dt>{}</dt><dd>{}</dd></div>", escape(k), escape(v));
+  const std::string summary = detail::group_summary(g);
+  return fmt::format("<div class=\"finding {}\">\n<p>{} <span class=\"code\">{}</span> {}</p>\n"
+                     "<p><b>Cause:</b> {}</p>\n<p><b>Action:</b> {} (remedy: {})</p>\n{}{}</div>\n",
+                     status, badge(status), escape(d.code),
+                     d.device ? fmt::format("GPU {}", *d.device) : std::string("host"),
+                     escape(d.cause), escape(d.action), escape(to_string(d.step)),
+                     summary.empty() ? "" : fmt::format("<p>{}</p>\n", escape(summary)),
+                     evidence.empty()
+                         ? ""
+                         : "<details><summary>evidence</summary><dl class=\"evidence\">" +
+                               evidence + "</dl></details>\n");
+}
+
+std::string gpu_chips(const node_verdict& n) {
+  std::string out = "<ul class=\"gpus\">\n";
+  for (const auto& g : n.gpus) {
+    const std::string status(to_string(g.status));
+    out += fmt::format("<li>GPU {} {} {}{}</li>\n", g.index, escape(g.name), badge(status),
+                       g.message.empty() ? std::string() : fmt::format(" {}", escape(g.message)));
+  }
+  return out + "</ul>\n";
+}
+
+std::string gpu_table(const node_verdict& n) {
+  std::string out = "<table class=\"sortable\"><thead><tr><th>GPU</th><th>name</th><th>serial"
+                    "</th><th>UUID</th><th>PCI bus</th><th>spec row</th><th>verdict</th></tr>"
+                    "</thead><tbody>\n";
+  for (const auto& g : n.gpus)
+    out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                       "<td>{}</td><td>{}</td></tr>\n",
+                       g.index, escape(g.name), escape(g.serial), escape(g.uuid),
+                       escape(g.pci_bus_id), escape(g.spec_id), escape(to_string(g.status)));
+  return out + "</tbody></table>\n";
+}
+
+std::string results_table(const node_verdict& n) {
+  std::string out = "<table class=\"sortable\"><thead><tr><th>result</th><th>GPU</th><th>"
+                    "verdict</th><th>measured</th><th>reference</th><th>fraction</th><th>frame"
+                    "</th><th>note</th></tr></thead><tbody>\n";
+  for (const auto& r : n.results) {
+    std::string gpus;
+    for (const int d : r.devices) {
+      if (!gpus.empty())
+        gpus += ',';
+      gpus += std::to_string(d);
+    }
+    out += fmt::format(
+        "<tr><td>{} {}</td><td>{}</td><td>{}</td><td class=\"num\" data-v=\"{}\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\" data-v=\"{}\">{}</td><td>{}</td><td>{}</td>"
+        "</tr>\n",
+        escape(r.bench_id), escape(r.axes), gpus, escape(to_string(r.status)),
+        r.measured.value_or(0), escape(format_quantity(r.measured, r.unit)),
+        escape(format_quantity(r.expected, r.unit)), r.efficiency.value_or(-1),
+        escape(format_percent(r.efficiency)), escape(r.frame), escape(r.message));
+  }
+  return out + "</tbody></table>\n";
+}
+
+std::string node_html(const node_verdict& n, const report* r, std::size_t k) {
+  std::string out =
+      fmt::format("<section id=\"node-{}\">\n<h2>{} {}</h2>\n<p>{}{}{}</p>\n", k,
+                  badge(to_string(n.status)), escape(n.hostname.empty() ? n.source : n.hostname),
+                  n.source.empty() ? "" : "report " + escape(n.source) + "; ",
+                  "driver " + escape(n.driver_version.empty() ? "n/a" : n.driver_version),
+                  n.complete ? "" : "; <b>incomplete run</b>");
+  if (!n.message.empty())
+    out += "<p>" + escape(n.message) + "</p>\n";
+  out += gpu_chips(n);
+  const auto groups = detail::grouped_diagnoses(n);
+  out += groups.empty() ? "<p>No findings.</p>\n"
+                        : fmt::format("<h3>Findings ({})</h3>\n", groups.size());
+  for (const auto& g : groups)
+    out += diagnosis_html(g);
+  const std::string plots = node_plots(n, r);
+  if (!plots.empty())
+    out += "<h3>Plots</h3>\n" + plots;
+  out += "<h3>GPUs</h3>\n" + gpu_table(n);
+  out += fmt::format("<h3>Results ({})</h3>\n", n.results.size()) + results_table(n);
+  return out + "</section>\n";
+}
+
+std::vector<json_block> report_blocks(const std::vector<report>* reports) {
+  std::vector<json_block> out;
+  if (reports != nullptr)
+    for (std::size_t i = 0; i < reports->size(); ++i)
+      out.push_back({fmt::format("gpuspec-report-{}", i), to_json_text((*reports)[i])});
+  return out;
+}
+
+} // namespace
+
+std::string badge(std::string_view status) {
+  return fmt::format("<span class=\"badge {}\">{}</span>", escape(status),
+                     escape(detail::upper(status)));
+}
+
+std::string script_safe_json(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string figure(std::string_view svg, std::string_view caption) {
+  return fmt::format("<figure>\n{}<figcaption>{}</figcaption>\n</figure>\n", svg, escape(caption));
+}
+
+std::string page(std::string_view title, std::string_view body,
+                 const std::vector<json_block>& json) {
+  std::string out = fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8"
+                                "\">\n<meta name=\"viewport\" content=\"width=device-width, "
+                                "initial-scale=1\">\n<title>{}</title>\n<style>{}</style>\n"
+                                "</head>\n<body>\n",
+                                escape(title), style);
+  out += body;
+  for (const auto& j : json)
+    out += fmt::format("<script type=\"application/json\" id=\"{}\">\n{}</script>\n", escape(j.id),
+                       script_safe_json(j.text));
+  out += fmt::format("<script>{}</script>\n</body>\n</html>\n", sort_script);
+  return out;
+}
+
+std::string check_page(const check_outcome& outcome, const std::vector<report>* reports) {
+  const std::string status(to_string(outcome.status));
+  std::string body = fmt::format(
+      "<header>\n<h1>gpuspec check: {}</h1>\n<p>{} node{}, exit code {}. Written by gpuspec; "
+      "every figure below comes from the report{} embedded in this page.</p>\n",
+      badge(status), outcome.nodes.size(), outcome.nodes.size() == 1 ? "" : "s",
+      exit_code_of(outcome.status), reports != nullptr && reports->size() == 1 ? "" : "s");
+  for (const auto& note : outcome.notes)
+    body += "<p>" + escape(note) + "</p>\n";
+  body += "</header>\n<main>\n";
+  for (std::size_t k = 0; k < outcome.nodes.size(); ++k) {
+    const auto& n = outcome.nodes[k];
+    const report* r = reports != nullptr && n.report_index < reports->size()
+                          ? &(*reports)[n.report_index]
+                          : nullptr;
+    body += node_html(n, r, k);
+  }
+  body += "</main>\n";
+  auto json = report_blocks(reports);
+  json.insert(json.begin(),
+              {"gpuspec-check",
+               to_json(outcome).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)});
+  return page(fmt::format("gpuspec check: {}", detail::upper(status)), body, json);
+}
+
+} // namespace html
+
+namespace {
+
+class html_renderer final : public renderer {
+public:
+  explicit html_renderer(const render_options& options) : m_reports(options.reports) {}
+
+protected:
+  [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
+    return html::check_page(outcome, m_reports);
+  }
+  [[nodiscard]] std::string render_diff(const diff_output& d) const override {
+    return html::diff_page(d, m_reports);
+  }
+  [[nodiscard]] std::string render_compare(const compare_output& c) const override {
+    return html::compare_page(c);
+  }
+
+private:
+  const std::vector<report>* m_reports;
+};
+
+} // namespace
+
+std::unique_ptr<renderer> detail::make_html_renderer(const render_options& options) {
+  return std::make_unique<html_renderer>(options);
+}
+
+} // namespace gpuspec::reports::render

@@ -1,0 +1,49 @@
+#pragma once
+/// Internal to the HTML renderer: the page's frame and the plots it draws from a report
+/// (render_html_data.cpp gathers each plot's inputs from the model; render_html_plots.cpp
+/// draws them).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/judge/verdict.hpp"
+#include "gpuspec/reports/model/report.hpp"
+
+namespace gpuspec::reports::inline render {} // namespace gpuspec::reports::inline render
+
+namespace gpuspec::reports::inline render::html {
+
+/// A whole page: the <head> with the inline style (one column, print rules), `body`, then each
+/// JSON block as <script type="application/json" id="..."> and the optional sorting script.
+struct json_block {
+  std::string id;   ///< "gpuspec-report-0"
+  std::string text; ///< the JSON document as written elsewhere (save_report's text)
+};
+[[nodiscard]] std::string page(std::string_view title, std::string_view body,
+                               const std::vector<json_block>& json);
+
+/// `text` safe inside a <script> element: every '<' written as \u003c (valid JSON: '<' occurs
+/// only inside strings), so no "</script>" or "<!--" can end or confuse the element.
+[[nodiscard]] std::string script_safe_json(std::string_view text);
+
+/// A figure: the SVG and its text alternative as a caption the reader sees.
+[[nodiscard]] std::string figure(std::string_view svg, std::string_view caption);
+
+/// The plots of one node from its report: measured against ceiling (from the verdicts), the
+/// bandwidth sweeps, the P2P matrix, telemetry per GPU, the roofline per model. "" for none.
+[[nodiscard]] std::string node_plots(const node_verdict& node, const report* r);
+
+/// The three pages: a check outcome (with the reports it judged, when given), a diff (with OLD
+/// and NEW), a comparison.
+[[nodiscard]] std::string check_page(const check_outcome& outcome,
+                                     const std::vector<report>* reports);
+[[nodiscard]] std::string diff_page(const diff_output& d, const std::vector<report>* reports);
+[[nodiscard]] std::string compare_page(const compare_output& c);
+
+/// The verdict's badge: <span class="badge fail">FAIL</span>.
+[[nodiscard]] std::string badge(std::string_view status);
+
+} // namespace gpuspec::reports::render::html

@@ -1,0 +1,259 @@
+// The terminal table and the Markdown summary: a check outcome's layouts here, a health
+// outcome's (health_render.cpp), a diff's and a comparison's (render_tables.cpp and their own
+// to_markdown) chosen here.
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/health/health.hpp"
+#include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/model/text_format.hpp"
+#include "gpuspec/reports/model/text_table.hpp"
+#include "gpuspec/reports/render/db_output.hpp"
+#include "gpuspec/reports/render/health_render.hpp"
+#include "render_detail.hpp"
+
+namespace gpuspec::reports::inline render::detail {
+
+namespace {
+
+const char* ansi(verdict_status s) {
+  switch (s) {
+  case verdict_status::pass:
+    return "\033[32m";
+  case verdict_status::warn:
+    return "\033[33m";
+  case verdict_status::fail:
+    return "\033[31m";
+  case verdict_status::inconclusive:
+    return "\033[35m";
+  case verdict_status::skipped:
+    return "\033[2m";
+  }
+  return "";
+}
+
+/// The frame in a few letters: "spec" (the datasheet), "clk" (the ceiling at the clock seen),
+/// "base" (the baseline).
+std::string frame_text(const std::string& frame) {
+  if (frame == "clock_adjusted")
+    return "clk";
+  if (frame == "baseline")
+    return "base";
+  return frame;
+}
+
+/// The axes' values, without their names: "fp32", "8192x8192x8192 NN".
+std::string compact_axes_text(const result_verdict& r) { return r.axes_values; }
+
+std::string gpus_text(const std::vector<int>& devices) {
+  std::string out;
+  for (int d : devices) {
+    out += out.empty() ? "" : ",";
+    out += std::to_string(d);
+  }
+  return out;
+}
+
+class table_renderer final : public renderer {
+public:
+  explicit table_renderer(render_options options) : m_options(options) {}
+
+protected:
+  [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
+    std::string out;
+    for (const auto& node : outcome.nodes) {
+      out += node_line(node);
+      out += results_table(node);
+      out += gpus_table(node);
+      out += diagnosis_lines(node);
+      out += "\n";
+    }
+    for (const auto& n : outcome.notes)
+      out += "note: " + n + "\n";
+    out += fmt::format("Verdict: {} (exit code {})\n", status_text(outcome.status),
+                       exit_code_of(outcome.status));
+    return out;
+  }
+  [[nodiscard]] std::string render_health(const health_document& h) const override {
+    return render_health_text(h.outcome, h.elapsed_s, m_options);
+  }
+  [[nodiscard]] std::string render_diff(const diff_output& d) const override {
+    return diff_text_table(d, m_options.width);
+  }
+  [[nodiscard]] std::string render_compare(const compare_output& c) const override {
+    return compare_text_table(c, m_options.width);
+  }
+  [[nodiscard]] std::string render_db(const db_output& d) const override {
+    return db_text_table(d, m_options.width);
+  }
+
+private:
+  [[nodiscard]] std::string status_text(verdict_status s) const {
+    const std::string t = upper(to_string(s));
+    return m_options.colour ? ansi(s) + t + "\033[0m" : t;
+  }
+  [[nodiscard]] std::string colour_on(verdict_status s) const {
+    return m_options.colour ? ansi(s) : "";
+  }
+  [[nodiscard]] std::string colour_off() const { return m_options.colour ? "\033[0m" : ""; }
+
+  /// "Node host (report): VERDICT" and the node's message.
+  [[nodiscard]] std::string node_line(const node_verdict& node) const {
+    // The report's path is elided to fit the terminal: where the report lives is the one
+    // thing on the line whose length nothing bounds.
+    const std::string host = node.hostname.empty() ? "?" : node.hostname;
+    std::string source = node.source;
+    if (m_options.width > 0 && !source.empty()) {
+      const std::size_t rest = text_table::display_width(
+          fmt::format("Node {} (): {}", host, upper(to_string(node.status))));
+      source = elide_path(source, m_options.width > rest + 16 ? m_options.width - rest : 16);
+    }
+    std::string out =
+        fmt::format("Node {}{}: {}\n", host, source.empty() ? "" : " (" + source + ")",
+                    status_text(node.status));
+    if (!node.message.empty())
+      out += "  " + node.message + "\n";
+    return out;
+  }
+
+  [[nodiscard]] std::string results_table(const node_verdict& node) const {
+    using a = text_table::align;
+    // Compact for a terminal: the axes' values only, the reason codes rather than the whole
+    // message; the full parameters and messages are in the md and json outputs.
+    text_table t({"check", "gpu", "measured", "expected", "eff", "vs", "verdict", "note"},
+                 {a::left, a::left, a::right, a::right, a::right, a::left, a::left, a::left});
+    t.set_highlight(6);
+    t.set_shrinkable({7, 0}, 16);
+    for (const auto& r : node.results) {
+      // The reason codes; a pass needs no note, anything else without a code its message.
+      std::string note = r.status == verdict_status::pass ? "" : r.message;
+      if (!r.diagnoses.empty()) {
+        note.clear();
+        for (const auto& d : r.diagnoses) {
+          note += note.empty() ? "" : ", ";
+          note += d.code;
+        }
+      }
+      const std::string axes = compact_axes_text(r);
+      t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpus_text(r.devices),
+                 format_quantity(r.measured, r.unit), format_quantity(r.expected, r.unit),
+                 format_percent(r.efficiency), frame_text(r.frame),
+                 std::string(to_string(r.status)), note},
+                colour_on(r.status), colour_off());
+    }
+    return t.empty() ? "" : t.render(m_options.width);
+  }
+
+  [[nodiscard]] std::string gpus_table(const node_verdict& node) const {
+    text_table g({"gpu", "name", "serial", "bus id", "spec", "verdict"});
+    g.set_highlight(5);
+    g.set_shrinkable({2, 1}, 12);
+    for (const auto& gpu : node.gpus)
+      g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
+                 gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
+                 gpu.selected ? std::string(to_string(gpu.status)) : "not selected"},
+                colour_on(gpu.status), colour_off());
+    if (g.empty())
+      return "";
+    std::string out = "\n";
+    out += g.render(m_options.width);
+    return out;
+  }
+
+  /// One entry per code and GPU: the same finding on every result of a GPU is said once, with
+  /// how many and where (the json output keeps each).
+  [[nodiscard]] std::string diagnosis_lines(const node_verdict& node) const {
+    const auto groups = grouped_diagnoses(node);
+    if (groups.empty())
+      return "";
+    std::string out = "\nDiagnosis\n";
+    for (const auto& grp : groups) {
+      const diagnosis& d = *grp.shown;
+      const std::string summary = group_summary(grp);
+      out += fmt::format("  {} {}{}: {}\n{}      action: {} (remediation: {})\n",
+                         status_text(grp.severity), d.code,
+                         d.device ? fmt::format(" gpu {}", *d.device) : "", d.cause,
+                         summary.empty() ? std::string() : fmt::format("      {}\n", summary),
+                         d.action, to_string(d.step));
+    }
+    return out;
+  }
+
+  render_options m_options;
+};
+
+class markdown_renderer final : public renderer {
+protected:
+  [[nodiscard]] std::string render_diff(const diff_output& d) const override {
+    return to_markdown(d);
+  }
+  [[nodiscard]] std::string render_compare(const compare_output& c) const override {
+    return to_markdown(c);
+  }
+  [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
+    std::string out = fmt::format("# gpuspec check: {}\n\n", upper(to_string(outcome.status)));
+    for (const auto& node : outcome.nodes) {
+      out +=
+          fmt::format("## {}: {}\n\n", markdown_cell(node.hostname), upper(to_string(node.status)));
+      if (!node.source.empty())
+        out += fmt::format("Report `{}`, driver {}.\n\n", node.source,
+                           markdown_cell(node.driver_version));
+      if (!node.message.empty())
+        out += markdown_cell(node.message) + "\n\n";
+      if (!node.results.empty()) {
+        out += "| check | gpu | measured | expected | efficiency | frame | verdict | note |\n"
+               "| --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n";
+        for (const auto& r : node.results) {
+          std::string note = r.message;
+          for (const auto& d : r.diagnoses)
+            note += " `" + d.code + "`";
+          out += fmt::format(
+              "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+              markdown_cell(r.bench_id + (r.parameters.empty() ? "" : " " + r.parameters)),
+              gpus_text(r.devices), markdown_cell(format_quantity(r.measured, r.unit)),
+              markdown_cell(format_quantity(r.expected, r.unit)), format_percent(r.efficiency),
+              r.frame, to_string(r.status), markdown_cell(note));
+        }
+        out += "\n";
+      }
+      if (!node.gpus.empty()) {
+        out += "| gpu | name | serial | bus id | spec | verdict |\n"
+               "| ---: | --- | --- | --- | --- | --- |\n";
+        for (const auto& g : node.gpus)
+          out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", g.index, markdown_cell(g.name),
+                             markdown_cell(g.serial), markdown_cell(g.pci_bus_id),
+                             markdown_cell(g.spec_id), to_string(g.status));
+        out += "\n";
+      }
+      const auto groups = grouped_diagnoses(node);
+      if (!groups.empty()) {
+        out += "### Diagnosis\n\n";
+        for (const auto& grp : groups) {
+          const diagnosis& d = *grp.shown;
+          const std::string summary = group_summary(grp);
+          out += fmt::format(
+              "- **{}** `{}`{}: {}.{} Action: {} (remediation: {}).\n", to_string(grp.severity),
+              d.code, d.device ? fmt::format(" (gpu {})", *d.device) : "", markdown_cell(d.cause),
+              summary.empty() ? std::string() : fmt::format(" {}.", markdown_cell(summary)),
+              markdown_cell(d.action), to_string(d.step));
+        }
+        out += "\n";
+      }
+    }
+    for (const auto& n : outcome.notes)
+      out += "> " + markdown_cell(n) + "\n";
+    return out;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<renderer> make_table_renderer(const render_options& options) {
+  return std::make_unique<table_renderer>(options);
+}
+std::unique_ptr<renderer> make_markdown_renderer() { return std::make_unique<markdown_renderer>(); }
+
+} // namespace gpuspec::reports::render::detail

@@ -1,0 +1,74 @@
+#pragma once
+/// The worker's side of the spine: `gpuspec __worker` measures one GPU's cases and tells the
+/// coordinator as it goes (protocol.hpp). What measures is a backend: the CUDA harness in a
+/// CUDA build, nothing in a host-only build, a scripted stand-in in the tests.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/spine/protocol.hpp"
+
+namespace gpuspec::spine {
+
+/// Told by the measurement after each timed run (warm-up or sample); the worker turns it into
+/// progress messages, at most every 250 ms and whenever the longest run grows.
+using progress_callback = std::function<void(int runs, double run_seconds)>;
+
+/// Measures the cases of one assignment, one after another.
+class case_executor {
+public:
+  virtual ~case_executor() = default;
+  /// Measures one case. Never throws for the case's own failures: they are the result's status
+  /// and reason. The result's telemetry window is stated against the assignment's clock origin.
+  [[nodiscard]] virtual reports::result run(const planned_case& c,
+                                            const progress_callback& progress) = 0;
+};
+
+/// What a plan is asked for: the suite, the filter, and the node it is for.
+struct plan_request {
+  std::string suite;
+  std::string filter; ///< an ECMAScript regex on the bench id; "" = every one
+  /// NVML indices of the GPUs the run measures (the inventory's, less those deselected or
+  /// refused): the node-wide cases run over them, and a benchmark whose axis depends on the node
+  /// (transfer.p2p's pairs) is planned from them. Empty: such a benchmark has no case.
+  std::vector<int> gpus;
+};
+
+struct worker_backend {
+  std::string name; ///< "cuda", "none", "stand-in": the plan's and the hello's backend
+  /// The cases of the request's suite whose id matches its filter, for its GPUs, and whether
+  /// this backend can measure at all. Throws std::invalid_argument for a bad suite or filter.
+  std::function<worker_plan(const plan_request& request)> plan;
+  /// Opens the assignment's GPU. A GPU that cannot be started is not an exception: the executor
+  /// then returns failed results (failure gpu_start) for every case.
+  std::function<std::unique_ptr<case_executor>(const worker_assignment& assignment,
+                                               const std::atomic<bool>& interrupted)>
+      open;
+};
+
+/// `<worker> --plan --suite S --filter F --gpus 0,1,...`: prints the plan on stdout. Exit code
+/// 0, or 3 with a message on stderr for a bad suite or filter.
+int worker_plan_main(const worker_backend& backend, const plan_request& request);
+
+/// The GPUs of `--gpus`: "0,1,7" -> {0, 1, 7}; "" -> {}. Throws std::invalid_argument for text
+/// that is not a comma-separated list of indices of 0 or more.
+[[nodiscard]] std::vector<int> parse_plan_gpus(std::string_view text);
+/// The text of `--gpus` for `gpus`: {0, 1, 7} -> "0,1,7".
+[[nodiscard]] std::string plan_gpus_text(const std::vector<int>& gpus);
+
+/// `<worker>`: reads the assignment on stdin, measures its cases, speaks the protocol on stdout
+/// and exits 0. Stray output of libraries goes to stderr (stdout is kept for the protocol).
+/// SIGTERM or SIGINT stops it between samples: the case in progress is returned (skipped,
+/// interrupted) and no further case starts. It dies with the coordinator (PR_SET_PDEATHSIG).
+/// A malformed assignment is exit code 2 with the reason on stderr.
+int worker_main(const worker_backend& backend);
+
+/// worker_main with the assignment already read (a test's stand-in reads it first).
+int serve_assignment(const worker_backend& backend, const std::string& assignment_text);
+
+} // namespace gpuspec::spine
