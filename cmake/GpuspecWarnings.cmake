@@ -33,25 +33,75 @@ endif()
 
 # Unity builds of the host C++ of every target: most files include the report model, whose
 # headers bring nlohmann/json and fmt, and parsing them and instantiating the same templates again
-# in every file was most of a file's compile time. A batch of files is compiled as one; a file
-# whose names clash with another's in a batch would say so with SKIP_UNITY_BUILD_INCLUSION (none
-# needs to: anonymous namespaces hold no name twice, and helpers several tests share are in
-# tests/support). CUDA sources are left alone (CMake 3.25
-# batches C and C++ only). GPUSPEC_UNITY=OFF compiles file by file (a quicker edit-compile loop
-# on one file).
+# in every file was most of a file's compile time. Batches of GPUSPEC_UNITY_BATCH files are
+# compiled as one. The batches are written here rather than by CMake's UNITY_BUILD, whose files
+# include each source by its absolute path: ours name it from the checkout's root
+# (`#include "host/src/telemetry.cpp"`, found through -iquote), so a batch's text is the same in
+# every clone and ccache serves one clone's objects to another (CI's clean clone among them).
+# Names in a file's anonymous namespace must be unique within its library or test program
+# (helpers several tests share live in tests/support). A file with its own compile definitions
+# or options, a generated file and CUDA sources are compiled on their own. GPUSPEC_UNITY=OFF
+# compiles file by file (a quicker loop while editing one file).
 option(GPUSPEC_UNITY "Unity builds of the host C++ (batches of files compiled as one)" ON)
 set(GPUSPEC_UNITY_BATCH 8 CACHE STRING "Files per unity batch")
+
+# gpuspec_unity_batches(<target>): called once the target's folder has been read (deferred), so
+# that every source and every source property of the folder is known.
+function(gpuspec_unity_batches target)
+  get_target_property(_sources ${target} SOURCES)
+  get_target_property(_dir ${target} SOURCE_DIR)
+  get_target_property(_bin ${target} BINARY_DIR)
+  set(_batch "")
+  set(_count 0)
+  set(_index 0)
+  set(_batched "")
+  set(_written "")
+  foreach(_s IN LISTS _sources ITEMS _gpuspec_flush)
+    if(NOT _s STREQUAL "_gpuspec_flush")
+      if(NOT _s MATCHES "\\.cpp$" OR _s MATCHES "^\\$<")
+        continue()
+      endif()
+      cmake_path(ABSOLUTE_PATH _s BASE_DIRECTORY "${_dir}" NORMALIZE OUTPUT_VARIABLE _abs)
+      cmake_path(IS_PREFIX PROJECT_SOURCE_DIR "${_abs}" NORMALIZE _in_tree)
+      get_source_file_property(_defs "${_abs}" COMPILE_DEFINITIONS)
+      get_source_file_property(_opts "${_abs}" COMPILE_OPTIONS)
+      get_source_file_property(_generated "${_abs}" GENERATED)
+      if(NOT _in_tree OR _defs OR _opts OR _generated)
+        continue()
+      endif()
+      file(RELATIVE_PATH _rel "${PROJECT_SOURCE_DIR}" "${_abs}")
+      string(APPEND _batch "#include \"${_rel}\"\n")
+      list(APPEND _batched "${_abs}")
+      math(EXPR _count "${_count} + 1")
+    endif()
+    if(_count GREATER_EQUAL GPUSPEC_UNITY_BATCH OR (_s STREQUAL "_gpuspec_flush" AND _count GREATER 0))
+      set(_file "${_bin}/gpuspec_unity/${target}_${_index}.cpp")
+      file(CONFIGURE OUTPUT "${_file}" CONTENT "// A unity batch (cmake/GpuspecWarnings.cmake).\n${_batch}" @ONLY)
+      list(APPEND _written "${_file}")
+      math(EXPR _index "${_index} + 1")
+      set(_batch "")
+      set(_count 0)
+    endif()
+  endforeach()
+  if(NOT _written)
+    return()
+  endif()
+  set_source_files_properties(${_batched} PROPERTIES HEADER_FILE_ONLY ON)
+  target_sources(${target} PRIVATE ${_written})
+  target_compile_options(${target} PRIVATE
+    "$<$<COMPILE_LANGUAGE:CXX>:-iquote${PROJECT_SOURCE_DIR}>"
+    # In a batch every source is an included file, so GCC's warning about a class whose base or
+    # member has internal linkage "in a header" fires on every test fixture in an anonymous
+    # namespace: it is about headers, and a batch is not one.
+    "$<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-subobject-linkage>")
+endfunction()
 
 # Every gpuspec target links these two; they carry no include paths or libraries.
 function(gpuspec_host_settings target)
   target_link_libraries(${target} PRIVATE gpuspec_warnings gpuspec_sanitizers)
-  if(GPUSPEC_UNITY)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
-                                               UNITY_BUILD_BATCH_SIZE ${GPUSPEC_UNITY_BATCH})
-    # In a batch every source is an included file, so GCC's warning about a class whose base or
-    # member has internal linkage "in a header" fires on every test fixture in an anonymous
-    # namespace: it is about headers, and a batch is not one.
-    target_compile_options(${target} PRIVATE
-      $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-subobject-linkage>)
+  get_target_property(_type ${target} TYPE)
+  if(GPUSPEC_UNITY AND NOT _type STREQUAL "INTERFACE_LIBRARY" AND NOT _type STREQUAL "OBJECT_LIBRARY")
+    get_target_property(_dir ${target} SOURCE_DIR)
+    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${_dir}]] CALL gpuspec_unity_batches [[${target}]])")
   endif()
 endfunction()

@@ -201,11 +201,11 @@ std::int64_t memtest_pass(bench_state& state, kernels::device_buffer<std::uint64
                                   cudaMemcpyDeviceToHost));
     const std::uint64_t left = kernels::memtest_word(p, seed, base, (r.address - base) / 8, false);
     reports::burnin_bad_word w;
-    w.address = hex_word(r.address);
+    w.address = host::hex_word(r.address);
     w.pattern = std::string(kernels::name_of(p));
-    w.expected = hex_word(r.expected);
-    w.actual = hex_word(r.actual);
-    w.reread = hex_word(again);
+    w.expected = host::hex_word(r.expected);
+    w.actual = host::hex_word(r.actual);
+    w.reread = host::hex_word(again);
     w.stuck = kernels::memtest_reread_stuck(left, again);
     m.bad.push_back(std::move(w));
   }
@@ -291,14 +291,14 @@ public:
   /// the idle window.
   void run(double duration_s, double setup_begin_s) {
     start_record(duration_s, setup_begin_s);
-    const burnin_schedule schedule{duration_s, gemm_phase_s,
-                                   m_words.size() > 0 ? memtest_phase_s : 0};
+    const host::burnin_schedule schedule{duration_s, gemm_phase_s,
+                                         m_words.size() > 0 ? memtest_phase_s : 0};
     for (;;) {
       const double now_s = m_state.run_clock_s();
-      const burnin_phase phase = phase_at(schedule, now_s - m_load_begin_s);
-      if (phase == burnin_phase::done || m_state.interrupted())
+      const host::burnin_phase phase = host::phase_at(schedule, now_s - m_load_begin_s);
+      if (phase == host::burnin_phase::done || m_state.interrupted())
         break;
-      if (phase == burnin_phase::memtest)
+      if (phase == host::burnin_phase::memtest)
         memtest_phase();
       else
         gemm_batch();
@@ -397,13 +397,13 @@ private:
   void count_iteration(std::uint64_t checksum, double seconds, double end_s) {
     if (m_g.iterations == 0) {
       m_reference = checksum;
-      m_g.reference_checksum = hex_word(m_reference);
+      m_g.reference_checksum = host::hex_word(m_reference);
     }
     const bool mismatch = checksum != m_reference;
     if (mismatch) {
       if (m_g.mismatches.size() < reports::burnin_max_mismatches)
         m_g.mismatches.push_back(
-            {m_g.iterations, end_s, m_g.reference_checksum, hex_word(checksum)});
+            {m_g.iterations, end_s, m_g.reference_checksum, host::hex_word(checksum)});
       ++m_g.checksum_mismatches;
       mark_event(end_s);
     }
@@ -472,7 +472,7 @@ private:
   reports::burnin_gemm m_g;
   reports::burnin_memtest m_m;
   double m_load_begin_s = 0;
-  std::optional<burnin_timeline> m_timeline;              ///< from the load's start
+  std::optional<host::burnin_timeline> m_timeline;        ///< from the load's start
   std::uint64_t m_reference = 0;                          ///< iteration 0's checksum
   std::optional<reports::verification> m_reference_check; // D against the host, once
   int m_batch = 1;

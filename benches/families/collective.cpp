@@ -140,7 +140,7 @@ void record_nccl_facts(node_state& state, nccl_log& log, collective_kind kind,
 /// The link that bounds busbw (collective_ceiling.hpp): NVLink per direction from the spec rows
 /// when the inventory has the GPUs' links up, else the PCIe link; none for one rank.
 void attach_link_ceiling(node_state& state, collective_kind kind) {
-  collective_ceiling_inputs in;
+  host::collective_ceiling_inputs in;
   for (const auto& d : state.devices()) {
     const auto row = state.options().spec_rows.find(d.info.spec_id);
     in.gpus.push_back({&d.info, row == state.options().spec_rows.end() ? nullptr : &row->second});

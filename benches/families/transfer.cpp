@@ -63,6 +63,7 @@
 
 #include "gpuspec/benches/bench_state.cuh"
 #include "gpuspec/benches/families.hpp"
+#include "gpuspec/benches/transfer_pattern.hpp"
 #include "gpuspec/host/numa_placement.hpp"
 #include "gpuspec/host/pci_bus_id.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
@@ -84,7 +85,6 @@ constexpr std::uint64_t seed_d2h = 0x6770757370656812ull; // device source of th
 /// Device memory left free beside the buffers (context, other tenants).
 constexpr std::uint64_t reserve_bytes = std::uint64_t{256} << 20;
 /// Host scratch for filling and reading back device buffers, in pieces of at most this.
-constexpr std::size_t piece_bytes = std::size_t{64} << 20;
 
 std::string mib_text(std::uint64_t bytes) { return fmt::format("{:.0f} MiB", bytes / 1048576.0); }
 
@@ -105,14 +105,15 @@ constexpr std::uint64_t node_headroom = 2;
 /// MemAvailable). Initial policy.
 constexpr double host_share = 0.5;
 
-host_placement place(const gpu_numa_locality& where, std::uint64_t host_bytes, bool thread_bound) {
+host_placement place(const host::gpu_numa_locality& where, std::uint64_t host_bytes,
+                     bool thread_bound) {
   host_placement p;
   p.thread_bound = thread_bound;
   if (!where.node) {
     p.why_unbound = where.why_no_node;
     return p;
   }
-  const auto node_free = node_free_bytes("/", *where.node);
+  const auto node_free = host::node_free_bytes("/", *where.node);
   if (node_free && *node_free < node_headroom * host_bytes) {
     p.why_unbound =
         fmt::format("node {} has {} free, under {} times the {} of host buffers: "
@@ -135,7 +136,7 @@ public:
     host_buffer b;
     std::string why;
     if (where.node) {
-      numa_memory memory(bytes, where.node);
+      host::numa_memory memory(bytes, where.node);
       if (memory.bound()) {
         try {
           kernels::host_registration registration(memory.data(), memory.mapped_bytes());
@@ -166,7 +167,7 @@ public:
 
   static host_buffer pageable(std::size_t bytes, const host_placement& where) {
     host_buffer b;
-    b.m_memory = numa_memory(bytes, where.node, where.why_unbound);
+    b.m_memory = host::numa_memory(bytes, where.node, where.why_unbound);
     b.m_host = static_cast<std::byte*>(b.m_memory.data());
     b.m_binding = b.m_memory.binding();
     return b;
@@ -178,7 +179,7 @@ public:
   [[nodiscard]] const std::string& binding() const { return m_binding; }
 
 private:
-  numa_memory m_memory;                         // the mbind path
+  host::numa_memory m_memory;                   // the mbind path
   kernels::host_registration m_registration;    // after m_memory: unregistered before unmapped
   kernels::pinned_buffer<std::byte> m_fallback; // the cudaHostAlloc path
   std::byte* m_host = nullptr;
@@ -201,18 +202,6 @@ struct transfer_buffers {
 bool moves_h2d(transfer_kind kind) { return kind != transfer_kind::d2h; }
 bool moves_d2h(transfer_kind kind) { return kind != transfer_kind::h2d; }
 
-/// Fills device memory with the pattern `seed`, through a host piece at a time (setup, outside
-/// timing).
-void upload_pattern(std::byte* device, std::uint64_t bytes, std::uint64_t seed) {
-  std::vector<std::byte> piece(std::min<std::uint64_t>(bytes, piece_bytes));
-  for (std::uint64_t at = 0; at < bytes; at += piece.size()) {
-    const std::size_t len =
-        static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), bytes - at));
-    kernels::fill_transfer_pattern(std::span(piece.data(), len), seed, at / 8);
-    GPUSPEC_CUDA_CHECK(cudaMemcpy(device + at, piece.data(), len, cudaMemcpyHostToDevice));
-  }
-}
-
 transfer_buffers make_buffers(transfer_kind kind, bool pinned, std::uint64_t bytes,
                               const host_placement& where, kernels::stream_ref stream) {
   transfer_buffers b;
@@ -229,7 +218,7 @@ transfer_buffers make_buffers(transfer_kind kind, bool pinned, std::uint64_t byt
   }
   if (moves_d2h(kind)) {
     b.d2h_source = kernels::device_buffer<std::byte>(bytes);
-    upload_pattern(b.d2h_source.data(), bytes, seed_d2h);
+    upload_transfer_pattern(b.d2h_source.data(), bytes, seed_d2h);
     b.d2h_destination = host();
     std::memset(b.d2h_destination->host(), kernels::transfer_poison_byte, bytes);
   }
@@ -251,7 +240,7 @@ std::string binding_of(const transfer_buffers& b) {
 /// host source.
 kernels::byte_comparison check_h2d(const transfer_buffers& b) {
   kernels::byte_comparison r;
-  std::vector<std::byte> piece(std::min<std::uint64_t>(b.bytes, piece_bytes));
+  std::vector<std::byte> piece(std::min<std::uint64_t>(b.bytes, transfer_piece_bytes));
   for (std::uint64_t at = 0; at < b.bytes; at += piece.size()) {
     const std::size_t len =
         static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), b.bytes - at));
@@ -268,7 +257,7 @@ kernels::byte_comparison check_h2d(const transfer_buffers& b) {
 /// the host a piece at a time (the device source was uploaded from the same pattern).
 kernels::byte_comparison check_d2h(const transfer_buffers& b) {
   kernels::byte_comparison r;
-  std::vector<std::byte> expected(std::min<std::uint64_t>(b.bytes, piece_bytes));
+  std::vector<std::byte> expected(std::min<std::uint64_t>(b.bytes, transfer_piece_bytes));
   for (std::uint64_t at = 0; at < b.bytes; at += expected.size()) {
     const std::size_t len =
         static_cast<std::size_t>(std::min<std::uint64_t>(expected.size(), b.bytes - at));
@@ -336,8 +325,8 @@ bool room_for(bench_state& state, std::uint64_t buffer_bytes) {
   }
   int node_gpus = 1;
   GPUSPEC_CUDA_CHECK(cudaGetDeviceCount(&node_gpus));
-  if (const auto why =
-          host_memory_skip_reason(buffer_bytes, node_gpus, host_total_bytes("/"), host_share);
+  if (const auto why = host::host_memory_skip_reason(buffer_bytes, node_gpus,
+                                                     host::host_total_bytes("/"), host_share);
       !why.empty()) {
     state.skip(why);
     return false;
@@ -442,14 +431,14 @@ void run_transfer(bench_state& state, transfer_kind kind) {
     return;
 
   // --- placement: the thread on the GPU's CPUs, then the host buffers on its node ------------
-  const gpu_numa_locality where =
-      read_gpu_numa_locality("/", normalize_pci_bus_id(state.device().pci_bus_id));
-  const thread_affinity_scope affinity(where.cpus); // restored when the case ends
+  const host::gpu_numa_locality where =
+      host::read_gpu_numa_locality("/", host::normalize_pci_bus_id(state.device().pci_bus_id));
+  const host::thread_affinity_scope affinity(where.cpus); // restored when the case ends
   const kernels::stream_ref stream = state.stream();
   const transfer_buffers b =
       make_buffers(kind, pinned, bytes, place(where, buffer_bytes, affinity.bound()), stream);
   const std::byte* any_host = b.h2d_source ? b.h2d_source->host() : b.d2h_destination->host();
-  const std::optional<int> pages_on = node_of_pages(any_host, bytes);
+  const std::optional<int> pages_on = host::node_of_pages(any_host, bytes);
 
   state.add_parameter("bytes_per_copy", bytes);
   state.add_parameter("copies_per_sample", copies);
@@ -462,7 +451,7 @@ void run_transfer(bench_state& state, transfer_kind kind) {
   state.add_parameter("gpu_local_cpus", where.cpus_text);
   state.add_parameter("cpu_affinity", affinity.status());
   state.add_parameter("launch_hold", pinned);
-  if (const auto available = host_available_bytes("/"))
+  if (const auto available = host::host_available_bytes("/"))
     state.add_parameter("host_memory_available_bytes", *available);
 
   // --- the work -------------------------------------------------------------------------------

@@ -49,6 +49,7 @@
 #include "gpuspec/benches/device_timing.cuh"
 #include "gpuspec/benches/families.hpp"
 #include "gpuspec/benches/node_state.hpp"
+#include "gpuspec/benches/transfer_pattern.hpp"
 #include "gpuspec/host/p2p_plan.hpp"
 #include "gpuspec/host/topology.hpp"
 #include "gpuspec/kernels/cuda_check.cuh"
@@ -64,7 +65,6 @@ namespace {
 
 constexpr std::uint64_t seed_forward = 0x6770757370326f01ull; // src's buffer
 constexpr std::uint64_t seed_back = 0x6770757370326f02ull;    // dst's buffer (both_ways)
-constexpr std::uint64_t piece_bytes = std::uint64_t{64} << 20;
 
 /// One GPU's side of the case: its source (seeded) and destination (poisoned) buffers and a
 /// stream, all on that GPU.
@@ -74,15 +74,6 @@ struct side {
   std::optional<kernels::stream> stream;
 };
 
-void upload_pattern(std::byte* device, std::uint64_t bytes, std::uint64_t seed) {
-  std::vector<std::byte> piece(std::min(bytes, piece_bytes));
-  for (std::uint64_t at = 0; at < bytes; at += piece.size()) {
-    const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), bytes - at));
-    kernels::fill_transfer_pattern(std::span(piece.data(), len), seed, at / 8);
-    GPUSPEC_CUDA_CHECK(cudaMemcpy(device + at, piece.data(), len, cudaMemcpyHostToDevice));
-  }
-}
-
 side make_side(int cuda, std::uint64_t bytes, std::uint64_t seed, bool sends, bool receives) {
   const kernels::device_scope on(cuda);
   side s;
@@ -90,7 +81,7 @@ side make_side(int cuda, std::uint64_t bytes, std::uint64_t seed, bool sends, bo
   s.stream.emplace();
   if (sends) {
     s.source = kernels::device_buffer<std::byte>(bytes);
-    upload_pattern(s.source.data(), bytes, seed);
+    upload_transfer_pattern(s.source.data(), bytes, seed);
   }
   if (receives) {
     s.destination = kernels::device_buffer<std::byte>(bytes);
@@ -104,7 +95,7 @@ side make_side(int cuda, std::uint64_t bytes, std::uint64_t seed, bool sends, bo
 kernels::byte_comparison check_destination(const std::byte* destination, std::uint64_t bytes,
                                            std::uint64_t seed) {
   kernels::byte_comparison r;
-  std::vector<std::byte> got(std::min(bytes, piece_bytes)), expected(got.size());
+  std::vector<std::byte> got(std::min(bytes, transfer_piece_bytes)), expected(got.size());
   for (std::uint64_t at = 0; at < bytes; at += got.size()) {
     const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(got.size(), bytes - at));
     GPUSPEC_CUDA_CHECK(cudaMemcpy(got.data(), destination + at, len, cudaMemcpyDefault));
@@ -270,7 +261,7 @@ void p2p_case(node_state& state) {
 
   const auto topology = node_topology(state.devices());
   const auto* path = reports::find_pair(topology, src_index, dst_index);
-  state.add_parameter("path", p2p_path_text(topology, src_index, dst_index));
+  state.add_parameter("path", host::p2p_path_text(topology, src_index, dst_index));
   state.add_parameter("nvlink_links", path != nullptr ? path->nvlink_links : 0);
 
   if (!peers_reach(state, src, dst, src_index, dst_index, path))
@@ -287,7 +278,7 @@ void p2p_case(node_state& state) {
   work.bytes = static_cast<double>(directions * copies * bytes);
   state.set_work_samples(state.time_samples([&] { return copies_of.sample(); }), work);
   state.add_parameter("copies_per_sample", copies);
-  state.set_ceiling(p2p_ceiling(topology, src.info, dst.info, directions));
+  state.set_ceiling(host::p2p_ceiling(topology, src.info, dst.info, directions));
 
   state.set_verification(check_copies(a, b, bytes, both, src_index, dst_index));
 }
@@ -300,7 +291,7 @@ void register_transfer_p2p_benchmarks(registry& r) {
              "both ways, against the path between them (NVLink or PCIe)",
              p2p_case)
       .in_suites({"quick", "standard", "full"})
-      .with_node_axis("pair", p2p_planned_pairs)
+      .with_node_axis("pair", host::p2p_planned_pairs)
       .with_axis("engine", {"ce", "sm"})
       .with_axis("direction", {"one_way", "both_ways"})
       .with_axis("size", kernels::transfer_size_texts());

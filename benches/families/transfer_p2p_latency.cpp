@@ -115,7 +115,7 @@ void p2p_latency_case(node_state& state) {
 
   const auto topology = node_topology(state.devices());
   const auto* path = reports::find_pair(topology, src_index, dst_index);
-  state.add_parameter("path", p2p_path_text(topology, src_index, dst_index));
+  state.add_parameter("path", host::p2p_path_text(topology, src_index, dst_index));
   state.add_parameter("nvlink_links", path != nullptr ? path->nvlink_links : 0);
 
   int src_reaches_dst = 0;
@@ -190,7 +190,7 @@ void register_transfer_p2p_latency_benchmarks(registry& r) {
              "dst's memory walked from src",
              p2p_latency_case)
       .in_suites({"standard", "full"})
-      .with_node_axis("pair", p2p_planned_pairs);
+      .with_node_axis("pair", host::p2p_planned_pairs);
 }
 
 } // namespace gpuspec::benches

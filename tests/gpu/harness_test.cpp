@@ -32,20 +32,20 @@ namespace b = gpuspec::benches;
 using gpuspec::reports::verification_status;
 
 TEST(pci_bus_id, nvml_and_cuda_spellings_match) {
-  EXPECT_EQ(b::normalize_pci_bus_id("00000000:3B:00.0"), "0000:3b:00.0");
-  EXPECT_EQ(b::normalize_pci_bus_id("0000:3b:00.0"), "0000:3b:00.0");
-  EXPECT_EQ(b::normalize_pci_bus_id("00000001:C1:1F.7"), "0001:c1:1f.7");
-  EXPECT_EQ(b::normalize_pci_bus_id(" 0000:3b:00.0\n"), "0000:3b:00.0");
-  EXPECT_EQ(b::normalize_pci_bus_id("0000:3b:00.0"), b::normalize_pci_bus_id("00000000:3B:00.0"));
-  EXPECT_NE(b::normalize_pci_bus_id("0000:3b:00.0"), b::normalize_pci_bus_id("0000:3c:00.0"));
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("00000000:3B:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("0000:3b:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("00000001:C1:1F.7"), "0001:c1:1f.7");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id(" 0000:3b:00.0\n"), "0000:3b:00.0");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("0000:3b:00.0"), gpuspec::host::normalize_pci_bus_id("00000000:3B:00.0"));
+  EXPECT_NE(gpuspec::host::normalize_pci_bus_id("0000:3b:00.0"), gpuspec::host::normalize_pci_bus_id("0000:3c:00.0"));
 }
 
 TEST(pci_bus_id, garbage_gives_empty) {
-  EXPECT_EQ(b::normalize_pci_bus_id(""), "");
-  EXPECT_EQ(b::normalize_pci_bus_id("GPU-1234"), "");
-  EXPECT_EQ(b::normalize_pci_bus_id("0000:3b:00"), "");
-  EXPECT_EQ(b::normalize_pci_bus_id("0000:3g:00.0"), "");
-  EXPECT_EQ(b::normalize_pci_bus_id("0000:3b:00.9"), "");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id(""), "");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("GPU-1234"), "");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("0000:3b:00"), "");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("0000:3g:00.0"), "");
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("0000:3b:00.9"), "");
 }
 
 TEST(array_sizing, keeps_the_request_when_it_fits) {
@@ -301,7 +301,7 @@ namespace {
 struct node_case {
   b::registry r;
   std::vector<b::bench_case> cases;
-  b::run_options options;
+  gpuspec::host::run_options options;
   b::node_cache cache;
   std::atomic<bool> interrupted{false};
   node_case() {

@@ -42,8 +42,8 @@ using host_clock = std::chrono::steady_clock;
 } // namespace
 
 bench_state::bench_state(const bench_case& c, const reports::device_info& device,
-                         device_context& context, const run_options& options,
-                         telemetry_sampler* telemetry, const std::atomic<bool>& interrupted)
+                         device_context& context, const host::run_options& options,
+                         host::telemetry_sampler* telemetry, const std::atomic<bool>& interrupted)
     : m_case(c), m_device(device), m_context(context), m_options(options), m_telemetry(telemetry),
       m_interrupted(interrupted) {
   m_result.bench_id = c.id();
@@ -144,9 +144,9 @@ void bench_state::exec(const std::function<void(kernels::stream_ref)>& work) {
   m_result.cache_state = m_cache_mode == cache_mode::cold ? "cold" : "hot";
 
   warm_up(work);
-  const auto window_begin = telemetry_clock::now();
+  const auto window_begin = host::telemetry_clock::now();
   const reports::stop_decision decision = take_samples(work);
-  const auto window_end = telemetry_clock::now();
+  const auto window_end = host::telemetry_clock::now();
   m_window_begin = window_begin;
   m_window_end = window_end;
   m_result.stop_reason = m_was_interrupted ? std::string() : decision.reason;
@@ -259,8 +259,8 @@ double bench_state::enqueue_sample(const std::function<void(kernels::stream_ref)
   }
 }
 
-void bench_state::summarise_window(telemetry_clock::time_point begin,
-                                   telemetry_clock::time_point end) {
+void bench_state::summarise_window(host::telemetry_clock::time_point begin,
+                                   host::telemetry_clock::time_point end) {
   std::optional<double> sm_clock_max;
   if (m_device.sm_clock_max_mhz)
     sm_clock_max = *m_device.sm_clock_max_mhz;
@@ -268,7 +268,7 @@ void bench_state::summarise_window(telemetry_clock::time_point begin,
     m_result.telemetry = m_telemetry->summary(m_device.index, begin, end, sm_clock_max);
   else
     m_result.telemetry.status = "no telemetry: NVML is not available (see host.gpu_status)";
-  const auto since_origin = [&](telemetry_clock::time_point t) {
+  const auto since_origin = [&](host::telemetry_clock::time_point t) {
     return std::chrono::duration<double>(t - m_options.clock_origin).count();
   };
   m_result.telemetry.window_start_s = since_origin(begin);
@@ -320,13 +320,14 @@ bench_state::time_batch(int iterations, const std::function<void(int, kernels::s
 }
 
 double bench_state::run_clock_s() const {
-  return std::chrono::duration<double>(telemetry_clock::now() - m_options.clock_origin).count();
+  return std::chrono::duration<double>(host::telemetry_clock::now() - m_options.clock_origin)
+      .count();
 }
 
 namespace {
 
-telemetry_clock::time_point at_run_clock(const run_options& o, double seconds) {
-  return o.clock_origin + std::chrono::duration_cast<telemetry_clock::duration>(
+host::telemetry_clock::time_point at_run_clock(const host::run_options& o, double seconds) {
+  return o.clock_origin + std::chrono::duration_cast<host::telemetry_clock::duration>(
                               std::chrono::duration<double>(seconds));
 }
 
@@ -362,7 +363,7 @@ std::vector<reports::burnin_sample> bench_state::samples_between(double begin_s,
     b.temperature_c = s.temperature_c;
     b.power_w = s.power_w;
     if (s.throttle_mask)
-      b.throttle_reasons = throttle_reason_names(*s.throttle_mask);
+      b.throttle_reasons = host::throttle_reason_names(*s.throttle_mask);
     out.push_back(std::move(b));
   }
   return out;
@@ -407,7 +408,7 @@ reports::ceiling bench_state::memory_ceiling(const reports::gpu_spec* spec) cons
     clock = *m_device.mem_clock_mhz;
     origin = "NVML memory clock read with the inventory before the run; no telemetry during it";
   }
-  return memory_bandwidth_ceiling(clock, origin, m_device.memory_bus_width_bits, spec);
+  return host::memory_bandwidth_ceiling(clock, origin, m_device.memory_bus_width_bits, spec);
 }
 
 void bench_state::attach_ceiling() {
@@ -419,17 +420,17 @@ void bench_state::attach_ceiling() {
     m_result.ceiling_value = memory_ceiling(spec);
     return;
   case ceiling_kind::pcie_link: {
-    pcie_ceiling_inputs in;
+    host::pcie_ceiling_inputs in;
     in.directions = m_pcie_directions;
     in.inventory = {m_device.pcie.gen_current, m_device.pcie.width_current};
     in.reachable = reports::pcie_reachable_link(m_device, spec);
     in.spec = spec;
     in.c2c = reports::is_c2c_attached(m_device);
     if (m_telemetry != nullptr) {
-      const pcie_link_seen seen =
+      const host::pcie_link_seen seen =
           m_telemetry->pcie_link(m_device.index, m_window_begin, m_window_end);
       if (seen.samples > 0) {
-        in.under_load = pcie_link_state{seen.gen_max, seen.width_max};
+        in.under_load = host::pcie_link_state{seen.gen_max, seen.width_max};
         in.under_load_samples = static_cast<int>(seen.samples);
       }
       add_parameter("pcie_gen_under_load", seen.gen_max ? nlohmann::ordered_json(*seen.gen_max)
@@ -439,7 +440,7 @@ void bench_state::attach_ceiling() {
                                                  : nlohmann::ordered_json());
       add_parameter("pcie_link_samples_under_load", seen.samples);
     }
-    m_result.ceiling_value = pcie_transfer_ceiling(in);
+    m_result.ceiling_value = host::pcie_transfer_ceiling(in);
     return;
   }
   case ceiling_kind::compute_peak:
@@ -455,10 +456,10 @@ void bench_state::attach_ceiling() {
                "is an upper bound";
     }
     if (m_ceiling_kind == ceiling_kind::shared_memory_bandwidth) {
-      m_result.ceiling_value = shared_memory_ceiling(m_device.sm_count, clock, origin);
+      m_result.ceiling_value = host::shared_memory_ceiling(m_device.sm_count, clock, origin);
       return;
     }
-    compute_ceiling_inputs in;
+    host::compute_ceiling_inputs in;
     in.key = m_ceiling_key;
     in.cc_major = m_device.cc_major;
     in.cc_minor = m_device.cc_minor;
@@ -468,11 +469,11 @@ void bench_state::attach_ceiling() {
     in.device_name = m_device.name;
     in.fp32_accumulate = m_fp32_accumulate;
     in.spec = spec;
-    m_result.ceiling_value = compute_ceiling(in);
+    m_result.ceiling_value = host::compute_ceiling(in);
     if (m_roofline_bytes && m_result.flops_per_iteration)
       m_result.ceiling_value =
-          apply_roofline(std::move(m_result.ceiling_value), *m_result.flops_per_iteration,
-                         *m_roofline_bytes, memory_ceiling(spec));
+          host::apply_roofline(std::move(m_result.ceiling_value), *m_result.flops_per_iteration,
+                               *m_roofline_bytes, memory_ceiling(spec));
     return;
   }
   }

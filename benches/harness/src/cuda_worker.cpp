@@ -52,9 +52,9 @@ std::optional<int> cuda_ordinal_of(const reports::device_info& d) {
   return ordinal;
 }
 
-run_options options_of(const spine::worker_assignment& a) {
-  run_options o;
-  static_cast<measurement_options&>(o) = a.options;
+host::run_options options_of(const spine::worker_assignment& a) {
+  host::run_options o;
+  static_cast<host::measurement_options&>(o) = a.options;
   o.devices = {a.device.index};
   o.clock_origin = std::chrono::steady_clock::time_point(
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -74,13 +74,14 @@ public:
   cuda_executor(const spine::worker_assignment& a, const std::atomic<bool>& interrupted)
       : m_device(a.device), m_options(options_of(a)), m_interrupted(interrupted) {
     std::string why;
-    m_nvml = nvml_library::open(why, a.nvml_library);
+    m_nvml = host::nvml_library::open(why, a.nvml_library);
     if (m_nvml) {
-      m_telemetry = std::make_unique<telemetry_sampler>(make_nvml_telemetry_source(*m_nvml),
-                                                        std::vector<int>{m_device.index},
-                                                        m_options.telemetry_period);
+      m_telemetry = std::make_unique<host::telemetry_sampler>(make_nvml_telemetry_source(*m_nvml),
+                                                              std::vector<int>{m_device.index},
+                                                              m_options.telemetry_period);
       // Registered before the first kernel: an Xid of the first case is one of its events.
-      m_events = std::make_unique<nvml_event_watcher>(*m_nvml, std::vector<int>{m_device.index});
+      m_events =
+          std::make_unique<host::nvml_event_watcher>(*m_nvml, std::vector<int>{m_device.index});
     }
     m_ordinal = cuda_ordinal_of(m_device);
     if (!m_ordinal) {
@@ -137,7 +138,7 @@ public:
       const kernels::nvtx_range range(params.empty() ? bc.id() : bc.id() + " " + params);
       bench_state state(bc, m_device, *m_context, m_options, m_telemetry.get(), m_interrupted);
       if (m_nvml) {
-        const idle_snapshot before = read_idle_snapshot(*m_nvml, m_device.index);
+        const host::idle_snapshot before = host::read_idle_snapshot(*m_nvml, m_device.index);
         if (before.utilization_pct)
           state.add_parameter("utilization_before_pct", *before.utilization_pct);
         if (before.temperature_c)
@@ -152,7 +153,7 @@ public:
       }
       reports::result r = state.take_result();
       if (m_events)
-        attach_window_events(r, *m_events, m_options.clock_origin);
+        host::attach_window_events(r, *m_events, m_options.clock_origin);
       return r;
     } catch (const std::exception& e) {
       return spine::unmeasured_result(c, m_device.index, result_status::failed,
@@ -162,11 +163,11 @@ public:
 
 private:
   reports::device_info m_device;
-  run_options m_options;
+  host::run_options m_options;
   const std::atomic<bool>& m_interrupted;
-  std::optional<nvml_library> m_nvml;
-  std::unique_ptr<telemetry_sampler> m_telemetry; // after m_nvml: stops before NVML closes
-  std::unique_ptr<nvml_event_watcher> m_events;   // after m_nvml: frees its set before
+  std::optional<host::nvml_library> m_nvml;
+  std::unique_ptr<host::telemetry_sampler> m_telemetry; // after m_nvml: stops before NVML closes
+  std::unique_ptr<host::nvml_event_watcher> m_events;   // after m_nvml: frees its set before
   std::optional<int> m_ordinal;
   std::unique_ptr<device_context> m_context;
   std::string m_unavailable; ///< the GPU cannot be reached: its cases are skipped
@@ -185,11 +186,11 @@ public:
       indices.push_back(d.index);
     m_options.devices = indices;
     std::string why;
-    m_nvml = nvml_library::open(why, a.nvml_library);
+    m_nvml = host::nvml_library::open(why, a.nvml_library);
     if (m_nvml) {
-      m_telemetry = std::make_unique<telemetry_sampler>(make_nvml_telemetry_source(*m_nvml),
-                                                        indices, m_options.telemetry_period);
-      m_events = std::make_unique<nvml_event_watcher>(*m_nvml, indices);
+      m_telemetry = std::make_unique<host::telemetry_sampler>(make_nvml_telemetry_source(*m_nvml),
+                                                              indices, m_options.telemetry_period);
+      m_events = std::make_unique<host::nvml_event_watcher>(*m_nvml, indices);
     }
     for (auto d : a.devices) {
       const auto ordinal = cuda_ordinal_of(d);
@@ -236,7 +237,7 @@ public:
         nlohmann::ordered_json utilization = nlohmann::ordered_json::array();
         nlohmann::ordered_json temperature = nlohmann::ordered_json::array();
         for (const auto& d : m_devices) {
-          const idle_snapshot before = read_idle_snapshot(*m_nvml, d.info.index);
+          const host::idle_snapshot before = host::read_idle_snapshot(*m_nvml, d.info.index);
           utilization.push_back(before.utilization_pct
                                     ? nlohmann::ordered_json(*before.utilization_pct)
                                     : nlohmann::ordered_json());
@@ -258,7 +259,7 @@ public:
       reports::result r = state.take_result();
       r.telemetry = telemetry_over(window_begin, window_end);
       if (m_events)
-        attach_window_events(r, *m_events, m_options.clock_origin);
+        host::attach_window_events(r, *m_events, m_options.clock_origin);
       return r;
     } catch (const std::exception& e) {
       return unmeasured(result_status::failed, failure_kind::benchmark, e.what());
@@ -279,7 +280,7 @@ private:
         per_gpu.emplace_back(d.info.index,
                              m_telemetry->summary(d.info.index, begin, end, sm_clock_max));
       }
-      merged = merge_gpu_summaries(per_gpu);
+      merged = host::merge_gpu_summaries(per_gpu);
     } else {
       merged.status = "no telemetry: NVML is not available (see host.gpu_status)";
     }
@@ -291,11 +292,11 @@ private:
     return merged;
   }
 
-  run_options m_options;
+  host::run_options m_options;
   const std::atomic<bool>& m_interrupted;
-  std::optional<nvml_library> m_nvml;
-  std::unique_ptr<telemetry_sampler> m_telemetry; // after m_nvml: stops before NVML closes
-  std::unique_ptr<nvml_event_watcher> m_events;   // after m_nvml: frees its set before
+  std::optional<host::nvml_library> m_nvml;
+  std::unique_ptr<host::telemetry_sampler> m_telemetry; // after m_nvml: stops before NVML closes
+  std::unique_ptr<host::nvml_event_watcher> m_events;   // after m_nvml: frees its set before
   std::vector<node_device> m_devices;
   std::string m_unavailable;
   node_cache m_cache; // last: communicators go before the sampler and NVML

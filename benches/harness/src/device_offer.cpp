@@ -68,10 +68,11 @@ void fill_from_cuda_attributes(reports::device_info& d, int ordinal) {
 
 } // namespace
 
-std::vector<benchmark_listing> list_benchmarks() {
-  std::vector<benchmark_listing> out;
+std::vector<host::benchmark_listing> list_benchmarks() {
+  std::vector<host::benchmark_listing> out;
   for (const auto& def : benchmark_registry().benchmarks())
-    out.push_back(benchmark_listing{def.id(), def.description(), def.suites(), def.axes_text()});
+    out.push_back(
+        host::benchmark_listing{def.id(), def.description(), def.suites(), def.axes_text()});
   return out;
 }
 
@@ -126,9 +127,9 @@ void enrich_with_cuda(reports::host_info& host, std::vector<reports::device_info
       (void)cudaGetLastError();
       continue;
     }
-    const std::string key = normalize_pci_bus_id(bus.data());
+    const std::string key = host::normalize_pci_bus_id(bus.data());
     auto match = std::find_if(devices.begin(), devices.end(), [&](const reports::device_info& d) {
-      return !key.empty() && normalize_pci_bus_id(d.pci_bus_id) == key;
+      return !key.empty() && host::normalize_pci_bus_id(d.pci_bus_id) == key;
     });
     if (match == devices.end())
       continue;

@@ -22,7 +22,7 @@ node_cache::~node_cache() {
 }
 
 node_state::node_state(const bench_case& c, std::vector<node_device> devices,
-                       const run_options& options, node_cache& cache,
+                       const host::run_options& options, node_cache& cache,
                        const std::atomic<bool>& interrupted,
                        std::chrono::steady_clock::time_point deadline)
     : m_case(c), m_devices(std::move(devices)), m_options(options), m_cache(cache),

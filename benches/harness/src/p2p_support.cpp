@@ -37,7 +37,7 @@ peer_access_scope::~peer_access_scope() {
 }
 
 std::optional<peer_pair> resolve_pair(node_state& state) {
-  const auto pair = parse_p2p_pair(state.axis("pair"));
+  const auto pair = host::parse_p2p_pair(state.axis("pair"));
   if (!pair)
     throw std::invalid_argument(state.id() + ": the pair axis value " + state.axis("pair") +
                                 " is not \"src->dst\"");
@@ -46,9 +46,9 @@ std::optional<peer_pair> resolve_pair(node_state& state) {
   for (const auto& d : state.devices())
     selected.push_back(d.info.index);
   // Which pairs the plan sampled on this node: the report says so beside each pair's figure.
-  state.add_parameter("pairs_planned",
-                      p2p_plan_text(static_cast<int>(selected.size()), state.options().suite));
-  if (const auto why = p2p_pair_skip_reason(selected, src_index, dst_index); !why.empty()) {
+  state.add_parameter("pairs_planned", host::p2p_plan_text(static_cast<int>(selected.size()),
+                                                           state.options().suite));
+  if (const auto why = host::p2p_pair_skip_reason(selected, src_index, dst_index); !why.empty()) {
     state.skip(why);
     return std::nullopt;
   }
@@ -61,7 +61,7 @@ std::optional<peer_pair> resolve_pair(node_state& state) {
 
 reports::topology_info node_topology(const std::vector<node_device>& devices) {
   std::string why;
-  const auto nvml = nvml_library::open(why, spine::nvml_library_path());
+  const auto nvml = host::nvml_library::open(why, spine::nvml_library_path());
   if (!nvml)
     return {};
   std::vector<reports::device_info> infos;

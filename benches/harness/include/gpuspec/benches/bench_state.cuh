@@ -62,14 +62,14 @@ class bench_state {
 public:
   /// Made by the runner for one case on one device; `context`'s device is current.
   bench_state(const bench_case& c, const reports::device_info& device, device_context& context,
-              const run_options& options, telemetry_sampler* telemetry,
+              const host::run_options& options, host::telemetry_sampler* telemetry,
               const std::atomic<bool>& interrupted);
 
   // --- what the benchmark reads -------------------------------------------------------------
   [[nodiscard]] const std::string& id() const { return m_case.id(); }
   /// The case's value of `axis` (e.g. "dtype" -> "fp32"); throws std::out_of_range if absent.
   [[nodiscard]] const std::string& axis(std::string_view name) const { return m_case.value(name); }
-  [[nodiscard]] const run_options& options() const { return m_options; }
+  [[nodiscard]] const host::run_options& options() const { return m_options; }
   /// The inventory of the device (NVML index, clocks, memory bus width, L2 size, ...).
   [[nodiscard]] const reports::device_info& device() const { return m_device; }
   [[nodiscard]] int cuda_device() const;
@@ -215,8 +215,8 @@ private:
   const bench_case& m_case;
   const reports::device_info& m_device;
   device_context& m_context;
-  const run_options& m_options;
-  telemetry_sampler* m_telemetry;
+  const host::run_options& m_options;
+  host::telemetry_sampler* m_telemetry;
   const std::atomic<bool>& m_interrupted;
 
   reports::result m_result;

@@ -11,7 +11,7 @@
 
 namespace gpuspec::benches {
 
-[[nodiscard]] std::vector<benchmark_listing> list_benchmarks();
+[[nodiscard]] std::vector<host::benchmark_listing> list_benchmarks();
 
 /// The CUDA toolkit (CUDART_VERSION), cuBLAS (CUBLAS_VER_*) and NCCL (nccl.h) headers this
 /// build was compiled against; `nvml` is left empty (the host library's, nvml_library.hpp).

@@ -72,14 +72,14 @@ public:
   /// Made by the worker for one case; `deadline` is when the coordinator's watchdog would stop
   /// the worker if no timed run were reported (the case's setup allowance + 2 x --max-time
   /// after its start).
-  node_state(const bench_case& c, std::vector<node_device> devices, const run_options& options,
-             node_cache& cache, const std::atomic<bool>& interrupted,
-             std::chrono::steady_clock::time_point deadline);
+  node_state(const bench_case& c, std::vector<node_device> devices,
+             const host::run_options& options, node_cache& cache,
+             const std::atomic<bool>& interrupted, std::chrono::steady_clock::time_point deadline);
 
   // --- what the benchmark reads -------------------------------------------------------------
   [[nodiscard]] const std::string& id() const { return m_case.id(); }
   [[nodiscard]] const std::string& axis(std::string_view name) const { return m_case.value(name); }
-  [[nodiscard]] const run_options& options() const { return m_options; }
+  [[nodiscard]] const host::run_options& options() const { return m_options; }
   /// The GPUs of the case, in the run's order (NVML index order).
   [[nodiscard]] const std::vector<node_device>& devices() const { return m_devices; }
   [[nodiscard]] node_cache& cache() { return m_cache; }
@@ -142,7 +142,7 @@ public:
 private:
   const bench_case& m_case;
   std::vector<node_device> m_devices;
-  const run_options& m_options;
+  const host::run_options& m_options;
   node_cache& m_cache;
   const std::atomic<bool>& m_interrupted;
   std::chrono::steady_clock::time_point m_deadline;
