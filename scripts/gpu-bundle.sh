@@ -25,8 +25,12 @@ cmake --build "$build" --target gpuspec tests/gpu/all
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/tests" "$bundle/lib"
 cp "$build/cli/gpuspec" "$bundle/bin/"
-# The *_host_test binaries there need no GPU: CI runs them, so they do not travel.
-find "$build/tests/gpu" -maxdepth 1 -type f -perm -u+x ! -name '*_host_test' -exec cp {} "$bundle/tests/" \;
+# Only the GPU test binaries gpu-validate.sh runs (tests/gpu/gpu_tests.json, either call): not
+# the host tests there (CI runs them), nor a binary another step repeats (the burn-in's).
+for name in $(python3 scripts/gpu_tests.py binaries tests/gpu/gpu_tests.json first | grep -v '^NOT_RUN') \
+  $(python3 scripts/gpu_tests.py binaries tests/gpu/gpu_tests.json rerun | grep -v '^NOT_RUN'); do
+  cp "$build/tests/gpu/$name" "$bundle/tests/"
+done
 
 # Libraries from this machine's Debian packages that a CUDA image does not ship. The CUDA
 # libraries (cuBLAS) and the driver's are taken from the GPU machine itself; NCCL is opened at

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# The unattended check on a real GPU, in ONE call of a lent machine (at most 600 s, one H200):
-# the quick suite (every family, H2D/D2H/bidir and the one-rank collectives among them),
-# `gpuspec check --format nccl-tests` on it, a 2-minute burn-in and its checks, `gpuspec info`
-# and `gpuspec health` (timed), a side-by-side with code nobody here wrote (PyTorch's
-# device-to-device copy and matmul, one Python process), and the GPU tests in what time is left.
-# Never changes the card's settings.
+# The unattended check on a real GPU, in ONE call of a lent machine (one GPU, an H100 or H200, or
+# another card of the architectures we build), within 300 s by its own budget, its steps in order
+# of the evidence's value: the binaries and the machine, `gpuspec info` and `gpuspec health`
+# (timed), the quick suite (every family, H2D/D2H/bidir and the one-rank collectives among them)
+# and `gpuspec check --format nccl-tests` on it, the GPU tests of device code no GPU has run yet
+# (every wgmma and tcgen05 kind, the FP8 and block-scaled GEMMs), a side-by-side with code
+# nobody here wrote (PyTorch's device-to-device copy and matmul, one Python process), and a
+# 45-second burn-in last. Never changes the card's settings.
 #
-#   scripts/gpu-validate.sh OUTDIR
+#   scripts/gpu-validate.sh [--rerun] OUTDIR
+#
+# --rerun: the second call. The machine, info and health again, then the GPU tests of device code
+# that has run on a GPU before (tests/gpu/gpu_tests.json, "call": "rerun"), in what the first
+# call left out; no quick suite, PyTorch or burn-in (the first call's evidence).
 #
 # Binaries: the build folder named by GPU_VALIDATE_BUILD (e.g. build/host-only, to try the
 # script on a machine without a GPU) when set; else .gpu-bundle/ (made here by
@@ -29,55 +35,47 @@
 # files at most and nothing measured is lost. A call that is cut short still brings back what
 # the finished steps wrote.
 #
-# Budget: the lent machine allows 600 s per command; this script keeps to BUDGET_S = 530 s of
-# step timeouts. Past it at most one step's kill-after (40 s, a gpuspec run's) and one journal
-# recovery (12 s) can run on: 582 s, inside the 600. Steps, in order of the evidence's value (each
-# has its own `timeout`; every one is also clamped to what is left of the 530 s, and cut when
-# under 5 s are left):
-#   machine: nvidia-smi query 10 + nvidia-smi -q 10 + processes 5 + /proc/meminfo 2  =  27
-#   binaries: unpacking the bundle 20 + gpuspec --version 5 + NCCL's search at most 10 + 15
-#     (a library the loader lacks adds 15 s of search each; none expected, cuBLAS is in
-#     /usr/local/cuda there)                                                           =  50
-#   gpuspec info 10 + info --json 10 + health --json 15                                =  35
-#   quick suite 150 (a refusal of a busy GPU takes a second or two: the rerun with
-#     --allow-busy then has its own 150, clamped to the budget)                        = 150
-#   only when the quick suite timed out before collective.all_reduce: transfers and
-#     all-reduce alone 35 + check 5 + evidence 5 + 5 (taken from the GPU tests below)   = (50)
-#   quick check --format nccl-tests 5 + evidence (transfers, collectives) 5 + 5        =  15
-#   the cuBLASLt FP8 GEMMs (gemm_fp8_gpu.*: three E4M3/E5M2 pairs, an untimed verified
-#     run each at 256x512x128 and 4096^3): expected about 10 s (a CUDA context, cuBLASLt's
-#     setup, six GEMMs and their checks: a budget, not a measured figure); timeout 30,
-#     taken from the GPU tests below                                                 = (30)
-#   nccl-tests' all_reduce_perf, only where installed (not on the lent H200s: KINDS.md
-#     lists no nccl-tests, so the script says so and spends nothing; else taken from the
-#     GPU tests below)                                                                 = (20)
-#   burn-in --duration 2m 150 (120 s of load + setup, memory.test, one phase's end)    = 150
-#   burn-in checks: acceptance 5 + with the validation's 2-minute minimum 5 + evidence 5 = 15
-#   PyTorch: one process, one import of torch (most of the time), its copy, its matmul on
-#     the report's GEMM cases and both side-by-sides (scripts/torch_reference.py)       =  65
-#   sum of the fixed steps                                                             = 507
-#   GPU tests: what is left of 530: 23 s if every step above ran to its timeout (if the
-#     interconnect rerun or nccl-tests did too, the PyTorch step is shortened or cut); far
-#     more when the steps take their usual time (info, health, checks and evidence a second
-#     or two each). Each binary under its own timeout (at most 90 s, never past the budget);
-#     those that do not fit are CUT and listed as such. They go last, as the least valuable
-#     here: CI builds them, and a run's report already verifies every kernel's output.
+# Budget: the whole call within 300 s. BUDGET_S = 250 s of steps; past it at most one gpuspec
+# run's kill-after (RUN_KILL_AFTER_S, 35 s) and one journal recovery (12 s) can run on: 297 s.
+# Every step has its own `timeout`, clamped to what is left of the budget less what the steps
+# after it are kept (RESERVE_S), and is CUT when under 5 s are left for it. The shares below are
+# budgets, not measured durations: each gpuspec run prints every case's wall time ("[wall N s]")
+# and PyTorch's step each of its cases', which is what resizes them after a call.
+#   the small steps (unpack 20, --version 5, nvidia-smi 10 + 10 + 5 + compute capability 5,
+#     /proc/meminfo 2, NCCL's search, info 10 + 10, health 15, checks and evidence 5 each):
+#     timeouts for a hang; each is expected to take a second or two                 ~  15
+#   quick suite (a refusal of a busy GPU takes a second or two: the rerun with
+#     --allow-busy then has its own timeout, clamped the same way)                    =  90
+#   GPU tests of device code that never ran (TESTS_SHARE_S): the cuBLASLt FP8 GEMMs alone
+#     (fp8-gemms, 30), then gpuspec_tensor_gpu_test and gpuspec_gemm_cublas_gpu_test   =  45
+#   PyTorch: one process, one import of torch, its copy, its matmul on the report's GEMM
+#     cases and both side-by-sides (TORCH_SHARE_S; its own budget 25 of them)         =  30
+#   burn-in --duration 45s (45 s of load + setup) and its three checks (BURNIN_SHARE_S) =  70
+#                                                                                    = 250
+# Steps that are only there on some machines take from the GPU tests' share: transfers and
+# all-reduce alone when the quick suite timed out before them (35), nccl-tests' all_reduce_perf
+# where installed (20).
 # Each timeout sends SIGTERM first to the step's process group, then SIGKILL: a gpuspec run gets
-# RUN_KILL_AFTER_S = 40 s, longer than the 30 s its coordinator gives its workers after an
+# RUN_KILL_AFTER_S = 35 s, longer than the 30 s its coordinator gives its workers after an
 # interrupt to return their case (coordinator.hpp: interrupt_grace_s; the workers stop between
 # samples), so it writes its report before the SIGKILL; every other step gets KILL_GRACE_S =
-# 10 s. A gpuspec run prints each case's wall time ("[wall N s]") in the log: what sizes the
-# next call.
+# 10 s.
+#
+# GPU tests: each binary's tests (its --gtest_list_tests) are matched against their declarations
+# in tests/gpu/gpu_tests.json (scripts/gpu_tests.py): a test that does not apply to this machine
+# (its compute capability, its GPU count, NCCL) is not run and is listed with the reason ("not
+# for sm_90", "needs 2 GPUs"); the others run, and each must pass: a skip among them, a test with
+# no declaration, or fewer passed than selected is a failure. There is no list of acceptable skip
+# messages.
 #
 # Exit code: 0 when everything ran and agreed (the quick suite's verdict pass or warn, the
-# burn-in's under the validation's minimum too, the side-by-side agreeing, no GPU test failing,
-# none skipped unexpectedly, no GPU busy); 1 otherwise, with the reasons in the summary ("NOT A
-# PASS: ..."); 3 when there is no GPU, or no binary to run. A GPU test that skips for a reason
-# of this machine, not of the code (EXPECTED_SKIPS below: the two-GPU tests on one GPU, a
-# refusal for older GPUs on a newer one, the collectives where no NCCL was found), is counted
-# and listed, never a failure.
+# burn-in's under the validation's minimum too, the side-by-side agreeing, every selected GPU test
+# passing, no step cut or timed out, no GPU busy); 1 otherwise, with the reasons in the summary
+# ("NOT A PASS: ..."); 3 when there is no GPU, or no binary to run.
 set -uo pipefail
-if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 3; fi
+CALL=first
+if [ "${1:-}" = --rerun ]; then CALL=rerun; shift; fi
+if [ $# -ne 1 ]; then echo "usage: $0 [--rerun] OUTDIR" >&2; exit 3; fi
 mkdir -p "$1" || exit 3
 out="$(cd "$1" && pwd)"
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 3
@@ -95,19 +93,22 @@ finish() {
 }
 trap finish EXIT
 
-BUDGET_S=${GPU_VALIDATE_BUDGET_S:-530} # another budget only for the script's own tests
+BUDGET_S=${GPU_VALIDATE_BUDGET_S:-250} # another budget only for the script's own tests
 KILL_GRACE_S=10     # SIGTERM to SIGKILL for a step
-RUN_KILL_AFTER_S=40 # for a gpuspec run: longer than its coordinator's 30 s interrupt grace
-BURNIN_DURATION=2m  # the validation's burn-in: shorter than the acceptance minimum (10 min)
-BURNIN_MIN_S=120    # the minimum its second check judges by (a site setting, --rules)
-# GPU tests that skip for a reason of this machine, not of the code: "ERE|why". A skip whose
-# message matches none of them is unexpected, and no pass.
-EXPECTED_SKIPS=(
-  'one GPU: no pair|two-GPU test on one GPU (transfer_p2p_test)'
-  ': the kernel runs here$|a refusal for GPUs before sm_80, on a newer GPU (gemm_custom_test)'
-  'the block-scaled GEMMs need 10.0 or newer|the Blackwell-only block-scaled GEMMs on an older GPU (gemm_blockscaled_test; its not-supported test runs instead)'
-  '^a Blackwell GPU: the formats run|the older-GPU refusal test of the block-scaled GEMMs, on a Blackwell GPU (gemm_blockscaled_test)'
-)
+RUN_KILL_AFTER_S=35 # for a gpuspec run: longer than its coordinator's 30 s interrupt grace
+# The shares of the budget (the header's table), scaled with it when a test gives another one.
+share() { local s=$(($1 * BUDGET_S / 250)); echo $((s > 0 ? s : 1)); }
+QUICK_TIMEOUT_S=$(share 90) # the quick suite
+TESTS_SHARE_S=$(share 45)   # the GPU tests of device code that never ran
+TORCH_SHARE_S=$(share 30)   # PyTorch's step (its own budget a sixth less)
+BURNIN_SHARE_S=$(share 70)  # the burn-in's run and its three checks
+BURNIN_RUN_S=$(share 55)    # the burn-in's run: its duration and setup
+TEST_MIN_S=$(share 15)      # a GPU test binary is cut when less is left for it
+BURNIN_DURATION=45s # the validation's burn-in: shorter than the acceptance minimum (10 min)
+BURNIN_MIN_S=45     # the minimum its second check judges by (a site setting, --rules)
+GPU_TEST_TIMEOUT_S=90 # one GPU test binary, at most
+RESERVE_S=0         # seconds kept for the steps after the current one (set before each phase)
+DECLARATIONS="$PWD/tests/gpu/gpu_tests.json" # what each GPU test needs
 started=$(date +%s.%N)
 steps=()    # "name|exit code|wall seconds|note", one per step, for the summary
 notes=()    # loud remarks repeated in the summary (busy GPU, cut steps)
@@ -140,9 +141,9 @@ pack() {
 run_step() {
   local name="$1" cap="$2" left note="" rc t0 wall kill_after="${STEP_KILL_AFTER:-$KILL_GRACE_S}"
   shift 2
-  left=$(budget_left)
+  left=$(($(budget_left) - RESERVE_S))
   if [ "$left" -lt 5 ]; then
-    echo; echo "=== [$(elapsed)s] $name: CUT (the ${BUDGET_S}s budget is spent)"
+    echo; echo "=== [$(elapsed)s] $name: CUT (the ${BUDGET_S}s budget is spent, ${RESERVE_S}s of it kept for the steps after it)"
     steps+=("$name|cut|0|budget spent")
     pack
     return 125
@@ -284,15 +285,87 @@ skipped_tests() { # LOG
        inside && NF { msg = msg (msg == "" ? "" : " ") $0 }' "$1"
 }
 
-# The why of an expected skip's message, or nothing when it is unexpected.
-expected_skip() { # MESSAGE
-  local entry
-  for entry in "${EXPECTED_SKIPS[@]}"; do
-    if printf '%s\n' "$1" | grep -qE -- "${entry%%|*}"; then echo "${entry#*|}"; return; fi
-  done
-  if [ "$nccl_found" -eq 0 ] && printf '%s\n' "$1" | grep -qi 'nccl'; then
-    echo "no NCCL on this machine (find_nccl found none)"
+# The machine a GPU test is selected for: its first GPU's compute capability ("9.0"), its GPU
+# count, and whether NCCL was found (machine_cc, machine_gpus, nccl_found).
+machine_cc=""
+machine_gpus=0
+read_machine() {
+  local caps
+  caps=$(timeout 5 nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' ' | grep -E '^[0-9]+\.[0-9]+$')
+  if [ -z "$caps" ] && [ -f "$stage/info.json" ]; then
+    # An older nvidia-smi without compute_cap: gpuspec info's inventory.
+    caps=$(python3 -c 'import json, sys
+for d in json.load(open(sys.argv[1])).get("devices", []):
+    cc = d.get("compute_capability")
+    if isinstance(cc, list): cc = ".".join(map(str, cc))
+    if cc: print(cc)' "$stage/info.json" 2>/dev/null)
   fi
+  machine_cc=$(printf '%s\n' "$caps" | sed -n 1p)
+  machine_gpus=$(printf '%s\n' "$caps" | grep -c .)
+  if [ "$(printf '%s\n' "$caps" | sort -u | grep -c .)" -gt 1 ]; then
+    notes+=("GPUs of several compute capabilities ($(printf '%s\n' "$caps" | sort -u | tr '\n' ' ')): the GPU tests are selected for GPU 0's, $machine_cc")
+  fi
+  echo "machine: $machine_gpus GPU(s), compute capability ${machine_cc:-unknown}, NCCL $([ "$nccl_found" -eq 1 ] && echo found || echo 'not found')"
+}
+
+# run_gpu_tests STEP BINARY [--only GLOB] [--except GLOB]: one GPU test binary as a step, only
+# its tests that apply to this machine (declared in tests/gpu/gpu_tests.json, selected by
+# scripts/gpu_tests.py from the binary's --gtest_list_tests); those that do not apply are listed
+# with why. Every test run must pass: a failure, a skip, a test without a declaration, or fewer
+# passed than were selected makes the call no pass. Returns 0 when all selected passed.
+tests_passed=0
+tests_selected=0
+tests_problems=() # "STEP: what", one per binary or test that fails the call
+tests_not_applicable=()
+run_gpu_tests() {
+  local step="$1" binary="$2" name selection filter selected passed k rc test why message
+  shift 2
+  name=$(basename "$binary")
+  if ! timeout 15 "$binary" --gtest_list_tests > "$stage/$step.list" 2> "$stage/$step.list.stderr"; then
+    remark "$step" "$name --gtest_list_tests failed: its tests cannot be selected"
+    tests_problems+=("$step: $name does not list its tests")
+    return 1
+  fi
+  selection=$(python3 scripts/gpu_tests.py select "$DECLARATIONS" "$name" "$stage/$step.list" \
+    --cc "${machine_cc:-0.0}" --gpus "$machine_gpus" --nccl "$nccl_found" "$@")
+  printf '%s\n' "$selection" > "$stage/$step.selection"
+  while IFS=$'\t' read -r kind test why; do
+    case $kind in
+      NOT_RUN) tests_not_applicable+=("$test: $why"); echo "not run: $test: $why" ;;
+      UNDECLARED) tests_problems+=("$step: $test has no declaration in tests/gpu/gpu_tests.json"); echo "UNDECLARED: $test" ;;
+    esac
+  done <<< "$selection"
+  filter=$(printf '%s\n' "$selection" | awk -F'\t' '$1 == "RUN" {printf "%s%s", sep, $2; sep = ":"}')
+  selected=$(printf '%s\n' "$selection" | grep -c $'^RUN\t')
+  if [ "$selected" -eq 0 ]; then
+    remark "$step" "none of $name's tests applies to this machine"
+    return 0
+  fi
+  tests_selected=$((tests_selected + selected))
+  STEP_STDOUT="$stage/$step.log" run_step "$step" "$GPU_TEST_TIMEOUT_S" "$binary" --gtest_color=no --gtest_filter="$filter"
+  rc=$?
+  grep -E '^\[ +(FAILED|SKIPPED) +\] [^ ]+\.' "$stage/$step.log" 2>/dev/null | head -n 20
+  passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$stage/$step.log" 2>/dev/null | tail -n 1)
+  passed=${passed:-0}
+  tests_passed=$((tests_passed + passed))
+  k=0
+  while IFS=$'\t' read -r test message; do
+    [ -n "$test" ] || continue
+    k=$((k + 1))
+    tests_problems+=("$step: $test SKIPPED where it applies: $message")
+    echo "SKIPPED (a failure here: the test applies to this machine): $test: $message"
+  done < <(skipped_tests "$stage/$step.log")
+  echo "$step: $passed of $selected selected passed, $k skipped"
+  case $rc in
+    0) ;;
+    125) tests_problems+=("$step: CUT for the budget") ;;
+    124 | 137) tests_problems+=("$step: timed out") ;;
+    *) tests_problems+=("$step: $name exited with $rc") ;;
+  esac
+  if [ "$rc" -ne 125 ] && [ "$passed" -ne "$selected" ]; then
+    tests_problems+=("$step: $passed of $selected selected tests passed")
+  fi
+  [ "$rc" -eq 0 ] && [ "$k" -eq 0 ] && [ "$passed" -eq "$selected" ]
 }
 
 echo "gpu-validate: $(date -u +%Y-%m-%dT%H:%M:%SZ), outputs in $out, staged in $stage"
@@ -352,21 +425,31 @@ STEP_STDOUT="$stage/info.json" run_step info-json 10 "$bin" info --json
 health_t0=$(date +%s.%N)
 run_step health 15 "$bin" health --json -o "$stage/health.json"
 echo "gpuspec health took $(seconds_since "$health_t0") s (date +%s.%N before and after)"
+read_machine
+echo "call: $CALL"
 
+busy_flag=()
+quick_code=3
+burnin_code=3
+side_code=3
+if [ "$CALL" = first ]; then
 # --- the quick suite: the most valuable evidence, so first --------------------------------
 # Never --allow-busy silently: without it first; if the run refuses a busy GPU, say so loudly
 # and measure anyway for the evidence, marked in the summary.
-busy_flag=()
-run_gpuspec quick-suite 150 "$out/report.json" --suite quick
+RESERVE_S=$((TESTS_SHARE_S + TORCH_SHARE_S + BURNIN_SHARE_S))
+run_gpuspec quick-suite "$QUICK_TIMEOUT_S" "$out/report.json" --suite quick
 if refused_busy quick-suite; then
   notes+=("THE GPU WAS BUSY: other processes used it (see processes-before); the runs after the refusal used --allow-busy, so every figure is a shared GPU's")
   echo; echo "!!!!! THE GPU IS IN USE BY ANOTHER PROCESS: measuring anyway with --allow-busy, for the evidence only !!!!!"
   busy_flag=(--allow-busy)
-  run_gpuspec quick-suite-allow-busy 150 "$out/report.json" --suite quick --allow-busy
+  run_gpuspec quick-suite-allow-busy "$QUICK_TIMEOUT_S" "$out/report.json" --suite quick --allow-busy
 fi
 
+# The GPU tests' share now: what the quick suite's checks and any step only some machines have
+# take comes from it.
+RESERVE_S=$((TORCH_SHARE_S + BURNIN_SHARE_S))
 # The transfers and collectives are the suite's last families: if the quick suite ran out of
-# time before the all-reduce, measure them alone (35 s, taken from the GPU tests' remainder).
+# time before the all-reduce, measure them alone.
 quick_rc=$(printf '%s\n' "${steps[@]}" | awk -F'|' '$1 ~ /^quick-suite/ {c = $2} END {print c}')
 if [ "$gpu_present" -eq 1 ] && { [ "$quick_rc" = 124 ] || [ "$quick_rc" = 137 ]; } &&
   ! python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not any(x.get("bench_id") == "collective.all_reduce" for x in r.get("results", [])))' "$out/report.json" 2>/dev/null; then
@@ -390,18 +473,60 @@ if [ -f "$out/report.json" ]; then
 else
   remark quick-check "no report.json: nothing to check"
 fi
-# Issue 19.6's Hopper part: the cuBLASLt FP8 GEMMs, E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3,
-# one untimed run each at 256x512x128 and 4096^3 (NT), verified against the host reference
-# (tests/gpu/gemm_blockscaled_test.cpp). Not in the quick suite, so run here on their own.
+
+# --- the GPU tests of device code that never ran ------------------------------------------
+# Issue 19.6's Hopper part first and alone: the cuBLASLt FP8 GEMMs, E4M3 x E4M3, E4M3 x E5M2 and
+# E5M2 x E4M3, one untimed run each at 256x512x128 and 4096^3 (NT), verified against the host
+# reference (tests/gpu/gemm_blockscaled_test.cpp). Not in the quick suite. They must pass, each
+# one: a binary whose every test skipped exits 0 and proves nothing.
 fp8_test="$tests_dir/gpuspec_gemm_cublas_gpu_test"
 if [ -x "$fp8_test" ]; then
-  STEP_STDOUT="$stage/fp8-gemms.log" run_step fp8-gemms 30 "$fp8_test" --gtest_color=no --gtest_filter='gemm_fp8_gpu.*'
-  fp8_rc=$?
-  grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' "$stage/fp8-gemms.log" | head -n 10
-  [ "$fp8_rc" -eq 0 ] || not_pass+=("the cuBLASLt FP8 GEMMs (fp8-gemms) did not all verify")
+  run_gpu_tests fp8-gemms "$fp8_test" --only 'gemm_fp8_gpu.*' ||
+    not_pass+=("the cuBLASLt FP8 GEMMs (fp8-gemms) did not all verify")
 else
   remark fp8-gemms "no gpuspec_gemm_cublas_gpu_test among the test binaries: the FP8 GEMMs are not run"
+  not_pass+=("the cuBLASLt FP8 GEMMs (fp8-gemms) were not run: no gpuspec_gemm_cublas_gpu_test")
 fi
+fi # first call
+
+# The GPU test binaries of this call, in the declarations' order (most valuable first); those
+# another step repeats are never run, and said so.
+tests_cut=()
+while IFS=$'\t' read -r first name why; do
+  if [ "$first" = NOT_RUN ]; then
+    tests_not_applicable+=("$name (the binary): $why")
+    continue
+  fi
+  name=$first
+  t="$tests_dir/$name"
+  if [ ! -x "$t" ]; then
+    tests_problems+=("$name: declared for this call, not among the test binaries ($tests_dir)")
+    continue
+  fi
+  if [ $(($(budget_left) - RESERVE_S)) -lt "$TEST_MIN_S" ]; then
+    tests_cut+=("$name")
+    continue
+  fi
+  if [ "$name" = gpuspec_gemm_cublas_gpu_test ] && [ "$CALL" = first ]; then
+    run_gpu_tests "$name" "$t" --except 'gemm_fp8_gpu.*' # the fp8-gemms step ran those
+  else
+    run_gpu_tests "$name" "$t"
+  fi
+done < <(python3 scripts/gpu_tests.py binaries "$DECLARATIONS" "$CALL")
+if [ ${#tests_cut[@]} -gt 0 ]; then
+  notes+=("GPU test binaries CUT for the budget: ${tests_cut[*]}")
+fi
+# Binaries among the carried ones that no declaration names (a host test travelled along).
+for t in "$tests_dir"/*; do
+  [ -f "$t" ] && [ -x "$t" ] || continue
+  name=$(basename "$t")
+  case $name in *_host_test) continue ;; esac
+  if ! python3 -c 'import json, sys; sys.exit(sys.argv[2] not in {b["name"] for b in json.load(open(sys.argv[1]))["binaries"]})' "$DECLARATIONS" "$name"; then
+    tests_not_applicable+=("$name (the binary): not a GPU test binary of tests/gpu/gpu_tests.json")
+  fi
+done
+
+if [ "$CALL" = first ]; then
 nccl_tests=$(command -v all_reduce_perf || find /usr/local /opt -maxdepth 4 -name all_reduce_perf -type f -perm -u+x -print -quit 2>/dev/null)
 if [ -n "$nccl_tests" ]; then
   run_step nccl-tests-all-reduce 20 "$nccl_tests" -b 8 -e 1G -f 4 -g 1
@@ -409,17 +534,28 @@ else
   remark nccl-tests "nccl-tests (all_reduce_perf) is not on this machine (PATH, /usr/local, /opt): gpuspec's busbw has no nccl-tests figure beside it here"
 fi
 
-# --- the burn-in (issue 12): power near the limit during the GEMM phase, checksums equal ---
-run_gpuspec burnin 150 "$out/burnin-report.json" --suite burnin --duration "$BURNIN_DURATION" "${busy_flag[@]}"
+# --- PyTorch beside gpuspec: one process, one import of torch -----------------------------
+RESERVE_S=$BURNIN_SHARE_S
+if [ -f "$out/report.json" ]; then
+  run_step torch-side-by-side "$TORCH_SHARE_S" python3 scripts/torch_reference.py "$out/report.json" \
+    --copy-out "$stage/torch-copy.json" --matmul-out "$stage/torch-matmul.json" --budget-s $((TORCH_SHARE_S * 5 / 6))
+  side_code=$?
+else
+  remark torch-side-by-side "no report.json: nothing to set PyTorch beside"
+fi
+
+# --- the burn-in (issue 12), last: power near the limit during the GEMM phase, checksums equal
+RESERVE_S=$((BURNIN_SHARE_S - BURNIN_RUN_S)) # its checks
+run_gpuspec burnin "$BURNIN_RUN_S" "$out/burnin-report.json" --suite burnin --duration "$BURNIN_DURATION" "${busy_flag[@]}"
 if refused_busy burnin && [ ${#busy_flag[@]} -eq 0 ]; then
   notes+=("THE GPU WAS BUSY at the burn-in: it ran with --allow-busy, so its figures are a shared GPU's")
   echo; echo "!!!!! THE GPU IS IN USE BY ANOTHER PROCESS: burning in anyway with --allow-busy, for the evidence only !!!!!"
   busy_flag=(--allow-busy)
-  run_gpuspec burnin-allow-busy 150 "$out/burnin-report.json" --suite burnin --duration "$BURNIN_DURATION" --allow-busy
+  run_gpuspec burnin-allow-busy "$BURNIN_RUN_S" "$out/burnin-report.json" --suite burnin --duration "$BURNIN_DURATION" --allow-busy
 fi
-burnin_code=3
+RESERVE_S=0
 if [ -f "$out/burnin-report.json" ]; then
-  # The acceptance check: a 2-minute burn-in is shorter than the acceptance minimum
+  # The acceptance check: a 45-second burn-in is shorter than the acceptance minimum
   # (burnin_min_duration_s, 10 minutes), so it is reported inconclusive (GPUSPEC-BURNIN-TOO-SHORT)
   # by design: this figure is shown, not counted.
   run_step burnin-check 5 "$bin" check "$out/burnin-report.json"
@@ -437,72 +573,25 @@ if [ -f "$out/burnin-report.json" ]; then
 else
   remark burnin-check "no burnin-report.json: nothing to check"
 fi
-
-# --- PyTorch beside gpuspec: one process, one import of torch -----------------------------
-side_code=3
-if [ -f "$out/report.json" ]; then
-  run_step torch-side-by-side 65 python3 scripts/torch_reference.py "$out/report.json" \
-    --copy-out "$stage/torch-copy.json" --matmul-out "$stage/torch-matmul.json" --budget-s 55
-  side_code=$?
-else
-  remark torch-side-by-side "no report.json: nothing to set PyTorch beside"
-fi
-
-# --- the GPU tests, in what is left --------------------------------------------------------
-tests_failed=0
-tests_passed=0
-tests_skipped=0
-skips_expected=()
-skips_unexpected=()
-tests_cut=()
-for t in "$tests_dir"/*; do
-  if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi
-  name=$(basename "$t")
-  # Host-only test binaries also live there; CI runs them, so they spend no GPU time here.
-  case $name in *_host_test) continue ;; esac
-  if [ "$(budget_left)" -lt 15 ]; then
-    tests_cut+=("$name")
-    continue
-  fi
-  STEP_STDOUT="$stage/$name.log" run_step "$name" 90 "$t" --gtest_color=no
-  rc=$?
-  grep '^\[  FAILED  \]' "$stage/$name.log" | head -n 20
-  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$stage/$name.log" | tail -n 1)
-  [ "$rc" -ne 0 ] && tests_failed=$((tests_failed + 1))
-  tests_passed=$((tests_passed + ${p:-0}))
-  k=0
-  while IFS=$'\t' read -r test message; do
-    [ -n "$test" ] || continue
-    k=$((k + 1))
-    why=$(expected_skip "$message")
-    if [ -n "$why" ]; then
-      skips_expected+=("$test ($why)")
-      echo "expected skip: $test: $message"
-    else
-      skips_unexpected+=("$test: $message")
-      echo "UNEXPECTED SKIP: $test: $message"
-    fi
-  done < <(skipped_tests "$stage/$name.log")
-  tests_skipped=$((tests_skipped + k))
-  echo "$name: ${p:-0} passed, $k skipped"
-done
-if [ ${#tests_cut[@]} -gt 0 ]; then
-  notes+=("GPU test binaries CUT for the budget: ${tests_cut[*]}")
-fi
+fi # first call
 
 # --- summary -------------------------------------------------------------------------------
 # The last numeric exit code of the steps named so (a cut or missing step counts as 3: unknown).
 last_code() { printf '%s\n' "${steps[@]}" | awk -F'|' -v re="$1" '$1 ~ re && $2 ~ /^[0-9]+$/ {c = $2} END {print c == "" ? 3 : c}'; }
-quick_code=$(last_code '^quick-suite')
-notes+=("gpu tests: $tests_passed passed, $tests_skipped skipped (${#skips_expected[@]} expected here, ${#skips_unexpected[@]} unexpected), $tests_failed binaries failing, ${#tests_cut[@]} cut")
-[ ${#skips_expected[@]} -eq 0 ] || notes+=("expected skips (this machine, not the code): ${skips_expected[*]}")
-[ ${#skips_unexpected[@]} -eq 0 ] || notes+=("UNEXPECTED SKIPS: ${skips_unexpected[*]}")
-notes+=("quick suite exit code $quick_code, burn-in check (validation minimum ${BURNIN_MIN_S} s) exit code $burnin_code (0 pass, 1 warn, 2 fail, 3 unknown); side-by-side $side_code (0 agree, 1 differ, 3 missing)")
-[ "$quick_code" -le 1 ] || not_pass+=("quick suite $quick_code")
-[ "$burnin_code" -le 1 ] || not_pass+=("burn-in check $burnin_code")
-[ "$side_code" -eq 0 ] || not_pass+=("side-by-side $side_code")
-[ "$tests_failed" -eq 0 ] || not_pass+=("$tests_failed GPU test binaries failing")
-[ ${#skips_unexpected[@]} -eq 0 ] || not_pass+=("${#skips_unexpected[@]} unexpected GPU test skips")
+notes+=("gpu tests: $tests_passed of $tests_selected selected passed, ${#tests_not_applicable[@]} not run here, ${#tests_problems[@]} problem(s), ${#tests_cut[@]} binaries cut")
+[ ${#tests_not_applicable[@]} -eq 0 ] || notes+=("not run here (they do not apply to this machine, or another step ran them): $(printf '%s; ' "${tests_not_applicable[@]}" | sed 's/; $//')")
+[ ${#tests_problems[@]} -eq 0 ] || notes+=("GPU TEST PROBLEMS: $(printf '%s; ' "${tests_problems[@]}" | sed 's/; $//')")
+# Every step cut or timed out: what it would have shown is missing, so the call is no pass.
+cut_steps=$(printf '%s\n' "${steps[@]}" | awk -F'|' '$2 == "cut" || $2 == 124 || $2 == 137 {printf "%s%s", sep, $1; sep = " "}')
+if [ "$CALL" = first ]; then
+  quick_code=$(last_code '^quick-suite')
+  notes+=("quick suite exit code $quick_code, burn-in check (validation minimum ${BURNIN_MIN_S} s) exit code $burnin_code (0 pass, 1 warn, 2 fail, 3 unknown); side-by-side $side_code (0 agree, 1 differ, 3 missing)")
+  [ "$quick_code" -le 1 ] || not_pass+=("quick suite $quick_code")
+  [ "$burnin_code" -le 1 ] || not_pass+=("burn-in check $burnin_code")
+  [ "$side_code" -eq 0 ] || not_pass+=("side-by-side $side_code")
+fi
+[ -z "$cut_steps" ] || not_pass+=("steps cut or timed out: $cut_steps")
+[ ${#tests_problems[@]} -eq 0 ] || not_pass+=("${#tests_problems[@]} GPU test problem(s)")
 [ ${#tests_cut[@]} -eq 0 ] || not_pass+=("${#tests_cut[@]} GPU test binaries cut")
 [ ${#busy_flag[@]} -eq 0 ] || not_pass+=("the GPU was busy")
 if [ "$gpu_present" -eq 0 ]; then

@@ -47,6 +47,39 @@ def copy_rows(report, torch_copy, tolerance):
     return code
 
 
+BATCH_MIN_SECONDS = 1e-3  # torch_matmul.py's: a timed span at least this long is a batch
+
+
+def gpuspec_sample_seconds(result):
+    """The span one gpuspec GEMM sample timed: gemms_per_sample GEMMs (1 where the report does not
+    say) of ops_per_gemm (2MNK) at the median rate."""
+    params = result.get("parameters", {})
+    try:
+        m, n, k = (int(x) for x in str(params.get("shape")).split("x"))
+    except ValueError:
+        return None
+    ops = float(params.get("ops_per_gemm", 2.0 * m * n * k))
+    gemms = float(params.get("gemms_per_sample", 1))
+    median = result["stats"]["median"]
+    return ops * gemms / (median * 1e12) if median > 0 else None
+
+
+def different_regime(result, ref):
+    """Why a gpuspec GEMM and PyTorch's are not comparable, or "" when both timed a batch of at
+    least 1 ms (throughput, not launch latency). A span shorter than that holds the launch
+    latency, which makes small shapes differ by more than the tolerance whatever the kernels."""
+    ours = gpuspec_sample_seconds(result)
+    theirs = ref.get("batch_seconds")
+    if ours is None or theirs is None:
+        return "the timed spans are not known (a report or PyTorch figure without them)"
+    if ours >= BATCH_MIN_SECONDS and theirs >= BATCH_MIN_SECONDS:
+        return ""
+    return (f"not the same regime: gpuspec's sample {ours * 1e3:.3f} ms "
+            f"({result.get('parameters', {}).get('gemms_per_sample', 1)} GEMMs), PyTorch's batch "
+            f"{theirs * 1e3:.3f} ms ({ref.get('gemms_per_batch', 1)} GEMMs); under 1 ms the launch "
+            "latency is part of what is timed")
+
+
 def gemm_rows(report, torch_matmul, tolerance):
     torch_results = {(r["device"], r["precision"], r["shape"], r["layout"]): r for r in torch_matmul["results"]}
     cuda_of = {d["index"]: d.get("cuda_index") for d in report.get("devices", [])}
@@ -65,6 +98,10 @@ def gemm_rows(report, torch_matmul, tolerance):
         if ref is None or ref.get("status") != "ok":
             why = "no PyTorch counterpart" if ref is None else ref.get("reason", "not measured")
             print(f"{r['devices'][0]:>3}  {precision:<13}  {key[2]:<17}  {key[3]:<6}  {ours:9.1f}  {'-':>9}  {'-':>6}  n/a: {why}")
+            continue
+        regime = different_regime(r, ref)
+        if regime:
+            print(f"{r['devices'][0]:>3}  {precision:<13}  {key[2]:<17}  {key[3]:<6}  {ours:9.1f}  {ref['median']:9.1f}  {'-':>6}  not compared: {regime}")
             continue
         ratio = ours / ref["median"]
         verdict = "agree" if abs(ratio - 1) <= tolerance else "DIFFER"

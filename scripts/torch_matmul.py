@@ -7,6 +7,12 @@ layout and its precision), so both tools run the same problems; without a report
 each dtype. FLOPs are 2*M*N*K, as gpuspec counts them. Inputs are random and non-zero, timed
 with CUDA events after a warm-up; the median of the timed runs is reported, with all samples.
 
+Timed as gpuspec's harness times a GEMM: one sample is a batch of back-to-back GEMMs between the
+two events, as many as make the batch last at least BATCH_MIN_SECONDS (1 ms; at most
+MAX_BATCH), so a small shape's launch latency is not what is timed. Each result says its batch
+(gemms_per_batch, batch_seconds), which side_by_side.py reads to compare only shapes both tools
+timed in the same regime.
+
 Precisions: fp64, fp32 (TF32 off), tf32_tc (TF32 on), fp16_tc, bf16_tc (fp32 accumulation,
 PyTorch's default), int8_tc through torch._int_mm where this PyTorch has it. fp16_tc_acc16 and
 fp8_tc have no plain PyTorch matmul counterpart and are left out (the table says so).
@@ -17,6 +23,7 @@ with bt stored [N, K] (F.linear's weight layout), the same storage gpuspec hands
 """
 import argparse
 import json
+import math
 import statistics
 import sys
 
@@ -58,6 +65,26 @@ def operands(torch, precision, m, n, k, layout):
 
 
 PLAIN_PRECISIONS = ("fp64", "fp32", "tf32_tc", "fp16_tc", "bf16_tc", "int8_tc")
+BATCH_MIN_SECONDS = 1e-3  # one sample's batch lasts at least this (side_by_side.py: the regime)
+MAX_BATCH = 10000
+
+
+def timed_batch(torch, op, count):
+    """Seconds of `count` back-to-back calls of op between two CUDA events."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(count):
+        op()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop) / 1e3
+
+
+def batch_size(seconds_of_one):
+    """GEMMs per batch so that a batch lasts at least BATCH_MIN_SECONDS."""
+    if seconds_of_one <= 0:
+        return MAX_BATCH
+    return max(1, min(MAX_BATCH, math.ceil(BATCH_MIN_SECONDS / seconds_of_one)))
 
 
 def measure(torch, device, precision, m, n, k, layout, min_seconds, max_reps):
@@ -82,17 +109,16 @@ def measure(torch, device, precision, m, n, k, layout, min_seconds, max_reps):
     ref = torch.dot(a[i, :].double(), b[:, j].double()).item()
     got = c[i, j].double().item()
     rel = abs(got - ref) / abs(ref)
-    samples, total = [], 0.0
+    count = batch_size(timed_batch(torch, op, 1))
+    samples, batches, total = [], [], 0.0
     while (total < min_seconds or len(samples) < 10) and len(samples) < max_reps:
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        op()
-        stop.record()
-        stop.synchronize()
-        seconds = start.elapsed_time(stop) / 1e3
+        seconds = timed_batch(torch, op, count)
         total += seconds
-        samples.append(2.0 * m * n * k / seconds / 1e12)
+        batches.append(seconds)
+        samples.append(2.0 * m * n * k * count / seconds / 1e12)
     return {
+        "gemms_per_batch": count,
+        "batch_seconds": statistics.median(batches),
         "status": "ok",
         "unit": "TOPS" if precision == "int8_tc" else "TFLOP/s",
         "median": statistics.median(samples),

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -73,6 +74,8 @@ struct worker {
   std::optional<failure_kind> failure;
   std::string failure_text; ///< "no answer for 45 s", "sent a malformed message (...)"
   int line_number = 0;
+  int fresh_left = 0; ///< fresh workers this job may still get after a lost one
+  int losses = 0;     ///< workers of this job lost so far
 
   [[nodiscard]] bool running() const { return state != phase::queued && state != phase::ended; }
 };
@@ -97,6 +100,7 @@ public:
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       m_workers[i].job = &jobs[i];
       m_workers[i].lines = line_splitter(options.max_line_bytes);
+      m_workers[i].fresh_left = options.fresh_workers;
     }
   }
 
@@ -142,7 +146,7 @@ private:
       w.child = child_process::spawn(m_options.worker_command);
     } catch (const std::exception& e) {
       const std::string why = fmt::format("the worker could not be started: {}", e.what());
-      for (std::size_t i = 0; i < w.job->cases.size(); ++i)
+      for (auto i = static_cast<std::size_t>(w.next_case); i < w.job->cases.size(); ++i)
         emit(w, static_cast<int>(i),
              unmeasured_result(w.job->cases[i], w.job->device, result_status::failed,
                                failure_kind::worker_exit,
@@ -153,6 +157,8 @@ private:
     }
     w.state = phase::starting;
     w.pending_input = w.job->assignment;
+    if (w.next_case > 0) // a fresh worker after a lost one: from the next case on
+      w.pending_input = fresh_assignment(w);
     (void)w.child->write_stdin(w.pending_input);
     m_observer.on_worker_started(w.job->device, w.child->pid());
   }
@@ -465,6 +471,9 @@ private:
       if (status.signalled) {
         kind = failure_kind::worker_signal;
         what = fmt::format("the worker {}", status.describe());
+      } else if (status.code == sticky_error_exit_code) {
+        what = fmt::format("the worker {}: a sticky CUDA error left its context unusable",
+                           status.describe());
       } else if (status.code != 0) {
         what = fmt::format("the worker {}", status.describe());
       } else if (!w.lines.pending().empty()) {
@@ -487,19 +496,72 @@ private:
     const std::string last_words = last_line_of(w.log_tail);
     const std::string headline = fmt::format("{}: {} {}{}", w.job->label(), what, where, killed);
 
-    if (w.current >= 0)
+    if (w.current >= 0) {
       emit(w, w.current,
            unmeasured_result(cases[w.current], device, result_status::failed, kind,
                              last_words.empty() ? headline
                                                 : fmt::format("{} (its last words on stderr: {})",
                                                               headline, last_words)));
+      w.current = -1;
+    }
+    ++w.losses;
+    const int remaining = static_cast<int>(cases.size()) - w.next_case;
+    const std::string no_fresh = remaining > 0 ? why_no_fresh_worker(w) : std::string();
+    if (remaining > 0 && no_fresh.empty()) {
+      m_observer.on_worker_lost(device,
+                                fmt::format("{}; a fresh worker measures its {} remaining case{}",
+                                            headline, remaining, remaining == 1 ? "" : "s"),
+                                w.log_tail);
+      restart(w);
+      return;
+    }
     for (int i = w.next_case; i < static_cast<int>(cases.size()); ++i)
       emit(w, i,
            unmeasured_result(cases[i], device, result_status::failed, kind,
-                             fmt::format("{}: not run: the worker was lost {}: {}{}",
-                                         w.job->label(), where, what, killed)));
-    m_observer.on_worker_lost(device, headline, w.log_tail);
+                             fmt::format("{}: not run: the worker was lost {}: {}{}{}",
+                                         w.job->label(), where, what, killed, no_fresh)));
+    m_observer.on_worker_lost(device, headline + no_fresh, w.log_tail);
     end(w);
+  }
+
+  /// Why a lost worker gets no fresh one ("; ..." to append to the reasons), or "".
+  std::string why_no_fresh_worker(const worker& w) {
+    if (m_interrupt_seen)
+      return "; no fresh worker after an interrupt";
+    if (w.fresh_left <= 0)
+      return w.losses > 1 ? fmt::format("; its {} workers were lost, which ends the GPU", w.losses)
+                          : std::string();
+    if (m_options.gpu_lost)
+      for (int d : w.job->node_wide() ? w.job->devices : std::vector<int>{w.job->device})
+        if (m_options.gpu_lost(d))
+          return fmt::format("; NVML says GPU {} is lost: no fresh worker", d);
+    return {};
+  }
+
+  /// The job's assignment for a fresh worker: the same, from the next case on.
+  std::string fresh_assignment(const worker& w) {
+    auto a = assignment_from_text(w.job->assignment, "the job's assignment");
+    if (!a)
+      throw std::logic_error(a.error().to_string()); // the session wrote it: a bug
+    a.value().first_case = w.next_case;
+    return assignment_to_text(a.value());
+  }
+
+  /// A fresh worker for the rest of `w`'s job, in `w`'s place (and its concurrency slot).
+  void restart(worker& w) {
+    --w.fresh_left;
+    w.child.reset();
+    w.lines = line_splitter(m_options.max_line_bytes);
+    w.pending_input.clear();
+    w.log_tail.clear();
+    w.longest_run = 0;
+    w.busy_max = 0;
+    w.interrupted = w.stop_requested = w.kill_sent = w.gone = false;
+    w.failure.reset();
+    w.failure_text.clear();
+    w.line_number = 0;
+    update_busy();
+    start(w);
   }
 
   void end(worker& w) {

@@ -168,8 +168,9 @@ worker_plan read_plan(element root) {
   return plan;
 }
 
-constexpr std::array<std::string_view, 7> assignment_keys{
-    "protocol", "device", "cases", "options", "spec_rows", "clock_origin_ns", "nvml_library"};
+constexpr std::array<std::string_view, 8> assignment_keys{
+    "protocol",  "device",          "cases",        "options",
+    "spec_rows", "clock_origin_ns", "nvml_library", "first_case"};
 
 worker_assignment read_assignment(element root, std::string_view source) {
   const object_reader o(root, "", assignment_keys, presence::optional_keys);
@@ -188,6 +189,12 @@ worker_assignment read_assignment(element root, std::string_view source) {
   a.spec_rows = to_json_value(o.at("spec_rows"), o.field("spec_rows"));
   a.clock_origin_ns = o.integer<std::int64_t>("clock_origin_ns");
   a.nvml_library = o.string("nvml_library");
+  if (o.find("first_case")) { // optional: only a fresh worker after a lost one starts later
+    a.first_case = o.integer<int>("first_case");
+    if (a.first_case < 0 || a.first_case > static_cast<int>(a.cases.size()))
+      fail(o.path_of("first_case"),
+           fmt::format("expected an integer from 0 to {}, got {}", a.cases.size(), a.first_case));
+  }
   return a;
 }
 
@@ -299,6 +306,8 @@ std::string assignment_to_text(const worker_assignment& a) {
          {"cases", cases_json(a.cases)},  {"options", options_json(a.options)},
          {"spec_rows", a.spec_rows},      {"clock_origin_ns", a.clock_origin_ns},
          {"nvml_library", a.nvml_library}};
+  if (a.first_case != 0)
+    j["first_case"] = a.first_case;
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -21,6 +21,7 @@
 #include "gpuspec/host/host_checks.hpp"
 #include "gpuspec/host/kernel_log.hpp"
 #include "gpuspec/host/run_kernel_log.hpp"
+#include "gpuspec/reports/judge/host_rules.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/text_format.hpp"
 #include "gpuspec/spine/child_process.hpp"
@@ -430,6 +431,14 @@ void measure(const session_options& o, const worker_plan& plan, const run_jobs& 
   co.measurement = o.measurement;
   co.startup_allowance_s = plan.startup_allowance_s;
   co.kill_grace_s = o.kill_grace_s;
+  // A lost worker is followed by a fresh one, unless NVML has lost its GPU (fallen off the bus):
+  // asked then, from the error counters as `check` reads them (reports::gpu_is_lost).
+  if (inv.nvml)
+    co.gpu_lost = [&nvml = *inv.nvml](int index) {
+      reports::device_info d;
+      d.counters_after = host::read_error_counters(nvml, index);
+      return reports::gpu_is_lost(d);
+    };
   journalling_observer journalled(observer, journal, report, o.output);
   if (!jobs.gpu_jobs.empty())
     run_workers(co, jobs.gpu_jobs, journalled, interrupted);

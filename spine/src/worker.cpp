@@ -160,7 +160,7 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
   if (!out.send(hello))
     return 0;
 
-  for (std::size_t i = 0; i < a.cases.size(); ++i) {
+  for (auto i = static_cast<std::size_t>(a.first_case); i < a.cases.size(); ++i) {
     if (stop_requested.load())
       return 0; // interrupted: no further case, no done
     const planned_case& c = a.cases[i];
@@ -181,8 +181,21 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
           c, a.device.index, reports::result_status::failed, reports::failure_kind::gpu_start,
           fmt::format("GPU {} could not be started: {}", a.device.index, open_error));
     }
+    const std::string sticky = executor && result.result->status == reports::result_status::failed
+                                   ? executor->sticky_error()
+                                   : std::string();
+    if (!sticky.empty())
+      result.result->reason +=
+          fmt::format("{}the GPU's CUDA context is unusable after this case (sticky error {}): "
+                      "this worker stops and a fresh one measures the remaining cases",
+                      result.result->reason.empty() ? "" : "; ", sticky);
     if (!out.send(result))
       return 0;
+    if (!sticky.empty()) {
+      fmt::print(stderr, "gpuspec worker: sticky error {} after {}: exiting with status {}\n",
+                 sticky, c.label(), sticky_error_exit_code);
+      return sticky_error_exit_code;
+    }
   }
   if (stop_requested.load())
     return 0;

@@ -1,8 +1,11 @@
 // gpuspec_stand_in_worker: a worker that measures nothing, for the spine's tests. `gpuspec run`
 // starts it instead of itself when $GPUSPEC_WORKER names it. It follows a script
 // ($GPUSPEC_STAND_IN_SCRIPT, format in README.md here) that gives each GPU a behaviour: answer
-// normally, hang, die on SIGSEGV, exit 1 half-way, write a line cut short, write garbage, or be
-// slow but within its deadline. A case with "burnin": true runs for the assignment's --duration
+// normally, hang, die on SIGSEGV, exit 1 half-way, write a line cut short, write garbage, be
+// slow but within its deadline, or fail a case with a sticky CUDA error (the worker then exits
+// with the spine's sticky_error_exit_code). Cases are counted as the GPU's plan counts them, so a
+// fresh worker that takes over from a lost one (its assignment's first_case) strikes only at a
+// case of "at_cases" it reaches. A case with "burnin": true runs for the assignment's --duration
 // as the burn-in does (burnin_timeline.hpp), with a checksum that changes from iteration
 // "checksum_changes_at" on where the script says so. Its hello and plan say backend "stand-in", so
 // every report it produces says so, and `gpuspec check` never passes it.
@@ -11,6 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
@@ -57,10 +61,16 @@ json load_script() {
 }
 
 struct behaviour {
-  /// normal, hang, segv, exit1, truncated, garbage, slow, silent (README.md here)
+  /// normal, hang, segv, exit1, truncated, garbage, slow, silent, sticky (README.md here)
   std::string kind = "normal";
-  int at_case = 0;              ///< the case it strikes in (or before, for exit1)
+  /// The cases it strikes in (or before, for exit1): "at_case" (one) or "at_cases" (several),
+  /// by their index in the GPU's plan.
+  std::vector<int> at_cases{0};
   int checksum_changes_at = -1; ///< burn-in: the first iteration whose checksum differs
+
+  [[nodiscard]] bool strikes_at(int index) const {
+    return std::find(at_cases.begin(), at_cases.end(), index) != at_cases.end();
+  }
 };
 
 /// The behaviour of GPU `device`'s worker, or of the node-wide worker (key "node").
@@ -69,7 +79,10 @@ behaviour behaviour_of(const json& script, const std::string& key) {
   if (script.contains("gpus") && script["gpus"].contains(key)) {
     const json& g = script["gpus"][key];
     b.kind = g.value("behaviour", "normal");
-    b.at_case = g.value("at_case", 0);
+    if (g.contains("at_cases"))
+      b.at_cases = g["at_cases"].get<std::vector<int>>();
+    else
+      b.at_cases = {g.value("at_case", 0)};
     b.checksum_changes_at = g.value("checksum_changes_at", -1);
   }
   return b;
@@ -315,7 +328,7 @@ public:
       : m_script(std::move(script)), m_devices(devices_of(a)), m_stop(stop),
         m_behaviour(behaviour_of(m_script, behaviour_key(a))),
         m_duration_s(a.options.duration_s.value_or(0)),
-        m_clock_origin_s(static_cast<double>(a.clock_origin_ns) * 1e-9) {}
+        m_clock_origin_s(static_cast<double>(a.clock_origin_ns) * 1e-9), m_next(a.first_case) {}
 
   reports::result run(const spine::planned_case& c,
                       const spine::progress_callback& progress) override {
@@ -323,7 +336,7 @@ public:
     const json& spec = script_case(m_script, c);
     const double seconds = spec.value("seconds", 0.01);
     const double value = spec.value("value", 100.0);
-    if (index == m_behaviour.at_case) {
+    if (m_behaviour.strikes_at(index)) {
       if (m_behaviour.kind == "hang")
         for (;;) // a kernel that never returns: SIGTERM only sets the stop flag
           std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -335,6 +348,15 @@ public:
       }
       if (m_behaviour.kind == "exit1")
         std::_Exit(1);
+      if (m_behaviour.kind == "sticky") {
+        // A kernel that faulted: the case fails, and the context is unusable from now on.
+        m_sticky = "cudaErrorIllegalAddress";
+        reports::result r = synthetic_result(c, m_devices, value);
+        r.status = reports::result_status::failed;
+        r.failure = reports::failure_kind::benchmark;
+        r.reason = "stand-in: an illegal memory access was encountered";
+        return r;
+      }
     }
     if (spec.value("burnin", false))
       return stand_in_burnin(c, m_devices.front(), spec, m_duration_s,
@@ -355,6 +377,8 @@ public:
     return r;
   }
 
+  std::string sticky_error() override { return m_sticky; }
+
 private:
   [[nodiscard]] double since_origin() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
@@ -368,6 +392,7 @@ private:
   double m_duration_s;
   double m_clock_origin_s;
   int m_next = 0;
+  std::string m_sticky; ///< the sticky error a "sticky" case left, "" before
 };
 
 /// A worker that breaks the protocol: its own loop, since the real one cannot.
@@ -381,9 +406,9 @@ int misbehave(const behaviour& b, const json& script, const spine::worker_assign
   hello.pid = ::getpid();
   hello.device = a.value().device.index;
   send(spine::message_line(hello));
-  for (std::size_t i = 0; i < a.value().cases.size(); ++i) {
+  for (auto i = static_cast<std::size_t>(a.value().first_case); i < a.value().cases.size(); ++i) {
     const auto& c = a.value().cases[i];
-    if (static_cast<int>(i) == b.at_case && b.kind == "garbage") {
+    if (b.strikes_at(static_cast<int>(i)) && b.kind == "garbage") {
       send("this is not a message\n");
       for (;;)
         std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -398,7 +423,7 @@ int misbehave(const behaviour& b, const json& script, const spine::worker_assign
     result.result =
         synthetic_result(c, devices_of(*a), script_case(script, c).value("value", 100.0));
     std::string line = spine::message_line(result);
-    if (static_cast<int>(i) == b.at_case && b.kind == "truncated") {
+    if (b.strikes_at(static_cast<int>(i)) && b.kind == "truncated") {
       send(line.substr(0, line.size() / 2)); // cut short, then gone
       return 0;
     }

@@ -161,6 +161,26 @@ public:
     }
   }
 
+  /// After a failed case: a sticky error (an illegal address, a kernel trap) stays with the
+  /// context and fails every later call, so a synchronize still answers it once the last error,
+  /// which an ordinary failure leaves, is cleared. Its name, or "" when the context is usable.
+  std::string sticky_error() override {
+    if (!m_ordinal || !m_context)
+      return {};
+    if (cudaSetDevice(*m_ordinal) != cudaSuccess) {
+      const cudaError_t e = cudaGetLastError();
+      return e == cudaSuccess ? std::string() : cudaGetErrorName(e);
+    }
+    (void)cudaGetLastError();
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess)
+      return {};
+    (void)cudaGetLastError();
+    if (cudaDeviceSynchronize() == cudaSuccess)
+      return {}; // cleared by the read: not sticky, the next case can run
+    return cudaGetErrorName(e);
+  }
+
 private:
   reports::device_info m_device;
   host::run_options m_options;

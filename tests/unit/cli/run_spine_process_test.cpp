@@ -1,8 +1,9 @@
 // `gpuspec run` end to end over the spine, as an operator runs it on an 8-GPU node, with the fake
 // NVML's GPUs and the stand-in worker (tests/fakes) in place of the measuring one: one GPU's
-// worker hangs and one crashes, and the other six GPUs' results are whole; the coordinator is
-// SIGKILLed mid-run and a valid report is recovered from its journal; a stand-in run is never
-// passed. Each test takes seconds.
+// worker hangs and one crashes, and the other six GPUs' results are whole; a lost worker is
+// followed by a fresh one for its GPU's remaining cases, and a second loss ends the GPU; the
+// coordinator is SIGKILLed mid-run and a valid report is recovered from its journal; a stand-in run
+// is never passed. Each test takes seconds.
 
 #include <dirent.h>
 #include <unistd.h>
@@ -101,19 +102,22 @@ TEST_F(RunSpine, EightGpusOneHangsOneCrashesTheOtherSixAreWhole) {
     for (const auto* res : by_gpu[gpu])
       EXPECT_EQ(res->status, r::result_status::ok) << "GPU " << gpu << ": " << res->reason;
   }
-  // GPU 3 hung in its third case: two results, then the watchdog's.
+  // GPU 3 hung in its third case: two results, then the watchdog's, then a fresh worker's two.
   ASSERT_EQ(by_gpu[3].size(), 5U);
   EXPECT_EQ(by_gpu[3][1]->status, r::result_status::ok);
   EXPECT_EQ(by_gpu[3][2]->failure, r::failure_kind::worker_timeout);
   EXPECT_EQ(by_gpu[3][2]->reason.rfind("GPU 3: no answer for ", 0), 0U) << by_gpu[3][2]->reason;
   EXPECT_NE(by_gpu[3][2]->reason.find("in stand_in.scale dtype=fp32"), std::string::npos);
   EXPECT_NE(by_gpu[3][2]->reason.find("worker killed"), std::string::npos);
-  EXPECT_EQ(by_gpu[3][4]->failure, r::failure_kind::worker_timeout);
-  // GPU 5 died on SIGSEGV in its second case.
+  EXPECT_EQ(by_gpu[3][3]->status, r::result_status::ok) << by_gpu[3][3]->reason;
+  EXPECT_EQ(by_gpu[3][4]->status, r::result_status::ok) << by_gpu[3][4]->reason;
+  // GPU 5 died on SIGSEGV in its second case; a fresh worker measured the other three.
   ASSERT_EQ(by_gpu[5].size(), 5U);
   EXPECT_EQ(by_gpu[5][0]->status, r::result_status::ok);
   EXPECT_EQ(by_gpu[5][1]->failure, r::failure_kind::worker_signal);
   EXPECT_NE(by_gpu[5][1]->reason.find("SIGSEGV"), std::string::npos) << by_gpu[5][1]->reason;
+  for (int i : {2, 3, 4})
+    EXPECT_EQ(by_gpu[5][i]->status, r::result_status::ok) << i << ": " << by_gpu[5][i]->reason;
   // Told on stderr as it happened; the journal is gone once the report is written.
   EXPECT_NE(p.err.find("GPU 3: no answer"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("GPU 5: the worker died on signal 11"), std::string::npos) << p.err;
@@ -122,6 +126,58 @@ TEST_F(RunSpine, EightGpusOneHangsOneCrashesTheOtherSixAreWhole) {
   const auto check = gpuspec::testing::run_in(
       m_dir, "'" GPUSPEC_BINARY "' check report.json --format json > check.json");
   EXPECT_EQ(check.exit_code, 2) << check.err;
+}
+
+TEST_F(RunSpine, ALostWorkerIsFollowedByOneFreshWorkerAndASecondLossEndsTheGpu) {
+  const auto p = run("run -o report.json --max-time 0.2 --kill-grace 0.3", "eight-healthy.json",
+                     "four-cases-lost-workers.json");
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  const r::report rep = load(m_dir / "report.json");
+  EXPECT_TRUE(rep.complete) << rep.incomplete_reason;
+  std::map<int, std::vector<const r::result*>> by_gpu;
+  for (const auto& res : rep.results)
+    by_gpu[res.devices.at(0)].push_back(&res);
+  const auto statuses = [&](int gpu) {
+    std::string out;
+    for (const auto* res : by_gpu[gpu])
+      out += res->status == r::result_status::ok ? "o" : "F";
+    return out;
+  };
+  // GPU 0: SIGSEGV in case 2 of 4; cases 3 and 4 measured by a second worker.
+  EXPECT_EQ(statuses(0), "oFoo");
+  EXPECT_EQ(by_gpu[0][1]->failure, r::failure_kind::worker_signal);
+  EXPECT_NE(p.err.find("GPU 0: the worker died on signal 11 (SIGSEGV) in stand_in.copy size=2 "
+                       "MiB"),
+            std::string::npos)
+      << p.err;
+  EXPECT_NE(p.err.find("a fresh worker measures its 2 remaining cases"), std::string::npos)
+      << p.err;
+  // GPU 1: the second worker dies too (case 3): that ends the GPU; case 4 is not run.
+  EXPECT_EQ(statuses(1), "oFFF");
+  EXPECT_EQ(by_gpu[1][2]->failure, r::failure_kind::worker_signal);
+  EXPECT_NE(by_gpu[1][3]->reason.find("not run"), std::string::npos) << by_gpu[1][3]->reason;
+  EXPECT_NE(by_gpu[1][3]->reason.find("its 2 workers were lost, which ends the GPU"),
+            std::string::npos)
+      << by_gpu[1][3]->reason;
+  // GPU 2: a sticky CUDA error in case 2: named in its result; a fresh worker measures the rest.
+  EXPECT_EQ(statuses(2), "oFoo");
+  EXPECT_NE(by_gpu[2][1]->reason.find("cudaErrorIllegalAddress"), std::string::npos)
+      << by_gpu[2][1]->reason;
+  for (int gpu = 3; gpu < 8; ++gpu)
+    EXPECT_EQ(statuses(gpu), "oooo") << gpu;
+}
+
+TEST_F(RunSpine, NoFreshWorkerForAGpuNvmlSaysIsLost) {
+  // mixed-lost.json: GPU 1 answers GPU_IS_LOST to every NVML query.
+  const auto p = run("run -o report.json --max-time 0.2 --kill-grace 0.3 --devices 1",
+                     "mixed-lost.json", "four-cases-lost-workers.json");
+  const r::report rep = load(m_dir / "report.json");
+  ASSERT_EQ(rep.results.size(), 4U) << p.err;
+  EXPECT_EQ(rep.results[1].failure, r::failure_kind::worker_signal) << rep.results[1].reason;
+  for (int i : {2, 3})
+    EXPECT_NE(rep.results[i].reason.find("NVML says GPU 1 is lost: no fresh worker"),
+              std::string::npos)
+        << rep.results[i].reason;
 }
 
 TEST_F(RunSpine, AStandInRunIsNeverPassed) {

@@ -9,9 +9,14 @@
   OUTDIR;
 - no carried bundle and no build named: it refuses at once (exit 3, "REFUSED: no carried
   bundle"), and never starts a build;
-- one healthy GPU (a stand-in gpuspec, a stand-in GPU test binary whose one skip is the two-GPU
-  test's, and the stand-in PyTorch of tests/unit/scripts/fake_torch): it exits 0, the expected
-  skip counted and listed, PyTorch imported once; an unexpected skip is no pass;
+- every architecture we build for (stand-ins of nvidia-smi, gpuspec and the GPU test binaries,
+  with the real test names and their own GTEST_SKIP conditions, answering as an H100, H200 (sm_90),
+  B200 (sm_100) or RTX PRO 6000 (sm_120), and the stand-in PyTorch of tests/unit/scripts/fake_torch):
+  the first call exits 0 (PASS), running only the tests tests/gpu/gpu_tests.json declares for the
+  machine and listing the others with the reason; one failing test, a skip where a test applies,
+  a step cut for time, a side-by-side that differs or a missing binary is no pass; the FP8 GEMMs
+  run first and alone, and must pass (all skipped is no pass); --rerun runs the other binaries;
+  a no-GPU machine is exit 3;
 - a run killed before its report (a stand-in that leaves REPORT.journal and a temporary file):
   the report is recovered from the journal (`gpuspec run --recover`), the journal and the
   temporary file go into the evidence, and OUTDIR keeps within the 8 files;
@@ -93,37 +98,9 @@ exit 0
 """
 
 
-# One GPU's quick report, as far as side_by_side.py reads it: its copy and one GEMM, which the
-# stand-in PyTorch below matches (4000 GB/s: 2 GiB in 0.5369 ms; 700 TFLOP/s: 0.1963 ms).
-ONE_GPU_REPORT = json.dumps({
-    "devices": [{"index": 0, "cuda_index": 0}],
-    "results": [
-        {"bench_id": "memory.stream.copy", "devices": [0], "status": "ok", "parameters": {"dtype": "fp32"},
-         "stats": {"median": 4000.0}},
-        {"bench_id": "gemm.cublas.fp16_tc", "devices": [0], "status": "ok",
-         "parameters": {"shape": "4096x4096x4096", "layout": "NN"}, "stats": {"median": 700.0}},
-    ]})
 FAKE_TORCH_ENV = {"PYTHONPATH": str(Path(__file__).resolve().parent / "fake_torch"),
                   "FAKE_TORCH_COPY_MS": "0.5369", "FAKE_TORCH_MATMUL_MS": "0.1963"}
 
-# A GPU test binary on one GPU: one test passes, one skips with $FAKE_SKIP_MESSAGE (gtest's
-# output, as GTEST_SKIP() << message prints it).
-FAKE_GPU_TEST = r"""#!/bin/sh
-cat <<END
-[==========] Running 2 tests from 1 test suite.
-[ RUN      ] fake_gpu.passes
-[       OK ] fake_gpu.passes (3 ms)
-[ RUN      ] fake_gpu.skips
-/src/tests/gpu/fake_gpu_test.cpp:57: Skipped
-$FAKE_SKIP_MESSAGE
-
-[  SKIPPED ] fake_gpu.skips (0 ms)
-[==========] 2 tests from 1 test suite ran. (3 ms total)
-[  PASSED  ] 1 test.
-[  SKIPPED ] 1 test, listed below:
-[  SKIPPED ] fake_gpu.skips
-END
-"""
 
 # A machine's nvidia-smi with one idle GPU.
 IDLE_SMI = """#!/bin/sh
@@ -164,15 +141,11 @@ def run_script(tmp, smi, build, extra_env=None, timeout=120, script=None):
     return proc, seconds, out, summary
 
 
-def stand_in_build(tmp, gpu_test=False):
+def stand_in_build(tmp):
     build = tmp / "stand-in-build"
     (build / "cli").mkdir(parents=True)
     (build / "cli" / "gpuspec").write_text(FAKE_GPUSPEC)
     (build / "cli" / "gpuspec").chmod(0o755)
-    if gpu_test:
-        (build / "tests" / "gpu").mkdir(parents=True)
-        (build / "tests" / "gpu" / "fake_gpu_test").write_text(FAKE_GPU_TEST)
-        (build / "tests" / "gpu" / "fake_gpu_test").chmod(0o755)
     return build
 
 
@@ -233,7 +206,7 @@ class WithoutGpu(unittest.TestCase, Summary):
     def test_the_log_ends_with_the_summary(self):
         log = (self.out / "validate.log").read_text()
         self.assertIn("summary", log.split("===")[-1])
-        self.assertIn("of the 530s budget", log)
+        self.assertIn("of the 250s budget", log)
 
 
 class BusyGpu(unittest.TestCase, Summary):
@@ -281,12 +254,14 @@ class OutOfBudget(unittest.TestCase, Summary):
         cls.tmp.cleanup()
 
     def test_the_long_step_is_timed_out_and_the_rest_cut(self):
+        # The shares scale with the budget: 4 s for the quick suite, 3 for the burn-in and its
+        # checks; what is kept for the burn-in leaves nothing for PyTorch.
         line, fields = self.step("quick-suite")
         self.assertEqual(fields[1], "124", line)
         self.assertIn("TIMED OUT", line)
-        self.assertIn("shortened", line)
-        self.assertEqual(self.step("burnin")[1][1], "cut")
         self.assertEqual(self.step("torch-side-by-side")[1][1], "cut")
+        self.assertIn(self.step("burnin")[1][1], ("cut", "124"))
+        self.assertIn("steps cut or timed out: quick-suite", self.summary)
 
     def test_ends_on_time_with_its_files(self):
         self.assertLess(self.seconds, 12 + 10 + 10)  # the budget, one kill grace, the rest
@@ -322,112 +297,302 @@ class WithoutBundle(unittest.TestCase):
             self.assertEqual(sorted(p.name for p in out.iterdir()), ["evidence.tar.gz", "summary.txt", "validate.log"])
 
 
-class OneHealthyGpu(unittest.TestCase, Summary):
-    """One GPU, everything agreeing, the two-GPU test skipped: a pass, with the skip listed."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        tmp = Path(cls.tmp.name)
-        cls.proc, cls.seconds, cls.out, cls.summary = run_script(
-            tmp, IDLE_SMI, stand_in_build(tmp, gpu_test=True),
-            {**FAKE_TORCH_ENV, "FAKE_REPORT": ONE_GPU_REPORT, "FAKE_SKIP_MESSAGE": "one GPU: no pair"})
-        cls.imports = (tmp / "torch-imports.txt").read_text().splitlines()
-        cls.calls = (tmp / "calls.txt").read_text().splitlines()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def test_exits_0_with_the_expected_skip_counted_and_listed(self):
-        self.assertEqual(self.proc.returncode, 0, self.summary + self.proc.stdout[-3000:])
-        # No FP8 GEMM test binary among the stand-in's: said, not failed.
-        line, _ = self.step("fp8-gemms")
-        self.assertIn("the FP8 GEMMs are not run", line)
-        self.assertIn("1 skipped (1 expected here, 0 unexpected)", self.summary)
-        self.assertIn("expected skips (this machine, not the code): fake_gpu.skips (two-GPU test on one GPU",
-                      self.summary)
-        self.assertIn("NOTE: PASS", self.summary)
-        self.assertNotIn("NOT A PASS", self.summary)
-
-    def test_pytorch_is_imported_once_for_both_side_by_sides(self):
-        self.assertEqual(len(self.imports), 1, self.imports)
-        line, fields = self.step("torch-side-by-side")
-        self.assertEqual(fields[1], "0", line)
-        self.assertIn("gpuspec GB/s", self.proc.stdout)
-        self.assertIn("fp16_tc", self.proc.stdout)
-
-    def test_the_burn_in_is_judged_with_the_validations_minimum(self):
-        checks = [c for c in self.calls if c.startswith("stand-in gpuspec check") and "burnin-report.json" in c]
-        self.assertEqual(len(checks), 2, checks)
-        self.assertNotIn("--rules", checks[0])  # the acceptance check, shown
-        self.assertIn("--rules", checks[1])  # the validation's, counted
-        runs = [c for c in self.calls if c.startswith("stand-in gpuspec run") and "--suite burnin" in c]
-        self.assertIn("--duration 2m", runs[0])
-
-    def test_the_steps_have_their_wall_times(self):
-        for name in ("version", "nvidia-smi", "meminfo", "quick-suite", "burnin", "fake_gpu_test"):
-            float(self.step(name)[1][2])
+# The machines we build for, as nvidia-smi and the CUDA runtime name them: (name, compute
+# capability).
+MACHINES = {
+    "H100": ("NVIDIA H100 80GB HBM3", "9.0"),
+    "H200": ("NVIDIA H200", "9.0"),
+    "B200": ("NVIDIA B200", "10.0"),
+    "RTX PRO 6000": ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "12.0"),
+}
 
 
-class AnUnexpectedSkip(unittest.TestCase, Summary):
-    def test_is_no_pass(self):
-        with tempfile.TemporaryDirectory() as name:
-            tmp = Path(name)
-            self.proc, _, _, self.summary = run_script(
-                tmp, IDLE_SMI, stand_in_build(tmp, gpu_test=True),
-                {**FAKE_TORCH_ENV, "FAKE_REPORT": ONE_GPU_REPORT,
-                 "FAKE_SKIP_MESSAGE": "this build has no sm_90a kernels (its architecture list lacks 90)"})
-        self.assertNotEqual(self.proc.returncode, 0)
-        self.assertIn("1 skipped (0 expected here, 1 unexpected)", self.summary)
-        self.assertIn("UNEXPECTED SKIPS: fake_gpu.skips: this build has no sm_90a kernels", self.summary)
-        self.assertIn("NOT A PASS: 1 unexpected GPU test skips", self.summary)
-        self.assertNotIn("side-by-side", self.summary.split("NOT A PASS:")[1])
-
-
-# The FP8 GEMMs' test binary as a stand-in: records its arguments, then fails or passes.
-FAKE_FP8_TEST = r"""#!/bin/sh
-echo "$*" >> "$FAKE_FP8_ARGS"
-echo "[ RUN      ] gemm_fp8_gpu.fp8_pairs_verify"
-if [ -n "$FAKE_FP8_FAIL" ]; then
-  echo "[  FAILED  ] gemm_fp8_gpu.fp8_pairs_verify (9 ms)"
-  exit 1
-fi
-echo "[       OK ] gemm_fp8_gpu.fp8_pairs_verify (9 ms)"
-echo "[  PASSED  ] 1 test."
+def machine_smi(name, cc):
+    """nvidia-smi of a machine with one idle GPU."""
+    return f"""#!/bin/sh
+case "$*" in
+  *compute_cap*) echo '{cc}' ;;
+  *compute-apps*) echo 'gpu_bus_id, pid, process_name, used_memory' ;;
+  *) echo 'index, name'; echo '0, {name}' ;;
+esac
 """
 
 
-class Fp8Gemms(unittest.TestCase, Summary):
-    """Issue 19.6's step: the cuBLASLt FP8 GEMMs' test run on its own, its failure no pass."""
+# A GPU test binary as gtest builds it, with the real binaries' test names and each test's own
+# condition, as its code says it (GTEST_SKIP where it does not apply): what the runner must never
+# run. $FAKE_CC is the compute capability the CUDA runtime reports ("9.0"), $FAKE_GPUS the GPU
+# count; $FAKE_FAIL names a test that fails; $FAKE_SKIP_ALL=1 skips every test (a binary whose
+# tests all skipped exits 0); every call is recorded in $FAKE_TEST_CALLS.
+FAKE_GTEST = r"""#!/usr/bin/env python3
+import fnmatch, os, sys
+CATALOG = __CATALOG__
+args = sys.argv[1:]
+with open(os.environ["FAKE_TEST_CALLS"], "a") as f:
+    f.write(os.path.basename(sys.argv[0]) + " " + " ".join(args) + "\n")
+if "--gtest_list_tests" in args:
+    suites = {}
+    for name, _, _ in CATALOG:
+        suite, test = name.split(".")
+        suites.setdefault(suite, []).append(test)
+    for suite, tests in suites.items():
+        print(suite + ".")
+        for t in tests:
+            print("  " + t)
+    sys.exit(0)
+patterns = ["*"]
+for a in args:
+    if a.startswith("--gtest_filter="):
+        patterns = a.split("=", 1)[1].split(":")
+major, minor = os.environ.get("FAKE_CC", "9.0").split(".")
+cc, gpus = int(major) * 10 + int(minor), int(os.environ.get("FAKE_GPUS", "1"))
+chosen = [c for c in CATALOG if any(fnmatch.fnmatchcase(c[0], p) for p in patterns)]
+print(f"[==========] Running {len(chosen)} tests from 1 test suite.")
+passed, failed = 0, []
+for name, applies, message in chosen:
+    print(f"[ RUN      ] {name}")
+    if os.environ.get("FAKE_SKIP_ALL") == "1" or not eval(applies):
+        print("/src/tests/gpu/fake.cpp:57: Skipped")
+        print(message.replace("SM", f"sm_{cc}") if os.environ.get("FAKE_SKIP_ALL") != "1" else "no usable GPU")
+        print()
+        print(f"[  SKIPPED ] {name} (0 ms)")
+    elif os.environ.get("FAKE_FAIL") == name:
+        print("/src/tests/gpu/fake.cpp:60: Failure")
+        print(f"[  FAILED  ] {name} (1 ms)")
+        failed.append(name)
+    else:
+        print(f"[       OK ] {name} (1 ms)")
+        passed += 1
+print(f"[==========] {len(chosen)} tests from 1 test suite ran. (3 ms total)")
+print(f"[  PASSED  ] {passed} tests.")
+for name in failed:
+    print(f"[  FAILED  ] {name}")
+sys.exit(1 if failed else 0)
+"""
 
-    def run_with(self, fail):
+# Each carried binary's tests: (full name, the condition under which its code runs it, the skip
+# message otherwise). The names are the real ones (tests/gpu/*.cpp), so the real declarations
+# (tests/gpu/gpu_tests.json) select them.
+CATALOGS = {
+    "gpuspec_tensor_gpu_test": [
+        ("tc_plan.picks_the_path_each_gpu_supports", "True", ""),
+        ("tensor_kernels.every_mma_sync_variant_this_gpu_runs_computes_a_times_b", "cc >= 75",
+         "no mma.sync before sm_75; this GPU is SM"),
+        ("tensor_kernels.every_wgmma_kernel_computes_a_times_b_on_hopper", "cc == 90",
+         "wgmma runs on compute capability 9.0 only; this GPU is SM"),
+        ("tensor_kernels.every_tcgen05_kernel_computes_a_times_b_on_blackwell_10x", "cc // 10 == 10",
+         "tcgen05 runs on compute capability 10.x only; this GPU is SM"),
+    ],
+    "gpuspec_gemm_cublas_gpu_test": [
+        ("gemm_cublas_host.registration", "True", ""),
+        ("gemm_fp8_gpu.fp8_pairs_verify", "True", ""),
+        ("gemm_blockscaled_gpu.every_format_verifies_or_says_why_not", "cc >= 100",
+         "the block-scaled GEMMs need 10.0 or newer"),
+        ("gemm_blockscaled_gpu.older_gpus_say_not_supported", "cc < 100", "a Blackwell GPU: the formats run"),
+    ],
+    "gpuspec_gemm_custom_gpu_test": [
+        ("gemm_custom_gpu.hgemm_every_element_matches_the_host_reference", "cc >= 80", "needs sm_80"),
+        ("gemm_custom_gpu.hgemm_launcher_refuses_gpus_before_sm80", "cc < 80", "this GPU is SM: the kernel runs here"),
+    ],
+    "gpuspec_transfer_p2p_gpu_test": [
+        ("transfer_p2p_test.one_gpu_has_no_pair_and_so_no_case", "True", ""),
+        ("transfer_p2p_test.two_gpus_verify_every_byte_of_their_pairs", "gpus >= 2", "one GPU: no pair"),
+    ],
+    "gpuspec_collective_gpu_test": [
+        ("collective_gpu_test.OneRankCollectivesAreExactInEveryType", "True", ""),
+    ],
+    # Never run: the burn-in step repeats it; a host test that travelled along.
+    "gpuspec_burnin_gpu_test": [("burnin_test.a_twenty_second_burn_in_keeps_every_checksum_and_word", "True", "")],
+    "gpuspec_harness_test": [("harness.host_only", "True", "")],
+}
+for _name in ("gpuspec_compute_gpu_test", "gpuspec_memory_hierarchy_gpu_test", "gpuspec_kernels_gpu_test",
+              "gpuspec_burnin_kernels_gpu_test", "gpuspec_transfer_gpu_test", "gpuspec_benches_gpu_test"):
+    CATALOGS[_name] = [("fake_gpu.passes", "True", "")]
+
+
+def stand_in_gpu_build(tmp, only=None):
+    build = stand_in_build(tmp)
+    (build / "tests" / "gpu").mkdir(parents=True)
+    for name, catalog in CATALOGS.items():
+        if only is not None and name not in only:
+            continue
+        path = build / "tests" / "gpu" / name
+        path.write_text(FAKE_GTEST.replace("__CATALOG__", repr(catalog)))
+        path.chmod(0o755)
+    return build
+
+
+# One GPU's quick report: its copy and one GEMM, which the stand-in PyTorch matches, the GEMM
+# sampled as the harness does (11 GEMMs of 0.196 ms per sample).
+ARCH_REPORT = json.dumps({
+    "devices": [{"index": 0, "cuda_index": 0}],
+    "results": [
+        {"bench_id": "memory.stream.copy", "devices": [0], "status": "ok", "parameters": {"dtype": "fp32"},
+         "stats": {"median": 4000.0}},
+        {"bench_id": "gemm.cublas.fp16_tc", "devices": [0], "status": "ok",
+         "parameters": {"shape": "4096x4096x4096", "layout": "NN", "gemms_per_sample": 11},
+         "stats": {"median": 700.0}},
+    ]})
+
+
+def run_machine(test, machine, extra_env=None, args=(), only=None):
+    """gpu-validate.sh on the machine MACHINES[machine], with the stand-in gpuspec and test
+    binaries and the stand-in PyTorch; sets test.proc, .summary, .out and .calls (the test
+    binaries' calls)."""
+    tmp_dir = tempfile.TemporaryDirectory()
+    test.addCleanup(tmp_dir.cleanup)
+    tmp = Path(tmp_dir.name)
+    name, cc = MACHINES[machine]
+    env = {**FAKE_TORCH_ENV, "FAKE_REPORT": ARCH_REPORT, "FAKE_CC": cc, "FAKE_TEST_CALLS": str(tmp / "tests.txt"),
+           "GPUSPEC_NCCL_LIBRARY": "/stand-in/libnccl.so.2"}
+    env.update(extra_env or {})
+    script = None
+    if args:
+        script = tmp / "run-with-args.sh"
+        script.write_text(f'exec bash "{REPO}/scripts/gpu-validate.sh" {" ".join(args)} "$@"\n')
+    test.proc, test.seconds, test.out, test.summary = run_script(
+        tmp, machine_smi(name, cc), stand_in_gpu_build(tmp, only), env, script=script)
+    calls = tmp / "tests.txt"
+    test.calls = calls.read_text().splitlines() if calls.exists() else []
+
+
+def runs_of(calls):
+    """The test binaries' runs (not their listings): "binary --gtest_filter=..." lines."""
+    return [c for c in calls if "--gtest_list_tests" not in c]
+
+
+class EveryArchitecturePasses(unittest.TestCase, Summary):
+    """The first call on each machine we build for, everything passing: PASS, exit 0; only the
+    tests that apply run, the others are listed with the reason; no skip message list."""
+
+    def check_machine(self, machine, not_run, ran):
+        run_machine(self, machine)
+        self.assertEqual(self.proc.returncode, 0, self.summary + self.proc.stdout[-3000:])
+        self.assertIn("NOTE: PASS", self.summary)
+        self.assertNotIn("NOT A PASS", self.summary)
+        for test, reason in not_run:
+            self.assertIn(f"{test}: {reason}", self.summary)
+        runs = "\n".join(runs_of(self.calls))
+        for test in ran:
+            self.assertIn(test, runs)
+        for test, _ in not_run:
+            self.assertNotIn(test, runs)
+        # The first call's binaries only, the FP8 GEMMs first and alone, and never what repeats.
+        self.assertTrue(runs_of(self.calls)[0].startswith("gpuspec_gemm_cublas_gpu_test --gtest_color=no "
+                                                          "--gtest_filter=gemm_fp8_gpu.fp8_pairs_verify"),
+                        self.calls)
+        self.assertEqual(runs.count("gemm_fp8_gpu.fp8_pairs_verify"), 1, runs)
+        self.assertNotIn("gpuspec_burnin_gpu_test", "\n".join(self.calls))
+        self.assertNotIn("gpuspec_harness_test", runs)
+        self.assertNotIn("gpuspec_compute_gpu_test", runs)  # the rerun's
+        self.assertIn("gpuspec_burnin_gpu_test (the binary): the burn-in step", self.summary)
+        self.assertIn("0 problem(s)", self.summary)
+
+    def test_h100(self):
+        self.check_machine("H100", [
+            ("tensor_kernels.every_tcgen05_kernel_computes_a_times_b_on_blackwell_10x", "not for sm_90"),
+            ("gemm_blockscaled_gpu.every_format_verifies_or_says_why_not", "not for sm_90")],
+            ["tensor_kernels.every_wgmma_kernel_computes_a_times_b_on_hopper",
+             "gemm_blockscaled_gpu.older_gpus_say_not_supported"])
+
+    def test_h200(self):
+        self.check_machine("H200", [
+            ("tensor_kernels.every_tcgen05_kernel_computes_a_times_b_on_blackwell_10x", "not for sm_90")],
+            ["tensor_kernels.every_wgmma_kernel_computes_a_times_b_on_hopper"])
+
+    def test_b200(self):
+        self.check_machine("B200", [
+            ("tensor_kernels.every_wgmma_kernel_computes_a_times_b_on_hopper", "not for sm_100"),
+            ("gemm_blockscaled_gpu.older_gpus_say_not_supported", "not for sm_100")],
+            ["tensor_kernels.every_tcgen05_kernel_computes_a_times_b_on_blackwell_10x",
+             "gemm_blockscaled_gpu.every_format_verifies_or_says_why_not"])
+
+    def test_rtx_pro_6000(self):
+        self.check_machine("RTX PRO 6000", [
+            ("tensor_kernels.every_wgmma_kernel_computes_a_times_b_on_hopper", "not for sm_120"),
+            ("tensor_kernels.every_tcgen05_kernel_computes_a_times_b_on_blackwell_10x", "not for sm_120"),
+            ("gemm_blockscaled_gpu.older_gpus_say_not_supported", "not for sm_120")],
+            ["gemm_blockscaled_gpu.every_format_verifies_or_says_why_not",
+             "tensor_kernels.every_mma_sync_variant_this_gpu_runs_computes_a_times_b"])
+
+
+class NotAPass(unittest.TestCase, Summary):
+    """One thing wrong, everything else as on a passing H100: never PASS."""
+
+    def expect_not_a_pass(self, why):
+        self.assertNotEqual(self.proc.returncode, 0, self.summary)
+        self.assertIn("NOT A PASS", self.summary)
+        self.assertIn(why, self.summary.split("NOT A PASS:")[1])
+
+    def test_one_failing_test(self):
+        run_machine(self, "H100", {"FAKE_FAIL": "tensor_kernels.every_wgmma_kernel_computes_a_times_b_on_hopper"})
+        self.expect_not_a_pass("GPU test problem")
+        self.assertIn("gpuspec_tensor_gpu_test: gpuspec_tensor_gpu_test exited with 1", self.summary)
+
+    def test_a_skip_where_the_test_applies(self):
+        # The binary skips a test its declaration says applies here (a bundle without sm_90a).
+        run_machine(self, "H100", {"FAKE_CC": "10.0"})
+        self.expect_not_a_pass("GPU test problem")
+        self.assertIn("every_wgmma_kernel_computes_a_times_b_on_hopper SKIPPED where it applies", self.summary)
+
+    def test_a_step_cut_for_time(self):
+        # A burn-in that outlasts its share of a budget scaled down to 50 s.
+        run_machine(self, "H100", {"GPU_VALIDATE_BUDGET_S": "30", "FAKE_RUN_SLEEP": "30"})
+        self.expect_not_a_pass("steps cut or timed out")
+
+    def test_the_side_by_side_differs(self):
+        run_machine(self, "H100", {"FAKE_TORCH_MATMUL_MS": "0.1"})
+        self.expect_not_a_pass("side-by-side 1")
+
+    def test_a_binary_missing_from_the_bundle(self):
+        run_machine(self, "H100", only={"gpuspec_gemm_cublas_gpu_test"})
+        self.expect_not_a_pass("GPU test problem")
+        self.assertIn("gpuspec_tensor_gpu_test: declared for this call, not among the test binaries", self.summary)
+
+
+class NoGpuStandIn(unittest.TestCase, Summary):
+    def test_no_gpu_is_exit_3_and_runs_no_test(self):
         tmp_dir = tempfile.TemporaryDirectory()
         self.addCleanup(tmp_dir.cleanup)
         tmp = Path(tmp_dir.name)
-        build = stand_in_build(tmp)
-        (build / "tests" / "gpu").mkdir(parents=True)
-        fake = build / "tests" / "gpu" / "gpuspec_gemm_cublas_gpu_test"
-        fake.write_text(FAKE_FP8_TEST)
-        fake.chmod(0o755)
-        env = {**FAKE_TORCH_ENV, "FAKE_REPORT": ONE_GPU_REPORT, "FAKE_FP8_ARGS": str(tmp / "fp8-args.txt")}
-        if fail:
-            env["FAKE_FP8_FAIL"] = "1"
-        self.proc, self.seconds, self.out, self.summary = run_script(tmp, IDLE_SMI, build, env)
-        return (tmp / "fp8-args.txt").read_text().splitlines()
+        env = {"FAKE_TEST_CALLS": str(tmp / "tests.txt"), "FAKE_SKIP_ALL": "1"}
+        self.proc, _, _, self.summary = run_script(tmp, FAILING_SMI, stand_in_gpu_build(tmp), env)
+        self.assertEqual(self.proc.returncode, 3, self.summary)
+        self.assertIn("NO GPU on this machine", self.summary)
+        self.assertNotIn("NOTE: PASS", self.summary)
 
-    def test_runs_the_fp8_tests_alone_first(self):
-        args = self.run_with(fail=False)
-        self.assertIn("--gtest_filter=gemm_fp8_gpu.*", args[0])
-        line, fields = self.step("fp8-gemms")
-        self.assertEqual(fields[1], "0", line)
-        self.assertNotIn("did not all verify", self.summary)
+
+class TheRerun(unittest.TestCase, Summary):
+    """--rerun: the GPU tests of device code that ran before; no quick suite, PyTorch or burn-in."""
+
+    def test_runs_the_rerun_tests_and_passes(self):
+        run_machine(self, "H100", args=("--rerun",))
+        self.assertEqual(self.proc.returncode, 0, self.summary + self.proc.stdout[-3000:])
+        runs = "\n".join(runs_of(self.calls))
+        self.assertIn("gpuspec_compute_gpu_test", runs)
+        self.assertIn("gpuspec_collective_gpu_test", runs)
+        self.assertNotIn("gpuspec_tensor_gpu_test", runs)
+        self.assertIn("transfer_p2p_test.two_gpus_verify_every_byte_of_their_pairs: needs 2 GPUs", self.summary)
+        self.assertNotIn("two_gpus_verify_every_byte_of_their_pairs", runs)
+        for step in ("quick-suite", "burnin", "torch-side-by-side"):
+            self.assertNotIn(f"\n{step} ", self.summary)
+
+
+class Fp8Gemms(unittest.TestCase, Summary):
+    """Issue 19.6's step: the cuBLASLt FP8 GEMMs' test run on its own; it must pass, each test."""
 
     def test_a_failing_fp8_gemm_is_not_a_pass(self):
-        self.run_with(fail=True)
+        run_machine(self, "H100", {"FAKE_FAIL": "gemm_fp8_gpu.fp8_pairs_verify"})
         line, fields = self.step("fp8-gemms")
         self.assertEqual(fields[1], "1", line)
-        self.assertIn("NOT A PASS", self.summary)
+        self.assertIn("the cuBLASLt FP8 GEMMs (fp8-gemms) did not all verify", self.summary)
+        self.assertNotEqual(self.proc.returncode, 0)
+
+    def test_every_test_skipped_is_not_verified(self):
+        # The binary exits 0 with every test skipped: 0 of 1 passed, not a pass.
+        run_machine(self, "H100", {"FAKE_SKIP_ALL": "1"})
+        line, fields = self.step("fp8-gemms")
+        self.assertEqual(fields[1], "0", line)
+        self.assertIn("fp8-gemms: 0 of 1 selected tests passed", self.summary)
         self.assertIn("the cuBLASLt FP8 GEMMs (fp8-gemms) did not all verify", self.summary)
         self.assertNotEqual(self.proc.returncode, 0)
 
@@ -485,7 +650,7 @@ class Timing(unittest.TestCase):
         recovery = re.search(r'timeout -k ([0-9]+) ([0-9]+) "\$bin" run --recover', script)
         self.assertGreaterEqual(kill_after, grace + 5, "the report is written after the workers' grace")
         worst = budget + kill_after + int(recovery.group(1)) + int(recovery.group(2))
-        self.assertLessEqual(worst, 590, f"budget {budget} + kill-after {kill_after} + recovery: {worst} s")
+        self.assertLessEqual(worst, 300, f"budget {budget} + kill-after {kill_after} + recovery: {worst} s")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ REPORT = {
     "devices": [{"index": 0, "cuda_index": 0}],
     "results": [
         result("memory.stream.copy", 4000.0, dtype="fp32"),
-        result("gemm.cublas.fp16_tc", 700.0, shape="4096x4096x4096", layout="NN"),
+        # The harness's sample: 11 GEMMs of 0.196 ms (its 2 ms target), as gemms_per_sample says.
+        result("gemm.cublas.fp16_tc", 700.0, shape="4096x4096x4096", layout="NN", gemms_per_sample=11),
         result("gemm.cublas.fp16_tc_acc16", 800.0, shape="4096x4096x4096", layout="NN"),
         {"bench_id": "gemm.cublas.fp8_tc", "devices": [0], "status": "not_supported",
          "parameters": {"shape": "4096x4096x4096", "layout": "NN"}, "stats": {"median": 0}},
@@ -34,9 +35,10 @@ REPORT = {
 COPY = {"results": [{"device": 0, "median": 4100.0}]}
 
 
-def matmul(median):
+def matmul(median, batch_seconds=1.2e-3, gemms=6):
     return {"results": [{"device": 0, "precision": "fp16_tc", "shape": "4096x4096x4096", "layout": "NN",
-                         "status": "ok", "median": median}]}
+                         "status": "ok", "median": median, "batch_seconds": batch_seconds,
+                         "gemms_per_batch": gemms}]}
 
 
 class SideBySide(unittest.TestCase):
@@ -69,6 +71,25 @@ class SideBySide(unittest.TestCase):
         self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
         self.assertIn("DIFFER", done.stdout)
         self.assertIn("heuristic", done.stdout)
+
+    def test_shapes_timed_in_another_regime_are_shown_not_compared(self):
+        # A small shape: gpuspec's sample of one GEMM lasts 0.02 ms, launch latency included;
+        # PyTorch's batch 1.2 ms. The gap says nothing about the kernels: not judged.
+        small = {"devices": REPORT["devices"], "results": [
+            REPORT["results"][0], result("gemm.cublas.fp16_tc", 7.0, shape="128x128x4096", layout="NN")]}
+        ref = {"results": [{"device": 0, "precision": "fp16_tc", "shape": "128x128x4096", "layout": "NN",
+                            "status": "ok", "median": 20.0, "batch_seconds": 1.2e-3, "gemms_per_batch": 300}]}
+        done = self.run_script(small, COPY, ref)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("not compared: not the same regime", done.stdout)
+        self.assertNotIn("DIFFER", done.stdout)
+        # Both batched past 1 ms: compared, and a gap is a difference.
+        big = {"devices": REPORT["devices"], "results": [
+            REPORT["results"][0], result("gemm.cublas.fp16_tc", 7.0, shape="128x128x4096", layout="NN",
+                                         gemms_per_sample=100)]}
+        done = self.run_script(big, COPY, ref)
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("DIFFER", done.stdout)
 
     def test_copy_gap_exits_1(self):
         done = self.run_script(REPORT, {"results": [{"device": 0, "median": 5000.0}]})
@@ -115,6 +136,9 @@ class TorchReference(unittest.TestCase):
         ok = [r for r in matmul["results"] if r["status"] == "ok"]
         self.assertEqual([(r["precision"], r["shape"]) for r in ok], [("fp16_tc", "4096x4096x4096")])
         self.assertAlmostEqual(ok[0]["median"], 700.0, delta=1)
+        # A batch of GEMMs between the events, at least 1 ms of them (6 of 0.1963 ms), not one.
+        self.assertEqual(ok[0]["gemms_per_batch"], 6)
+        self.assertAlmostEqual(ok[0]["batch_seconds"], 6 * 0.1963e-3, delta=1e-9)
         self.assertIn("gpuspec GB/s", done.stdout)  # the copy's table
         self.assertIn("n/a: no plain PyTorch matmul counterpart", done.stdout)  # fp16_tc_acc16
         self.assertRegex(done.stdout, r"torch copy gpu 0 .*\[wall [0-9.]+ s\]")
@@ -137,6 +161,15 @@ class TorchReference(unittest.TestCase):
         self.assertIn("PyTorch sees no CUDA device", done.stderr)
         self.assertEqual(len(imports), 1)
         self.assertIsNone(copy)
+
+
+class TorchMatmulBatch(unittest.TestCase):
+    def test_a_batch_lasts_at_least_1_ms(self):
+        self.assertEqual(torch_matmul.batch_size(0.2e-3), 5)
+        self.assertEqual(torch_matmul.batch_size(5e-6), 200)
+        self.assertEqual(torch_matmul.batch_size(3e-3), 1)
+        self.assertEqual(torch_matmul.batch_size(0.0), torch_matmul.MAX_BATCH)
+        self.assertEqual(torch_matmul.batch_size(1e-9), torch_matmul.MAX_BATCH)
 
 
 class TorchMatmulCases(unittest.TestCase):

@@ -1,8 +1,9 @@
 // The coordinator and its watchdog, with real worker processes: the stand-in worker of
 // tests/fakes, told by a script to answer normally, hang, die on SIGSEGV, exit 1 half-way, write
-// a line cut short, write garbage, stay silent or be slow within its deadline. Each GPU's fate
-// must stay its own, every case must get exactly one result (or none after an interrupt), and
-// each lost worker's results must say which GPU, which case, what happened and after how long.
+// a line cut short, write garbage, stay silent, be slow within its deadline or fail a case with a
+// sticky CUDA error. Each GPU's fate must stay its own, every case must get exactly one result (or
+// none after an interrupt), each lost worker's results must say which GPU, which case, what
+// happened and after how long, and a lost worker is followed by one fresh worker for the rest.
 
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -98,6 +100,7 @@ protected:
     o.startup_allowance_s = m_startup;
     o.kill_grace_s = 0.3;
     o.interrupt_grace_s = 3.0;
+    o.gpu_lost = m_gpu_lost;
     const std::atomic<bool> never{false};
     if (interrupt != nullptr)
       m_recorder.interrupt_at_first_start = interrupt;
@@ -125,6 +128,19 @@ protected:
     }
   }
 
+  /// Every case of `device` has one result, in order, ok where `ok` says so and failed elsewhere.
+  void expect_results(int device, const std::vector<bool>& ok) {
+    const auto& got = m_recorder.results[device];
+    ASSERT_EQ(got.size(), ok.size()) << "GPU " << device;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      SCOPED_TRACE("GPU " + std::to_string(device) + " case " + std::to_string(i));
+      EXPECT_EQ(got[i].case_index, static_cast<int>(i));
+      EXPECT_EQ(got[i].result.bench_id, m_cases[i].bench_id);
+      EXPECT_EQ(got[i].result.status, ok[i] ? r::result_status::ok : r::result_status::failed)
+          << got[i].result.reason;
+    }
+  }
+
   [[nodiscard]] const r::result& result(int device, std::size_t index) {
     return m_recorder.results[device].at(index).result;
   }
@@ -132,6 +148,7 @@ protected:
   fs::path m_script;
   std::vector<spine::planned_case> m_cases;
   double m_startup = 3.0;
+  std::function<bool(int)> m_gpu_lost;
   recorder m_recorder;
 };
 
@@ -151,17 +168,16 @@ TEST_F(Coordinator, AHungWorkerIsKilledAtItsDeadlineAndTheOthersGoOn) {
   const double seconds = run(3);
   expect_results(0, 3);
   expect_results(2, 3);
-  expect_results(1, 1);
+  expect_results(1, {true, false, true}); // the third by a fresh worker
   const auto& hung = result(1, 1);
   EXPECT_EQ(hung.failure, r::failure_kind::worker_timeout);
   EXPECT_EQ(hung.reason.rfind("GPU 1: no answer for ", 0), 0U) << hung.reason;
   EXPECT_NE(hung.reason.find("in stand_in.case1 size=2 MiB"), std::string::npos) << hung.reason;
   EXPECT_NE(hung.reason.find("worker killed"), std::string::npos) << hung.reason;
-  const auto& after = result(1, 2);
-  EXPECT_EQ(after.failure, r::failure_kind::worker_timeout);
-  EXPECT_EQ(after.reason.rfind("GPU 1: not run: the worker was lost in stand_in.case1", 0), 0U)
-      << after.reason;
   EXPECT_NE(m_recorder.lost[1].find("no answer"), std::string::npos);
+  EXPECT_NE(m_recorder.lost[1].find("a fresh worker measures its 1 remaining case"),
+            std::string::npos)
+      << m_recorder.lost[1];
   // Its deadline: the 0.5 s setup allowance plus two 0.1 s progress runs of silence, then the
   // 0.3 s grace before SIGKILL: seconds, not the default minutes.
   EXPECT_LT(seconds, 5.0);
@@ -170,7 +186,7 @@ TEST_F(Coordinator, AHungWorkerIsKilledAtItsDeadlineAndTheOthersGoOn) {
 TEST_F(Coordinator, AWorkerDeadOnASignalFailsItsCasesSayingWhich) {
   script(3, 0.02, {{"0", {{"behaviour", "segv"}, {"at_case", 0}}}});
   (void)run(2);
-  expect_results(0, 0);
+  expect_results(0, {false, true, true});
   expect_results(1, 3);
   const auto& dead = result(0, 0);
   EXPECT_EQ(dead.failure, r::failure_kind::worker_signal);
@@ -178,24 +194,73 @@ TEST_F(Coordinator, AWorkerDeadOnASignalFailsItsCasesSayingWhich) {
             0U)
       << dead.reason;
   EXPECT_EQ(dead.reason.find("worker killed"), std::string::npos) << "it died by itself";
+}
+
+TEST_F(Coordinator, ASegvAtTheSecondOfFourCasesLeavesTheThirdAndFourthToAFreshWorker) {
+  script(4, 0.02, {{"0", {{"behaviour", "segv"}, {"at_case", 1}}}});
+  (void)run(1);
+  expect_results(0, {true, false, true, true});
+  EXPECT_EQ(result(0, 1).failure, r::failure_kind::worker_signal);
+  EXPECT_NE(result(0, 1).reason.find("SIGSEGV) in stand_in.case1"), std::string::npos)
+      << result(0, 1).reason;
+  EXPECT_NEAR(result(0, 2).stats.median, 102 * 1.0045, 1e-9); // the fresh worker's, case 2
+  EXPECT_NE(m_recorder.lost[0].find("a fresh worker measures its 2 remaining cases"),
+            std::string::npos)
+      << m_recorder.lost[0];
+}
+
+TEST_F(Coordinator, ASecondLostWorkerEndsTheGpu) {
+  script(4, 0.02, {{"0", {{"behaviour", "segv"}, {"at_cases", {1, 2}}}}});
+  (void)run(2);
+  expect_results(0, {true, false, false, false});
+  expect_results(1, 4);
   EXPECT_EQ(result(0, 2).failure, r::failure_kind::worker_signal);
+  EXPECT_EQ(result(0, 2).reason.rfind("GPU 0: the worker died on signal 11 (SIGSEGV) in "
+                                      "stand_in.case2",
+                                      0),
+            0U)
+      << result(0, 2).reason;
+  EXPECT_NE(result(0, 3).reason.find("not run"), std::string::npos) << result(0, 3).reason;
+  EXPECT_NE(result(0, 3).reason.find("its 2 workers were lost, which ends the GPU"),
+            std::string::npos)
+      << result(0, 3).reason;
+}
+
+TEST_F(Coordinator, AStickyErrorEndsTheWorkerSayingWhichAndAFreshOneMeasuresTheRest) {
+  script(4, 0.02, {{"0", {{"behaviour", "sticky"}, {"at_case", 1}}}});
+  (void)run(1);
+  expect_results(0, {true, false, true, true});
+  const auto& faulted = result(0, 1);
+  EXPECT_EQ(faulted.failure, r::failure_kind::benchmark); // the worker's own result
+  EXPECT_NE(faulted.reason.find("sticky error cudaErrorIllegalAddress"), std::string::npos)
+      << faulted.reason;
+  EXPECT_NE(m_recorder.lost[0].find("exited with status 4: a sticky CUDA error"), std::string::npos)
+      << m_recorder.lost[0];
+}
+
+TEST_F(Coordinator, NoFreshWorkerForAGpuNvmlSaysIsLost) {
+  script(3, 0.02, {{"0", {{"behaviour", "segv"}, {"at_case", 0}}}});
+  m_gpu_lost = [](int device) { return device == 0; };
+  (void)run(1);
+  expect_results(0, 0);
+  EXPECT_NE(result(0, 2).reason.find("NVML says GPU 0 is lost: no fresh worker"), std::string::npos)
+      << result(0, 2).reason;
 }
 
 TEST_F(Coordinator, AWorkerThatExitsHalfWayFailsTheRest) {
   script(4, 0.02, {{"1", {{"behaviour", "exit1"}, {"at_case", 2}}}});
   (void)run(2);
-  expect_results(1, 2);
+  expect_results(1, {true, true, false, true});
   EXPECT_EQ(result(1, 2).failure, r::failure_kind::worker_exit);
   EXPECT_NE(result(1, 2).reason.find("exited with status 1 in stand_in.case2"), std::string::npos)
       << result(1, 2).reason;
-  EXPECT_EQ(result(1, 3).failure, r::failure_kind::worker_exit);
   expect_results(0, 4);
 }
 
 TEST_F(Coordinator, ALineCutShortIsAProtocolFailure) {
   script(3, 0.02, {{"0", {{"behaviour", "truncated"}, {"at_case", 1}}}});
   (void)run(1);
-  expect_results(0, 1);
+  expect_results(0, {true, false, true});
   EXPECT_EQ(result(0, 1).failure, r::failure_kind::worker_protocol);
   EXPECT_NE(result(0, 1).reason.find("cut short"), std::string::npos) << result(0, 1).reason;
 }
@@ -203,7 +268,8 @@ TEST_F(Coordinator, ALineCutShortIsAProtocolFailure) {
 TEST_F(Coordinator, GarbageOnTheProtocolChannelStopsTheWorker) {
   script(3, 0.02, {{"0", {{"behaviour", "garbage"}, {"at_case", 1}}}});
   const double seconds = run(2);
-  expect_results(0, 1);
+  // It babbles before case 1 starts, and so does the fresh worker that takes over at case 1.
+  expect_results(0, {true, false, false});
   expect_results(1, 3);
   const auto& bad = result(0, 1);
   EXPECT_EQ(bad.failure, r::failure_kind::worker_protocol);

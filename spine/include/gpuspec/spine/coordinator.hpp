@@ -13,9 +13,17 @@
 /// line that is not a well-formed message in its turn is stopped (SIGTERM, then SIGKILL after
 /// the grace period); its unfinished cases become failed results that name the GPU, the case,
 /// what happened and after how long. The other workers go on.
+///
+/// A lost worker (dead on a signal, exited early, killed by the watchdog, or exited with
+/// sticky_error_exit_code after a case left its CUDA context unusable) is followed by one fresh
+/// worker that measures the job's remaining cases, from the case after the one it was lost in
+/// (or after its last result); that case keeps its failed result, and what was measured before
+/// is kept. No fresh worker when NVML says the GPU is lost (coordinator_options::gpu_lost), after
+/// an interrupt, or after a second loss: the remaining cases then fail, saying why.
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,6 +60,12 @@ struct coordinator_options {
   /// After an interrupt, how long a worker has to return its case (stopped between samples).
   double interrupt_grace_s = 30.0;
   std::size_t max_line_bytes = std::size_t{64} << 20;
+  /// Fresh workers a job may get after lost ones: the first loss is followed by one, a second
+  /// loss ends the job's GPU.
+  int fresh_workers = 1;
+  /// Asked before a lost worker is followed by a fresh one: true when NVML says the GPU is lost
+  /// (fallen off the bus), which no fresh worker can measure. Unset: never.
+  std::function<bool(int device)> gpu_lost;
 };
 
 /// Told as the run goes. Called on the coordinator's thread, one call at a time.

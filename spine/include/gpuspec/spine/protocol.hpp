@@ -12,6 +12,10 @@
 ///                                        ... one start/result pair per case, in order ...
 ///                                        {"msg":"done"}, exit 0
 ///
+/// A worker that is lost (crashed, killed by the watchdog, or exited with
+/// sticky_error_exit_code after a case left its CUDA context unusable) is followed by one fresh
+/// worker whose assignment starts at the next case (worker_assignment::first_case).
+///
 /// Anything else on the worker's stdout (a line that is not one of these, a case out of order,
 /// a line cut short by the worker's death) is a protocol violation: the coordinator stops the
 /// worker and fails its unfinished cases. The worker's stderr is its log.
@@ -87,7 +91,17 @@ struct worker_assignment {
   /// relative to it line up across GPUs.
   std::int64_t clock_origin_ns = 0;
   std::string nvml_library; ///< the NVML the worker opens for its own telemetry
+  /// The index of the first case this worker measures: 0, or, for the fresh worker that takes
+  /// over from a lost one, the case after the last one its predecessor reached. The cases before
+  /// it are not measured again; every message names cases by their index in `cases`. Optional
+  /// on the wire, written only when not 0.
+  int first_case = 0;
 };
+
+/// A worker's exit status after a case left its GPU's context unusable (a sticky CUDA error:
+/// every later case on it would fail): it has returned that case's result, naming the error,
+/// and measures nothing more; the coordinator starts a fresh worker for the remaining cases.
+inline constexpr int sticky_error_exit_code = 4;
 
 enum class message_kind { hello, start, progress, result, done };
 

@@ -27,6 +27,11 @@ public:
   /// and reason. The result's telemetry window is stated against the assignment's clock origin.
   [[nodiscard]] virtual reports::result run(const planned_case& c,
                                             const progress_callback& progress) = 0;
+  /// Asked after a case failed: the name of an error that leaves this executor's GPU context
+  /// unusable for every later case (a sticky CUDA error, "cudaErrorIllegalAddress"), or "" when
+  /// the next case can run here. The worker then says so in the case's result and exits with
+  /// sticky_error_exit_code, so that a fresh worker (a fresh context) measures the rest.
+  [[nodiscard]] virtual std::string sticky_error() { return {}; }
 };
 
 /// What a plan is asked for: the suite, the filter, and the node it is for.
@@ -65,7 +70,10 @@ int worker_plan_main(const worker_backend& backend, const plan_request& request)
 /// and exits 0. Stray output of libraries goes to stderr (stdout is kept for the protocol).
 /// SIGTERM or SIGINT stops it between samples: the case in progress is returned (skipped,
 /// interrupted) and no further case starts. It dies with the coordinator (PR_SET_PDEATHSIG).
-/// A malformed assignment is exit code 2 with the reason on stderr.
+/// A malformed assignment is exit code 2 with the reason on stderr. It measures the cases from
+/// the assignment's first_case on. After a failed case whose executor reports a sticky error,
+/// it returns that case's result (its reason names the error) and exits with
+/// sticky_error_exit_code without starting another case.
 int worker_main(const worker_backend& backend);
 
 /// worker_main with the assignment already read (a test's stand-in reads it first).

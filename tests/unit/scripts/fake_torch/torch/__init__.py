@@ -1,6 +1,7 @@
 """A stand-in for PyTorch, for the tests of scripts/torch_reference.py on a machine without one:
 no device, no arithmetic. Every import appends a line to $FAKE_TORCH_IMPORTS; a timed copy or
-matmul "takes" $FAKE_TORCH_COPY_MS or $FAKE_TORCH_MATMUL_MS (CUDA events' elapsed_time), so the
+matmul "takes" $FAKE_TORCH_COPY_MS or $FAKE_TORCH_MATMUL_MS each (CUDA events' elapsed_time: the
+calls between the two events times that), so the
 test chooses the rates the scripts compute. Nothing here is a measurement."""
 import os
 
@@ -19,6 +20,7 @@ class _Tensor:
 
     def copy_(self, other):
         _last[0] = "copy"
+        _calls["copy"] += 1
         return self
 
     def to(self, dtype):
@@ -60,6 +62,7 @@ def equal(a, b):
 
 def matmul(a, b):
     _last[0] = "matmul"
+    _calls["matmul"] += 1
     return _Tensor((a.shape[0], b.shape[1]))
 
 
@@ -75,18 +78,23 @@ class Generator:
         return self
 
 
+_calls = {"copy": 0, "matmul": 0}  # calls so far: an event records the count when it is recorded
+
+
 class _Event:
     def __init__(self, enable_timing=False):
-        pass
+        self._at = dict(_calls)
 
     def record(self):
-        pass
+        self._at = dict(_calls)
 
     def synchronize(self):
         pass
 
     def elapsed_time(self, other):
-        return float(os.environ[f"FAKE_TORCH_{_last[0].upper()}_MS"])
+        # Each call between the two events "takes" the kind's milliseconds (at least one call).
+        kind = _last[0]
+        return max(1, other._at[kind] - self._at[kind]) * float(os.environ[f"FAKE_TORCH_{kind.upper()}_MS"])
 
 
 class _Cuda:
