@@ -199,7 +199,9 @@ EXPECTATIONS = (
        Expect("wgmma_peak_int8_m64n256k32", "sass", r"\bIGMMA\.64x256x32\.S8\.S8\b", "IGMMA s8",
               90, ("sm_90a",)),
        Expect("wgmma_peak_fp8_m64n256k32", "sass", r"\bQGMMA\.64x256x32\.F32\.E4M3\.E4M3\b",
-              "QGMMA e4m3", 90, ("sm_90a",))]
+              "QGMMA e4m3", 90, ("sm_90a",)),
+       Expect("wgmma_peak_e5m2_m64n256k32", "sass", r"\bQGMMA\.64x256x32\.F32\.E5M2\.E5M2\b",
+              "QGMMA e5m2", 90, ("sm_90a",))]
 )
 
 # Resources every kernel on every architecture must report as zero.

@@ -108,22 +108,41 @@ std::uint64_t operand_bytes(const block_scaled_format& f, std::int64_t rows, std
          static_cast<std::uint64_t>(element_bits(f.element)) / 8;
 }
 
-/// One planned block-scaled cuBLASLt GEMM: buffers first (the scale pointers are descriptor
-/// attributes), then the descriptors and the heuristic's algorithm, then the operands.
+/// One planned block-scaled cuBLASLt GEMM: the descriptors and the heuristic's algorithm first,
+/// with placeholder scale pointers (cuBLASLt's heuristic refuses a block-scale mode without a
+/// scale pointer: "requires a custom pointer for A scale", NVIDIA/CUDALibrarySamples#274; XLA
+/// passes placeholders the same way, openxla/xla#40747), so a format cuBLASLt has no kernel for
+/// allocates nothing; then the buffers, whose scale tensors replace the placeholders, then the
+/// operands.
 class blockscaled_gemm {
 public:
   blockscaled_gemm(const block_scaled_format& f, const gemm_shape& shape)
       : m_f(f), m_shape(shape), m_call(cublas_call_for(shape, gemm_layout::nt)) {}
 
-  [[nodiscard]] std::uint64_t device_bytes() const {
+  /// Device bytes of A, B, their scale tensors and D: what one GEMM reads and writes.
+  [[nodiscard]] std::uint64_t operand_device_bytes() const {
     return operand_bytes(m_f, m_shape.m, m_shape.k) + operand_bytes(m_f, m_shape.n, m_shape.k) +
            scale_tensor_bytes(m_shape.m, m_shape.k, m_f.block) +
            scale_tensor_bytes(m_shape.n, m_shape.k, m_f.block) +
-           static_cast<std::uint64_t>(m_shape.m * m_shape.n) * 2 + gemm_cublas_workspace_bytes;
+           static_cast<std::uint64_t>(m_shape.m * m_shape.n) * 2;
+  }
+  /// Everything allocate() asks for: the operands and the chosen algorithm's workspace (known
+  /// after plan()).
+  [[nodiscard]] std::uint64_t device_bytes() const {
+    return operand_device_bytes() + m_workspace_used;
   }
 
-  /// Allocates the buffers and asks the heuristic; "" when it found an algorithm, else why not.
+  /// Describes the GEMM and asks the heuristic, allocating nothing but the placeholder scales;
+  /// "" when it found an algorithm, else why not (block_scaled_no_algorithm_reason).
   std::string plan() {
+    m_placeholder_scales = kernels::device_buffer<std::byte>(placeholder_scale_bytes);
+    describe();
+    return choose_algorithm();
+  }
+
+  /// After plan(): allocates A, B, their scales, D and the algorithm's workspace, and points
+  /// the descriptor at the real scale tensors.
+  void allocate() {
     m_a = kernels::device_buffer<std::byte>(operand_bytes(m_f, m_shape.m, m_shape.k));
     m_b = kernels::device_buffer<std::byte>(operand_bytes(m_f, m_shape.n, m_shape.k));
     m_a_scales =
@@ -131,9 +150,9 @@ public:
     m_b_scales =
         kernels::device_buffer<std::byte>(scale_tensor_bytes(m_shape.n, m_shape.k, m_f.block));
     m_d = kernels::device_buffer<std::byte>(static_cast<std::size_t>(m_shape.m * m_shape.n) * 2);
-    m_workspace = kernels::device_buffer<std::byte>(gemm_cublas_workspace_bytes);
-    describe();
-    return choose_algorithm();
+    m_workspace = kernels::device_buffer<std::byte>(m_workspace_used);
+    set_scale_pointers(m_b_scales.data(), m_a_scales.data()); // cuBLAS's A is our B
+    m_placeholder_scales = {};
   }
 
   /// Quantizes A and B on the host, uploads elements and scales, poisons D; synchronises.
@@ -202,14 +221,16 @@ private:
     m_desc->set(CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
     m_desc->set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, scale_mode(m_f));
     m_desc->set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, scale_mode(m_f));
-    const void* a_scales = m_b_scales.data(); // cuBLAS's A is our B
-    const void* b_scales = m_a_scales.data();
-    m_desc->set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scales);
-    m_desc->set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scales);
+    set_scale_pointers(m_placeholder_scales.data(), m_placeholder_scales.data());
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
     m_layout_a.emplace(element_type(m_f.element), u(m_call.a_rows), u(m_call.a_cols), m_call.lda);
     m_layout_b.emplace(element_type(m_f.element), u(m_call.b_rows), u(m_call.b_cols), m_call.ldb);
     m_layout_c.emplace(CUDA_R_16BF, u(m_call.m), u(m_call.n), m_call.ldc);
+  }
+
+  void set_scale_pointers(const void* a_scales, const void* b_scales) {
+    m_desc->set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scales);
+    m_desc->set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scales);
   }
 
   std::string choose_algorithm() {
@@ -233,10 +254,10 @@ private:
     }
     // No kernel: a format this cuBLASLt does not offer on this GPU (some versions answer
     // INVALID_VALUE or NOT_SUPPORTED for an unknown scale mode and type pair).
-    return cat("cuBLASLt has no algorithm for ", m_f.id, " (", block_element_name(m_f.element),
-               " A and B, ", scale_mode_name(m_f), ", bf16 D, TN, m=", m_call.m, ", n=", m_call.n,
-               ", k=", m_call.k, "): cublasLtMatmulAlgoGetHeuristic returned ", returned,
-               " result(s), status ", kernels::describe_cublas_status(status));
+    return block_scaled_no_algorithm_reason(
+        m_f, scale_mode_name(m_f),
+        cat("bf16 D, TN, m=", m_call.m, ", n=", m_call.n, ", k=", m_call.k), returned,
+        kernels::describe_cublas_status(status));
   }
 
   const block_scaled_format& m_f;
@@ -253,6 +274,9 @@ private:
   std::size_t m_workspace_used = 0;
   float m_waves = 0.0f;
 
+  /// One 128 x 4 scale tile: what the descriptor points at while the heuristic is asked.
+  static constexpr std::size_t placeholder_scale_bytes = 512;
+  kernels::device_buffer<std::byte> m_placeholder_scales;
   kernels::device_buffer<std::byte> m_a, m_b, m_a_scales, m_b_scales, m_d, m_workspace;
 };
 
@@ -295,6 +319,11 @@ void run_blockscaled(bench_state& state, const block_scaled_format& f) {
     return;
   }
   blockscaled_gemm gemm(f, *shape);
+  // The heuristic first: a format without a kernel allocates nothing (hundreds of MiB at 8192³).
+  if (const std::string why = gemm.plan(); !why.empty()) {
+    state.not_supported(why);
+    return;
+  }
   std::size_t free_bytes = 0, total_bytes = 0;
   GPUSPEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   state.add_parameter("device_bytes", gemm.device_bytes());
@@ -303,10 +332,7 @@ void run_blockscaled(bench_state& state, const block_scaled_format& f) {
                    " MiB of device memory; ", free_bytes >> 20, " MiB free"));
     return;
   }
-  if (const std::string why = gemm.plan(); !why.empty()) {
-    state.not_supported(why);
-    return;
-  }
+  gemm.allocate();
   gemm.upload(state.stream());
   gemm.record(state);
   const int reps = gemms_per_sample(state, gemm);
@@ -316,8 +342,7 @@ void run_blockscaled(bench_state& state, const block_scaled_format& f) {
   state.set_flops_per_iteration(ops * reps);
   state.set_cache_mode(cache_mode::hot);
   state.set_compute_ceiling(std::string(f.ceiling), true);
-  state.set_roofline_bytes(static_cast<double>(gemm.device_bytes() - gemm_cublas_workspace_bytes) *
-                           reps);
+  state.set_roofline_bytes(static_cast<double>(gemm.operand_device_bytes()) * reps);
   state.add_parameter("ceiling_key", std::string(f.ceiling));
   state.exec([&](kernels::stream_ref s) {
     for (int r = 0; r < reps; ++r)
@@ -347,6 +372,7 @@ gemm_cublas_trial run_gemm_blockscaled_trial(std::string_view format_id, const g
     trial.status = reports::result_status::not_supported;
     return trial;
   }
+  gemm.allocate();
   kernels::stream stream;
   gemm.upload(stream.ref());
   gemm.enqueue(stream.ref());

@@ -6,14 +6,17 @@
 // accumulators, every SM full, no memory traffic in the timed loop; hot (no L2 flush: nothing
 // is read from memory). Judged against the clock-adjusted dense peak of the type
 // (set_compute_ceiling: SMs × SM clock during the run × the architecture's rate, FP32
-// accumulation for the float types, which GeForce parts run at half rate). Counted as
-// 2·M·N·K per instruction.
+// accumulation for the float types, which GeForce parts run at half rate), except fp6 and fp4
+// through kind::f8f6f4, which runs them at the FP8 rate: those are judged against fp8_tc, and
+// the parameters ceiling_key and ceiling_note say so (kernels::tc_plan). Counted as 2·M·N·K per
+// instruction.
 //
 // Which kernel (kernels::plan_tc_peak): compute capability 9.0 runs the sm_90a wgmma kernels
 // (m64n256kK, A and B in shared memory) when the build has them, since mma.sync on Hopper tops
 // out well below the datasheet; 10.x (B200, B300) runs the sm_100f tcgen05.mma kernels
-// (m128n256kK, accumulator in tensor memory) for every type but int8; 12.x (RTX 5090, RTX PRO
-// 6000) runs mma.sync, with kind::f8f6f4 for fp6 and fp4 (sm_120f); everything else runs
+// (m128n256kK, accumulator in tensor memory) for every type but int8, which is not measured
+// there (no kind::i8 kernel; mma.sync is not the path its peak is stated for); 12.x (RTX 5090, RTX
+// PRO 6000) runs mma.sync, with kind::f8f6f4 for fp6 and fp4 (sm_120f); everything else runs
 // warp-level mma.sync (m16n8k16 fp16/bf16, m16n8k8 tf32, m16n8k32 int8/e4m3/e5m2; on Turing
 // m16n8k8 fp16 and m8n8k16 int8). The parameter `path` says which ran. Types the GPU lacks
 // (bf16/tf32 before sm_80, fp8 before sm_89, fp6/fp4 before Blackwell) are not supported; fp8
@@ -86,6 +89,7 @@ struct peak_kernel {
   std::size_t tile_words = 0;
   const std::vector<double>* tile = nullptr; ///< the exact A·B every tile must hold
   tc_dtype dtype = tc_dtype::fp16;
+  std::string ceiling; ///< the arch-rate key judging it (tc_plan::ceiling)
   kernels::device_buffer<std::uint32_t>* out = nullptr;
   kernels::device_buffer<std::uint32_t>* trips = nullptr; ///< one work counter per unit
   const char* unit = "warp";                              ///< what one counter counts for
@@ -190,7 +194,7 @@ void measure(bench_state& state, const peak_kernel& k) {
   else
     state.set_flops_per_iteration(k.operations(pairs));
   state.set_cache_mode(cache_mode::hot);
-  state.set_compute_ceiling(kernels::tc_ceiling_key(dtype), !integer);
+  state.set_compute_ceiling(k.ceiling, !integer);
   state.exec([&](kernels::stream_ref ws) { k.launch(pairs, ws.handle()); });
   if (state.interrupted())
     return;
@@ -208,7 +212,16 @@ std::string tile_what(std::size_t tiles, int m, int n) {
                 "of 1/2 or integers in [-7, 7]: bit-exact)");
 }
 
-void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
+/// The plan's ceiling on the kernel, and the parameters that say which ceiling and why.
+void judge_as_planned(bench_state& state, peak_kernel& k, const kernels::tc_plan& plan) {
+  k.ceiling = plan.ceiling;
+  state.add_parameter("ceiling_key", plan.ceiling);
+  if (!plan.ceiling_note.empty())
+    state.add_parameter("ceiling_note", plan.ceiling_note);
+}
+
+void run_mma_sync(bench_state& state, const kernels::tc_plan& plan, int sm) {
+  const kernels::mma_variant v = *plan.variant;
   const kernels::mma_variant_info info = kernels::mma_info(v);
   const kernels::mma_problem problem = kernels::make_mma_problem(v, operand_seed);
   // Uploads on the state's stream, then a synchronisation: the harness stream does not wait
@@ -260,6 +273,7 @@ void run_mma_sync(bench_state& state, kernels::mma_variant v, int sm) {
   k.unit = "warp";
   k.status = &status;
   k.what = tile_what(out.size() / k.tile_words, info.m, info.n);
+  judge_as_planned(state, k, plan);
   measure(state, k);
 }
 
@@ -283,14 +297,16 @@ operand_rows upload_rows(kernels::stream_ref stream, const std::vector<std::uint
   return rows;
 }
 
-void run_wgmma(bench_state& state, tc_dtype dtype) {
+void run_wgmma(bench_state& state, tc_dtype dtype, const kernels::tc_plan& plan) {
   const kernels::wgmma_problem problem = kernels::make_wgmma_problem(dtype, operand_seed);
   const operand_rows rows =
       upload_rows(state.stream(), problem.a_rows, problem.b_pos_rows, problem.b_neg_rows);
   const kernels::device_buffer<std::uint8_t>& a = rows.a;
   const kernels::device_buffer<std::uint8_t>& b_pos = rows.b_pos;
   const kernels::device_buffer<std::uint8_t>& b_neg = rows.b_neg;
-  const unsigned blocks = kernels::wgmma_peak_blocks(dtype);
+  // Device queries once, here, never in a launch: the sizing run times the launches.
+  const kernels::wgmma_peak_launch prepared = kernels::prepare_wgmma_peak(dtype);
+  const unsigned blocks = prepared.blocks;
   kernels::device_buffer<std::uint32_t> out(kernels::wgmma_output_words(blocks));
   kernels::device_buffer<std::uint32_t> trips(kernels::wgmma_count_words(blocks));
   kernels::device_buffer<std::uint32_t> status(1);
@@ -307,8 +323,8 @@ void run_wgmma(bench_state& state, tc_dtype dtype) {
                       "A, B and -B in shared memory (K-major, no swizzle), matrix descriptors");
 
   peak_kernel k;
-  k.launch = [&, dtype, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
-    kernels::launch_wgmma_peak(dtype, a.data(), b_pos.data(), b_neg.data(), out.data(),
+  k.launch = [&, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
+    kernels::launch_wgmma_peak(prepared, a.data(), b_pos.data(), b_neg.data(), out.data(),
                                trips.data(), status.data(), blocks, pairs, stream);
   };
   k.operations = [dtype, blocks](std::uint32_t pairs) {
@@ -323,14 +339,18 @@ void run_wgmma(bench_state& state, tc_dtype dtype) {
   k.unit = "warpgroup";
   k.status = &status;
   k.what = tile_what(out.size() / k.tile_words, kernels::wgmma_m, kernels::wgmma_n);
+  judge_as_planned(state, k, plan);
   measure(state, k);
 }
 
-void run_tcgen05(bench_state& state, tc_dtype dtype) {
+void run_tcgen05(bench_state& state, tc_dtype dtype, const kernels::tc_plan& plan) {
   const kernels::tcgen05_problem problem = kernels::make_tcgen05_problem(dtype, operand_seed);
   const operand_rows rows =
       upload_rows(state.stream(), problem.a_rows, problem.b_pos_rows, problem.b_neg_rows);
-  const unsigned blocks = kernels::tcgen05_peak_blocks(dtype);
+  // Device queries and the kernel's shared-memory attribute once, here, never in a launch: the
+  // sizing run times the launches.
+  const kernels::tcgen05_peak_launch prepared = kernels::prepare_tcgen05_peak(dtype);
+  const unsigned blocks = prepared.blocks;
   kernels::device_buffer<std::uint32_t> out(kernels::tcgen05_output_words(blocks));
   kernels::device_buffer<std::uint32_t> trips(kernels::tcgen05_count_words(blocks));
   kernels::device_buffer<std::uint32_t> status(1);
@@ -341,12 +361,13 @@ void run_tcgen05(bench_state& state, tc_dtype dtype) {
   state.add_parameter("accumulate", "fp32 (tensor memory)");
   state.add_parameter("blocks", blocks);
   state.add_parameter("threads_per_block", kernels::tcgen05_block_threads);
+  state.add_parameter("dynamic_smem_bytes", prepared.dynamic_smem_bytes);
   state.add_parameter("operands", "A, B and -B in shared memory (K-major, no swizzle), matrix "
                                   "descriptors; D in 256 tensor-memory columns per block");
 
   peak_kernel k;
-  k.launch = [&, dtype, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
-    kernels::launch_tcgen05_peak(dtype, rows.a.data(), rows.b_pos.data(), rows.b_neg.data(),
+  k.launch = [&, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
+    kernels::launch_tcgen05_peak(prepared, rows.a.data(), rows.b_pos.data(), rows.b_neg.data(),
                                  out.data(), trips.data(), status.data(), blocks, pairs, stream);
   };
   k.operations = [dtype, blocks](std::uint32_t pairs) {
@@ -361,6 +382,7 @@ void run_tcgen05(bench_state& state, tc_dtype dtype) {
   k.unit = "block";
   k.status = &status;
   k.what = tile_what(out.size() / k.tile_words, kernels::tcgen05_m, kernels::tcgen05_n);
+  judge_as_planned(state, k, plan);
   measure(state, k);
 }
 
@@ -382,13 +404,13 @@ template <tc_dtype Dtype> void tensor_mma(bench_state& state) {
     state.skip(plan.reason);
     return;
   case kernels::tc_path::wgmma:
-    run_wgmma(state, Dtype);
+    run_wgmma(state, Dtype, plan);
     return;
   case kernels::tc_path::tcgen05:
-    run_tcgen05(state, Dtype);
+    run_tcgen05(state, Dtype, plan);
     return;
   case kernels::tc_path::mma_sync:
-    run_mma_sync(state, *plan.variant, sm);
+    run_mma_sync(state, plan, sm);
     return;
   }
 }
@@ -412,7 +434,8 @@ void register_tensor_mma_benchmarks(registry& r) {
         tensor_mma<tc_dtype::tf32>)
       .in_suites(standard);
   r.add("tensor.mma.int8",
-        "Dense int8 Tensor Core peak, INT32 accumulate (mma.sync m16n8k32; wgmma on Hopper)",
+        "Dense int8 Tensor Core peak, INT32 accumulate (mma.sync m16n8k32; wgmma on Hopper; "
+        "not measured on Blackwell 10.x)",
         tensor_mma<tc_dtype::int8>)
       .in_suites(standard);
   r.add("tensor.mma.fp8",
@@ -422,22 +445,22 @@ void register_tensor_mma_benchmarks(registry& r) {
       .in_suites(standard);
   r.add("tensor.mma.fp8_e5m2",
         "Dense fp8 (e5m2) Tensor Core peak, FP32 accumulate (mma.sync m16n8k32 on sm_89 and "
-        "12.x; tcgen05 kind::f8f6f4 on Blackwell 10.x)",
+        "12.x; wgmma on Hopper, tcgen05 kind::f8f6f4 on Blackwell 10.x)",
         tensor_mma<tc_dtype::fp8_e5m2>)
       .in_suites(standard);
   r.add("tensor.mma.fp6",
         "Dense fp6 (e3m2) Tensor Core peak, FP32 accumulate (Blackwell: tcgen05 kind::f8f6f4 on "
-        "10.x, mma.sync kind::f8f6f4 on 12.x)",
+        "10.x, mma.sync kind::f8f6f4 on 12.x; judged against the FP8 rate it runs at)",
         tensor_mma<tc_dtype::fp6_e3m2>)
       .in_suites(standard);
   r.add("tensor.mma.fp6_e2m3",
-        "Dense fp6 (e2m3) Tensor Core peak, FP32 accumulate (Blackwell: tcgen05 kind::f8f6f4 "
-        "on 10.x, mma.sync kind::f8f6f4 on 12.x)",
+        "Dense fp6 (e2m3) Tensor Core peak, FP32 accumulate (Blackwell: tcgen05 kind::f8f6f4 on "
+        "10.x, mma.sync kind::f8f6f4 on 12.x; judged against the FP8 rate it runs at)",
         tensor_mma<tc_dtype::fp6_e2m3>)
       .in_suites(standard);
   r.add("tensor.mma.fp4",
         "Dense fp4 (e2m1) Tensor Core peak, FP32 accumulate (Blackwell: tcgen05 kind::f8f6f4 on "
-        "10.x, mma.sync kind::f8f6f4 on 12.x)",
+        "10.x, mma.sync kind::f8f6f4 on 12.x; judged against the FP8 rate it runs at)",
         tensor_mma<tc_dtype::fp4_e2m1>)
       .in_suites(standard);
 }

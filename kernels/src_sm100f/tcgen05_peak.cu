@@ -53,6 +53,8 @@ namespace tcgen05_detail {
 constexpr std::uint32_t a_bytes = tcgen05_m * tcgen05_row_bytes;
 constexpr std::uint32_t b_bytes = tcgen05_n * tcgen05_row_bytes;
 constexpr std::uint32_t operand_bytes = a_bytes + 2 * b_bytes;
+// The launch's dynamic shared memory holds at least the operands (tcgen05_peak.hpp).
+static_assert(tcgen05_dynamic_smem_bytes(0, 1 << 20) == static_cast<int>(operand_bytes));
 
 #if GPUSPEC_TCGEN05_COMPILED
 /// One tcgen05.mma of kind `Kind` (0 f16, 1 tf32, 2 f8f6f4): D (tensor memory) = A·B + D, or A·B
@@ -284,24 +286,6 @@ tcgen05_kernel kernel_of(tc_dtype t) {
   throw std::invalid_argument(std::string("tcgen05_peak: no kernel for ").append(tc_dtype_name(t)));
 }
 
-/// Dynamic shared memory per block: the operands, or enough that no more than
-/// tcgen05_blocks_per_sm blocks fit on an SM (a further one would wait for tensor memory), and
-/// the kernel allowed to take it.
-int dynamic_smem_bytes(tcgen05_kernel kernel) {
-  int device = 0, per_sm = 0, per_block = 0;
-  GPUSPEC_CUDA_CHECK(cudaGetDevice(&device));
-  GPUSPEC_CUDA_CHECK(
-      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-  GPUSPEC_CUDA_CHECK(
-      cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const int bytes =
-      std::min(per_block, std::max(static_cast<int>(tcgen05_detail::operand_bytes),
-                                   per_sm / static_cast<int>(tcgen05_blocks_per_sm + 1) + 1024));
-  GPUSPEC_CUDA_CHECK(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  return bytes;
-}
-
 void require_aligned16(const void* p, const char* what) {
   if (p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 != 0)
     throw std::invalid_argument(std::string("launch_tcgen05_peak: ")
@@ -313,23 +297,39 @@ void require_aligned16(const void* p, const char* what) {
 
 bool tcgen05_peak_built() { return true; }
 
-unsigned tcgen05_peak_blocks(tc_dtype t) {
+tcgen05_peak_launch prepare_tcgen05_peak(tc_dtype t) {
   const tcgen05_kernel kernel = kernel_of(t);
-  int device = 0, sms = 0, per_sm = 0;
-  GPUSPEC_CUDA_CHECK(cudaGetDevice(&device));
-  GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  tcgen05_peak_launch prepared;
+  prepared.dtype = t;
+  int major = 0, sms = 0, per_sm = 0, per_block = 0, resident = 0;
+  GPUSPEC_CUDA_CHECK(cudaGetDevice(&prepared.device));
+  GPUSPEC_CUDA_CHECK(
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, prepared.device));
+  if (major != 10)
+    throw std::invalid_argument("prepare_tcgen05_peak: the sm_100f kernels run on compute "
+                                "capability 10.x only; this device is " +
+                                std::to_string(major) + ".x");
+  GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, prepared.device));
+  GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                            prepared.device));
+  GPUSPEC_CUDA_CHECK(
+      cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, prepared.device));
+  prepared.dynamic_smem_bytes = tcgen05_dynamic_smem_bytes(per_sm, per_block);
+  GPUSPEC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          prepared.dynamic_smem_bytes));
   GPUSPEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, kernel, static_cast<int>(tcgen05_block_threads),
-      static_cast<std::size_t>(dynamic_smem_bytes(kernel))));
-  const unsigned resident =
-      std::clamp(static_cast<unsigned>(per_sm > 0 ? per_sm : 1), 1u, tcgen05_blocks_per_sm);
-  return static_cast<unsigned>(sms > 0 ? sms : 1) * resident;
+      &resident, kernel, static_cast<int>(tcgen05_block_threads),
+      static_cast<std::size_t>(prepared.dynamic_smem_bytes)));
+  prepared.blocks =
+      static_cast<unsigned>(sms > 0 ? sms : 1) *
+      std::clamp(static_cast<unsigned>(resident > 0 ? resident : 1), 1u, tcgen05_blocks_per_sm);
+  return prepared;
 }
 
-void launch_tcgen05_peak(tc_dtype t, const std::uint8_t* a_rows, const std::uint8_t* b_pos_rows,
-                         const std::uint8_t* b_neg_rows, std::uint32_t* out, std::uint32_t* trips,
-                         std::uint32_t* status, unsigned blocks, std::uint32_t pairs,
-                         stream_handle stream) {
+void launch_tcgen05_peak(const tcgen05_peak_launch& prepared, const std::uint8_t* a_rows,
+                         const std::uint8_t* b_pos_rows, const std::uint8_t* b_neg_rows,
+                         std::uint32_t* out, std::uint32_t* trips, std::uint32_t* status,
+                         unsigned blocks, std::uint32_t pairs, stream_handle stream) {
   require_aligned16(a_rows, "a_rows");
   require_aligned16(b_pos_rows, "b_pos_rows");
   require_aligned16(b_neg_rows, "b_neg_rows");
@@ -340,17 +340,19 @@ void launch_tcgen05_peak(tc_dtype t, const std::uint8_t* a_rows, const std::uint
   if (pairs > tc_max_pairs)
     throw std::invalid_argument("launch_tcgen05_peak: at most " + std::to_string(tc_max_pairs) +
                                 " pairs, got " + std::to_string(pairs));
-  const tcgen05_kernel kernel = kernel_of(t);
-  int device = 0, major = 0;
+  if (prepared.device < 0)
+    throw std::invalid_argument("launch_tcgen05_peak: not prepared (prepare_tcgen05_peak)");
+  const tcgen05_kernel kernel = kernel_of(prepared.dtype);
+  // The one runtime call per launch: which device is current (no attribute query, no attribute
+  // set: the kernel's dynamic shared-memory limit was set on this device by prepare).
+  int device = 0;
   GPUSPEC_CUDA_CHECK(cudaGetDevice(&device));
-  GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major != 10)
-    throw std::invalid_argument("launch_tcgen05_peak: the sm_100f kernels run on compute "
-                                "capability 10.x only; this device is " +
-                                std::to_string(major) + ".x");
-  const int smem = dynamic_smem_bytes(kernel);
-  kernel<<<blocks, tcgen05_block_threads, static_cast<std::size_t>(smem), stream>>>(
-      a_rows, b_pos_rows, b_neg_rows, out, trips, status, pairs);
+  if (device != prepared.device)
+    throw std::invalid_argument("launch_tcgen05_peak: prepared on device " +
+                                std::to_string(prepared.device) + ", launched on device " +
+                                std::to_string(device));
+  kernel<<<blocks, tcgen05_block_threads, static_cast<std::size_t>(prepared.dynamic_smem_bytes),
+           stream>>>(a_rows, b_pos_rows, b_neg_rows, out, trips, status, pairs);
   GPUSPEC_CUDA_CHECK_LAUNCH();
 }
 

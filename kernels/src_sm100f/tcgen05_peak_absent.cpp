@@ -23,11 +23,11 @@ namespace {
 
 bool tcgen05_peak_built() { return false; }
 
-unsigned tcgen05_peak_blocks(tc_dtype) { not_built("tcgen05_peak_blocks"); }
+tcgen05_peak_launch prepare_tcgen05_peak(tc_dtype) { not_built("prepare_tcgen05_peak"); }
 
-void launch_tcgen05_peak(tc_dtype, const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                         std::uint32_t*, std::uint32_t*, std::uint32_t*, unsigned, std::uint32_t,
-                         stream_handle) {
+void launch_tcgen05_peak(const tcgen05_peak_launch&, const std::uint8_t*, const std::uint8_t*,
+                         const std::uint8_t*, std::uint32_t*, std::uint32_t*, std::uint32_t*,
+                         unsigned, std::uint32_t, stream_handle) {
   not_built("launch_tcgen05_peak");
 }
 

@@ -1,4 +1,5 @@
-// Tensor Core peak on Hopper with warpgroup-level wgmma.mma_async: fp16, bf16, tf32, int8, fp8.
+// Tensor Core peak on Hopper with warpgroup-level wgmma.mma_async: fp16, bf16, tf32, int8, fp8
+// (e4m3 and e5m2).
 //
 // What it measures: the dense Tensor Core throughput of compute capability 9.0, which mma.sync
 // cannot reach there (about 63% of it, as published: kernels::hopper_mma_sync_note).
@@ -127,6 +128,22 @@ template <> struct wgmma_op<tc_dtype::fp8_e4m3> {
 #if GPUSPEC_WGMMA_COMPILED
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 " GPUSPEC_WGMMA_D128_TEXT
+                 ", %128, %129, p, 1, 1;\n}\n"
+                 : GPUSPEC_WGMMA_D128("f", d)
+                 : "l"(a_desc), "l"(b_desc), "r"(1));
+#else
+    (void)d, (void)a_desc, (void)b_desc;
+#endif
+  }
+};
+
+template <> struct wgmma_op<tc_dtype::fp8_e5m2> {
+  using acc_t = float;
+  __device__ __forceinline__ static void run(float (&d)[128], std::uint64_t a_desc,
+                                             std::uint64_t b_desc) {
+#if GPUSPEC_WGMMA_COMPILED
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k32.f32.e5m2.e5m2 " GPUSPEC_WGMMA_D128_TEXT
                  ", %128, %129, p, 1, 1;\n}\n"
                  : GPUSPEC_WGMMA_D128("f", d)
                  : "l"(a_desc), "l"(b_desc), "r"(1));
@@ -313,6 +330,7 @@ GPUSPEC_WGMMA_PEAK_KERNEL(wgmma_peak_bf16_m64n256k16, tc_dtype::bf16)
 GPUSPEC_WGMMA_PEAK_KERNEL(wgmma_peak_tf32_m64n256k8, tc_dtype::tf32)
 GPUSPEC_WGMMA_PEAK_KERNEL(wgmma_peak_int8_m64n256k32, tc_dtype::int8)
 GPUSPEC_WGMMA_PEAK_KERNEL(wgmma_peak_fp8_m64n256k32, tc_dtype::fp8_e4m3)
+GPUSPEC_WGMMA_PEAK_KERNEL(wgmma_peak_e5m2_m64n256k32, tc_dtype::fp8_e5m2)
 #undef GPUSPEC_WGMMA_PEAK_KERNEL
 
 using wgmma_kernel = void (*)(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
@@ -330,6 +348,8 @@ wgmma_kernel kernel_of(tc_dtype t) {
     return wgmma_peak_int8_m64n256k32;
   case tc_dtype::fp8_e4m3:
     return wgmma_peak_fp8_m64n256k32;
+  case tc_dtype::fp8_e5m2:
+    return wgmma_peak_e5m2_m64n256k32;
   default: // no kernel (wgmma_has)
     break;
   }
@@ -347,21 +367,34 @@ void require_aligned16(const void* p, const char* what) {
 
 bool wgmma_peak_built() { return true; }
 
-unsigned wgmma_peak_blocks(tc_dtype t) {
-  int device = 0;
-  GPUSPEC_CUDA_CHECK(cudaGetDevice(&device));
-  int sms = 0;
-  GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  int per_sm = 0;
+wgmma_peak_launch prepare_wgmma_peak(tc_dtype t) {
+  const wgmma_kernel kernel = kernel_of(t);
+  wgmma_peak_launch prepared;
+  prepared.dtype = t;
+  int major = 0, minor = 0, sms = 0, per_sm = 0;
+  GPUSPEC_CUDA_CHECK(cudaGetDevice(&prepared.device));
+  GPUSPEC_CUDA_CHECK(
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, prepared.device));
+  GPUSPEC_CUDA_CHECK(
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, prepared.device));
+  if (major != 9 || minor != 0)
+    throw std::invalid_argument(std::string("prepare_wgmma_peak: the sm_90a kernels run on "
+                                            "compute capability 9.0 only; this device is ")
+                                    .append(std::to_string(major))
+                                    .append(".")
+                                    .append(std::to_string(minor)));
+  GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, prepared.device));
   GPUSPEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, kernel_of(t), static_cast<int>(wgmma_block_threads), 0));
-  return static_cast<unsigned>(sms > 0 ? sms : 1) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
+      &per_sm, kernel, static_cast<int>(wgmma_block_threads), 0));
+  prepared.blocks =
+      static_cast<unsigned>(sms > 0 ? sms : 1) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
+  return prepared;
 }
 
-void launch_wgmma_peak(tc_dtype t, const std::uint8_t* a_rows, const std::uint8_t* b_pos_rows,
-                       const std::uint8_t* b_neg_rows, std::uint32_t* out, std::uint32_t* trips,
-                       std::uint32_t* status, unsigned blocks, std::uint32_t pairs,
-                       stream_handle stream) {
+void launch_wgmma_peak(const wgmma_peak_launch& prepared, const std::uint8_t* a_rows,
+                       const std::uint8_t* b_pos_rows, const std::uint8_t* b_neg_rows,
+                       std::uint32_t* out, std::uint32_t* trips, std::uint32_t* status,
+                       unsigned blocks, std::uint32_t pairs, stream_handle stream) {
   require_aligned16(a_rows, "a_rows");
   require_aligned16(b_pos_rows, "b_pos_rows");
   require_aligned16(b_neg_rows, "b_neg_rows");
@@ -372,17 +405,16 @@ void launch_wgmma_peak(tc_dtype t, const std::uint8_t* a_rows, const std::uint8_
   if (pairs > tc_max_pairs)
     throw std::invalid_argument("launch_wgmma_peak: at most " + std::to_string(tc_max_pairs) +
                                 " pairs, got " + std::to_string(pairs));
-  int device = 0, major = 0, minor = 0;
+  if (prepared.device < 0)
+    throw std::invalid_argument("launch_wgmma_peak: not prepared (prepare_wgmma_peak)");
+  // The one runtime call per launch: which device is current (no attribute query).
+  int device = 0;
   GPUSPEC_CUDA_CHECK(cudaGetDevice(&device));
-  GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (major != 9 || minor != 0)
-    throw std::invalid_argument(std::string("launch_wgmma_peak: the sm_90a kernels run on compute "
-                                            "capability 9.0 only; this device is ")
-                                    .append(std::to_string(major))
-                                    .append(".")
-                                    .append(std::to_string(minor)));
-  const wgmma_kernel kernel = kernel_of(t);
+  if (device != prepared.device)
+    throw std::invalid_argument("launch_wgmma_peak: prepared on device " +
+                                std::to_string(prepared.device) + ", launched on device " +
+                                std::to_string(device));
+  const wgmma_kernel kernel = kernel_of(prepared.dtype);
   kernel<<<blocks, wgmma_block_threads, 0, stream>>>(a_rows, b_pos_rows, b_neg_rows, out, trips,
                                                      status, pairs);
   GPUSPEC_CUDA_CHECK_LAUNCH();

@@ -22,11 +22,11 @@ namespace {
 
 bool wgmma_peak_built() { return false; }
 
-unsigned wgmma_peak_blocks(tc_dtype) { not_built("wgmma_peak_blocks"); }
+wgmma_peak_launch prepare_wgmma_peak(tc_dtype) { not_built("prepare_wgmma_peak"); }
 
-void launch_wgmma_peak(tc_dtype, const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                       std::uint32_t*, std::uint32_t*, std::uint32_t*, unsigned, std::uint32_t,
-                       stream_handle) {
+void launch_wgmma_peak(const wgmma_peak_launch&, const std::uint8_t*, const std::uint8_t*,
+                       const std::uint8_t*, std::uint32_t*, std::uint32_t*, std::uint32_t*,
+                       unsigned, std::uint32_t, stream_handle) {
   not_built("launch_wgmma_peak");
 }
 

@@ -656,7 +656,8 @@ TEST(tc_plan, blackwell_gets_its_own_kernels_where_the_build_has_them) {
   for (int sm : {100, 103})
     for (tc_dtype t : all_dtypes) {
       SCOPED_TRACE(std::string(k::tc_dtype_name(t)) + " sm_" + std::to_string(sm));
-      EXPECT_EQ(plan(t, sm, all).path, t == tc_dtype::int8 ? tc_path::mma_sync : tc_path::tcgen05);
+      EXPECT_EQ(plan(t, sm, all).path,
+                t == tc_dtype::int8 ? tc_path::not_measured : tc_path::tcgen05);
     }
   // Without the tcgen05 build: fp8 would be fp16 HMMA, fp6/fp4 have no path; both say why.
   EXPECT_EQ(plan(tc_dtype::fp8_e5m2, 100, none).path, tc_path::not_measured);
@@ -674,10 +675,9 @@ TEST(tc_plan, blackwell_gets_its_own_kernels_where_the_build_has_them) {
     EXPECT_NE(plan(tc_dtype::fp4_e2m1, sm, none).reason.find("sm_120f"), std::string::npos);
     EXPECT_EQ(plan(tc_dtype::fp16, sm, all).path, tc_path::mma_sync); // tcgen05 is 10.x only
   }
-  // Hopper: wgmma for its five types; e5m2 has no wgmma kernel, fp6/fp4 no hardware.
+  // Hopper: wgmma for its six types (e4m3 and e5m2 among them); fp6/fp4 no hardware.
   EXPECT_EQ(plan(tc_dtype::fp8_e4m3, 90, all).path, tc_path::wgmma);
-  EXPECT_EQ(plan(tc_dtype::fp8_e5m2, 90, all).path, tc_path::not_measured);
-  EXPECT_NE(plan(tc_dtype::fp8_e5m2, 90, all).reason.find("e5m2 wgmma"), std::string::npos);
+  EXPECT_EQ(plan(tc_dtype::fp8_e5m2, 90, all).path, tc_path::wgmma);
   for (int sm : {80, 89, 90, 110})
     for (tc_dtype t : {tc_dtype::fp6_e3m2, tc_dtype::fp6_e2m3, tc_dtype::fp4_e2m1}) {
       EXPECT_EQ(plan(t, sm, all).path, tc_path::not_supported);
@@ -702,24 +702,29 @@ TEST(tc_plan, blackwell_gets_its_own_kernels_where_the_build_has_them) {
 TEST(tc_plan, blackwell_launchers_match_the_build) {
   auto* rows = reinterpret_cast<const std::uint8_t*>(std::uintptr_t{0x1000});
   auto* words = reinterpret_cast<std::uint32_t*>(std::uintptr_t{0x2000});
+  k::tcgen05_peak_launch prepared; // as prepare_tcgen05_peak fills it, without a device
+  prepared.device = 0;
+  prepared.blocks = 1;
   if (!k::tcgen05_peak_built()) {
-    EXPECT_THROW((void)k::tcgen05_peak_blocks(tc_dtype::fp16), std::logic_error);
-    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::fp16, rows, rows, rows, words, words, words, 1, 0,
-                                        nullptr),
-                 std::logic_error);
+    EXPECT_THROW((void)k::prepare_tcgen05_peak(tc_dtype::fp16), std::logic_error);
+    EXPECT_THROW(
+        k::launch_tcgen05_peak(prepared, rows, rows, rows, words, words, words, 1, 0, nullptr),
+        std::logic_error);
   } else {
     // The argument checks come before any CUDA call.
-    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::fp16, nullptr, rows, rows, words, words, words, 1,
-                                        0, nullptr),
+    EXPECT_THROW(
+        k::launch_tcgen05_peak(prepared, nullptr, rows, rows, words, words, words, 1, 0, nullptr),
+        std::invalid_argument);
+    EXPECT_THROW(
+        k::launch_tcgen05_peak(prepared, rows, rows, rows, words, nullptr, words, 1, 0, nullptr),
+        std::invalid_argument); // no work counters
+    EXPECT_THROW(k::launch_tcgen05_peak(prepared, rows, rows, rows, words, words, words, 1,
+                                        k::tc_max_pairs + 1, nullptr),
                  std::invalid_argument);
-    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::fp16, rows, rows, rows, words, nullptr, words, 1,
-                                        0, nullptr),
-                 std::invalid_argument); // no work counters
-    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::fp4_e2m1, rows, rows, rows, words, words, words,
-                                        1, k::tc_max_pairs + 1, nullptr),
-                 std::invalid_argument);
-    EXPECT_THROW(k::launch_tcgen05_peak(tc_dtype::int8, rows, rows, rows, words, words, words, 1, 0,
-                                        nullptr),
+    EXPECT_THROW(k::launch_tcgen05_peak(k::tcgen05_peak_launch{}, rows, rows, rows, words, words,
+                                        words, 1, 0, nullptr),
+                 std::invalid_argument); // not prepared
+    EXPECT_THROW((void)k::prepare_tcgen05_peak(tc_dtype::int8),
                  std::invalid_argument); // no int8 kernel
   }
   if (!k::mma_f8f6f4_built()) {
@@ -733,24 +738,32 @@ TEST(tc_plan, blackwell_launchers_match_the_build) {
 }
 
 TEST(tc_plan, wgmma_launchers_match_the_build) {
+  k::wgmma_peak_launch prepared; // as prepare_wgmma_peak fills it, without a device
+  prepared.device = 0;
+  prepared.blocks = 1;
   if (!k::wgmma_peak_built()) {
-    EXPECT_THROW((void)k::wgmma_peak_blocks(tc_dtype::fp16), std::logic_error);
-    EXPECT_THROW(k::launch_wgmma_peak(tc_dtype::fp16, nullptr, nullptr, nullptr, nullptr, nullptr,
+    EXPECT_THROW((void)k::prepare_wgmma_peak(tc_dtype::fp16), std::logic_error);
+    EXPECT_THROW(k::launch_wgmma_peak(prepared, nullptr, nullptr, nullptr, nullptr, nullptr,
                                       nullptr, 1, 0, nullptr),
                  std::logic_error);
   } else {
-    EXPECT_THROW(k::launch_wgmma_peak(tc_dtype::fp16, nullptr, nullptr, nullptr, nullptr, nullptr,
+    EXPECT_THROW(k::launch_wgmma_peak(prepared, nullptr, nullptr, nullptr, nullptr, nullptr,
                                       nullptr, 1, 0, nullptr),
                  std::invalid_argument);
     // The argument checks come before any CUDA call: fake, aligned device addresses.
     auto* rows = reinterpret_cast<const std::uint8_t*>(std::uintptr_t{0x1000});
     auto* words = reinterpret_cast<std::uint32_t*>(std::uintptr_t{0x2000});
-    EXPECT_THROW(k::launch_wgmma_peak(tc_dtype::fp16, rows, rows, rows, words, nullptr, words, 1, 0,
-                                      nullptr),
-                 std::invalid_argument); // no work counters
-    EXPECT_THROW(k::launch_wgmma_peak(tc_dtype::fp16, rows, rows, rows, words, words, words, 1,
+    EXPECT_THROW(
+        k::launch_wgmma_peak(prepared, rows, rows, rows, words, nullptr, words, 1, 0, nullptr),
+        std::invalid_argument); // no work counters
+    EXPECT_THROW(k::launch_wgmma_peak(prepared, rows, rows, rows, words, words, words, 1,
                                       k::tc_max_pairs + 1, nullptr),
                  std::invalid_argument);
+    EXPECT_THROW(k::launch_wgmma_peak(k::wgmma_peak_launch{}, rows, rows, rows, words, words, words,
+                                      1, 0, nullptr),
+                 std::invalid_argument); // not prepared
+    EXPECT_THROW((void)k::prepare_wgmma_peak(tc_dtype::fp4_e2m1),
+                 std::invalid_argument); // no fp4 kernel
   }
   EXPECT_THROW(k::launch_mma_sync_peak(mma_variant::fp16_m16n8k16, nullptr, nullptr, nullptr,
                                        nullptr, nullptr, nullptr, 1, 0, nullptr),
@@ -876,7 +889,11 @@ TEST_F(tensor_kernels, every_wgmma_kernel_computes_a_times_b_on_hopper) {
     SCOPED_TRACE(k::wgmma_ptx(t));
     const k::wgmma_problem pr = k::make_wgmma_problem(t, 99);
     const auto a = upload(pr.a_rows), bp = upload(pr.b_pos_rows), bn = upload(pr.b_neg_rows);
-    EXPECT_GE(k::wgmma_peak_blocks(t), 1u);
+    // Prepared once (the device queries), launched many times without one.
+    const k::wgmma_peak_launch prepared = k::prepare_wgmma_peak(t);
+    EXPECT_EQ(prepared.dtype, t);
+    EXPECT_EQ(prepared.device, 0);
+    EXPECT_GE(prepared.blocks, 1u);
     for (unsigned blocks : {1u, 2u}) {
       for (std::uint32_t pairs : {0u, 1u, 9u}) {
         k::device_buffer<std::uint32_t> out(k::wgmma_output_words(blocks));
@@ -885,7 +902,7 @@ TEST_F(tensor_kernels, every_wgmma_kernel_computes_a_times_b_on_hopper) {
         k::poison_with_byte(out.data(), out.bytes(), k::tc_output_poison_byte(t), nullptr);
         k::poison_with_nan(trips.data(), trips.bytes(), nullptr);
         GPUSPEC_CUDA_CHECK(cudaMemset(status.data(), 0, sizeof(std::uint32_t)));
-        k::launch_wgmma_peak(t, a.data(), bp.data(), bn.data(), out.data(), trips.data(),
+        k::launch_wgmma_peak(prepared, a.data(), bp.data(), bn.data(), out.data(), trips.data(),
                              status.data(), blocks, pairs, nullptr);
         GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
         std::uint32_t word = 0;
@@ -917,8 +934,13 @@ TEST_F(tensor_kernels, every_tcgen05_kernel_computes_a_times_b_on_blackwell_10x)
     SCOPED_TRACE(k::tc_dtype_name(t));
     const k::tcgen05_problem pr = k::make_tcgen05_problem(t, 99);
     const auto a = upload(pr.a_rows), bp = upload(pr.b_pos_rows), bn = upload(pr.b_neg_rows);
-    const unsigned full = k::tcgen05_peak_blocks(t);
+    // Prepared once (device queries, the shared-memory attribute), launched many times.
+    const k::tcgen05_peak_launch prepared = k::prepare_tcgen05_peak(t);
+    const unsigned full = prepared.blocks;
     EXPECT_GE(full, 1u);
+    int sms = 0;
+    GPUSPEC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    EXPECT_EQ(full, static_cast<unsigned>(sms) * k::tcgen05_blocks_per_sm);
     for (unsigned blocks : {1u, 2u, full}) {
       for (std::uint32_t pairs : {0u, 1u, 9u}) {
         k::device_buffer<std::uint32_t> out(k::tcgen05_output_words(blocks));
@@ -927,7 +949,7 @@ TEST_F(tensor_kernels, every_tcgen05_kernel_computes_a_times_b_on_blackwell_10x)
         k::poison_with_byte(out.data(), out.bytes(), k::tc_output_poison_byte(t), nullptr);
         k::poison_with_nan(trips.data(), trips.bytes(), nullptr);
         GPUSPEC_CUDA_CHECK(cudaMemset(status.data(), 0, sizeof(std::uint32_t)));
-        k::launch_tcgen05_peak(t, a.data(), bp.data(), bn.data(), out.data(), trips.data(),
+        k::launch_tcgen05_peak(prepared, a.data(), bp.data(), bn.data(), out.data(), trips.data(),
                                status.data(), blocks, pairs, nullptr);
         GPUSPEC_CUDA_CHECK(cudaDeviceSynchronize());
         std::uint32_t word = 0;
@@ -989,6 +1011,17 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
                     : sm / 10 == 10 && k::tcgen05_peak_built() ? "tcgen05"
                                                                : "mma.sync");
     EXPECT_GT(res.stats.median, 1.0);
+    // The ceiling the plan chose, recorded: fp6 and fp4 run kind::f8f6f4 at the FP8 rate.
+    const bool sub_byte = res.bench_id == "tensor.mma.fp6" ||
+                          res.bench_id == "tensor.mma.fp6_e2m3" || res.bench_id == "tensor.mma.fp4";
+    const nlohmann::ordered_json params = r::parameters_of(res);
+    ASSERT_TRUE(params.contains("ceiling_key"));
+    if (sub_byte) {
+      EXPECT_EQ(params.at("ceiling_key").get<std::string>(), "fp8_tc");
+      EXPECT_TRUE(params.contains("ceiling_note"));
+    } else {
+      EXPECT_FALSE(params.contains("ceiling_note"));
+    }
     if (res.efficiency) {
       EXPECT_GT(*res.efficiency, 0.0);
       EXPECT_LT(*res.efficiency, 1.15) << "faster than the clock-adjusted peak: work miscounted";
@@ -1003,6 +1036,13 @@ TEST_F(tensor_kernels, tensor_mma_benchmarks_are_ok_or_say_why_not) {
   }
   if (sm < 89) {
     EXPECT_EQ(find("tensor.mma.fp8")->status, r::result_status::not_supported);
+  }
+  if (sm / 10 == 10) { // no tcgen05 kind::i8 kernel; mma.sync there is not the int8 peak's path
+    EXPECT_EQ(find("tensor.mma.int8")->status, r::result_status::skipped);
+    EXPECT_NE(find("tensor.mma.int8")->reason.find("kind::i8"), std::string::npos);
+  }
+  if (sm == 90 && k::wgmma_peak_built()) {
+    EXPECT_EQ(find("tensor.mma.fp8_e5m2")->status, r::result_status::ok);
   }
   if (sm / 10 != 10 && sm / 10 != 12) { // fp6 and fp4 are Blackwell's
     EXPECT_EQ(find("tensor.mma.fp6")->status, r::result_status::not_supported);

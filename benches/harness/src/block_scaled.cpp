@@ -21,28 +21,34 @@ namespace {
 using E = block_element;
 using S = block_scale_type;
 
-// id, element, scale, block, tensor scale, ceiling, min_sm, description, torch
+// id, element, scale, block, tensor scale, ceiling, min_sm, description, torch, documented
 const std::array<block_scaled_format, 4> format_table{{
     {"mxfp8_e4m3", E::e4m3, S::ue8m0, 32, false, "fp8_tc", 100,
      "MXFP8 GEMM: E4M3 in with a UE8M0 scale per 32 elements along K (block-scaled), fp32 "
      "accumulate, bf16 out",
      "torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype=torch.bfloat16) with "
-     "torch.float8_e4m3fn data and torch.float8_e8m0fnu scales (swizzled)"},
+     "torch.float8_e4m3fn data and torch.float8_e8m0fnu scales (swizzled)",
+     true},
     {"mxfp8_e5m2", E::e5m2, S::ue8m0, 32, false, "fp8_tc", 100,
      "MXFP8 GEMM: E5M2 in with a UE8M0 scale per 32 elements along K (block-scaled), fp32 "
      "accumulate, bf16 out",
      "torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype=torch.bfloat16) with "
-     "torch.float8_e5m2 data and torch.float8_e8m0fnu scales (swizzled)"},
+     "torch.float8_e5m2 data and torch.float8_e8m0fnu scales (swizzled)",
+     true},
     {"nvfp4", E::e2m1, S::ue4m3, 16, true, "fp4_tc", 100,
      "NVFP4 GEMM: E2M1 in with a UE4M3 scale per 16 elements along K and an FP32 scale per "
      "tensor (in alpha), fp32 accumulate, bf16 out",
      "torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype=torch.bfloat16) with "
-     "torch.float4_e2m1fn_x2 data and torch.float8_e4m3fn scales (swizzled)"},
+     "torch.float4_e2m1fn_x2 data and torch.float8_e4m3fn scales (swizzled)",
+     true},
     {"mxfp4", E::e2m1, S::ue8m0, 32, false, "fp4_tc", 100,
      "MXFP4 GEMM: E2M1 in with a UE8M0 scale per 32 elements along K (block-scaled), fp32 "
-     "accumulate, bf16 out",
-     "torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype=torch.bfloat16) with "
-     "torch.float4_e2m1fn_x2 data and torch.float8_e8m0fnu scales (swizzled)"},
+     "accumulate, bf16 out; no cuBLASLt MXFP4 kernel is documented: where the heuristic has "
+     "none, not supported",
+     "none on CUDA: torch._scaled_mm with torch.float4_e2m1fn_x2 data and torch.float8_e8m0fnu "
+     "scales (MXFP4) is implemented for ROCm (hipBLASLt, pytorch/pytorch#165528) only; on CUDA "
+     "its FP4 path is NVFP4 (torch.float8_e4m3fn scales per 16)",
+     false},
 }};
 
 constexpr std::int64_t tile_rows = 128;
@@ -67,6 +73,33 @@ double round_magnitude(double a, int mantissa_bits, int emin, double max) {
 } // namespace
 
 std::span<const block_scaled_format> block_scaled_formats() { return format_table; }
+
+std::string block_scaled_no_algorithm_reason(const block_scaled_format& format,
+                                             std::string_view scale_mode, std::string_view call,
+                                             int returned, std::string_view status) {
+  std::string why = "cuBLASLt has no algorithm for ";
+  why.append(format.id)
+      .append(" (")
+      .append(block_element_name(format.element))
+      .append(" A and B, ")
+      .append(scale_mode)
+      .append(", ")
+      .append(call)
+      .append("): ")
+      .append(block_scaled_heuristic_call)
+      .append(" returned ")
+      .append(std::to_string(returned))
+      .append(" result(s), status ")
+      .append(status);
+  if (!format.documented)
+    why.append(" (the cuBLAS documentation lists no kernel for this format)");
+  return why;
+}
+
+bool block_scaled_heuristic_declined(std::string_view reason) {
+  return reason.starts_with("cuBLASLt has no algorithm for ") &&
+         reason.find(block_scaled_heuristic_call) != std::string_view::npos;
+}
 
 const block_scaled_format* find_block_scaled_format(std::string_view id) {
   for (const auto& f : format_table)

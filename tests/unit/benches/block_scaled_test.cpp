@@ -240,3 +240,40 @@ TEST(block_scaled_formats, table) {
   EXPECT_TRUE(b::find_block_scaled_format("nvfp4")->tensor_scale);
   EXPECT_EQ(b::find_block_scaled_format("fp8_tc"), nullptr);
 }
+
+TEST(block_scaled_formats, mxfp4_says_no_kernel_is_documented_and_no_cuda_torch_call_exists) {
+  const b::block_scaled_format* mxfp4 = b::find_block_scaled_format("mxfp4");
+  ASSERT_NE(mxfp4, nullptr);
+  EXPECT_FALSE(mxfp4->documented);
+  EXPECT_NE(mxfp4->description.find("no cuBLASLt MXFP4 kernel is documented"),
+            std::string_view::npos);
+  // torch._scaled_mm with float4_e2m1fn_x2 and e8m0 scales is ROCm's: no CUDA equivalent.
+  EXPECT_TRUE(mxfp4->torch.starts_with("none on CUDA")) << mxfp4->torch;
+  EXPECT_NE(mxfp4->torch.find("ROCm"), std::string_view::npos);
+  for (const auto& f : b::block_scaled_formats())
+    if (f.id != "mxfp4") {
+      EXPECT_TRUE(f.documented) << f.id;
+      EXPECT_TRUE(f.torch.starts_with("torch._scaled_mm")) << f.id;
+    }
+}
+
+TEST(block_scaled_formats, a_heuristic_refusal_is_not_supported_for_every_format) {
+  for (const auto& f : b::block_scaled_formats()) {
+    const std::string why = b::block_scaled_no_algorithm_reason(
+        f, "CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0", "bf16 D, TN, m=256, n=192, k=512", 0,
+        "CUBLAS_STATUS_NOT_SUPPORTED");
+    SCOPED_TRACE(why);
+    EXPECT_TRUE(b::block_scaled_heuristic_declined(why));
+    EXPECT_NE(why.find(std::string(f.id)), std::string::npos);
+    EXPECT_NE(why.find("cublasLtMatmulAlgoGetHeuristic returned 0 result(s), status "
+                       "CUBLAS_STATUS_NOT_SUPPORTED"),
+              std::string::npos);
+    EXPECT_EQ(why.find("documentation lists no kernel") != std::string::npos, !f.documented);
+  }
+  // Other reasons are not the heuristic's answer: a GPU too old, a run out of memory.
+  EXPECT_FALSE(b::block_scaled_heuristic_declined(
+      "gemm.cublas.mxfp8_e5m2 needs compute capability 10.0 or newer"));
+  EXPECT_FALSE(b::block_scaled_heuristic_declined("cublasLtMatmul failed: CUBLAS_STATUS_EXECUTION"
+                                                  "_FAILED (cublasLtMatmulAlgoGetHeuristic ok)"));
+  EXPECT_FALSE(b::block_scaled_heuristic_declined(""));
+}

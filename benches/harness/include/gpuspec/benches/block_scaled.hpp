@@ -61,7 +61,11 @@ struct block_scaled_format {
   std::string_view ceiling;  ///< arch_rates key judging it ("fp8_tc", "fp4_tc")
   int min_sm = 100;          ///< 10·major + minor below which it is not supported
   std::string_view description;
-  std::string_view torch; ///< the PyTorch call of the same arithmetic
+  /// The PyTorch call of the same arithmetic on CUDA, or why there is none.
+  std::string_view torch;
+  /// False where the cuBLAS documentation lists no kernel for the format (the row asks the
+  /// heuristic all the same, and says "not supported" with its answer when it has none).
+  bool documented = true;
 };
 
 [[nodiscard]] std::span<const block_scaled_format> block_scaled_formats();
@@ -156,6 +160,24 @@ using source_values = std::function<float(std::int64_t, std::int64_t)>;
 /// The operand dequantized: rows x k floats, row-major, each value_at(r, c) (exact in float:
 /// an element times a power of two, or an E2M1 times a UE4M3).
 [[nodiscard]] std::vector<float> dequantize(const quantized_operand& q);
+
+// --- when cuBLASLt has no kernel ------------------------------------------------------------
+
+/// The cuBLASLt call a "no kernel" reason quotes: the heuristic that was asked.
+inline constexpr std::string_view block_scaled_heuristic_call = "cublasLtMatmulAlgoGetHeuristic";
+
+/// Why `format` is not supported when cuBLASLt's heuristic found no algorithm: the format, its
+/// element type and scale mode, the call (`call`: D type, layout, m, n, k), and what the
+/// heuristic answered (`returned` results, `status`), quoting block_scaled_heuristic_call.
+[[nodiscard]] std::string block_scaled_no_algorithm_reason(const block_scaled_format& format,
+                                                           std::string_view scale_mode,
+                                                           std::string_view call, int returned,
+                                                           std::string_view status);
+
+/// True when `reason` says cuBLASLt's heuristic offered no kernel (it quotes the heuristic):
+/// "not supported" for that reason is an answer of the cuBLASLt in use, for any format, not a
+/// fault of the benchmark.
+[[nodiscard]] bool block_scaled_heuristic_declined(std::string_view reason);
 
 // --- the host reference -------------------------------------------------------------------
 
