@@ -36,8 +36,10 @@ TEST(pci_bus_id, nvml_and_cuda_spellings_match) {
   EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("0000:3b:00.0"), "0000:3b:00.0");
   EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("00000001:C1:1F.7"), "0001:c1:1f.7");
   EXPECT_EQ(gpuspec::host::normalize_pci_bus_id(" 0000:3b:00.0\n"), "0000:3b:00.0");
-  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("0000:3b:00.0"), gpuspec::host::normalize_pci_bus_id("00000000:3B:00.0"));
-  EXPECT_NE(gpuspec::host::normalize_pci_bus_id("0000:3b:00.0"), gpuspec::host::normalize_pci_bus_id("0000:3c:00.0"));
+  EXPECT_EQ(gpuspec::host::normalize_pci_bus_id("0000:3b:00.0"),
+            gpuspec::host::normalize_pci_bus_id("00000000:3B:00.0"));
+  EXPECT_NE(gpuspec::host::normalize_pci_bus_id("0000:3b:00.0"),
+            gpuspec::host::normalize_pci_bus_id("0000:3c:00.0"));
 }
 
 TEST(pci_bus_id, garbage_gives_empty) {
