@@ -241,21 +241,26 @@ class BusyGpu(unittest.TestCase, Summary):
         self.assertNotEqual(self.proc.returncode, 0)
 
 
+BUDGET_S = 40
+
+
 class OutOfBudget(unittest.TestCase, Summary):
+    # Long enough that the steps before the quick suite (stand-ins, fast on an idle machine) keep
+    # within their share on a loaded CI machine too: the quick suite is then timed out, not cut.
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         tmp = Path(cls.tmp.name)
         cls.proc, cls.seconds, cls.out, cls.summary = run_script(
-            tmp, WORKING_SMI, stand_in_build(tmp), {"FAKE_RUN_SLEEP": "60", "GPU_VALIDATE_BUDGET_S": "12"})
+            tmp, WORKING_SMI, stand_in_build(tmp), {"FAKE_RUN_SLEEP": "120", "GPU_VALIDATE_BUDGET_S": str(BUDGET_S)})
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
     def test_the_long_step_is_timed_out_and_the_rest_cut(self):
-        # The shares scale with the budget: 4 s for the quick suite, 3 for the burn-in and its
-        # checks; what is kept for the burn-in leaves nothing for PyTorch.
+        # The shares scale with the budget: about a third of it for the quick suite, which sleeps
+        # past it; what is kept for the burn-in leaves nothing for PyTorch.
         line, fields = self.step("quick-suite")
         self.assertEqual(fields[1], "124", line)
         self.assertIn("TIMED OUT", line)
@@ -264,7 +269,7 @@ class OutOfBudget(unittest.TestCase, Summary):
         self.assertIn("steps cut or timed out: quick-suite", self.summary)
 
     def test_ends_on_time_with_its_files(self):
-        self.assertLess(self.seconds, 12 + 10 + 10)  # the budget, one kill grace, the rest
+        self.assertLess(self.seconds, BUDGET_S + 10 + 10)  # the budget, one kill grace, the rest
         self.assertNotEqual(self.proc.returncode, 0)
         for name in ("validate.log", "summary.txt", "evidence.tar.gz", "report.json"):
             self.assertTrue((self.out / name).is_file(), name)
