@@ -40,7 +40,8 @@ endif()
 # every clone and ccache serves one clone's objects to another (CI's clean clone among them).
 # Names in a file's anonymous namespace must be unique within its library or test program
 # (helpers several tests share live in tests/support). A file with its own compile definitions
-# or options, a generated file and CUDA sources are compiled on their own. GPUSPEC_UNITY=OFF
+# or options, one marked SKIP_UNITY_BUILD_INCLUSION, a generated file and CUDA sources are
+# compiled on their own. GPUSPEC_UNITY=OFF
 # compiles file by file (a quicker loop while editing one file).
 option(GPUSPEC_UNITY "Unity builds of the host C++ (batches of files compiled as one)" ON)
 set(GPUSPEC_UNITY_BATCH 8 CACHE STRING "Files per unity batch")
@@ -66,7 +67,8 @@ function(gpuspec_unity_batches target)
       get_source_file_property(_defs "${_abs}" COMPILE_DEFINITIONS)
       get_source_file_property(_opts "${_abs}" COMPILE_OPTIONS)
       get_source_file_property(_generated "${_abs}" GENERATED)
-      if(NOT _in_tree OR _defs OR _opts OR _generated)
+      get_source_file_property(_alone "${_abs}" SKIP_UNITY_BUILD_INCLUSION)
+      if(NOT _in_tree OR _defs OR _opts OR _generated OR _alone)
         continue()
       endif()
       file(RELATIVE_PATH _rel "${PROJECT_SOURCE_DIR}" "${_abs}")

@@ -204,7 +204,7 @@ const json& script_case(const json& script, const spine::planned_case& c) {
   throw std::runtime_error("stand-in worker: the script has no case " + c.label());
 }
 
-/// A burn-in as benches/families/burnin.cu runs it, with made-up work, on the real schedule
+/// A burn-in as benches/families/burnin.cpp runs it, with made-up work, on the real schedule
 /// (burnin_timeline.hpp): GEMM phases of `gemm_phase_s` (the whole run unless the script says)
 /// alternating with memory-test phases of `memtest_phase_s`, for `duration_s` (or until
 /// stopped). A GEMM "iteration" every `iteration_s`, each with a checksum that equals the first

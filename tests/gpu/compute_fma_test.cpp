@@ -1,4 +1,4 @@
-// Tests of the FMA-chain family (kernels/src/fma_chain.cu, benches/families/compute_fma.cu).
+// Tests of the FMA-chain family (kernels/src/fma_chain.cu, benches/families/compute_fma.cpp).
 //
 // Host tests (run everywhere): operation counts, launch sizing, the fp16 rounding helpers, the
 // host references (against closed forms and naive loops), why fp16x2 needs its work counters

@@ -1,6 +1,6 @@
 // Tests of the memory-hierarchy family: cache bandwidth (kernels/src/cache_bandwidth.cu,
-// benches/families/cache_bandwidth.cu), pointer-chase latency (kernels/src/pointer_chase.cu) and
-// launch latency (kernels/src/empty_launch.cu), both in benches/families/latency.cu.
+// benches/families/cache_bandwidth.cpp), pointer-chase latency (kernels/src/pointer_chase.cu) and
+// launch latency (kernels/src/empty_launch.cu), both in benches/families/latency.cpp.
 //
 // Host tests (run everywhere): Sattolo's permutation (one cycle through every slot,
 // deterministic per seed), the host walk, size texts, the expected level of a working set, byte

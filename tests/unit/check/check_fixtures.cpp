@@ -132,7 +132,7 @@ void settle(result& r) {
   r.gpus_busy = gpus;
 }
 
-/// STREAM copy or triad (fp32, 1 GiB arrays) as benches/families/stream.cu writes it, at
+/// STREAM copy or triad (fp32, 1 GiB arrays) as benches/families/stream.cpp writes it, at
 /// `value` GB/s, with the ceiling host/ceilings.cpp attaches.
 result stream_result(const std::string& op, int dev, double value) {
   const bool triad = op == "triad";
@@ -163,7 +163,7 @@ result stream_result(const std::string& op, int dev, double value) {
   return r;
 }
 
-/// cuBLASLt FP16 Tensor Core GEMM, 8192^3 NN, as benches/families/gemm_cublas.cu writes it:
+/// cuBLASLt FP16 Tensor Core GEMM, 8192^3 NN, as benches/families/gemm_cublas.cpp writes it:
 /// SW power capping at the default 700 W limit while drawing it (how Tensor Core GEMMs run),
 /// the SM clock at 1755 MHz.
 result gemm_result(int dev, double tflops) {
@@ -432,7 +432,7 @@ void throttle(report& r, int dev, std::vector<std::string> reasons, double facto
   }
 }
 
-/// The burn-in (benches/families/burnin.cu, docs/burnin.md) as its harness writes it: a run of
+/// The burn-in (benches/families/burnin.cpp, docs/burnin.md) as its harness writes it: a run of
 /// `seconds` (12 minutes unless told) of bf16 8192^3 GEMMs with cuBLASLt's first heuristic
 /// algorithm pinned, in 60 s cycles of 45 s of GEMMs and 15 s of memory test (one pattern pass),
 /// one interval a minute at `tflops` (synthetic: 71% of the datasheet's bf16 figure, as

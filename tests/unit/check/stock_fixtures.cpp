@@ -616,7 +616,7 @@ const stock_figure& gemm_figure(const stock_system& s, const gemm_row& g, const 
   return s.figures.gemm_tensor;
 }
 
-/// One gemm.cublas case as benches/families/gemm_cublas.cu writes it; nullopt when that family
+/// One gemm.cublas case as benches/families/gemm_cublas.cpp writes it; nullopt when that family
 /// would skip it for its time budget.
 std::optional<result> gemm_result(const stock_system& s, const gemm_row& g,
                                   const std::string& shape, const std::string& layout, int dev,

@@ -96,7 +96,7 @@ int run_check() {
   return 0;
 }
 """,
-    "benches/families/latency.cu": """
+    "benches/families/latency.cpp": """
 template <class Enqueue> double device_seconds(kernels::stream_ref s, const Enqueue& enqueue) {
   return kernels::event::elapsed_seconds(start, stop);
 }

@@ -1,6 +1,6 @@
 #pragma once
 /// The burn-in's schedule and its time series (docs/burnin.md), host code shared by the CUDA
-/// benchmark (benches/families/burnin.cu) and the tests' stand-in worker: which phase runs
+/// benchmark (benches/families/burnin.cpp) and the tests' stand-in worker: which phase runs
 /// when, and the per-interval summary of the work done and the telemetry seen, bounded for a
 /// run of any length.
 

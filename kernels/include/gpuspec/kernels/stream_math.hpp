@@ -5,7 +5,7 @@
 /// CUDA-free, so the host tests check it.
 ///
 /// A new element-wise kernel is one row type below (its data and its expression) added to
-/// stream_row_types; the enum names it. The benchmark (benches/families/stream.cu), the kernel
+/// stream_row_types; the enum names it. The benchmark (benches/families/stream.cpp), the kernel
 /// template (kernels/src/stream.cu), the static evidence and the tests read the table.
 
 #include <array>

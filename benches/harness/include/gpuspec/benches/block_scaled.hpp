@@ -1,5 +1,5 @@
 #pragma once
-/// The host side of the block-scaled GEMMs (families/gemm_blockscaled.cu): the formats as a
+/// The host side of the block-scaled GEMMs (families/gemm_blockscaled.cpp): the formats as a
 /// table, their element and scale encodings, the quantization of an operand into elements and
 /// per-block scales, the packing of FP4 elements, the tiled scale-factor layout cuBLASLt reads,
 /// and the dequantization the host reference multiplies. CUDA-free, unit-tested without a GPU

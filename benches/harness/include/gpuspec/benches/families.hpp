@@ -6,27 +6,27 @@
 
 namespace gpuspec::benches {
 
-/// memory.stream.{copy,scale,add,triad,dot} (families/stream.cu)
+/// memory.stream.{copy,scale,add,triad,dot} (families/stream.cpp)
 void register_stream_benchmarks(registry& r);
 
-/// cache.l2.read, cache.shared (families/cache_bandwidth.cu)
+/// cache.l2.read, cache.shared (families/cache_bandwidth.cpp)
 void register_cache_benchmarks(registry& r);
 
-/// latency.{l1,l2,dram}, latency.sweep, latency.launch (families/latency.cu)
+/// latency.{l1,l2,dram}, latency.sweep, latency.launch (families/latency.cpp)
 void register_latency_benchmarks(registry& r);
 
-/// compute.fma.{fp32,fp64,fp16x2,int32} (families/compute_fma.cu)
+/// compute.fma.{fp32,fp64,fp16x2,int32} (families/compute_fma.cpp)
 void register_compute_fma_benchmarks(registry& r);
 
-/// tensor.mma.{fp16,bf16,tf32,int8,fp8} and the sm_90a wgmma peak (families/tensor_mma.cu)
+/// tensor.mma.{fp16,bf16,tf32,int8,fp8} and the sm_90a wgmma peak (families/tensor_mma.cpp)
 void register_tensor_mma_benchmarks(registry& r);
 
-/// gemm.cublas.* (families/gemm_cublas.cu)
+/// gemm.cublas.* (families/gemm_cublas.cpp)
 void register_gemm_cublas_benchmarks(registry& r);
 /// gemm.cublas.{mxfp8_e4m3, mxfp8_e5m2, nvfp4, mxfp4}: block-scaled cuBLASLt GEMMs (Blackwell).
 void register_gemm_blockscaled_benchmarks(registry& r);
 
-/// gemm.custom.{sgemm,hgemm_tc} (families/gemm_custom.cu)
+/// gemm.custom.{sgemm,hgemm_tc} (families/gemm_custom.cpp)
 void register_gemm_custom_benchmarks(registry& r);
 
 /// transfer.{h2d,d2h,bidir} (families/transfer.cpp)
@@ -40,7 +40,7 @@ void register_transfer_p2p_latency_benchmarks(registry& r);
 /// (families/collective.cpp)
 void register_collective_benchmarks(registry& r);
 
-/// burnin.gemm, memory.test (families/burnin.cu)
+/// burnin.gemm, memory.test (families/burnin.cpp)
 void register_burnin_benchmarks(registry& r);
 /// Calls every family's register function, in the order `gpuspec list` shows them.
 void register_all_families(registry& r);

@@ -1,5 +1,5 @@
 #pragma once
-/// The host-side data of gemm.cublas.* (families/gemm_cublas.cu): the precision table, the shape
+/// The host-side data of gemm.cublas.* (families/gemm_cublas.cpp): the precision table, the shape
 /// and layout axes, the mapping of a row-major product onto cuBLAS's column-major call, and a
 /// one-shot run of the benchmark's code path for device tests. CUDA-free.
 ///

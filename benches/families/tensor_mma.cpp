@@ -257,9 +257,9 @@ void run_mma_sync(bench_state& state, const kernels::tc_plan& plan, int sm) {
     state.add_parameter("note", kernels::hopper_mma_sync_note);
 
   peak_kernel k;
-  k.launch = [&, v, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
+  k.launch = [&, v, blocks](std::uint32_t pairs, kernels::stream_handle on) {
     kernels::launch_mma_sync_peak(v, a.data(), b_pos.data(), b_neg.data(), out.data(), trips.data(),
-                                  status.data(), blocks, pairs, stream);
+                                  status.data(), blocks, pairs, on);
   };
   k.operations = [v, blocks](std::uint32_t pairs) {
     return kernels::mma_sync_operations(v, blocks, pairs);
@@ -323,9 +323,9 @@ void run_wgmma(bench_state& state, tc_dtype dtype, const kernels::tc_plan& plan)
                       "A, B and -B in shared memory (K-major, no swizzle), matrix descriptors");
 
   peak_kernel k;
-  k.launch = [&, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
+  k.launch = [&, blocks](std::uint32_t pairs, kernels::stream_handle on) {
     kernels::launch_wgmma_peak(prepared, a.data(), b_pos.data(), b_neg.data(), out.data(),
-                               trips.data(), status.data(), blocks, pairs, stream);
+                               trips.data(), status.data(), blocks, pairs, on);
   };
   k.operations = [dtype, blocks](std::uint32_t pairs) {
     return kernels::wgmma_operations(dtype, blocks, pairs);
@@ -366,9 +366,9 @@ void run_tcgen05(bench_state& state, tc_dtype dtype, const kernels::tc_plan& pla
                                   "descriptors; D in 256 tensor-memory columns per block");
 
   peak_kernel k;
-  k.launch = [&, blocks](std::uint32_t pairs, kernels::stream_handle stream) {
+  k.launch = [&, blocks](std::uint32_t pairs, kernels::stream_handle on) {
     kernels::launch_tcgen05_peak(prepared, rows.a.data(), rows.b_pos.data(), rows.b_neg.data(),
-                                 out.data(), trips.data(), status.data(), blocks, pairs, stream);
+                                 out.data(), trips.data(), status.data(), blocks, pairs, on);
   };
   k.operations = [dtype, blocks](std::uint32_t pairs) {
     return kernels::tcgen05_operations(dtype, blocks, pairs);

@@ -241,8 +241,8 @@ bool can_run(bench_state& state, const gemm_shape& shape, bool tc) {
 
 /// A, B (fp16 for the Tensor Core kernel, else fp32; seeded) and C (poisoned) on the device.
 struct gemm_buffers {
-  gemm_buffers(const gemm_shape& shape, bool tc, kernels::stream_ref stream)
-      : tc(tc), shape(shape),
+  gemm_buffers(const gemm_shape& asked, bool tensor_cores, kernels::stream_ref stream)
+      : tc(tensor_cores), shape(asked),
         c(static_cast<std::size_t>(shape.m) * static_cast<std::size_t>(shape.n)) {
     const auto m = static_cast<std::size_t>(shape.m);
     const auto n = static_cast<std::size_t>(shape.n);
