@@ -155,7 +155,8 @@ void add_kernel_log_xids(const session_options& o, reports::report& report,
   const double start_s = std::chrono::duration<double>(origin.time_since_epoch()).count();
   const double end_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  for (const auto& note : host::place_kernel_log_xids(report, log.text, start_s, end_s).notes)
+  const auto span = log.one_boot ? reports::log_span::one_boot : reports::log_span::saved;
+  for (const auto& note : host::place_kernel_log_xids(report, log.text, start_s, end_s, span).notes)
     observer.on_note(note);
 }
 

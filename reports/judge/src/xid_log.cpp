@@ -381,16 +381,34 @@ bool is_boot_separator(std::string_view line) {
   return is_journal_marker(line) && (line.substr(0, 8) == "-- Boot " || line == "-- Reboot --");
 }
 
-/// The kernel's banner, the first line of every boot: "Linux version 6.8.0-..." right after the
-/// line's time or syslog prefix (never inside another message).
+/// A kernel release as the banner writes it ("5.15.0-105-generic", "4.18.0-513.5.1.el8_9.x86_64",
+/// "6.6.0+"): a digit first, then no space, bracket, parenthesis or colon.
+bool is_release(std::string_view s) {
+  return !s.empty() && s.front() >= '0' && s.front() <= '9' && printable_word(s) &&
+         s.find_first_of("[]():") == std::string_view::npos;
+}
+
+/// The kernel's banner, the first line of every boot (init/version.c): "Linux version <release>
+/// (<user>@<host>) (<compiler>) #..." right after the line's time or syslog prefix. A process's
+/// name is at most 15 characters, so one named "Linux version " makes the kernel write
+/// "Linux version [pid]: segfault at ...": no release, no "(user@host)", no banner.
 bool is_boot_banner(std::string_view line) {
   constexpr std::string_view banner = "Linux version ";
   const auto at = line.find(banner);
   if (at == std::string_view::npos)
     return false;
   const std::string_view before = trim(line.substr(0, at));
-  return before.empty() || before.back() == ']' || before.back() == ';' ||
-         (before.size() >= 7 && before.substr(before.size() - 7) == "kernel:");
+  if (!(before.empty() || before.back() == ']' || before.back() == ';' ||
+        (before.size() >= 7 && before.substr(before.size() - 7) == "kernel:")))
+    return false;
+  std::string_view rest = line.substr(at + banner.size());
+  const auto space = rest.find(' ');
+  if (space == std::string_view::npos || !is_release(rest.substr(0, space)))
+    return false;
+  rest.remove_prefix(space + 1);
+  const auto close = rest.find(')');
+  return !rest.empty() && rest.front() == '(' && close != std::string_view::npos &&
+         rest.substr(0, close).find('@') != std::string_view::npos;
 }
 
 /// The message about GPU `id` whose driver text starts at `at` in `line`: the address, the text
@@ -455,7 +473,7 @@ std::vector<xid_event> parse_xid_log(std::string_view log) {
   return out;
 }
 
-kernel_log_parse parse_kernel_log(std::string_view log) {
+kernel_log_parse parse_kernel_log(std::string_view log, log_span span) {
   kernel_log_parse out;
   out.undecodable = undecodable_reason(log);
   if (!out.undecodable.empty())
@@ -464,7 +482,7 @@ kernel_log_parse parse_kernel_log(std::string_view log) {
   std::optional<gpu_bus_message> probe; // a probe message still being read
   int probe_lines_left = 0;
   const auto new_boot = [&] {
-    if (!boot_has_lines)
+    if (span == log_span::one_boot || !boot_has_lines)
       return; // the first boot's separator, or a banner right after a separator
     ++out.boots;
     out.earlier_xids.insert(out.earlier_xids.end(), std::make_move_iterator(out.xids.begin()),

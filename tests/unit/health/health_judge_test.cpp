@@ -136,6 +136,18 @@ TEST(HealthJudge, Xid79InTheKernelLogFailsItsGpuOnly) {
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-XID-HARDWARE:gpu3");
 }
 
+TEST(HealthJudge, AProcessNamedLinuxVersionDoesNotMakeAnXidHistory) {
+  // Its segfault line, "Linux version [pid]: segfault at ...", was read as a reboot: the Xid 48
+  // before it became history and the node passed.
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("forged-banner-after-xid48-gpu3.log");
+  EXPECT_EQ(in.kernel_log.boots, 1U);
+  const auto h = judge_report(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  EXPECT_EQ(gpu(h, 3).status, verdict_status::fail);
+  EXPECT_TRUE(h.xid_history.empty());
+}
+
 TEST(HealthJudge, ApplicationXidsAloneDoNotFailTheNode) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid13-application.log");

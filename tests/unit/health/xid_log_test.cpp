@@ -14,6 +14,7 @@
 
 namespace {
 
+using gpuspec::reports::log_span;
 using gpuspec::reports::parse_kernel_log;
 using gpuspec::reports::parse_pci_address;
 using gpuspec::reports::parse_sxid_line;
@@ -229,6 +230,10 @@ TEST(KernelLog, AJournalThatSpansBootsKeepsTheEarlierBootsAsHistory) {
   EXPECT_TRUE(log.gpu_messages.empty()); // the earlier boot's "fallen off the bus" is history too
 }
 
+/// The kernel's banner as init/version.c writes it.
+const std::string banner = "Linux version 5.15.0-105-generic (buildd@lcy02-amd64-007) (gcc "
+                           "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0) #115-Ubuntu SMP";
+
 TEST(KernelLog, ASecondBannerStartsANewBoot) {
   const auto log = parse_kernel_log(fixture("dmesg-two-banners-xid79-earlier.log"));
   EXPECT_EQ(log.boots, 2U);
@@ -240,20 +245,60 @@ TEST(KernelLog, ASecondBannerStartsANewBoot) {
   EXPECT_EQ(parse_kernel_log(fixture("xid79-gpu3.log")).boots, 1U);
   EXPECT_EQ(parse_kernel_log("-- Logs begin at Mon 2026-11-30 22:10:05 UTC, end at Tue "
                              "2026-12-01 08:03:04 UTC. --\n-- Boot 4f1c --\n"
-                             "Dec 01 08:02:41 h kernel: Linux version 5.15.0\n"
+                             "Dec 01 08:02:41 h kernel: " +
+                             banner +
+                             "\n"
                              "Dec 01 08:03:04 h kernel: NVRM: Xid (PCI:0000:18:00): 13, x\n")
                 .boots,
             1U);
   // Older journalctl's "-- Reboot --".
-  const auto reboot = parse_kernel_log("Nov 30 h kernel: NVRM: Xid (PCI:0000:18:00): 79, x\n"
-                                       "-- Reboot --\nDec 01 h kernel: Linux version 5.15.0\n");
+  const auto reboot =
+      parse_kernel_log("Nov 30 22:10:05 h kernel: NVRM: Xid (PCI:0000:18:00): 79, x\n"
+                       "-- Reboot --\nDec 01 08:02:41 h kernel: " +
+                       banner + "\n");
   EXPECT_EQ(reboot.boots, 2U);
   EXPECT_TRUE(reboot.xids.empty());
   // "Linux version" inside another message is no banner.
-  EXPECT_EQ(parse_kernel_log("[ 1.0] Linux version 5.15\n[ 2.0] NVRM: Xid (PCI:0000:18:00): 13, "
-                             "x\n[ 3.0] foo: built for Linux version 5.15\n")
+  EXPECT_EQ(parse_kernel_log("[ 1.0] " + banner +
+                             "\n[ 2.0] NVRM: Xid (PCI:0000:18:00): 13, "
+                             "x\n[ 3.0] foo: built for " +
+                             banner + "\n")
                 .boots,
             1U);
+}
+
+TEST(KernelLog, AProcessNamedLinuxVersionStartsNoBoot) {
+  // A process an unprivileged user named "Linux version " crashes: the kernel writes its name,
+  // then "[pid]: segfault at ...". Read as a banner, it made the Xid 48 before it history.
+  const auto log = parse_kernel_log(fixture("forged-banner-after-xid48-gpu3.log"));
+  EXPECT_EQ(log.boots, 1U);
+  ASSERT_EQ(log.xids.size(), 1U);
+  EXPECT_EQ(log.xids[0].xid, 48);
+  EXPECT_TRUE(log.earlier_xids.empty());
+  // Nor does any line that is not the banner's whole shape: a release, then "(user@host)".
+  for (const char* forged : {
+           "[ 9.0] Linux version [4242]: segfault at 0 ip 0 sp 0 error 4",
+           "[ 9.0] Linux version 6[4242]: segfault at 0 ip 0 sp 0 error 4",
+           "[ 9.0] Linux version 6 (4242): drop_caches: 3",
+           "6,900,9000000,-;Linux version [4242]: segfault at 0 ip 0 sp 0 error 4",
+           "Dec 01 08:03:04 h kernel: Linux version [4242]: segfault at 0",
+       }) {
+    const auto one =
+        parse_kernel_log(std::string("[ 5.0] NVRM: Xid (PCI:0000:5d:00): 48, x\n") + forged + "\n");
+    EXPECT_EQ(one.boots, 1U) << forged;
+    EXPECT_EQ(one.xids.size(), 1U) << forged;
+  }
+}
+
+TEST(KernelLog, KmsgAndDmesgHoldOneBootWhateverALineSays) {
+  // A second banner in a saved file starts a boot; in /dev/kmsg or dmesg (this boot's ring
+  // buffer) nothing does.
+  const auto text = fixture("dmesg-two-banners-xid79-earlier.log");
+  EXPECT_EQ(parse_kernel_log(text, log_span::saved).boots, 2U);
+  const auto live = parse_kernel_log(text, log_span::one_boot);
+  EXPECT_EQ(live.boots, 1U);
+  EXPECT_EQ(live.xids.size(), 2U);
+  EXPECT_TRUE(live.earlier_xids.empty());
 }
 
 TEST(KernelLog, TheDriversMessagesForAGpuItCouldNotBringUp) {
