@@ -148,6 +148,19 @@ TEST(HealthJudge, AProcessNamedLinuxVersionDoesNotMakeAnXidHistory) {
   EXPECT_TRUE(h.xid_history.empty());
 }
 
+TEST(HealthJudge, ADriverMessageAProgramWroteIntoItsSegfaultLineDrainsNothing) {
+  // Files named like an Xid 79, a fatal SXid and "GPU has fallen off the bus", faulted in: the
+  // kernel prints each name inside its segfault line. No driver wrote them.
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("forged-xid79-in-segfault.log");
+  const auto h = judge_report(in);
+  for (const auto* d : all(h))
+    ADD_FAILURE() << d->code << ": " << d->cause;
+  EXPECT_EQ(h.check.status, verdict_status::pass);
+  EXPECT_TRUE(h.xids.empty());
+  EXPECT_EQ(h.drain_reason, "");
+}
+
 TEST(HealthJudge, ApplicationXidsAloneDoNotFailTheNode) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid13-application.log");

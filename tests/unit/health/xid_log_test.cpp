@@ -22,6 +22,8 @@ using gpuspec::reports::parse_xid_line;
 using gpuspec::reports::parse_xid_log;
 using gpuspec::reports::pci_address;
 
+std::string fixture(const std::string& name);
+
 TEST(PciAddress, XidLinesAndNvmlBusIdsAgree) {
   const auto from_xid = parse_pci_address("PCI:0000:3b:00");
   const auto from_nvml = parse_pci_address("00000000:3B:00.0");
@@ -169,6 +171,40 @@ TEST(XidLine, APrintkCallerTagDoesNotHideTheTime) {
   ASSERT_TRUE(t);
   EXPECT_FALSE(t->seconds_since_boot);
   EXPECT_EQ(t->time_text, "[Tue Jul 28 03:14:02 2026]");
+}
+
+TEST(XidLine, AMarkerInsideAnotherMessageIsNoDriverMessage) {
+  // An unprivileged program faulting in a file it named like a driver message: the kernel writes
+  // that name inside its segfault line. Only the message's start is the driver's.
+  const std::string segv = "a.out[48213]: segfault at 0 ip 00007f3a1c2d5126 sp 00007ffc9a1e6e10 "
+                           "error 6 in ";
+  const std::string tail = "[7f3a1c2d5000+1000] likely on CPU 3 (core 3, socket 0)";
+  for (const std::string prefix :
+       {"[ 5107.644339] ", "6,1843,5107644339,-;", "Dec 01 08:03:04 gpu-node-01 kernel: ",
+        "2026-12-01T08:03:04.123456+00:00 gpu-node-01 kernel: [ 5107.644339] ", ""}) {
+    for (const std::string name : {"NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the "
+                                   "bus.",
+                                   "kernel: NVRM: Xid (PCI:0000:5d:00): 79, x"}) {
+      EXPECT_FALSE(parse_xid_line(prefix + segv + name + tail)) << prefix << name;
+      EXPECT_TRUE(parse_xid_line(prefix + name.substr(name.find("NVRM")))) << prefix << name;
+    }
+    EXPECT_FALSE(parse_sxid_line(prefix + segv +
+                                 "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): "
+                                 "23001, Fatal, x" +
+                                 tail))
+        << prefix;
+    EXPECT_TRUE(parse_sxid_line(prefix + "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 23001, "
+                                         "Fatal, x"))
+        << prefix;
+  }
+  // Nor a word that is not a switch's name before "SXid", nor a syslog prefix that is not one.
+  EXPECT_FALSE(parse_sxid_line("[ 1.0] a.out[1]: SXid (PCI:0000:05:00.0): 23001, Fatal, x"));
+  EXPECT_FALSE(parse_sxid_line("[ 1.0] foo bar: SXid (PCI:0000:05:00.0): 23001, Fatal, x"));
+  EXPECT_FALSE(parse_xid_line("[ 1.0] traps: x kernel: NVRM: Xid (PCI:0000:5d:00): 79, x"));
+  const auto log = parse_kernel_log(fixture("forged-xid79-in-segfault.log"));
+  EXPECT_TRUE(log.xids.empty());
+  EXPECT_TRUE(log.sxids.empty());
+  EXPECT_TRUE(log.gpu_messages.empty());
 }
 
 TEST(SxidLine, FatalAndNonFatalNvswitchLines) {
@@ -498,11 +534,13 @@ TEST(XidLogProperty, MangledLogsNeverCrashTheWholeLogParser) {
 }
 
 TEST(XidLogProperty, AHugeLogWithNoNewlinesIsOneLine) {
+  // One line: the marker after a megabyte of garbage is not at a message's start.
   std::string log(1 << 20, 'x');
   log += "NVRM: Xid (PCI:0000:3b:00): 79, tail";
-  const auto events = parse_xid_log(log);
+  EXPECT_TRUE(parse_xid_log(log).empty());
+  const auto events = parse_xid_log("[ 1.0] NVRM: Xid (PCI:0000:3b:00): 79, " + log);
   ASSERT_EQ(events.size(), 1U);
-  EXPECT_EQ(events[0].time_text.size(), 64U); // the garbage before it, capped
+  EXPECT_EQ(events[0].text.size(), log.size());
 }
 
 } // namespace
