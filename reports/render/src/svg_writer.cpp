@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/model/text_format.hpp"
+
 namespace gpuspec::reports::inline render::svg {
 
 const char* series_colour(std::size_t k) {
@@ -26,9 +28,11 @@ const char* status_colour(std::string_view status) {
 }
 
 std::string escape(std::string_view s) {
+  // Control characters first (escape_control: "\x1b", "\n"), which XML forbids and a terminal
+  // showing the page's source would obey; then the markup's own characters.
   std::string out;
   out.reserve(s.size());
-  for (const char c : s) {
+  for (const char c : escape_control(s)) {
     switch (c) {
     case '&':
       out += "&amp;";

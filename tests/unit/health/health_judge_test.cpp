@@ -165,6 +165,26 @@ TEST(HealthJudge, ADriverMessageAProgramWroteIntoItsSegfaultLineDrainsNothing) {
   EXPECT_EQ(h.drain_reason, "");
 }
 
+TEST(HealthJudge, AStringFromNvmlCannotForgeALineNorReachTheTerminalRaw) {
+  // A GPU name with a newline forged the "drain reason:" line the Slurm script read, and its
+  // escape sequences reached the terminal.
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("xid79-gpu3.log");
+  in.inventory.devices[0].name = "NVIDIA H100\ndrain reason: gpuspec:FORGED:gpu0\x1b[2J\xc2\x9b";
+  in.inventory.host.hostname = "node\rVerdict: PASS";
+  const auto h = judge_report(in);
+  const auto text = render_health_text(h, 0.1);
+  EXPECT_EQ(text.find("\ndrain reason: gpuspec:FORGED"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndrain reason: gpuspec:GPUSPEC-XID-HARDWARE:gpu3\n"), std::string::npos);
+  EXPECT_NE(text.find("NVIDIA H100\\ndrain reason: gpuspec:FORGED:gpu0\\x1b[2J\\u009b"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("node\\rVerdict: PASS"), std::string::npos);
+  for (const char c : text)
+    EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << static_cast<int>(c);
+  EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos);
+}
+
 TEST(HealthJudge, ApplicationXidsAloneDoNotFailTheNode) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid13-application.log");
