@@ -24,6 +24,7 @@
 #include "gpuspec/cli/cmd_info.hpp"
 #include "gpuspec/cli/duration.hpp"
 #include "gpuspec/cli/format.hpp"
+#include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/progress_display.hpp"
 #include "gpuspec/cli/specs_location.hpp"
 #include "gpuspec/cli/text_table.hpp"
@@ -184,8 +185,28 @@ std::filesystem::path recovered_report_path(const std::string& journal, const st
   return journal + ".json";
 }
 
+/// An output that is an input or the run's own report: the one-line message naming both on
+/// stderr, and true. `report` is where the run writes (or recovers) its report.
+bool outputs_clash(const run_cli_options& o, const std::string& report) {
+  const auto refuse = [](const std::string& option, const std::string& output,
+                         const std::string& what) {
+    fmt::print(stderr, "gpuspec run: {} {} is {}: it would be overwritten; write it elsewhere\n",
+               option, output, what);
+    return true;
+  };
+  if (const auto c = output_clash(o.html, {report}); !c.empty())
+    return refuse("--html", o.html, fmt::format("the run's own report {}", c));
+  if (const auto c = output_clash(o.html, {o.specs, o.recover}); !c.empty())
+    return refuse("--html", o.html, fmt::format("the input {}", c));
+  if (const auto c = output_clash(report, {o.specs, o.recover}); !c.empty())
+    return refuse(o.output.empty() ? "the report" : "-o", report, fmt::format("the input {}", c));
+  return false;
+}
+
 exit_code run_recover(const run_cli_options& o) {
   const std::filesystem::path out = recovered_report_path(o.recover, o.output);
+  if (outputs_clash(o, out.string()))
+    return exit_code::unknown;
   auto report = spine::recover_session(o.recover, out);
   if (!report) {
     fmt::print(stderr, "gpuspec run --recover: {}\n", report.error().to_string());
@@ -339,6 +360,8 @@ exit_code run_run(const run_cli_options& o) {
   const auto rules = reports::load_expectations(specs_dir() / "expect.json");
   note_short_burnin(o, duration_s, rules);
   const spine::session_options s = session_options_of(o, duration_s);
+  if (outputs_clash(o, s.output.string()))
+    return exit_code::unknown;
   const std::optional<spine::session_outcome> outcome = measure_session(s);
   if (!outcome)
     return exit_code::unknown;

@@ -143,6 +143,22 @@ expect 3 check "${specs[@]}" --baseline "$out/empty.json" "$fx/healthy.json"
 expect 3 check --specs "$out/empty.json" "$fx/healthy.json"
 stderr_has "$out/empty.json"
 
+# An output that is an input is refused (exit 3, both named) and the input left as it was:
+# `check r.json -o r.json` wrote the verdict over the report, samples lost, exit 0.
+cp "$fx/healthy.json" "$out/r.json"
+expect 3 check "${specs[@]}" "$out/r.json" -o "$out/r.json"
+stderr_has "-o $out/r.json is the input $out/r.json"
+cmp -s "$fx/healthy.json" "$out/r.json" || { echo "FAIL: -o overwrote its input"; failures=$((failures + 1)); }
+ln -f "$out/r.json" "$out/r-link.json" # the same file by another name
+expect 3 check "${specs[@]}" "$out/r.json" -o "$out/r-link.json" --format json
+expect 3 check "${specs[@]}" "$out/r.json" -o "$out/../$(basename "$out")/r.json"
+expect 3 check "$out/r.json" --specs "$out/r.json" -o "$out/r.json"
+cmp -s "$fx/healthy.json" "$out/r.json" || { echo "FAIL: -o overwrote its input"; failures=$((failures + 1)); }
+# `run -o R --html R`: the page would replace the run's report; refused before measuring.
+expect 3 run -o "$out/run.json" --html "$out/run.json"
+stderr_has "--html $out/run.json is the run's own report $out/run.json"
+[ -e "$out/run.json" ] && { echo "FAIL: run wrote $out/run.json"; failures=$((failures + 1)); }
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1
