@@ -229,14 +229,46 @@ std::optional<reports::input_error> read_lines(const std::vector<std::string>& l
 
 } // namespace
 
+namespace {
+reports::outcome<journal_contents> read_journal_text(const std::filesystem::path& file,
+                                                     std::ifstream& in, std::uintmax_t size);
+} // namespace
+
 reports::outcome<journal_contents> read_journal(const std::filesystem::path& file) {
   const std::string name = file.string();
   std::ifstream in(file, std::ios::binary);
   if (!in)
     return reports::input_error{name, "", "cannot open the journal"};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  try {
+    return read_journal_text(file, in, ec ? 0 : size);
+  } catch (const std::bad_alloc&) {
+    // Said here, with the file and its size: out of memory inside the readers unwinds through
+    // destructors that allocate (nlohmann's), which ends the process.
+    return reports::input_error{
+        name, "",
+        fmt::format("too large to read in the memory this process may use ({:.1f} MiB)",
+                    static_cast<double>(size) / (1 << 20))};
+  }
+}
+
+namespace {
+
+/// read_journal's work, on the journal opened as `in`, `size` bytes long when it was opened.
+reports::outcome<journal_contents> read_journal_text(const std::filesystem::path& file,
+                                                     std::ifstream& in, std::uintmax_t size) {
+  const std::string name = file.string();
+  std::string text;
+  text.resize(size); // one allocation, and a bad_alloc now rather than deep in a copy
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::ostringstream rest; // what was appended since the size was read
+  if (in.good() || in.eof()) {
+    in.clear();
+    rest << in.rdbuf();
+    text += rest.str();
+  }
   if (text.empty())
     return reports::input_error{name, "", "empty: not a gpuspec journal"};
   if (is_a_report(text))
@@ -260,6 +292,8 @@ reports::outcome<journal_contents> read_journal(const std::filesystem::path& fil
     out.report.results.push_back(std::move(e.result));
   return out;
 }
+
+} // namespace
 
 reports::outcome<reports::report> recover_report(const std::filesystem::path& journal) {
   auto contents = read_journal(journal);
