@@ -36,6 +36,7 @@
 #include "gpuspec/spine/journal.hpp"
 #include "gpuspec/spine/session.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
+#include "gpuspec/spine/worker.hpp"
 
 namespace gpuspec::cli {
 
@@ -226,11 +227,8 @@ exit_code run_recover(const run_cli_options& o) {
 /// Usage errors, found before anything is measured or written: false with the message on
 /// stderr. Fills the burn-in's duration (--duration means nothing to the other suites).
 bool check_usage(const run_cli_options& o, std::optional<double>& duration_s) {
-  try {
-    std::regex check(o.filter, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    fmt::print(stderr, "gpuspec run: --filter '{}' is not a valid regular expression: {}\n",
-               o.filter, e.what());
+  if (const auto problem = spine::filter_problem(o.filter); !problem.empty()) {
+    fmt::print(stderr, "gpuspec run: {}\n", problem);
     return false;
   }
   const std::string& suite = o.measurement.suite;

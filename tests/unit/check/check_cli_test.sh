@@ -177,6 +177,15 @@ expect 3 check "$out/huge.json" # (unlimited: not a report)
 stderr_has "too large to parse in the memory this process may use"
 rm -f "$out/huge.json"
 
+# A 40 kB --filter of nested groups overflowed std::regex's recursion (a crash); it is refused
+# with its reason (exit 3), as is a filter longer than any selection needs.
+nested="$(printf '(%.0s' $(seq 20000))memory$(printf ')%.0s' $(seq 20000))"
+expect 3 run --filter "$nested" -o "$out/filtered.json"
+stderr_has "--filter is 40006 characters long; at most 1024 are accepted"
+expect 3 run --filter "$(printf '(%.0s' $(seq 100))memory$(printf ')%.0s' $(seq 100))" -o "$out/filtered.json"
+stderr_has "--filter nests its groups 100 deep; at most 32 levels are accepted"
+[ -e "$out/filtered.json" ] && { echo "FAIL: run wrote a report for a refused filter"; failures=$((failures + 1)); }
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1
