@@ -123,7 +123,17 @@ bool ingest_one(fleet::ingester& in, const std::string& file, const fleet::judge
     out.rows.push_back(std::move(row));
     return false;
   }
-  const auto result = in.ingest(r.value(), file, j, now_utc());
+  fleet::ingest_result result;
+  try {
+    result = in.ingest(r.value(), file, j, now_utc());
+  } catch (const fleet::bad_report& e) { // judged on its own: skipped, and the rest go in
+    fmt::print(stderr, "gpuspec db ingest: skipped: {}\n", e.what());
+    row["status"] = "bad";
+    row["run_id"] = nullptr;
+    row["detail"] = e.what();
+    out.rows.push_back(std::move(row));
+    return false;
+  }
   const bool is_new = result.status == fleet::ingest_status::added;
   added += is_new ? 1 : 0;
   row["status"] = is_new ? "added" : "already present";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include <sqlite3.h>
 
@@ -86,6 +87,25 @@ ingester::ingester(connection& db, batch_policy batches)
       m_result(db.prepare(insert_result)), m_gpu_latest(db.prepare(upsert_gpu_latest)),
       m_node_latest(db.prepare(upsert_node_latest)) {}
 
+std::string duplicate_key(const run_record& rec) {
+  std::set<std::string> nodes;
+  for (const auto& n : rec.nodes) {
+    if (!nodes.insert(n.node).second)
+      return fmt::format("node {} appears twice", n.node);
+    std::set<int> indices;
+    for (const auto& g : n.gpus)
+      if (!indices.insert(g.index).second)
+        return fmt::format("GPU index {} appears twice on node {}", g.index, n.node);
+    std::set<std::pair<std::size_t, int>> results;
+    for (const auto& row : n.results)
+      if (row.gpu < n.gpus.size() &&
+          !results.insert({row.result_index, n.gpus[row.gpu].index}).second)
+        return fmt::format("result {} appears twice on GPU {} of node {}", row.result_index,
+                           n.gpus[row.gpu].index, n.node);
+  }
+  return "";
+}
+
 ingest_result ingester::ingest(const reports::report& r, const std::string& source, const judge& j,
                                const std::string& ingested_utc) {
   std::string canonical = canonical_text(r);
@@ -98,6 +118,8 @@ ingest_result ingester::ingest(const reports::report& r, const std::string& sour
   // Judged before the write lock is taken (one report a transaction: the lock is held only
   // while its rows go in; a batch holds it from its first report to its commit).
   const run_record rec = record_of(r, std::move(canonical), j.specs, j.rules);
+  if (const auto problem = duplicate_key(rec); !problem.empty())
+    throw bad_report(fmt::format("{}: {}: its rows cannot be told apart", source, problem));
   return write(rec, source, j.spec_version, ingested_utc);
 }
 

@@ -1,6 +1,8 @@
 // `gpuspec db` end to end, as a user runs it: ingest a folder with a bad file in it, again,
 // then each query in text and JSON, and the exit codes.
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,27 @@ TEST_F(fleet_cli, IngestNamesABadFileSkipsItAndKeepsTheRest) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 new run(s), 3 already present, 0 bad file(s) skipped"), std::string::npos)
       << r.out;
+}
+
+TEST_F(fleet_cli, AReportNamingAGpuIndexTwiceIsSkippedAndTheFilesAfterItGoIn) {
+  // It stopped the ingest on a raw SQLite error (UNIQUE constraint failed), and the files after
+  // it never went in.
+  copy_fixture("check/healthy.json", "reports/a-healthy.json");
+  auto dup = nlohmann::json::parse(
+      std::ifstream(std::string(GPUSPEC_FIXTURES_DIR) + "/check/degraded-ecc-uncorrected.json"));
+  dup["devices"][1]["index"] = dup["devices"][0]["index"];
+  std::ofstream(m_dir / "reports/b-duplicate-index.json") << dup.dump(1);
+  copy_fixture("reports/v1/synthetic-interrupted.json", "reports/c-v1.json");
+  const auto r = db("ingest reports --json");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("b-duplicate-index.json: GPU index 0 appears twice"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("constraint"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 3U);
+  EXPECT_EQ(j["rows"][0]["status"], "added");
+  EXPECT_EQ(j["rows"][1]["status"], "bad");
+  EXPECT_EQ(j["rows"][2]["status"], "added");
 }
 
 TEST_F(fleet_cli, QueriesPrintTablesAndJsonWithTheirExitCodes) {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,18 @@ struct batch_policy {
 inline constexpr batch_policy ingest_batches{100, std::chrono::milliseconds(1000)};
 
 /// Writes reports into one open database, its statements prepared once.
+/// A report whose rows cannot go in as they are (it names one GPU index twice on a node, say):
+/// the file is bad, the database is fine, and the files after it go in. Thrown by
+/// ingester::ingest before anything of the report is written.
+class bad_report : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Why `rec`'s rows cannot all be written: two with one key (a node twice, a GPU index twice on
+/// a node, a result twice on a GPU); "" when they can.
+[[nodiscard]] std::string duplicate_key(const run_record& rec);
+
 class ingester {
 public:
   explicit ingester(connection& db, batch_policy batches = {});
@@ -60,7 +73,8 @@ public:
   ingester(const ingester&) = delete;
   ingester& operator=(const ingester&) = delete;
 
-  /// Judges and writes one report; throws db_error (the database named, nothing of this
+  /// Judges and writes one report; throws bad_report for a report whose rows cannot go in
+  /// (duplicate_key), before writing anything, and db_error (the database named, nothing of this
   /// report left behind) when the database refuses it (full, locked, read-only). The reports
   /// before it in its batch are kept: committed, or, where SQLite rolled the batch back (it
   /// does on a full disk), written again a transaction each while they fit (committed_runs()).
