@@ -206,7 +206,7 @@ exit_code run_stale(const db_cli_options& o) {
     }
     now = *given;
   }
-  const auto db = fleet::open_fleet_db(o.db);
+  const auto db = fleet::open_fleet_db(o.db, {.read_only = true});
   const auto out = fleet::stale(db, fleet::utc_seconds(now), *window);
   return print(o, out, out.rows.empty() ? exit_code::pass : exit_code::warn);
 }
@@ -229,7 +229,7 @@ exit_code run_compare(const db_cli_options& o) {
   request.model = o.model;
   request.bench = o.bench;
   request.options = o.diff;
-  const auto db = fleet::open_fleet_db(o.db);
+  const auto db = fleet::open_fleet_db(o.db, {.read_only = true});
   const auto d = fleet::compare_windows(db, request);
   const auto format = chosen_format("db compare", o.json, o.format);
   if (!format)
@@ -243,7 +243,7 @@ exit_code run_compare(const db_cli_options& o) {
 }
 
 exit_code run_export(const db_cli_options& o) {
-  const auto db = fleet::open_fleet_db(o.db);
+  const auto db = fleet::open_fleet_db(o.db, {.read_only = true});
   const auto format = o.csv ? fleet::export_format::csv : fleet::export_format::jsonl;
   if (o.output.empty()) {
     (void)fleet::export_rows(db, format, std::cout);
@@ -266,7 +266,7 @@ exit_code dispatch(const db_cli_options& o) {
     return run_compare(o);
   if (o.action == "export")
     return run_export(o);
-  const auto db = fleet::open_fleet_db(o.db);
+  const auto db = fleet::open_fleet_db(o.db, {.read_only = true});
   if (o.action == "history")
     return print(o, fleet::history(db, {o.serial, o.node, o.model}), exit_code::pass);
   const auto out = fleet::lemons(db);
