@@ -209,6 +209,26 @@ TEST_F(fleet_db, CompareOfAnUnchangedFleetPasses) {
   EXPECT_FALSE(d.metrics.empty());
 }
 
+TEST_F(fleet_db, ExportNeutralisesCellsASpreadsheetWouldRunAsFormulas) {
+  // A report's text (a serial, a VBIOS version, a driver) starting with = + - @ tab or CR was
+  // written as is: a spreadsheet that opens the CSV runs it (OWASP, "CSV Injection").
+  auto r = node_report("n1", "2026-11-01T00:00:00Z");
+  r.devices[0].serial = "=HYPERLINK(\"http://x/\",\"ok\")";
+  r.devices[0].vbios = "+1+cmd|' /C calc'!A0";
+  r.host.driver_version = "@SUM(1,1)";
+  r.devices[1].serial = "-2+3";
+  (void)add(r);
+  std::ostringstream out;
+  (void)fleet::export_rows(db, fleet::export_format::csv, out);
+  const std::string csv = out.str();
+  EXPECT_NE(csv.find(",\"'=HYPERLINK(\"\"http://x/\"\",\"\"ok\"\")\","), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",'+1+cmd|' /C calc'!A0,"), std::string::npos);
+  EXPECT_NE(csv.find(",\"'@SUM(1,1)\","), std::string::npos);
+  EXPECT_NE(csv.find(",'-2+3,"), std::string::npos);
+  for (const char* raw : {",=HYPERLINK", ",\"=HYPERLINK", ",+1+cmd", ",@SUM", ",\"@SUM", ",-2+3"})
+    EXPECT_EQ(csv.find(raw), std::string::npos) << raw;
+}
+
 TEST_F(fleet_db, ExportWritesEveryResultRowWithItsSchema) {
   (void)add(node_report("n1", "2026-11-01T00:00:00Z"));
   std::ostringstream csv, jsonl;
