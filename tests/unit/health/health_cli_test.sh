@@ -292,6 +292,13 @@ scripts)
   prom_lint "$out/textfile/gpuspec-health.prom"
   prom_lint "$out/textfile/gpuspec-textfile.prom"
   cp "$out/textfile/gpuspec-health.prom" "$out/last-good.prom"
+  # A folder whose name starts with '-' is a path to rm and mv, never an option ("--").
+  mkdir -p -- "$out/-dash" && rm -f -- "$out/-dash/"*.prom
+  (cd "$out" && env PATH="$out/bin:$PATH" GPUSPEC_NVML_LIBRARY="$fake" \
+    GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/eight-healthy.json" GPUSPEC_KERNEL_LOG="$xid79" \
+    bash "$textfile" -dash 2>"$out/textfile-dash.err")
+  [ -s "$out/-dash/gpuspec-health.prom" ] && [ -s "$out/-dash/gpuspec-textfile.prom" ] ||
+    fail "textfile: a folder named -dash: $(cat "$out/textfile-dash.err")"
 
   # gpuspec health stops on bad input (a spec table that is not there) and writes nothing: the
   # last good file stays, but the status file says so and the script fails.
