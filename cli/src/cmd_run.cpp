@@ -208,12 +208,17 @@ exit_code run_recover(const run_cli_options& o) {
   const std::filesystem::path out = recovered_report_path(o.recover, o.output);
   if (outputs_clash(o, out.string()))
     return exit_code::unknown;
-  auto report = spine::recover_session(o.recover, out);
+  std::size_t duplicates = 0;
+  auto report = spine::recover_session(o.recover, out, &duplicates);
   if (!report) {
     fmt::print(stderr, "gpuspec run --recover: {}\n", report.error().to_string());
     return exit_code::unknown;
   }
   const auto& r = report.value();
+  if (duplicates > 0)
+    fmt::print(stderr,
+               "gpuspec run --recover: {} line(s) of {} were there twice: each result kept once\n",
+               duplicates, o.recover);
   fmt::print(stderr, "gpuspec run --recover: {} result(s) from {} written to {}{}\n",
              r.results.size(), o.recover, out.string(),
              r.complete ? "" : fmt::format(" (incomplete: {})", r.incomplete_reason));

@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -199,8 +201,13 @@ std::optional<reports::input_error> read_lines(const std::vector<std::string>& l
                                                const std::string& name, journal_contents& out,
                                                std::vector<journal_entry>& entries) {
   std::optional<reports::report> end_report;
+  std::set<std::string_view> seen; // result lines, byte for byte
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string where = fmt::format("line {}", i + 1);
+    if (i > 0 && !seen.insert(lines[i]).second) {
+      ++out.duplicate_lines; // the same line again: one result, kept once
+      continue;
+    }
     if (i == 0) {
       auto head = reports::detail::read_json_text(
           lines[i], name, "journal line", [&](element root) { return read_head(root, name); });
@@ -295,18 +302,24 @@ reports::outcome<journal_contents> read_journal_text(const std::filesystem::path
 
 } // namespace
 
-reports::outcome<reports::report> recover_report(const std::filesystem::path& journal) {
+reports::outcome<reports::report> recover_report(const std::filesystem::path& journal,
+                                                 std::size_t* duplicate_lines) {
   auto contents = read_journal(journal);
   if (!contents)
     return contents.error();
   journal_contents& c = contents.value();
+  if (duplicate_lines != nullptr)
+    *duplicate_lines = c.duplicate_lines;
   if (!c.finished) {
     c.report.complete = false;
     c.report.incomplete_reason = fmt::format(
         "recovered from the journal {}: the run stopped before it finished (the coordinator was "
-        "killed or crashed); {} result(s) were journalled{}",
+        "killed or crashed); {} result(s) were journalled{}{}",
         journal.string(), c.results,
-        c.last_line_cut ? ", and a last line cut short was dropped" : "");
+        c.last_line_cut ? ", and a last line cut short was dropped" : "",
+        c.duplicate_lines > 0
+            ? fmt::format(" ({} line(s) found twice were kept once)", c.duplicate_lines)
+            : std::string());
   }
   return std::move(c.report);
 }

@@ -493,8 +493,9 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
 }
 
 reports::outcome<reports::report> recover_session(const std::filesystem::path& journal,
-                                                  const std::filesystem::path& output) {
-  auto report = recover_report(journal);
+                                                  const std::filesystem::path& output,
+                                                  std::size_t* duplicate_lines) {
+  auto report = recover_report(journal, duplicate_lines);
   if (!report)
     return report;
   reports::save_report(output, report.value());
