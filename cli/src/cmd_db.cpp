@@ -140,6 +140,13 @@ bool ingest_one(fleet::ingester& in, const std::string& file, const fleet::judge
   row["run_id"] = result.run_id;
   row["detail"] = is_new ? fmt::format("{} GPUs, {} result rows", result.gpus, result.results)
                          : std::string("ingested before: nothing changed");
+  if (result.dated_after_ingest) {
+    const std::string flag =
+        fmt::format("dated more than {} min after its ingest: its pass never counts as recent",
+                    fleet::max_clock_skew_s / 60);
+    row["detail"] = fmt::format("{}; {}", row["detail"].get<std::string>(), flag);
+    fmt::print(stderr, "gpuspec db ingest: {}: {}\n", file, flag);
+  }
   out.rows.push_back(std::move(row));
   return true;
 }

@@ -134,6 +134,32 @@ TEST_F(fleet_db, StaleListsWhatHasNoPassInTheWindowAndNothingElse) {
   EXPECT_NEAR(s.rows.front()["age_days"].get<double>(), 29.0, 1.0);
 }
 
+TEST_F(fleet_db, AReportDatedAfterItsIngestIsFlaggedAndNeverARecentPass) {
+  // A report dated 2027 (its writer's clock, or its writer) ingested on 2026-12-01 counted as
+  // a pass in every window until 2027, so db stale never listed its node.
+  const long long now = fleet::utc_seconds("2026-12-02T00:00:00Z");
+  const auto future = add(node_report("future", "2027-06-01T00:00:00Z"));
+  EXPECT_EQ(future.status, fleet::ingest_status::added);
+  EXPECT_TRUE(future.dated_after_ingest);
+  // Within the clock skew (10 min after the ingest at 12:00): an ordinary report.
+  EXPECT_FALSE(add(node_report("skewed", "2026-12-01T12:09:00Z")).dated_after_ingest);
+  const auto s = fleet::stale(db, now, 7 * 86400.0);
+  std::vector<std::string> ids;
+  for (const auto& row : s.rows)
+    ids.push_back(row["kind"].get<std::string>() + " " + row["id"].get<std::string>());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "node future"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "gpu future-GPU0"), ids.end());
+  EXPECT_EQ(std::find(ids.begin(), ids.end(), "node skewed"), ids.end());
+  // A database filled before ingest flagged them: a pass dated after now is no recent pass.
+  db.exec("UPDATE node_latest SET last_pass_utc = '2027-06-01T00:00:00Z' WHERE node = 'skewed'",
+          "date a pass in the future");
+  const auto again = fleet::stale(db, now, 7 * 86400.0);
+  bool listed = false;
+  for (const auto& row : again.rows)
+    listed = listed || row["id"] == "skewed";
+  EXPECT_TRUE(listed);
+}
+
 TEST_F(fleet_db, LemonsAreSerialsThatFailedTwiceAnywhere) {
   const auto fail_gpu = [](reports::report& r, int d) {
     r.devices[d].counters_after["ecc.volatile.uncorrected"] = reports::reading::of(2);

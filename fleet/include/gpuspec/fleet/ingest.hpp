@@ -32,10 +32,17 @@ struct judge {
 
 enum class ingest_status { added, already_present };
 
+/// How far a report may be dated after its ingest (clocks of nodes and of the ingesting host
+/// disagree by seconds under NTP): an initial policy, 10 minutes.
+inline constexpr long long max_clock_skew_s = 600;
+
 struct ingest_result {
   ingest_status status = ingest_status::added;
   std::string run_id;
   std::size_t gpus = 0, results = 0; ///< rows written (0 when already present)
+  /// Dated more than max_clock_skew_s after its ingest: its rows go in, flagged, and its pass
+  /// never counts as recent (db stale), whatever clock wrote it.
+  bool dated_after_ingest = false;
 };
 
 /// How many reports one transaction holds. A batch is committed when it holds `reports`, or
@@ -97,7 +104,7 @@ private:
   };
   ingest_result write_report(const run_record& rec, const std::string& source,
                              const std::string& spec_version, const std::string& ingested_utc);
-  void write_node(const run_record& rec, const node_record& n);
+  void write_node(const run_record& rec, const node_record& n, bool dated_after_ingest);
   /// Commits the batch; when that fails, its first `keep` runs are written again (replay).
   void commit_batch(std::size_t keep);
   /// After a refused write: this report's savepoint rolled back and the batch before it
