@@ -297,8 +297,9 @@ scripts)
   (cd "$out" && env PATH="$out/bin:$PATH" GPUSPEC_NVML_LIBRARY="$fake" \
     GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/eight-healthy.json" GPUSPEC_KERNEL_LOG="$xid79" \
     bash "$textfile" -dash 2>"$out/textfile-dash.err")
-  [ -s "$out/-dash/gpuspec-health.prom" ] && [ -s "$out/-dash/gpuspec-textfile.prom" ] ||
+  if ! [ -s "$out/-dash/gpuspec-health.prom" ] || ! [ -s "$out/-dash/gpuspec-textfile.prom" ]; then
     fail "textfile: a folder named -dash: $(cat "$out/textfile-dash.err")"
+  fi
 
   # gpuspec health stops on bad input (a spec table that is not there) and writes nothing: the
   # last good file stays, but the status file says so and the script fails.
