@@ -11,6 +11,7 @@
 
 #include "gpuspec/cli/cli_model.hpp"
 #include "gpuspec/cli/format.hpp"
+#include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/specs_location.hpp"
 #include "gpuspec/collectives/nccl_tests_table.hpp"
 #include "gpuspec/reports/judge/check.hpp"
@@ -165,6 +166,15 @@ exit_code run_check(const check_cli_options& o) {
   const auto format = chosen_format("check", o.json, o.format);
   if (!format)
     return exit_code::unknown;
+  std::vector<std::string> inputs = o.reports;
+  inputs.insert(inputs.end(), {o.baseline, o.specs, o.expect, o.rules});
+  if (const auto clash = output_clash(o.output, inputs); !clash.empty()) {
+    fmt::print(stderr,
+               "gpuspec check: -o {} is the input {}: it would be overwritten; write it "
+               "elsewhere\n",
+               o.output, clash);
+    return exit_code::unknown;
+  }
   std::vector<reports::report> reports;
   std::optional<reports::report> baseline;
   const bool read = load_check_reports(o, reports, baseline);

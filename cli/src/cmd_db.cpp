@@ -123,13 +123,30 @@ bool ingest_one(fleet::ingester& in, const std::string& file, const fleet::judge
     out.rows.push_back(std::move(row));
     return false;
   }
-  const auto result = in.ingest(r.value(), file, j, now_utc());
+  fleet::ingest_result result;
+  try {
+    result = in.ingest(r.value(), file, j, now_utc());
+  } catch (const fleet::bad_report& e) { // judged on its own: skipped, and the rest go in
+    fmt::print(stderr, "gpuspec db ingest: skipped: {}\n", e.what());
+    row["status"] = "bad";
+    row["run_id"] = nullptr;
+    row["detail"] = e.what();
+    out.rows.push_back(std::move(row));
+    return false;
+  }
   const bool is_new = result.status == fleet::ingest_status::added;
   added += is_new ? 1 : 0;
   row["status"] = is_new ? "added" : "already present";
   row["run_id"] = result.run_id;
   row["detail"] = is_new ? fmt::format("{} GPUs, {} result rows", result.gpus, result.results)
                          : std::string("ingested before: nothing changed");
+  if (result.dated_after_ingest) {
+    const std::string flag =
+        fmt::format("dated more than {} min after its ingest: its pass never counts as recent",
+                    fleet::max_clock_skew_s / 60);
+    row["detail"] = fmt::format("{}; {}", row["detail"].get<std::string>(), flag);
+    fmt::print(stderr, "gpuspec db ingest: {}: {}\n", file, flag);
+  }
   out.rows.push_back(std::move(row));
   return true;
 }
@@ -196,7 +213,7 @@ exit_code run_stale(const db_cli_options& o) {
     }
     now = *given;
   }
-  const auto db = fleet::open_fleet_db(o.db);
+  const auto db = fleet::open_fleet_db(o.db, {.read_only = true});
   const auto out = fleet::stale(db, fleet::utc_seconds(now), *window);
   return print(o, out, out.rows.empty() ? exit_code::pass : exit_code::warn);
 }
@@ -219,7 +236,7 @@ exit_code run_compare(const db_cli_options& o) {
   request.model = o.model;
   request.bench = o.bench;
   request.options = o.diff;
-  const auto db = fleet::open_fleet_db(o.db);
+  const auto db = fleet::open_fleet_db(o.db, {.read_only = true});
   const auto d = fleet::compare_windows(db, request);
   const auto format = chosen_format("db compare", o.json, o.format);
   if (!format)
@@ -233,7 +250,7 @@ exit_code run_compare(const db_cli_options& o) {
 }
 
 exit_code run_export(const db_cli_options& o) {
-  const auto db = fleet::open_fleet_db(o.db);
+  const auto db = fleet::open_fleet_db(o.db, {.read_only = true});
   const auto format = o.csv ? fleet::export_format::csv : fleet::export_format::jsonl;
   if (o.output.empty()) {
     (void)fleet::export_rows(db, format, std::cout);
@@ -256,7 +273,7 @@ exit_code dispatch(const db_cli_options& o) {
     return run_compare(o);
   if (o.action == "export")
     return run_export(o);
-  const auto db = fleet::open_fleet_db(o.db);
+  const auto db = fleet::open_fleet_db(o.db, {.read_only = true});
   if (o.action == "history")
     return print(o, fleet::history(db, {o.serial, o.node, o.model}), exit_code::pass);
   const auto out = fleet::lemons(db);

@@ -67,7 +67,9 @@ reports::kernel_log_reading read_log(bool skip) {
     out.why = text.why;
     return out;
   }
-  return reports::kernel_log_from_text(text.source, text.text);
+  return reports::kernel_log_from_text(text.source, text.text,
+                                       text.one_boot ? reports::log_span::one_boot
+                                                     : reports::log_span::saved);
 }
 
 /// The PCI bus under GPUSPEC_SYSFS_ROOT (a folder standing for /sys: tests, and sites that

@@ -24,6 +24,7 @@
 #include "gpuspec/cli/cmd_info.hpp"
 #include "gpuspec/cli/duration.hpp"
 #include "gpuspec/cli/format.hpp"
+#include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/progress_display.hpp"
 #include "gpuspec/cli/specs_location.hpp"
 #include "gpuspec/cli/text_table.hpp"
@@ -35,6 +36,7 @@
 #include "gpuspec/spine/journal.hpp"
 #include "gpuspec/spine/session.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
+#include "gpuspec/spine/worker.hpp"
 
 namespace gpuspec::cli {
 
@@ -184,14 +186,39 @@ std::filesystem::path recovered_report_path(const std::string& journal, const st
   return journal + ".json";
 }
 
+/// An output that is an input or the run's own report: the one-line message naming both on
+/// stderr, and true. `report` is where the run writes (or recovers) its report.
+bool outputs_clash(const run_cli_options& o, const std::string& report) {
+  const auto refuse = [](const std::string& option, const std::string& output,
+                         const std::string& what) {
+    fmt::print(stderr, "gpuspec run: {} {} is {}: it would be overwritten; write it elsewhere\n",
+               option, output, what);
+    return true;
+  };
+  if (const auto c = output_clash(o.html, {report}); !c.empty())
+    return refuse("--html", o.html, fmt::format("the run's own report {}", c));
+  if (const auto c = output_clash(o.html, {o.specs, o.recover}); !c.empty())
+    return refuse("--html", o.html, fmt::format("the input {}", c));
+  if (const auto c = output_clash(report, {o.specs, o.recover}); !c.empty())
+    return refuse(o.output.empty() ? "the report" : "-o", report, fmt::format("the input {}", c));
+  return false;
+}
+
 exit_code run_recover(const run_cli_options& o) {
   const std::filesystem::path out = recovered_report_path(o.recover, o.output);
-  auto report = spine::recover_session(o.recover, out);
+  if (outputs_clash(o, out.string()))
+    return exit_code::unknown;
+  std::size_t duplicates = 0;
+  auto report = spine::recover_session(o.recover, out, &duplicates);
   if (!report) {
     fmt::print(stderr, "gpuspec run --recover: {}\n", report.error().to_string());
     return exit_code::unknown;
   }
   const auto& r = report.value();
+  if (duplicates > 0)
+    fmt::print(stderr,
+               "gpuspec run --recover: {} line(s) of {} were there twice: each result kept once\n",
+               duplicates, o.recover);
   fmt::print(stderr, "gpuspec run --recover: {} result(s) from {} written to {}{}\n",
              r.results.size(), o.recover, out.string(),
              r.complete ? "" : fmt::format(" (incomplete: {})", r.incomplete_reason));
@@ -205,11 +232,8 @@ exit_code run_recover(const run_cli_options& o) {
 /// Usage errors, found before anything is measured or written: false with the message on
 /// stderr. Fills the burn-in's duration (--duration means nothing to the other suites).
 bool check_usage(const run_cli_options& o, std::optional<double>& duration_s) {
-  try {
-    std::regex check(o.filter, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    fmt::print(stderr, "gpuspec run: --filter '{}' is not a valid regular expression: {}\n",
-               o.filter, e.what());
+  if (const auto problem = spine::filter_problem(o.filter); !problem.empty()) {
+    fmt::print(stderr, "gpuspec run: {}\n", problem);
     return false;
   }
   const std::string& suite = o.measurement.suite;
@@ -339,6 +363,8 @@ exit_code run_run(const run_cli_options& o) {
   const auto rules = reports::load_expectations(specs_dir() / "expect.json");
   note_short_burnin(o, duration_s, rules);
   const spine::session_options s = session_options_of(o, duration_s);
+  if (outputs_clash(o, s.output.string()))
+    return exit_code::unknown;
   const std::optional<spine::session_outcome> outcome = measure_session(s);
   if (!outcome)
     return exit_code::unknown;

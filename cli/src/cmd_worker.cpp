@@ -22,6 +22,10 @@ void setup_worker(CLI::App& app, worker_cli_options& o) {
 int run_worker(const worker_cli_options& o) {
   const spine::worker_backend backend = backend_worker();
   if (o.plan) {
+    if (const auto problem = spine::filter_problem(o.filter); !problem.empty()) {
+      fmt::print(stderr, "gpuspec worker: {}\n", problem);
+      return 3;
+    }
     spine::plan_request request{o.suite, o.filter, {}};
     try {
       request.gpus = spine::parse_plan_gpus(o.gpus);

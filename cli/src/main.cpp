@@ -1,8 +1,12 @@
 // gpuspec: one executable, one file per subcommand; this file only wires them and owns the one
 // try/catch that turns errors into exit codes (CONTRIBUTING.md, style 11).
 
+#include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <new>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +27,36 @@
 #include "gpuspec/cli/cmd_worker.hpp"
 #include "gpuspec/cli/device_dispatch.hpp"
 #include "gpuspec/cli/exit_code.hpp"
+
+namespace {
+
+/// What was too large, for an out-of-memory exit: the largest file the command line names (its
+/// size), else the command line's longest argument.
+std::string too_large(int argc, char** argv) {
+  std::string largest;
+  std::uintmax_t largest_size = 0;
+  std::string longest;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::error_code ec;
+    const auto size = std::filesystem::is_regular_file(arg, ec)
+                          ? std::filesystem::file_size(arg, ec)
+                          : std::uintmax_t{0};
+    if (!ec && size > largest_size) {
+      largest_size = size;
+      largest = arg;
+    }
+    if (arg.size() > longest.size())
+      longest = arg;
+  }
+  if (!largest.empty())
+    return fmt::format("the largest input, {} ({:.1f} MiB), is too large for the memory this "
+                       "process may use",
+                       largest, static_cast<double>(largest_size) / (1 << 20));
+  return fmt::format("an argument of {} characters is too large to work on", longest.size());
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
   using gpuspec::cli::exit_code;
@@ -102,6 +136,14 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::Error& e) {
     (void)app.exit(e); // prints the usage error
+    return to_int(exit_code::unknown);
+  } catch (const std::bad_alloc&) {
+    // Out of memory: said in a few words (the message itself must not need much memory).
+    try {
+      fmt::print(stderr, "gpuspec: out of memory: {}\n", too_large(argc, argv));
+    } catch (...) {
+      std::fputs("gpuspec: out of memory\n", stderr);
+    }
     return to_int(exit_code::unknown);
   } catch (const std::exception& e) {
     fmt::print(stderr, "gpuspec: error: {}\n", e.what());

@@ -3,6 +3,10 @@
 
 #include "gpuspec/fleet/database.hpp"
 
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <string>
 
 #include <fmt/format.h>
@@ -104,12 +108,58 @@ void check_header(connection& db) {
         fmt::format("{}: schema version {} is not one gpuspec wrote", db.file(), version));
 }
 
+/// check_header for a query: a file with no schema yet is an empty database, not one to create.
+void check_readable_header(connection& db) {
+  if (db.scalar("PRAGMA application_id", "read the header") == 0 &&
+      db.scalar("PRAGMA user_version", "read the header") == 0 &&
+      db.scalar("SELECT count(*) FROM sqlite_master", "list the tables") == 0)
+    throw db_error(fmt::format("{}: an empty file, no gpuspec database yet (gpuspec db ingest "
+                               "fills it)",
+                               db.file()));
+  check_header(db);
+}
+
+/// The owner of a file, by name where the system knows it.
+std::string owner_of(const struct stat& st) {
+  if (const passwd* pw = ::getpwuid(st.st_uid); pw != nullptr)
+    return pw->pw_name;
+  return fmt::format("uid {}", st.st_uid);
+}
+
+/// A writer's way blocked by what lies beside the file (the -wal or -shm another user's query
+/// left, read-only to us) or by the file or its folder itself: named, with whose it is.
+void refuse_blocked(const std::filesystem::path& file) {
+  const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : ".";
+  for (const std::string& path :
+       {file.string(), file.string() + "-wal", file.string() + "-shm", folder.string()}) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || ::access(path.c_str(), W_OK) == 0)
+      continue;
+    throw db_error(fmt::format(
+        "{}: cannot write the database: {} is not writable by this user (it belongs to {}, "
+        "mode {:o}){}",
+        file.string(), path, owner_of(st), st.st_mode & 07777,
+        path.ends_with("-wal") || path.ends_with("-shm")
+            ? "; no gpuspec is using it now? then its owner, or root, removes it"
+            : ""));
+  }
+}
+
 } // namespace
 
 connection open_fleet_db(const std::filesystem::path& file, const open_options& options) {
   if (!options.create && !std::filesystem::exists(file))
     throw db_error(
         fmt::format("{}: no such database (gpuspec db ingest creates it)", file.string()));
+  if (options.read_only) {
+    std::error_code ec;
+    const bool log = std::filesystem::exists(file.string() + "-wal", ec);
+    connection db(file, std::string_view(log ? "mode=ro" : "immutable=1"));
+    db.exec(fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms), "set the timeout");
+    check_readable_header(db);
+    return db;
+  }
+  refuse_blocked(file);
   connection db(file, options.create);
   db.exec(fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout_ms), "set the timeout");
   check_header(db);

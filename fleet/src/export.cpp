@@ -1,6 +1,7 @@
 // `db export` (queries.hpp): every result row as CSV or JSON Lines.
 
 #include <iterator>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -10,11 +11,17 @@ namespace gpuspec::fleet {
 
 namespace {
 
-/// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
+/// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. A text
+/// cell that starts with '=', '+', '-', '@', a tab or a carriage return is one a spreadsheet
+/// runs as a formula: it gets a single quote in front (OWASP, "CSV Injection"). Numbers are
+/// written by gpuspec ("-1.5" stays a number); text comes from reports anyone can write.
 std::string csv_field(const nlohmann::ordered_json& v) {
   if (v.is_null())
     return "";
   std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  if (v.is_string() && !text.empty() &&
+      std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos)
+    text.insert(0, 1, '\'');
   if (text.find_first_of(",\"\r\n") == std::string::npos)
     return text;
   std::string out = "\"";

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include <sqlite3.h>
 
 #include <fmt/format.h>
 
+#include "gpuspec/fleet/selectors.hpp"
 #include "gpuspec/reports/judge/check.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 
@@ -86,6 +88,25 @@ ingester::ingester(connection& db, batch_policy batches)
       m_result(db.prepare(insert_result)), m_gpu_latest(db.prepare(upsert_gpu_latest)),
       m_node_latest(db.prepare(upsert_node_latest)) {}
 
+std::string duplicate_key(const run_record& rec) {
+  std::set<std::string> nodes;
+  for (const auto& n : rec.nodes) {
+    if (!nodes.insert(n.node).second)
+      return fmt::format("node {} appears twice", n.node);
+    std::set<int> indices;
+    for (const auto& g : n.gpus)
+      if (!indices.insert(g.index).second)
+        return fmt::format("GPU index {} appears twice on node {}", g.index, n.node);
+    std::set<std::pair<std::size_t, int>> results;
+    for (const auto& row : n.results)
+      if (row.gpu < n.gpus.size() &&
+          !results.insert({row.result_index, n.gpus[row.gpu].index}).second)
+        return fmt::format("result {} appears twice on GPU {} of node {}", row.result_index,
+                           n.gpus[row.gpu].index, n.node);
+  }
+  return "";
+}
+
 ingest_result ingester::ingest(const reports::report& r, const std::string& source, const judge& j,
                                const std::string& ingested_utc) {
   std::string canonical = canonical_text(r);
@@ -98,23 +119,40 @@ ingest_result ingester::ingest(const reports::report& r, const std::string& sour
   // Judged before the write lock is taken (one report a transaction: the lock is held only
   // while its rows go in; a batch holds it from its first report to its commit).
   const run_record rec = record_of(r, std::move(canonical), j.specs, j.rules);
+  if (const auto problem = duplicate_key(rec); !problem.empty())
+    throw bad_report(fmt::format("{}: {}: its rows cannot be told apart", source, problem));
   return write(rec, source, j.spec_version, ingested_utc);
 }
 
-void ingester::write_node(const run_record& rec, const node_record& n) {
+namespace {
+
+/// `at_utc` more than max_clock_skew_s after `ingested_utc`.
+bool dated_after(const std::string& at_utc, const std::string& ingested_utc) {
+  std::string why;
+  const auto at = parse_utc_date(at_utc, why);
+  const auto in = parse_utc_date(ingested_utc, why);
+  return at && in && utc_seconds(*at) > utc_seconds(*in) + max_clock_skew_s;
+}
+
+} // namespace
+
+void ingester::write_node(const run_record& rec, const node_record& n, bool dated_after_ingest) {
+  // A run dated after its ingest updates no "last pass": its date is no evidence of a recent one.
+  const std::string latest_verdict = dated_after_ingest ? "dated after its ingest" : "";
   const auto& s = n.stack;
   m_node.bind(1, rec.run_id).bind(2, n.node).bind(3, rec.at_utc).bind(4, n.verdict);
   m_node.bind(5, n.reason_codes).bind(6, s.driver).bind(7, s.cuda_driver);
   m_node.bind(8, s.cuda_runtime).bind(9, s.cublas).bind(10, s.nccl).bind(11, s.gpuspec_version);
   m_node.run("insert a node");
-  m_node_latest.bind(1, n.node).bind(2, rec.at_utc).bind(3, n.verdict).run("update a node");
+  m_node_latest.bind(1, n.node).bind(2, rec.at_utc);
+  m_node_latest.bind(3, dated_after_ingest ? latest_verdict : n.verdict).run("update a node");
   for (const auto& g : n.gpus) {
     m_gpu.bind(1, rec.run_id).bind(2, n.node).bind(3, rec.at_utc).bind(4, g.gpu_key);
     m_gpu.bind(5, g.index).bind(6, g.serial).bind(7, g.uuid).bind(8, g.bus_id).bind(9, g.model);
     m_gpu.bind(10, g.vbios).bind(11, g.verdict).bind(12, g.reason_codes).bind(13, s.driver);
     m_gpu.bind(14, s.cuda_driver).run("insert a GPU");
     m_gpu_latest.bind(1, g.gpu_key).bind(2, g.model).bind(3, n.node).bind(4, rec.at_utc);
-    m_gpu_latest.bind(5, g.verdict).run("update a GPU");
+    m_gpu_latest.bind(5, dated_after_ingest ? latest_verdict : g.verdict).run("update a GPU");
   }
   for (const auto& row : n.results) {
     const gpu_row& g = n.gpus.at(row.gpu);
@@ -228,8 +266,9 @@ ingest_result ingester::write_report(const run_record& rec, const std::string& s
   m_run.bind(11, spec_version).bind(12, rec.gpuspec_version).bind(13, rec.canonical);
   m_run.run("insert the run");
   ingest_result out{ingest_status::added, rec.run_id, 0, 0};
+  out.dated_after_ingest = dated_after(rec.at_utc, ingested_utc);
   for (const auto& n : rec.nodes) {
-    write_node(rec, n);
+    write_node(rec, n, out.dated_after_ingest);
     out.gpus += n.gpus.size();
     out.results += n.results.size();
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/fleet/ingest.hpp"
 #include "gpuspec/fleet/queries.hpp"
 
 namespace gpuspec::fleet {
@@ -59,12 +60,15 @@ reports::db_output stale(const connection& db, long long now_s, double older_tha
   const std::string cutoff = utc_text(now_s - static_cast<long long>(older_than_s));
   out.title = fmt::format("GPUs and nodes with no pass since {}", cutoff);
   out.empty_text = "none: every GPU and node has a pass in the window";
+  // A pass dated after now (beyond the clock skew) is no recent pass: a report's date is what
+  // its writer said (databases filled before ingest flagged such reports hold them too).
   auto s = db.prepare(
       "SELECT 'gpu', gpu_key, model, node, last_seen_utc, last_pass_utc FROM gpu_latest "
-      "WHERE last_pass_utc IS NULL OR last_pass_utc < ?1 "
+      "WHERE last_pass_utc IS NULL OR last_pass_utc < ?1 OR last_pass_utc > ?2 "
       "UNION ALL SELECT 'node', node, '', node, last_seen_utc, last_pass_utc FROM node_latest "
-      "WHERE last_pass_utc IS NULL OR last_pass_utc < ?1 ORDER BY 1, 2");
+      "WHERE last_pass_utc IS NULL OR last_pass_utc < ?1 OR last_pass_utc > ?2 ORDER BY 1, 2");
   s.bind(1, cutoff);
+  s.bind(2, utc_text(now_s + max_clock_skew_s));
   while (s.step("read the latest passes")) {
     nlohmann::ordered_json row = nlohmann::ordered_json::object();
     for (int i = 0; i < 6; ++i)

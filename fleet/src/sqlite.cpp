@@ -154,6 +154,29 @@ connection::connection(const std::filesystem::path& file, bool create) : m_file(
   sqlite3_extended_result_codes(m_db, 1);
 }
 
+connection::connection(const std::filesystem::path& file, std::string_view query)
+    : m_file(file.string()) {
+  // The path as a URI's: '%', '?' and '#' would end or escape it.
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(file).string()) {
+    if (c == '%' || c == '?' || c == '#')
+      uri += fmt::format("%{:02x}", static_cast<unsigned char>(c));
+    else
+      uri += c;
+  }
+  uri += '?';
+  uri += query;
+  const int rc =
+      sqlite3_open_v2(uri.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  if (rc != SQLITE_OK) {
+    const std::string message = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    throw db_error(fmt::format("{}: cannot open the database: {}", m_file, message));
+  }
+  sqlite3_extended_result_codes(m_db, 1);
+}
+
 connection::connection(connection&& o) noexcept
     : m_db(std::exchange(o.m_db, nullptr)), m_file(std::move(o.m_file)) {}
 

@@ -3,12 +3,17 @@
 #include "gpuspec/host/fabric_services.hpp"
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <optional>
+#include <sstream>
 #include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -18,8 +23,7 @@ namespace gpuspec::host {
 
 namespace {
 
-/// The daemons' executable names. /proc/<pid>/comm holds at most 15 characters, so
-/// nv-fabricmanager reads there as "nv-fabricmanage"; argv[0] of /proc/<pid>/cmdline is whole.
+/// The daemons' executable names: the file name of what /proc/<pid>/exe links to.
 constexpr std::string_view fabric_manager_name = "nv-fabricmanager";
 constexpr std::string_view imex_name = "nvidia-imex";
 
@@ -42,25 +46,97 @@ std::optional<std::string> canonical_address(std::string_view text) {
   return std::nullopt;
 }
 
-/// The executable a /proc/<pid> folder runs: argv[0]'s file name, else its comm.
-std::string process_name(const std::filesystem::path& pid_dir) {
-  if (const auto cmdline = read_system_file(pid_dir / "cmdline"); cmdline && !cmdline->empty()) {
-    const std::string argv0 = cmdline->substr(0, cmdline->find('\0'));
-    const auto slash = argv0.rfind('/');
-    return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
+/// The real and effective user ids of a /proc/<pid> folder's process, from its status file
+/// ("Uid:\t0\t0\t0\t0": real, effective, saved, file system); nullopt when unreadable.
+std::optional<std::pair<long, long>> process_uids(const std::filesystem::path& pid_dir) {
+  const auto status = read_system_file(pid_dir / "status");
+  if (!status)
+    return std::nullopt;
+  std::string_view rest = *status;
+  while (!rest.empty()) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (!line.starts_with("Uid:"))
+      continue;
+    long real = -1, effective = -1;
+    std::istringstream fields{std::string(line.substr(4))};
+    if (fields >> real >> effective)
+      return std::pair{real, effective};
+    return std::nullopt;
   }
-  const auto comm = read_system_file(pid_dir / "comm");
-  return comm ? std::string(trim_space(*comm)) : std::string();
+  return std::nullopt;
 }
 
-bool is_daemon(const std::string& name, std::string_view daemon) {
-  // comm's 15-character cut of a longer name counts as the name.
-  return name == daemon || (name.size() == 15 && daemon.size() > 15 && daemon.starts_with(name));
+/// The owner of a file, following links; nullopt when it cannot be stat'ed.
+std::optional<uid_t> owner_of(const std::filesystem::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0)
+    return std::nullopt;
+  return st.st_uid;
+}
+
+/// What a /proc/<pid> folder's process is, as far as the daemons are concerned.
+struct process_identity {
+  std::string name;     ///< the executable's file name; "" when it is no daemon's
+  bool by_name = false; ///< its exe link could not be read: named by comm, run by root
+};
+
+/// Which daemon a process is: its executable, the file /proc/<pid>/exe links to, named as the
+/// daemon, owned by root, and run by root (real and effective uid 0). comm and argv[0] are
+/// whatever the process's owner chose (`exec -a nv-fabricmanager sleep 60`): they name nothing.
+/// Only where the exe link cannot be read (gpuspec runs unprivileged: a root process's link is
+/// not ours to read) is a root process's comm taken, and said to be. `root_owner` is the owner
+/// of the tree's "/": root on a host, whoever holds a fixture tree in tests.
+process_identity identify(const std::filesystem::path& root, const std::filesystem::path& pid_dir,
+                          uid_t root_owner) {
+  const auto uids = process_uids(pid_dir);
+  if (!uids || uids->first != 0 || uids->second != 0)
+    return {}; // not run by root: whatever it is named, no daemon
+  const auto exe = pid_dir / "exe";
+  std::array<char, 4096> link{};
+  const ssize_t n = ::readlink(exe.c_str(), link.data(), link.size() - 1);
+  if (n < 0 && errno == ENOENT)
+    return {}; // a kernel thread, or a process gone since the folder was listed
+  if (n < 0) {
+    const auto comm = read_system_file(pid_dir / "comm");
+    return {comm ? std::string(trim_space(*comm)) : std::string(), true};
+  }
+  std::string target(link.data(), static_cast<std::size_t>(n));
+  constexpr std::string_view deleted = " (deleted)"; // the package was updated under it
+  if (target.ends_with(deleted))
+    target.resize(target.size() - deleted.size());
+  const std::filesystem::path target_path(target);
+  // The file itself, in the tree read; else what the kernel's link resolves to (a binary
+  // deleted by an update, or one in another mount namespace).
+  auto owner = owner_of(root / target_path.relative_path());
+  if (!owner)
+    owner = owner_of(exe);
+  if (!owner || *owner != root_owner)
+    return {}; // a binary anyone but root may have written
+  return {target_path.filename().string(), false};
+}
+
+bool is_daemon(const process_identity& p, std::string_view daemon) {
+  // comm's 15-character cut of a longer name counts, for a root process whose exe is unread.
+  return p.name == daemon ||
+         (p.by_name && p.name.size() == 15 && daemon.size() > 15 && daemon.starts_with(p.name));
+}
+
+std::string describe(const std::string& pid, const process_identity& p) {
+  return p.by_name ? fmt::format("{} ({}, run by root; its exe link not readable)", pid, p.name)
+                   : fmt::format("{} ({})", pid, p.name);
 }
 
 /// The running daemons, from /proc/<pid>.
-void read_processes(const std::filesystem::path& proc, reports::fabric_services_reading& out) {
+void read_processes(const std::filesystem::path& root, reports::fabric_services_reading& out) {
+  const auto proc = root / "proc";
   out.source = proc.string();
+  const auto root_owner = owner_of(root);
+  if (!root_owner) {
+    out.why = fmt::format("{}: cannot be read", root.string());
+    return;
+  }
   std::error_code ec;
   std::filesystem::directory_iterator it(proc, ec);
   if (ec) {
@@ -74,11 +150,11 @@ void read_processes(const std::filesystem::path& proc, reports::fabric_services_
     if (pid.empty() ||
         !std::all_of(pid.begin(), pid.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
       continue;
-    const std::string name = process_name(it->path());
-    if (is_daemon(name, fabric_manager_name))
-      out.fabric_manager.push_back(fmt::format("{} ({})", pid, name));
-    else if (is_daemon(name, imex_name))
-      out.imex.push_back(fmt::format("{} ({})", pid, name));
+    const auto process = identify(root, it->path(), *root_owner);
+    if (is_daemon(process, fabric_manager_name))
+      out.fabric_manager.push_back(describe(pid, process));
+    else if (is_daemon(process, imex_name))
+      out.imex.push_back(describe(pid, process));
   }
   if (ec) {
     out.why = fmt::format("{}: {}", out.source, ec.message());
@@ -188,7 +264,7 @@ std::vector<std::string> parse_imex_nodes(std::string_view text) {
 reports::fabric_services_reading read_fabric_services(const std::filesystem::path& root,
                                                       const std::string& hostname) {
   reports::fabric_services_reading out;
-  read_processes(root / "proc", out);
+  read_processes(root, out);
   if (const auto fib = read_system_file(root / "proc/net/fib_trie"))
     out.node_addresses = parse_fib_trie_local(*fib);
   if (const auto inet6 = read_system_file(root / "proc/net/if_inet6"))

@@ -64,6 +64,7 @@ bool read_kmsg(kernel_log_text& out, std::string& why) {
   }
   out.read = true;
   out.source = "/dev/kmsg";
+  out.one_boot = true;
   return true;
 }
 
@@ -92,6 +93,7 @@ bool read_dmesg(kernel_log_text& out, std::string& why) {
   }
   out.read = true;
   out.source = "dmesg";
+  out.one_boot = true;
   out.text = std::move(text);
   return true;
 }

@@ -92,9 +92,10 @@ void insert_in_time_order(std::vector<reports::gpu_event>& events, reports::gpu_
 
 kernel_log_placement place_kernel_log_xids(reports::report& r, std::string_view log,
                                            double run_start_since_boot_s,
-                                           std::optional<double> run_end_since_boot_s) {
+                                           std::optional<double> run_end_since_boot_s,
+                                           reports::log_span span) {
   kernel_log_placement out;
-  const auto parsed = reports::parse_kernel_log(log);
+  const auto parsed = reports::parse_kernel_log(log, span);
   if (!parsed.undecodable.empty()) {
     out.notes.push_back(fmt::format("kernel log: {}: the run's Xids are those NVML's event set saw",
                                     parsed.undecodable));

@@ -41,7 +41,7 @@ status=$dir/gpuspec-textfile.prom
 next=$dir/.gpuspec-health.prom.next
 status_next=$dir/.gpuspec-textfile.prom.next
 
-rm -f "$next"
+rm -f -- "$next"
 started=$(date +%s)
 timeout "$limit" "$gpuspec" health --format prom -o "$next"
 rc=$?
@@ -49,12 +49,12 @@ written=0
 case "$rc" in
 0 | 1 | 2 | 3)
   # Exit 3 is also bad input, which writes nothing: only a file that exists was written.
-  if [ -s "$next" ] && mv -f "$next" "$health"; then
+  if [ -s "$next" ] && mv -f -- "$next" "$health"; then
     written=1
   fi
   ;;
 esac
-rm -f "$next"
+rm -f -- "$next"
 
 last_success=0
 if [ -e "$health" ]; then
@@ -75,8 +75,8 @@ write_status() {
   echo "# TYPE gpuspec_textfile_written gauge"
   echo "gpuspec_textfile_written $written"
 }
-if ! { write_status >"$status_next" && mv -f "$status_next" "$status"; }; then
-  rm -f "$status_next"
+if ! { write_status >"$status_next" && mv -f -- "$status_next" "$status"; }; then
+  rm -f -- "$status_next"
   echo "gpuspec-textfile: $status: could not be written" >&2
   exit 1
 fi

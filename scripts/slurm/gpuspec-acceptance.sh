@@ -54,6 +54,13 @@ if [ -z "$nodes" ]; then
 fi
 mkdir -p "$out/reports" "$out/logs" || exit 4
 out=$(cd "$out" && pwd)
+# The folder goes into an #SBATCH line, quoted there: a '"' or a line break cannot be.
+case "$out" in
+*'"'* | *$'\n'*)
+  echo "gpuspec-acceptance: --out $out: a folder name with a quote or a line break cannot be given to sbatch" >&2
+  exit 4
+  ;;
+esac
 # The expanded node names, for the summary: every one must have a report.
 expanded=$(scontrol show hostnames "$nodes" 2>/dev/null) || expanded=$(printf '%s\n' "${nodes//,/$'\n'}")
 count=$(printf '%s\n' "$expanded" | grep -c .)
@@ -77,7 +84,7 @@ cat >"$out/acceptance.sbatch" <<EOF
 #SBATCH --ntasks-per-node=1
 #SBATCH --exclusive
 #SBATCH --time=$time_limit
-#SBATCH --output=$out/logs/job-%j.txt
+#SBATCH --output="$out/logs/job-%j.txt"
 srun --ntasks-per-node=1 --kill-on-bad-exit=0 bash $(printf '%q' "$out/node-run.sh")
 EOF
 echo "gpuspec-acceptance: $count node(s) ($nodes), suite $suite, into $out"

@@ -11,7 +11,8 @@
 #              passes again (GPU replaced, rebooted). A drain an operator set, with any other
 #              reason, is never lifted; the log says which it was;
 #   1 warn     logs the findings, does not drain;
-#   2 fail     drains the node with gpuspec's suggested reason (gpuspec:<reason-code>:gpu<N>);
+#   2 fail     drains the node with gpuspec's suggested reason (gpuspec:<reason-code>:gpu<N>),
+#              read from `gpuspec health --format reason` (the reason alone, one line);
 #   3 unknown  does NOT drain (no verdict could be reached: no driver, an unreadable kernel
 #              log, bad input) and says so, in the log and on stderr;
 #   timeout    does NOT drain either, and says so.
@@ -76,10 +77,23 @@ resume_if_ours() {
   esac
 }
 
-output=$(timeout "$limit" "$gpuspec" health 2>&1)
+# The decision comes from `--format reason`: the drain reason alone on one line (or nothing) and
+# the exit code. It is never picked out of the text output, where a line is only as trustworthy
+# as the strings on it (an NVML string with a newline could once forge "drain reason: ...").
+reason=$(timeout "$limit" "$gpuspec" health --format reason 2>/dev/null)
 rc=$?
-reason=$(printf '%s\n' "$output" | sed -n 's/^drain reason: //p' | head -n 1)
-verdict=$(printf '%s\n' "$output" | sed -n 's/^Verdict: //p' | head -n 1)
+reason=$(printf '%s\n' "$reason" | head -n 1)
+case "$reason" in
+gpuspec:*) ;;
+*) reason= ;;
+esac
+# details: the text output's verdict and why, for the log only (a warn or no verdict), in the
+# time left of the limit.
+details() {
+  local left=$((limit - SECONDS))
+  [ "$left" -gt 0 ] || return 0
+  timeout "$left" "$gpuspec" health 2>&1 | grep -E "$1" | tr '\n' ' '
+}
 
 case "$rc" in
 0)
@@ -87,6 +101,7 @@ case "$rc" in
   exit 0
   ;;
 1)
+  verdict=$(details '^Verdict: ' | sed 's/^Verdict: //')
   drained=$(drain_reason_now) || drained=
   case "$drained" in
   gpuspec:*) say "warn on $node (${reason:-no reason}): stays drained ($drained): only a pass resumes it; ${verdict}" ;;
@@ -104,7 +119,7 @@ case "$rc" in
   exit 1
   ;;
 3)
-  say "unknown on $node: gpuspec health reached no verdict (exit 3), so the node is NOT drained: $(printf '%s\n' "$output" | grep -E '^(kernel log|GPUs|gpuspec health):' | tr '\n' ' ')"
+  say "unknown on $node: gpuspec health reached no verdict (exit 3), so the node is NOT drained: $(details '^(kernel log|GPUs|gpuspec health):')"
   exit 0
   ;;
 124)
@@ -112,7 +127,7 @@ case "$rc" in
   exit 0
   ;;
 *)
-  say "gpuspec health exited $rc on $node (not a verdict): the node is NOT drained: $(printf '%s\n' "$output" | tail -n 1)"
+  say "gpuspec health exited $rc on $node (not a verdict): the node is NOT drained: $(details . | tail -c 200)"
   exit 0
   ;;
 esac

@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -199,8 +201,13 @@ std::optional<reports::input_error> read_lines(const std::vector<std::string>& l
                                                const std::string& name, journal_contents& out,
                                                std::vector<journal_entry>& entries) {
   std::optional<reports::report> end_report;
+  std::set<std::string_view> seen; // result lines, byte for byte
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string where = fmt::format("line {}", i + 1);
+    if (i > 0 && !seen.insert(lines[i]).second) {
+      ++out.duplicate_lines; // the same line again: one result, kept once
+      continue;
+    }
     if (i == 0) {
       auto head = reports::detail::read_json_text(
           lines[i], name, "journal line", [&](element root) { return read_head(root, name); });
@@ -229,14 +236,46 @@ std::optional<reports::input_error> read_lines(const std::vector<std::string>& l
 
 } // namespace
 
+namespace {
+reports::outcome<journal_contents> read_journal_text(const std::filesystem::path& file,
+                                                     std::ifstream& in, std::uintmax_t size);
+} // namespace
+
 reports::outcome<journal_contents> read_journal(const std::filesystem::path& file) {
   const std::string name = file.string();
   std::ifstream in(file, std::ios::binary);
   if (!in)
     return reports::input_error{name, "", "cannot open the journal"};
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  try {
+    return read_journal_text(file, in, ec ? 0 : size);
+  } catch (const std::bad_alloc&) {
+    // Said here, with the file and its size: out of memory inside the readers unwinds through
+    // destructors that allocate (nlohmann's), which ends the process.
+    return reports::input_error{
+        name, "",
+        fmt::format("too large to read in the memory this process may use ({:.1f} MiB)",
+                    static_cast<double>(size) / (1 << 20))};
+  }
+}
+
+namespace {
+
+/// read_journal's work, on the journal opened as `in`, `size` bytes long when it was opened.
+reports::outcome<journal_contents> read_journal_text(const std::filesystem::path& file,
+                                                     std::ifstream& in, std::uintmax_t size) {
+  const std::string name = file.string();
+  std::string text;
+  text.resize(size); // one allocation, and a bad_alloc now rather than deep in a copy
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::ostringstream rest; // what was appended since the size was read
+  if (in.good() || in.eof()) {
+    in.clear();
+    rest << in.rdbuf();
+    text += rest.str();
+  }
   if (text.empty())
     return reports::input_error{name, "", "empty: not a gpuspec journal"};
   if (is_a_report(text))
@@ -261,18 +300,26 @@ reports::outcome<journal_contents> read_journal(const std::filesystem::path& fil
   return out;
 }
 
-reports::outcome<reports::report> recover_report(const std::filesystem::path& journal) {
+} // namespace
+
+reports::outcome<reports::report> recover_report(const std::filesystem::path& journal,
+                                                 std::size_t* duplicate_lines) {
   auto contents = read_journal(journal);
   if (!contents)
     return contents.error();
   journal_contents& c = contents.value();
+  if (duplicate_lines != nullptr)
+    *duplicate_lines = c.duplicate_lines;
   if (!c.finished) {
     c.report.complete = false;
     c.report.incomplete_reason = fmt::format(
         "recovered from the journal {}: the run stopped before it finished (the coordinator was "
-        "killed or crashed); {} result(s) were journalled{}",
+        "killed or crashed); {} result(s) were journalled{}{}",
         journal.string(), c.results,
-        c.last_line_cut ? ", and a last line cut short was dropped" : "");
+        c.last_line_cut ? ", and a last line cut short was dropped" : "",
+        c.duplicate_lines > 0
+            ? fmt::format(" ({} line(s) found twice were kept once)", c.duplicate_lines)
+            : std::string());
   }
   return std::move(c.report);
 }

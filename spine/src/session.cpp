@@ -156,7 +156,8 @@ void add_kernel_log_xids(const session_options& o, reports::report& report,
   const double start_s = std::chrono::duration<double>(origin.time_since_epoch()).count();
   const double end_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  for (const auto& note : host::place_kernel_log_xids(report, log.text, start_s, end_s).notes)
+  const auto span = log.one_boot ? reports::log_span::one_boot : reports::log_span::saved;
+  for (const auto& note : host::place_kernel_log_xids(report, log.text, start_s, end_s, span).notes)
     observer.on_note(note);
 }
 
@@ -501,8 +502,9 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
 }
 
 reports::outcome<reports::report> recover_session(const std::filesystem::path& journal,
-                                                  const std::filesystem::path& output) {
-  auto report = recover_report(journal);
+                                                  const std::filesystem::path& output,
+                                                  std::size_t* duplicate_lines) {
+  auto report = recover_report(journal, duplicate_lines);
   if (!report)
     return report;
   reports::save_report(output, report.value());

@@ -16,6 +16,7 @@
 #include <exception>
 #include <iostream>
 #include <iterator>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -78,6 +79,34 @@ private:
 };
 
 } // namespace
+
+std::string filter_problem(std::string_view filter) {
+  if (filter.size() > max_filter_length)
+    return fmt::format("--filter is {} characters long; at most {} are accepted", filter.size(),
+                       max_filter_length);
+  int depth = 0, deepest = 0;
+  bool escaped = false;
+  for (const char c : filter) {
+    if (escaped) {
+      escaped = false;
+    } else if (c == '\\') {
+      escaped = true;
+    } else if (c == '(' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ')' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  if (deepest > max_filter_nesting)
+    return fmt::format("--filter nests its groups {} deep; at most {} levels are accepted", deepest,
+                       max_filter_nesting);
+  try {
+    const std::regex check(std::string(filter), std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return fmt::format("--filter '{}' is not a valid regular expression: {}", filter, e.what());
+  }
+  return "";
+}
 
 std::vector<int> parse_plan_gpus(std::string_view text) {
   std::vector<int> out;

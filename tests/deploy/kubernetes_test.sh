@@ -81,6 +81,16 @@ sed 's/^  generateName: \(.*\)$/  name: \1example/' "$out/job.yaml" >"$out/job-n
 validate "$out/job-named.yaml" >"$out/job-validate.txt" 2>&1 || fail "the Job: $(cat "$out/job-validate.txt")"
 grep -q 'nvidia.com/gpu: "8"' "$out/job.yaml" || fail "the Job does not request the node's 8 GPUs"
 grep -q 'value: "--duration 30m"' "$out/job.yaml" || fail "the Job lost its run arguments"
+# A 71-character node name (Kubernetes refuses a label value over 63): labelled by its hash,
+# named in an annotation and the node selector.
+long=gpu-node-0123456789-0123456789-0123456789-0123456789.rack7.example.org
+bash "$base/gpuspec-job.sh" "$long" 8 quick "" registry.example.com/gpuspec:0.1.0 >"$out/job-long.yaml" ||
+  fail "gpuspec-job.sh failed on a ${#long}-character node name"
+grep -q "kubernetes.io/hostname: \"$long\"" "$out/job-long.yaml" || fail "the long-named Job is not placed by name"
+grep -q "gpuspec.io/node: \"$long\"" "$out/job-long.yaml" || fail "the long node name is not annotated"
+grep -Eq '^    gpuspec.io/node-hash: "[0-9a-f]{16}"$' "$out/job-long.yaml" || fail "no node-hash label"
+sed 's/^  generateName: \(.*\)$/  name: \1example/' "$out/job-long.yaml" >"$out/job-long-named.yaml"
+validate "$out/job-long-named.yaml" >"$out/job-long-validate.txt" 2>&1 || fail "the long-named Job: $(cat "$out/job-long-validate.txt")"
 for args in "gpu-node-01 8 quick '' 'img\"; rm -rf /'" "'Bad Node' 8" "gpu-node-01 0" "gpu-node-01 8 fastest" \
   "gpu-node-01 8 quick '--x \$(reboot)' img"; do
   eval "bash '$base/gpuspec-job.sh' $args" >/dev/null 2>&1 && fail "gpuspec-job.sh accepted $args"

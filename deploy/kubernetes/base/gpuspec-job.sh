@@ -16,5 +16,9 @@ template=${GPUSPEC_JOB_TEMPLATE:-$(dirname "${BASH_SOURCE[0]}")/acceptance-job.y
 [[ $suite =~ ^(quick|standard|burnin|full)$ ]] || { echo "gpuspec-job.sh: '$suite' is not a suite" >&2; exit 2; }
 [[ $args =~ ^[-A-Za-z0-9_.,=:\ ]*$ ]] || { echo "gpuspec-job.sh: '$args': only plain run options" >&2; exit 2; }
 [[ $image =~ ^[-A-Za-z0-9_./:@]+$ ]] || { echo "gpuspec-job.sh: '$image' is not an image" >&2; exit 2; }
-sed -e "s|@NODE@|$node|g" -e "s|@GPUS@|$gpus|g" -e "s|@SUITE@|$suite|g" -e "s|@ARGS@|$args|g" \
-  -e "s|@IMAGE@|$image|g" "$template"
+# A label value is at most 63 characters and a node name up to 253: the Job is labelled with
+# a hash of the name (16 hex digits), the name itself goes in an annotation, and the pod is
+# placed by name (nodeSelector kubernetes.io/hostname).
+node_hash=$(printf '%s' "$node" | sha256sum | cut -c1-16)
+sed -e "s|@NODE@|$node|g" -e "s|@NODE_HASH@|$node_hash|g" -e "s|@GPUS@|$gpus|g" \
+  -e "s|@SUITE@|$suite|g" -e "s|@ARGS@|$args|g" -e "s|@IMAGE@|$image|g" "$template"

@@ -350,10 +350,10 @@ std::string drain_reason_of(const check_outcome& outcome) {
   return "";
 }
 
-kernel_log_reading kernel_log_from_text(std::string source, std::string_view text) {
+kernel_log_reading kernel_log_from_text(std::string source, std::string_view text, log_span span) {
   kernel_log_reading out;
   out.source = std::move(source);
-  auto parsed = parse_kernel_log(text);
+  auto parsed = parse_kernel_log(text, span);
   if (!parsed.undecodable.empty()) {
     out.state = kernel_log_state::not_read;
     out.why = fmt::format("{}: {}", out.source, parsed.undecodable);

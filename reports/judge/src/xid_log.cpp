@@ -124,6 +124,109 @@ void line_time(std::string_view prefix, std::optional<double>& seconds, std::str
     text = std::string(trim(prefix).substr(0, max_time_text));
 }
 
+/// A bracketed group written before a message: the time ("5107.644336"), a printk caller tag
+/// ("T1946", "C3"), or `dmesg -T`'s date ("Tue Jul 28 03:14:02 2026").
+bool is_stamp_group(std::string_view inner) {
+  inner = trim(inner);
+  if (seconds_field(inner))
+    return true;
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (inner.size() >= 2 && inner.size() <= 8 && (inner.front() == 'T' || inner.front() == 'C') &&
+      std::all_of(inner.begin() + 1, inner.end(), is_digit))
+    return true;
+  return inner.size() >= 20 && inner.size() <= 32 &&
+         std::all_of(inner.begin(), inner.end(), [&](char c) {
+           return is_digit(c) || c == ' ' || c == ':' || (c >= 'A' && c <= 'Z') ||
+                  (c >= 'a' && c <= 'z');
+         });
+}
+
+/// Stamp groups before one message: the time and a caller tag, or dmesg -T's date.
+constexpr int max_stamp_groups = 2;
+
+/// `i` moved past spaces and up to max_stamp_groups stamp groups ("[ 5107.644336][ T1946] ").
+std::size_t skip_stamp_groups(std::string_view line, std::size_t i) {
+  for (int group = 0; group <= max_stamp_groups; ++group) {
+    while (i < line.size() && is_space(line[i]))
+      ++i;
+    if (group == max_stamp_groups || i >= line.size() || line[i] != '[')
+      break;
+    const auto close = line.find(']', i);
+    if (close == std::string_view::npos || !is_stamp_group(line.substr(i + 1, close - i - 1)))
+      break;
+    i = close + 1;
+  }
+  return i;
+}
+
+bool all_of_chars(std::string_view s, std::string_view allowed) {
+  return !s.empty() && s.find_first_not_of(allowed) == std::string_view::npos;
+}
+
+/// What syslog and journalctl write before "kernel:": a date, then the host's name. "May 18
+/// 19:02:39 host", "2026-12-01T08:03:04.123456+00:00 host" (ISO, rsyslog's RFC 3339),
+/// "1701417784.123456 host" (short-unix), "[ 5107.644336] host" (short-monotonic); nothing else.
+bool is_syslog_prefix(std::string_view prefix) {
+  prefix = trim(prefix);
+  if (prefix.empty())
+    return true;
+  const auto host_at = prefix.find_last_of(" \t");
+  if (host_at == std::string_view::npos)
+    return false;
+  constexpr std::string_view digits = "0123456789";
+  const std::string_view host = prefix.substr(host_at + 1);
+  if (!all_of_chars(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"))
+    return false;
+  const std::string_view date = trim(prefix.substr(0, host_at));
+  if (skip_stamp_groups(date, 0) == date.size() && date.front() == '[')
+    return true; // short-monotonic
+  if (date.find_first_of(" \t") == std::string_view::npos)
+    return date.front() >= '0' && date.front() <= '9' &&
+           all_of_chars(date, "0123456789-T:.,+Z"); // ISO or seconds since the epoch
+  // "Mmm dd hh:mm:ss[.frac]": a month's three letters, the day, the time.
+  const auto first = date.find_first_of(" \t");
+  const std::string_view month = date.substr(0, first);
+  const std::string_view rest = trim(date.substr(first));
+  const auto second = rest.find_first_of(" \t");
+  if (second == std::string_view::npos)
+    return false;
+  const std::string_view day = rest.substr(0, second);
+  const std::string_view time = trim(rest.substr(second));
+  return month.size() == 3 &&
+         std::all_of(month.begin(), month.end(),
+                     [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }) &&
+         day.size() <= 2 && all_of_chars(day, digits) && time.front() >= '0' &&
+         time.front() <= '9' && all_of_chars(time, "0123456789:.");
+}
+
+/// Where the message of a kernel-log line starts, past what stands before it: a /dev/kmsg record
+/// header ("6,1234,5678,-;"), a syslog or journal prefix that ends "kernel:" (and the times klogd
+/// writes after it), dmesg's time and caller tags, or nothing (a bare message). A driver's
+/// marker counts only there: a process can put any text in the middle of a kernel line (its
+/// name, or the name of the file it faulted in, in the segfault line), never at its start.
+std::size_t message_start(std::string_view line) {
+  const auto semicolon = line.find(';');
+  if (semicolon != std::string_view::npos && kmsg_seconds(line.substr(0, semicolon + 1)))
+    return semicolon + 1; // the record's message follows its header at once
+  constexpr std::string_view tag = "kernel:";
+  const auto kernel = line.find(tag);
+  if (kernel != std::string_view::npos && is_syslog_prefix(line.substr(0, kernel)))
+    return skip_stamp_groups(line, kernel + tag.size());
+  // `dmesg --time-format iso`: "2026-07-28T03:14:02,123456+00:00 NVRM: ...".
+  const auto space = line.find(' ');
+  if (space != std::string_view::npos && space > 0 && line.front() >= '0' && line.front() <= '9' &&
+      all_of_chars(line.substr(0, space), "0123456789-T:.,+Z") &&
+      line.substr(0, space).find('T') != std::string_view::npos)
+    return skip_stamp_groups(line, space);
+  return skip_stamp_groups(line, 0);
+}
+
+/// The message of `line` when it starts with `marker`: where the marker is; npos otherwise.
+std::size_t marker_at_start(std::string_view line, std::string_view marker) {
+  const auto at = message_start(line);
+  return line.substr(at).substr(0, marker.size()) == marker ? at : std::string_view::npos;
+}
+
 /// Control characters (a garbled log) would break the printers' lines: shown as '?'.
 void printable(std::string& text) {
   for (auto& c : text)
@@ -177,11 +280,12 @@ struct marked_line {
   std::string_view text;   ///< after the number's comma
 };
 
-/// One parser for both markers: nullopt when the marker, the parenthesis (within max_id_text
-/// of it), a printable id, or the number and its comma is missing.
-std::optional<marked_line> split_marked_line(std::string_view line, std::string_view marker) {
-  const auto at = line.find(marker);
-  if (at == std::string_view::npos)
+/// One parser for both markers, the marker found at `at` by the caller: nullopt when the marker,
+/// the parenthesis (within max_id_text of it), a printable id, or the number and its comma is
+/// missing.
+std::optional<marked_line> split_marked_line(std::string_view line, std::size_t at,
+                                             std::string_view marker) {
+  if (at == std::string_view::npos || line.substr(at, marker.size()) != marker)
     return std::nullopt;
   marked_line out;
   out.before = line.substr(0, at);
@@ -259,7 +363,7 @@ std::optional<pci_address> parse_pci_address(std::string_view text) {
 std::optional<xid_event> parse_xid_line(std::string_view line) {
   // "PCI:0000:01:00", or on a MIG GPU "PCI:0000:01:00 GPU-I:05" ("GPU-CI:02" after it): the
   // address, then the instance words; any other word means the line is not an Xid line.
-  const auto parts = split_marked_line(line, xid_marker);
+  const auto parts = split_marked_line(line, marker_at_start(line, xid_marker), xid_marker);
   xid_event e;
   if (!parts || !read_instance_words(parts->words, e))
     return std::nullopt;
@@ -273,24 +377,25 @@ std::optional<xid_event> parse_xid_line(std::string_view line) {
 }
 
 std::optional<sxid_event> parse_sxid_line(std::string_view line) {
-  // An SXid's parenthesis holds the switch's bus id alone.
-  const auto parts = split_marked_line(line, sxid_marker);
+  // An SXid's parenthesis holds the switch's bus id alone. The message starts with the marker,
+  // or with the switch's name and a colon ("nvidia-nvswitch0: SXid ("): one word, no more.
+  const auto start = message_start(line);
+  const std::string_view message = line.substr(start);
+  auto at = message.find(sxid_marker);
+  std::string_view name;
+  if (at != std::string_view::npos && at > 0) {
+    name = at >= 2 && message.substr(at - 2, 2) == ": " ? message.substr(0, at - 2) : "";
+    if (name.empty() || name.size() > 32 || !printable_word(name) ||
+        name.find_first_of("[]():") != std::string_view::npos)
+      at = std::string_view::npos;
+  }
+  const auto parts =
+      split_marked_line(line, at == std::string_view::npos ? at : start + at, sxid_marker);
   if (!parts || !parts->words.empty())
     return std::nullopt;
   sxid_event e;
-  std::string_view before = trim(parts->before);
-  std::string_view prefix = before;
-  // "nvidia-nvswitch0: SXid": the switch's name is the word that ends with the colon before the
-  // marker.
-  if (!before.empty() && before.back() == ':') {
-    const std::string_view word = before.substr(0, before.size() - 1);
-    const auto start = word.find_last_of(" \t;]");
-    const std::string_view name = start == std::string_view::npos ? word : word.substr(start + 1);
-    if (name != "kernel" && printable_word(name) && name.size() <= 32) {
-      e.nvswitch = std::string(name);
-      prefix = before.substr(0, before.size() - name.size() - 1);
-    }
-  }
+  e.nvswitch = std::string(name);
+  const std::string_view prefix = line.substr(0, start);
   e.pci_bus_id = std::string(parts->id);
   e.address = parse_pci_address(parts->id);
   e.sxid = parts->number;
@@ -381,16 +486,30 @@ bool is_boot_separator(std::string_view line) {
   return is_journal_marker(line) && (line.substr(0, 8) == "-- Boot " || line == "-- Reboot --");
 }
 
-/// The kernel's banner, the first line of every boot: "Linux version 6.8.0-..." right after the
-/// line's time or syslog prefix (never inside another message).
+/// A kernel release as the banner writes it ("5.15.0-105-generic", "4.18.0-513.5.1.el8_9.x86_64",
+/// "6.6.0+"): a digit first, then no space, bracket, parenthesis or colon.
+bool is_release(std::string_view s) {
+  return !s.empty() && s.front() >= '0' && s.front() <= '9' && printable_word(s) &&
+         s.find_first_of("[]():") == std::string_view::npos;
+}
+
+/// The kernel's banner, the first line of every boot (init/version.c): "Linux version <release>
+/// (<user>@<host>) (<compiler>) #..." right after the line's time or syslog prefix. A process's
+/// name is at most 15 characters, so one named "Linux version " makes the kernel write
+/// "Linux version [pid]: segfault at ...": no release, no "(user@host)", no banner.
 bool is_boot_banner(std::string_view line) {
   constexpr std::string_view banner = "Linux version ";
-  const auto at = line.find(banner);
+  const auto at = marker_at_start(line, banner);
   if (at == std::string_view::npos)
     return false;
-  const std::string_view before = trim(line.substr(0, at));
-  return before.empty() || before.back() == ']' || before.back() == ';' ||
-         (before.size() >= 7 && before.substr(before.size() - 7) == "kernel:");
+  std::string_view rest = line.substr(at + banner.size());
+  const auto space = rest.find(' ');
+  if (space == std::string_view::npos || !is_release(rest.substr(0, space)))
+    return false;
+  rest.remove_prefix(space + 1);
+  const auto close = rest.find(')');
+  return !rest.empty() && rest.front() == '(' && close != std::string_view::npos &&
+         rest.substr(0, close).find('@') != std::string_view::npos;
 }
 
 /// The message about GPU `id` whose driver text starts at `at` in `line`: the address, the text
@@ -409,7 +528,7 @@ gpu_bus_message bus_message(std::string_view line, std::size_t at, std::string_v
 /// the address, when the message says the GPU could not be used.
 std::optional<gpu_bus_message> gpu_named_message(std::string_view line) {
   constexpr std::string_view gpu_marker = "NVRM: GPU ";
-  const auto at = line.find(gpu_marker);
+  const auto at = marker_at_start(line, gpu_marker);
   if (at == std::string_view::npos)
     return std::nullopt;
   std::string_view rest = line.substr(at + gpu_marker.size());
@@ -430,7 +549,7 @@ std::optional<gpu_bus_message> gpu_named_message(std::string_view line) {
 /// does not answer when it is probed; the address, and the line.
 std::optional<gpu_bus_message> gpu_probe_message_start(std::string_view line) {
   constexpr std::string_view probe_marker = "NVRM: The NVIDIA GPU ";
-  const auto at = line.find(probe_marker);
+  const auto at = marker_at_start(line, probe_marker);
   if (at == std::string_view::npos)
     return std::nullopt;
   std::string_view rest = line.substr(at + probe_marker.size());
@@ -455,7 +574,7 @@ std::vector<xid_event> parse_xid_log(std::string_view log) {
   return out;
 }
 
-kernel_log_parse parse_kernel_log(std::string_view log) {
+kernel_log_parse parse_kernel_log(std::string_view log, log_span span) {
   kernel_log_parse out;
   out.undecodable = undecodable_reason(log);
   if (!out.undecodable.empty())
@@ -464,7 +583,7 @@ kernel_log_parse parse_kernel_log(std::string_view log) {
   std::optional<gpu_bus_message> probe; // a probe message still being read
   int probe_lines_left = 0;
   const auto new_boot = [&] {
-    if (!boot_has_lines)
+    if (span == log_span::one_boot || !boot_has_lines)
       return; // the first boot's separator, or a banner right after a separator
     ++out.boots;
     out.earlier_xids.insert(out.earlier_xids.end(), std::make_move_iterator(out.xids.begin()),
@@ -487,9 +606,11 @@ kernel_log_parse parse_kernel_log(std::string_view log) {
     if (is_boot_banner(line))
       new_boot();
     boot_has_lines = true;
-    if (probe) {
+    if (probe && marker_at_start(line, "NVRM:") == std::string_view::npos) {
+      probe.reset(); // the driver's lines go on with "NVRM:"; another message ends them
+    } else if (probe) {
       probe->text += ' ';
-      probe->text += trim(line.substr(std::min(line.find("NVRM:"), line.size())));
+      probe->text += trim(line.substr(marker_at_start(line, "NVRM:")));
       if (line.find("fallen off the bus") != std::string_view::npos) {
         printable(probe->text);
         out.gpu_messages.push_back(std::move(*probe));

@@ -155,6 +155,14 @@ outcome<json_document> parse_json(std::string_view text, std::string_view file,
   auto parser = std::make_unique<simdjson::dom::parser>();
   element root;
   const auto error = parser->parse(text.data(), text.size(), true).get(root);
+  if (error == simdjson::MEMALLOC) {
+    // Never the second parse below for a text this large: out of memory inside nlohmann's
+    // parser unwinds through its tree's destructor, which allocates, and ends the process.
+    return input_error{name, "",
+                       fmt::format("too large to parse in the memory this process may use "
+                                   "({:.1f} MiB)",
+                                   static_cast<double>(text.size()) / (1 << 20))};
+  }
   if (error) {
     return parse_error(text, name, error);
   }

@@ -1,5 +1,6 @@
 #include "gpuspec/reports/model/text_format.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -88,13 +89,69 @@ std::string elide_path(std::string_view path, std::size_t width) {
   return "…" + std::string(tail);
 }
 
-std::string markdown_cell(std::string_view text) {
+namespace {
+
+/// The length of the valid UTF-8 sequence at `i` (2..4, no overlong form, no surrogate), or 0.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const std::size_t n = b >= 0xc2 && b <= 0xdf   ? 2
+                        : b >= 0xe0 && b <= 0xef ? 3
+                        : b >= 0xf0 && b <= 0xf4 ? 4
+                                                 : 0;
+  if (n == 0 || i + n > s.size())
+    return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80)
+      return 0;
+  const auto b1 = static_cast<unsigned char>(s[i + 1]);
+  if ((b == 0xe0 && b1 < 0xa0) || (b == 0xed && b1 >= 0xa0) || (b == 0xf0 && b1 < 0x90) ||
+      (b == 0xf4 && b1 >= 0x90))
+    return 0;
+  return n;
+}
+
+} // namespace
+
+std::string escape_control(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b >= 0x20 && b < 0x7f) {
+      out += text[i++];
+    } else if (b == '\n') {
+      out += "\\n";
+      ++i;
+    } else if (b == '\t') {
+      out += "\\t";
+      ++i;
+    } else if (b == '\r') {
+      out += "\\r";
+      ++i;
+    } else if (b < 0x80) {
+      out += fmt::format("\\x{:02x}", b); // the other C0 controls (ESC among them), DEL
+      ++i;
+    } else if (const auto n = utf8_length(text, i); n == 0) {
+      out += fmt::format("\\x{:02x}", b); // not UTF-8 (a lone 0x9b is CSI to some terminals)
+      ++i;
+    } else if (n == 2 && b == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[i + 1])); // C1
+      i += 2;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string markdown_cell(std::string_view text) {
+  std::string spaced(text);
+  std::replace(spaced.begin(), spaced.end(), '\n', ' ');
+  std::string out;
+  for (char c : escape_control(spaced)) {
     if (c == '|')
       out += "\\|";
-    else if (c == '\n')
-      out += ' ';
     else
       out += c;
   }

@@ -1,5 +1,7 @@
 #include "gpuspec/reports/model/text_table.hpp"
 
+#include "gpuspec/reports/model/text_format.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -35,6 +37,8 @@ std::size_t text_table::display_width(std::string_view s) {
 text_table::text_table(std::vector<std::string> header, std::vector<align> alignment)
     : m_header(std::move(header)), m_align(std::move(alignment)) {
   m_align.resize(m_header.size(), align::left);
+  for (auto& h : m_header)
+    h = escape_control(h);
 }
 
 void text_table::add_row(std::vector<std::string> cells) { add_row(std::move(cells), {}, {}); }
@@ -43,6 +47,10 @@ void text_table::add_row(std::vector<std::string> cells, std::string prefix, std
   if (cells.size() != m_header.size())
     throw std::logic_error("text_table: row has " + std::to_string(cells.size()) +
                            " cells, header " + std::to_string(m_header.size()));
+  // A cell is one line of text whatever it holds (a GPU's name as NVML gave it, a report's
+  // field): the one place a table's cells are made safe for a terminal.
+  for (auto& c : cells)
+    c = escape_control(c);
   m_rows.push_back({std::move(cells), std::move(prefix), std::move(suffix)});
 }
 

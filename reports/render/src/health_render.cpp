@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "gpuspec/reports/health/health.hpp"
+#include "gpuspec/reports/model/text_format.hpp"
 #include "gpuspec/reports/model/text_table.hpp"
 #include "gpuspec/reports/render/health_render.hpp"
 #include "prometheus_text.hpp"
@@ -40,14 +41,16 @@ std::map<std::tuple<int, int>, xid_group> group_xids(const health_outcome& h) {
 std::string kernel_log_line(const health_outcome& h) {
   switch (h.kernel_log) {
   case kernel_log_state::read:
-    return fmt::format("read from {} ({} Xid line{})", h.kernel_log_source, h.xids.size(),
-                       h.xids.size() == 1 ? "" : "s");
+    return fmt::format("read from {} ({} Xid line{})", escape_control(h.kernel_log_source),
+                       h.xids.size(), h.xids.size() == 1 ? "" : "s");
   case kernel_log_state::skipped:
-    return fmt::format("not read ({}): Xids since boot not checked", h.kernel_log_why);
+    return fmt::format("not read ({}): Xids since boot not checked",
+                       escape_control(h.kernel_log_why));
   case kernel_log_state::not_read:
     break;
   }
-  return fmt::format("NOT READ: {} -- Xids since boot are not known", h.kernel_log_why);
+  return fmt::format("NOT READ: {} -- Xids since boot are not known",
+                     escape_control(h.kernel_log_why));
 }
 
 nlohmann::ordered_json null_if_empty(const std::string& s) {
@@ -78,26 +81,28 @@ std::string fabric_line(const health_outcome& h) {
   if (h.fabric_need.empty())
     return "";
   if (!fs.read)
-    return fmt::format("fabric: needs {}; services not read ({})\n", h.fabric_need, fs.why);
+    return fmt::format("fabric: needs {}; services not read ({})\n", h.fabric_need,
+                       escape_control(fs.why));
   const auto& running = h.fabric_need == "imex" ? fs.imex : fs.fabric_manager;
   return fmt::format("fabric: needs {}; {}\n", h.fabric_need,
-                     running.empty() ? std::string("not running")
-                                     : fmt::format("running: {}", fmt::join(running, ", ")));
+                     running.empty()
+                         ? std::string("not running")
+                         : escape_control(fmt::format("running: {}", fmt::join(running, ", "))));
 }
 
 /// The node, its driver and GPUs, what was read of the kernel log, the fabric's services.
 std::string health_header(const health_outcome& h) {
   const auto& node = h.check.nodes.front();
-  std::string out =
-      fmt::format("gpuspec health: {}, driver {}, CUDA {}, {} GPU{}\n",
-                  node.hostname.empty() ? "unknown host" : node.hostname,
-                  node.driver_version.empty() ? "unknown" : node.driver_version,
-                  node.cuda_driver_version.empty() ? "unknown" : node.cuda_driver_version,
-                  node.gpus.size(), node.gpus.size() == 1 ? "" : "s");
+  std::string out = fmt::format(
+      "gpuspec health: {}, driver {}, CUDA {}, {} GPU{}\n",
+      node.hostname.empty() ? "unknown host" : escape_control(node.hostname),
+      node.driver_version.empty() ? "unknown" : escape_control(node.driver_version),
+      node.cuda_driver_version.empty() ? "unknown" : escape_control(node.cuda_driver_version),
+      node.gpus.size(), node.gpus.size() == 1 ? "" : "s");
   out += fmt::format("kernel log: {}\n", kernel_log_line(h));
   out += fabric_line(h);
   if (!node.message.empty())
-    out += fmt::format("GPUs: {}\n", node.message);
+    out += fmt::format("GPUs: {}\n", escape_control(node.message));
   return out;
 }
 
@@ -170,12 +175,14 @@ std::string health_verdict_lines(const health_outcome& h, double elapsed_s) {
     out += "\nDiagnosis\n";
     for (const auto* d : diagnoses) {
       out += fmt::format("  {} {}{}: {}\n", detail::upper(to_string(d->severity)), d->code,
-                         d->device ? fmt::format(" gpu {}", *d->device) : "", d->cause);
-      out += fmt::format("      action: {} (remediation: {})\n", d->action, to_string(d->step));
+                         d->device ? fmt::format(" gpu {}", *d->device) : "",
+                         escape_control(d->cause));
+      out += fmt::format("      action: {} (remediation: {})\n", escape_control(d->action),
+                         to_string(d->step));
     }
   }
   for (const auto& note : h.check.notes)
-    out += fmt::format("\nnote: {}\n", note);
+    out += fmt::format("\nnote: {}\n", escape_control(note));
   out += fmt::format("\nVerdict: {} (exit code {})\n", detail::upper(to_string(h.check.status)),
                      exit_code_of(h.check.status));
   if (!h.drain_reason.empty())

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -245,6 +246,8 @@ std::string roofline_section(const report& r) {
     m.model = model;
     const auto& u = info_of(res.unit);
     const double base = res.stats.median * u.scale;
+    if (!std::isfinite(base))
+      continue; // a figure past the largest double draws no roof (and prints no "inf")
     if (u.measures == quantity::bytes_per_second && res.bench_id.starts_with("memory.stream"))
       m.bandwidth = std::max(m.bandwidth, base);
     if (u.measures == quantity::flop_per_second) {
@@ -257,7 +260,7 @@ std::string roofline_section(const report& r) {
   }
   std::string out;
   for (const auto& [name, m] : models)
-    if (m.bandwidth > 0 && m.peak > 0)
+    if (m.bandwidth > 0 && m.peak > 0 && std::isfinite(m.peak / m.bandwidth))
       out += figure(roofline_plot(m),
                     fmt::format("Roofline of {} from its measured ceilings: the best STREAM "
                                 "bandwidth and the best measured throughput; results with FLOP "

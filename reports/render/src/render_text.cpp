@@ -72,7 +72,7 @@ protected:
       out += "\n";
     }
     for (const auto& n : outcome.notes)
-      out += "note: " + n + "\n";
+      out += "note: " + escape_control(n) + "\n";
     out += fmt::format("Verdict: {} (exit code {})\n", status_text(outcome.status),
                        exit_code_of(outcome.status));
     return out;
@@ -104,8 +104,9 @@ private:
   [[nodiscard]] std::string node_line(const node_verdict& node) const {
     // The report's path is elided to fit the terminal: where the report lives is the one
     // thing on the line whose length nothing bounds.
-    const std::string host = node.hostname.empty() ? "?" : node.hostname;
-    std::string source = node.source;
+    // Every string on a line that gpuspec did not write goes through escape_control.
+    const std::string host = node.hostname.empty() ? "?" : escape_control(node.hostname);
+    std::string source = escape_control(node.source);
     if (m_options.width > 0 && !source.empty()) {
       const std::size_t rest = text_table::display_width(
           fmt::format("Node {} (): {}", host, upper(to_string(node.status))));
@@ -115,7 +116,7 @@ private:
         fmt::format("Node {}{}: {}\n", host, source.empty() ? "" : " (" + source + ")",
                     status_text(node.status));
     if (!node.message.empty())
-      out += "  " + node.message + "\n";
+      out += "  " + escape_control(node.message) + "\n";
     return out;
   }
 
@@ -173,11 +174,11 @@ private:
     for (const auto& grp : groups) {
       const diagnosis& d = *grp.shown;
       const std::string summary = group_summary(grp);
-      out += fmt::format("  {} {}{}: {}\n{}      action: {} (remediation: {})\n",
-                         status_text(grp.severity), d.code,
-                         d.device ? fmt::format(" gpu {}", *d.device) : "", d.cause,
-                         summary.empty() ? std::string() : fmt::format("      {}\n", summary),
-                         d.action, to_string(d.step));
+      out += fmt::format(
+          "  {} {}{}: {}\n{}      action: {} (remediation: {})\n", status_text(grp.severity),
+          d.code, d.device ? fmt::format(" gpu {}", *d.device) : "", escape_control(d.cause),
+          summary.empty() ? std::string() : fmt::format("      {}\n", escape_control(summary)),
+          escape_control(d.action), to_string(d.step));
     }
     return out;
   }

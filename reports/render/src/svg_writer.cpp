@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
+
+#include "gpuspec/reports/model/text_format.hpp"
 
 namespace gpuspec::reports::inline render::svg {
 
@@ -26,9 +29,11 @@ const char* status_colour(std::string_view status) {
 }
 
 std::string escape(std::string_view s) {
+  // Control characters first (escape_control: "\x1b", "\n"), which XML forbids and a terminal
+  // showing the page's source would obey; then the markup's own characters.
   std::string out;
   out.reserve(s.size());
-  for (const char c : s) {
+  for (const char c : escape_control(s)) {
     switch (c) {
     case '&':
       out += "&amp;";
@@ -53,6 +58,9 @@ std::string escape(std::string_view s) {
 }
 
 std::string num(double v) {
+  // Never a non-finite number in a page: "nan" or "inf" in an attribute loses the element.
+  if (!std::isfinite(v))
+    return "0.0";
   std::string s = fmt::format("{:.1f}", v);
   return s == "-0.0" ? "0.0" : s;
 }
@@ -63,8 +71,12 @@ double scale::at(double v) const {
     const double l = std::log10(std::max(v, 1e-300));
     f = (l - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
   } else {
-    f = hi == lo ? 0.5 : (v - lo) / (hi - lo);
+    // Halved first: a span from -1.7e308 to 1.7e308 overflows a double, its halves do not.
+    const double span = hi / 2 - lo / 2;
+    f = !(span > 0) ? 0.5 : (v / 2 - lo / 2) / span;
   }
+  // A value off the axis is drawn at its end: a plot keeps to its frame.
+  f = std::isfinite(f) ? std::clamp(f, -0.05, 1.05) : 0.5;
   return from + f * (to - from);
 }
 
@@ -83,6 +95,8 @@ double nice_step(double span, int count) {
 
 std::vector<double> scale::ticks(int count) const {
   std::vector<double> out;
+  if (log && !(lo > 0 && hi >= lo && std::isfinite(lo) && std::isfinite(hi)))
+    return out; // a log axis over no positive finite range: no tick is true
   if (log && bytes) {
     const int a = static_cast<int>(std::ceil(std::log2(lo) - 1e-9));
     const int b = static_cast<int>(std::floor(std::log2(hi) + 1e-9));
@@ -99,10 +113,13 @@ std::vector<double> scale::ticks(int count) const {
       out.push_back(std::pow(10.0, e));
     return out;
   }
-  if (!(hi > lo))
-    return {lo};
+  if (!(hi > lo) || !std::isfinite(hi - lo))
+    return {std::isfinite(lo) ? lo : 0.0};
   const double step = nice_step(hi - lo, count);
-  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step)
+  if (!std::isfinite(step) || !(step > 0))
+    return {lo, hi};
+  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9 && out.size() < 64;
+       v += step)
     out.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
   return out;
 }
@@ -111,16 +128,22 @@ std::pair<double, double> nice_range(double lo, double hi, bool log) {
   if (log) {
     lo = std::max(lo, 1e-300);
     hi = std::max(hi, lo);
+    hi = std::min(hi, std::numeric_limits<double>::max());
     double a = std::pow(10.0, std::floor(std::log10(lo)));
     double b = std::pow(10.0, std::ceil(std::log10(hi)));
+    if (!std::isfinite(b))
+      b = 1e308; // the largest power of ten a double holds
     if (b <= a)
       b = a * 10;
     return {a, b};
   }
-  const double low = std::min(0.0, lo);
-  const double top = hi > low ? hi : low + 1;
+  constexpr double largest = std::numeric_limits<double>::max();
+  const double low = std::isfinite(lo) ? std::min(0.0, lo) : -largest;
+  const double top = !std::isfinite(hi) ? largest : hi > low ? hi : low + 1;
   const double step = nice_step(top - low, 5);
-  return {low, std::ceil(top / step - 1e-9) * step};
+  const double end = std::ceil(top / step - 1e-9) * step;
+  // Near the largest double the tidy end overflows: the data's own end then.
+  return {low, std::isfinite(end) && std::isfinite(step) ? end : top};
 }
 
 std::string tick_label(double v, bool bytes) {

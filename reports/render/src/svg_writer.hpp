@@ -32,7 +32,8 @@ inline constexpr std::array<const char*, 9> tol_ylorbr = {"#FFFFE5", "#FFF7BC", 
 /// inconclusive reddish purple, skipped grey.
 [[nodiscard]] const char* status_colour(std::string_view status);
 
-/// `s` with &, <, >, " and ' escaped: text and attribute values of SVG and HTML alike.
+/// `s` with its control characters written visibly (escape_control) and &, <, >, " and '
+/// escaped: the one escaping of text and attribute values of SVG and HTML alike.
 [[nodiscard]] std::string escape(std::string_view s);
 /// A coordinate or length, one decimal, "-0.0" written "0.0".
 [[nodiscard]] std::string num(double v);

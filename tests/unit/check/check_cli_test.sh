@@ -143,6 +143,49 @@ expect 3 check "${specs[@]}" --baseline "$out/empty.json" "$fx/healthy.json"
 expect 3 check --specs "$out/empty.json" "$fx/healthy.json"
 stderr_has "$out/empty.json"
 
+# An output that is an input is refused (exit 3, both named) and the input left as it was:
+# `check r.json -o r.json` wrote the verdict over the report, samples lost, exit 0.
+cp "$fx/healthy.json" "$out/r.json"
+expect 3 check "${specs[@]}" "$out/r.json" -o "$out/r.json"
+stderr_has "-o $out/r.json is the input $out/r.json"
+cmp -s "$fx/healthy.json" "$out/r.json" || { echo "FAIL: -o overwrote its input"; failures=$((failures + 1)); }
+ln -f "$out/r.json" "$out/r-link.json" # the same file by another name
+expect 3 check "${specs[@]}" "$out/r.json" -o "$out/r-link.json" --format json
+expect 3 check "${specs[@]}" "$out/r.json" -o "$out/../$(basename "$out")/r.json"
+expect 3 check "$out/r.json" --specs "$out/r.json" -o "$out/r.json"
+cmp -s "$fx/healthy.json" "$out/r.json" || { echo "FAIL: -o overwrote its input"; failures=$((failures + 1)); }
+# `run -o R --html R`: the page would replace the run's report; refused before measuring.
+expect 3 run -o "$out/run.json" --html "$out/run.json"
+stderr_has "--html $out/run.json is the run's own report $out/run.json"
+[ -e "$out/run.json" ] && { echo "FAIL: run wrote $out/run.json"; failures=$((failures + 1)); }
+
+# Out of memory is exit 3 naming what was too large, never an abort (134): a 26 MB JSON array
+# under a 200 MB address-space limit (ulimit -v) takes simdjson past it, and the second parse
+# that once followed, nlohmann's, ended in std::terminate.
+{ printf '['; yes '0,' | head -c 40000000 | tr -d '\n'; printf '0]'; } >"$out/huge.json"
+for args in "check $out/huge.json" "diff $out/huge.json $out/huge.json" "run --recover $out/huge.json -o $out/huge-recovered.json"; do
+  # shellcheck disable=SC2086 # the arguments are words without spaces
+  (ulimit -v 200000 && NO_COLOR=1 "$bin" $args >"$out/stdout" 2>"$out/stderr")
+  got=$?
+  if [ "$got" -ne 3 ]; then
+    echo "FAIL: gpuspec $args under ulimit -v 200000 -> exit $got, expected 3: $(tail -c 200 "$out/stderr")"
+    failures=$((failures + 1))
+  fi
+done
+expect 3 check "$out/huge.json" # (unlimited: not a report)
+(ulimit -v 200000 && "$bin" check "$out/huge.json" 2>"$out/stderr" >/dev/null)
+stderr_has "too large to parse in the memory this process may use"
+rm -f "$out/huge.json"
+
+# A 40 kB --filter of nested groups overflowed std::regex's recursion (a crash); it is refused
+# with its reason (exit 3), as is a filter longer than any selection needs.
+nested="$(printf '(%.0s' $(seq 20000))memory$(printf ')%.0s' $(seq 20000))"
+expect 3 run --filter "$nested" -o "$out/filtered.json"
+stderr_has "--filter is 40006 characters long; at most 1024 are accepted"
+expect 3 run --filter "$(printf '(%.0s' $(seq 100))memory$(printf ')%.0s' $(seq 100))" -o "$out/filtered.json"
+stderr_has "--filter nests its groups 100 deep; at most 32 levels are accepted"
+[ -e "$out/filtered.json" ] && { echo "FAIL: run wrote a report for a refused filter"; failures=$((failures + 1)); }
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -361,5 +361,23 @@ TEST(Render, PrometheusLabelsOfAResultOverAnUnlistedGpu) {
       << text;
 }
 
+TEST(EscapeControl, ControlCharactersAreWrittenVisiblyAndTheRestKept) {
+  EXPECT_EQ(escape_control("H100 \xc2\xb0"
+                           "C \xe2\x80\xa6"),
+            "H100 \xc2\xb0"
+            "C \xe2\x80\xa6");
+  EXPECT_EQ(escape_control("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+  EXPECT_EQ(escape_control("\x1b[31mred\x7f\x01"), "\\x1b[31mred\\x7f\\x01");
+  EXPECT_EQ(escape_control("\xc2\x85\xc2\x9b"), "\\u0085\\u009b"); // C1, as UTF-8
+  EXPECT_EQ(escape_control("\x9b"
+                           "2J\xff"),
+            "\\x9b2J\\xff"); // bytes that are not UTF-8
+  EXPECT_EQ(escape_control(std::string_view("a\0b", 3)), "a\\x00b");
+  // A table's cells the same way.
+  text_table t({"name"});
+  t.add_row({"x\ndrain reason: forged"});
+  EXPECT_EQ(t.render().find("\ndrain reason"), std::string::npos);
+}
+
 } // namespace
 } // namespace gpuspec::reports

@@ -1,6 +1,12 @@
 // `gpuspec db` end to end, as a user runs it: ingest a folder with a bad file in it, again,
 // then each query in text and JSON, and the exit codes.
 
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +48,75 @@ TEST_F(fleet_cli, IngestNamesABadFileSkipsItAndKeepsTheRest) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 new run(s), 3 already present, 0 bad file(s) skipped"), std::string::npos)
       << r.out;
+}
+
+TEST_F(fleet_cli, AReportNamingAGpuIndexTwiceIsSkippedAndTheFilesAfterItGoIn) {
+  // It stopped the ingest on a raw SQLite error (UNIQUE constraint failed), and the files after
+  // it never went in.
+  copy_fixture("check/healthy.json", "reports/a-healthy.json");
+  auto dup = nlohmann::json::parse(
+      std::ifstream(std::string(GPUSPEC_FIXTURES_DIR) + "/check/degraded-ecc-uncorrected.json"));
+  dup["devices"][1]["index"] = dup["devices"][0]["index"];
+  std::ofstream(m_dir / "reports/b-duplicate-index.json") << dup.dump(1);
+  copy_fixture("reports/v1/synthetic-interrupted.json", "reports/c-v1.json");
+  const auto r = db("ingest reports --json");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("b-duplicate-index.json: GPU index 0 appears twice"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("constraint"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 3U);
+  EXPECT_EQ(j["rows"][0]["status"], "added");
+  EXPECT_EQ(j["rows"][1]["status"], "bad");
+  EXPECT_EQ(j["rows"][2]["status"], "added");
+}
+
+/// `command` as another user than the one who ingested: nobody (uid 65534) through setpriv
+/// when the test runs as root; else as this user, the file and folder made read-only instead.
+gpuspec::testing::process_result as_another_user(const std::filesystem::path& dir,
+                                                 const std::string& command) {
+  if (::geteuid() == 0)
+    return run_in(dir, "setpriv --reuid=65534 --regid=65534 --clear-groups " + command);
+  return run_in(dir, command);
+}
+
+TEST_F(fleet_cli, AQueryLeavesNothingBehindAndReadsAReadOnlyDatabase) {
+  // Another user's query left fleet.sqlite-wal and -shm, theirs, so the next ingest failed; and
+  // a database the querying user cannot write could not be queried at all.
+  copy_fixture("check/healthy.json", "healthy.json");
+  ASSERT_EQ(db("ingest healthy.json").exit_code, 0);
+  const auto listing = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(m_dir))
+      if (e.path().filename() != "stderr.txt") // run_in's
+        names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  ASSERT_EQ(listing(), (std::vector<std::string>{"fleet.sqlite", "healthy.json"}));
+  if (::geteuid() == 0 && std::system("command -v setpriv >/dev/null") != 0)
+    GTEST_SKIP() << "running as root without setpriv: no other user to query as";
+  namespace fs = std::filesystem;
+  fs::permissions(m_dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(m_dir / "fleet.sqlite",
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const auto q = as_another_user(m_dir, std::string(GPUSPEC_BINARY) +
+                                            " db history --node dgx-h200-synthetic --db "
+                                            "fleet.sqlite --json");
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(nlohmann::json::parse(q.out)["rows"].size(), 8U) << q.out;
+  EXPECT_EQ(listing(), (std::vector<std::string>{"fleet.sqlite", "healthy.json"}));
+  fs::permissions(m_dir / "fleet.sqlite", fs::perms::owner_read | fs::perms::owner_write);
+  // What blocks an ingest is named: a -shm another user left, read-only to the writer.
+  if (::geteuid() != 0) {
+    std::ofstream(m_dir / "fleet.sqlite-shm") << "";
+    fs::permissions(m_dir / "fleet.sqlite-shm", fs::perms::owner_read);
+    const auto r = db("ingest healthy.json");
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_NE(r.err.find("fleet.sqlite-shm is not writable by this user"), std::string::npos)
+        << r.err;
+  }
 }
 
 TEST_F(fleet_cli, QueriesPrintTablesAndJsonWithTheirExitCodes) {

@@ -134,6 +134,32 @@ TEST_F(fleet_db, StaleListsWhatHasNoPassInTheWindowAndNothingElse) {
   EXPECT_NEAR(s.rows.front()["age_days"].get<double>(), 29.0, 1.0);
 }
 
+TEST_F(fleet_db, AReportDatedAfterItsIngestIsFlaggedAndNeverARecentPass) {
+  // A report dated 2027 (its writer's clock, or its writer) ingested on 2026-12-01 counted as
+  // a pass in every window until 2027, so db stale never listed its node.
+  const long long now = fleet::utc_seconds("2026-12-02T00:00:00Z");
+  const auto future = add(node_report("future", "2027-06-01T00:00:00Z"));
+  EXPECT_EQ(future.status, fleet::ingest_status::added);
+  EXPECT_TRUE(future.dated_after_ingest);
+  // Within the clock skew (10 min after the ingest at 12:00): an ordinary report.
+  EXPECT_FALSE(add(node_report("skewed", "2026-12-01T12:09:00Z")).dated_after_ingest);
+  const auto s = fleet::stale(db, now, 7 * 86400.0);
+  std::vector<std::string> ids;
+  for (const auto& row : s.rows)
+    ids.push_back(row["kind"].get<std::string>() + " " + row["id"].get<std::string>());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "node future"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "gpu future-GPU0"), ids.end());
+  EXPECT_EQ(std::find(ids.begin(), ids.end(), "node skewed"), ids.end());
+  // A database filled before ingest flagged them: a pass dated after now is no recent pass.
+  db.exec("UPDATE node_latest SET last_pass_utc = '2027-06-01T00:00:00Z' WHERE node = 'skewed'",
+          "date a pass in the future");
+  const auto again = fleet::stale(db, now, 7 * 86400.0);
+  bool listed = false;
+  for (const auto& row : again.rows)
+    listed = listed || row["id"] == "skewed";
+  EXPECT_TRUE(listed);
+}
+
 TEST_F(fleet_db, LemonsAreSerialsThatFailedTwiceAnywhere) {
   const auto fail_gpu = [](reports::report& r, int d) {
     r.devices[d].counters_after["ecc.volatile.uncorrected"] = reports::reading::of(2);
@@ -207,6 +233,26 @@ TEST_F(fleet_db, CompareOfAnUnchangedFleetPasses) {
   const auto d = fleet::compare_windows(db, q);
   EXPECT_EQ(d.verdict, reports::check_status::pass);
   EXPECT_FALSE(d.metrics.empty());
+}
+
+TEST_F(fleet_db, ExportNeutralisesCellsASpreadsheetWouldRunAsFormulas) {
+  // A report's text (a serial, a VBIOS version, a driver) starting with = + - @ tab or CR was
+  // written as is: a spreadsheet that opens the CSV runs it (OWASP, "CSV Injection").
+  auto r = node_report("n1", "2026-11-01T00:00:00Z");
+  r.devices[0].serial = "=HYPERLINK(\"http://x/\",\"ok\")";
+  r.devices[0].vbios = "+1+cmd|' /C calc'!A0";
+  r.host.driver_version = "@SUM(1,1)";
+  r.devices[1].serial = "-2+3";
+  (void)add(r);
+  std::ostringstream out;
+  (void)fleet::export_rows(db, fleet::export_format::csv, out);
+  const std::string csv = out.str();
+  EXPECT_NE(csv.find(",\"'=HYPERLINK(\"\"http://x/\"\",\"\"ok\"\")\","), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",'+1+cmd|' /C calc'!A0,"), std::string::npos);
+  EXPECT_NE(csv.find(",\"'@SUM(1,1)\","), std::string::npos);
+  EXPECT_NE(csv.find(",'-2+3,"), std::string::npos);
+  for (const char* raw : {",=HYPERLINK", ",\"=HYPERLINK", ",+1+cmd", ",@SUM", ",\"@SUM", ",-2+3"})
+    EXPECT_EQ(csv.find(raw), std::string::npos) << raw;
 }
 
 TEST_F(fleet_db, ExportWritesEveryResultRowWithItsSchema) {

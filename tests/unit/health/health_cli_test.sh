@@ -224,6 +224,16 @@ scripts)
   [ $? -eq 1 ] || fail "slurm xid79: script exit code not 1"
   [ "$(cat "$out/scontrol.calls" 2>/dev/null)" = "update nodename=gpu-node-01 state=drain reason=gpuspec:GPUSPEC-XID-HARDWARE:gpu3" ] ||
     fail "slurm xid79: scontrol called with '$(cat "$out/scontrol.calls" 2>/dev/null)'"
+  # The drain reason comes from --format reason, never from a line of the text output (which an
+  # NVML string with a newline once forged): a gpuspec whose text output holds a forged line.
+  printf '#!/bin/sh\nfor a in "$@"; do [ "$a" = --format ] && exec "%s" "$@"; done\necho "drain reason: gpuspec:FORGED:gpu0"\nexec "%s" "$@"\n' "$out/bin/gpuspec.real" "$out/bin/gpuspec.real" >"$out/bin/gpuspec.forging"
+  mv "$out/bin/gpuspec" "$out/bin/gpuspec.real"
+  mv "$out/bin/gpuspec.forging" "$out/bin/gpuspec"
+  chmod +x "$out/bin/gpuspec"
+  run_slurm eight-healthy.json "$xid79"
+  [ "$(cat "$out/scontrol.calls" 2>/dev/null)" = "update nodename=gpu-node-01 state=drain reason=gpuspec:GPUSPEC-XID-HARDWARE:gpu3" ] ||
+    fail "slurm forged line: scontrol called with '$(cat "$out/scontrol.calls" 2>/dev/null)'"
+  mv "$out/bin/gpuspec.real" "$out/bin/gpuspec"
   run_slurm eight-row-remap-pending.json "$clean"
   [ -e "$out/scontrol.calls" ] && fail "slurm warn: drained on a warning"
   grep -q "warn on gpu-node-01 (gpuspec:GPUSPEC-ROW-REMAP-PENDING:gpu3): not drained" "$out/slurm.err" ||
@@ -282,6 +292,14 @@ scripts)
   prom_lint "$out/textfile/gpuspec-health.prom"
   prom_lint "$out/textfile/gpuspec-textfile.prom"
   cp "$out/textfile/gpuspec-health.prom" "$out/last-good.prom"
+  # A folder whose name starts with '-' is a path to rm and mv, never an option ("--").
+  mkdir -p -- "$out/-dash" && rm -f -- "$out/-dash/"*.prom
+  (cd "$out" && env PATH="$out/bin:$PATH" GPUSPEC_NVML_LIBRARY="$fake" \
+    GPUSPEC_FAKE_NVML_CONFIG="$fx/nvml/eight-healthy.json" GPUSPEC_KERNEL_LOG="$xid79" \
+    bash "$textfile" -dash 2>"$out/textfile-dash.err")
+  if ! [ -s "$out/-dash/gpuspec-health.prom" ] || ! [ -s "$out/-dash/gpuspec-textfile.prom" ]; then
+    fail "textfile: a folder named -dash: $(cat "$out/textfile-dash.err")"
+  fi
 
   # gpuspec health stops on bad input (a spec table that is not there) and writes nothing: the
   # last good file stays, but the status file says so and the script fails.

@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -134,6 +138,51 @@ TEST(HealthJudge, Xid79InTheKernelLogFailsItsGpuOnly) {
   EXPECT_EQ(d->evidence.at("xid.count"), "2");
   EXPECT_EQ(d->evidence.at("pci_bus_id"), "00000000:5D:00.0");
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-XID-HARDWARE:gpu3");
+}
+
+TEST(HealthJudge, AProcessNamedLinuxVersionDoesNotMakeAnXidHistory) {
+  // Its segfault line, "Linux version [pid]: segfault at ...", was read as a reboot: the Xid 48
+  // before it became history and the node passed.
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("forged-banner-after-xid48-gpu3.log");
+  EXPECT_EQ(in.kernel_log.boots, 1U);
+  const auto h = judge_report(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  EXPECT_EQ(gpu(h, 3).status, verdict_status::fail);
+  EXPECT_TRUE(h.xid_history.empty());
+}
+
+TEST(HealthJudge, ADriverMessageAProgramWroteIntoItsSegfaultLineDrainsNothing) {
+  // Files named like an Xid 79, a fatal SXid and "GPU has fallen off the bus", faulted in: the
+  // kernel prints each name inside its segfault line. No driver wrote them.
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("forged-xid79-in-segfault.log");
+  const auto h = judge_report(in);
+  for (const auto* d : all(h))
+    ADD_FAILURE() << d->code << ": " << d->cause;
+  EXPECT_EQ(h.check.status, verdict_status::pass);
+  EXPECT_TRUE(h.xids.empty());
+  EXPECT_EQ(h.drain_reason, "");
+}
+
+TEST(HealthJudge, AStringFromNvmlCannotForgeALineNorReachTheTerminalRaw) {
+  // A GPU name with a newline forged the "drain reason:" line the Slurm script read, and its
+  // escape sequences reached the terminal.
+  auto in = inventory("eight-healthy.json");
+  in.kernel_log = log_file("xid79-gpu3.log");
+  in.inventory.devices[0].name = "NVIDIA H100\ndrain reason: gpuspec:FORGED:gpu0\x1b[2J\xc2\x9b";
+  in.inventory.host.hostname = "node\rVerdict: PASS";
+  const auto h = judge_report(in);
+  const auto text = render_health_text(h, 0.1);
+  EXPECT_EQ(text.find("\ndrain reason: gpuspec:FORGED"), std::string::npos) << text;
+  EXPECT_NE(text.find("\ndrain reason: gpuspec:GPUSPEC-XID-HARDWARE:gpu3\n"), std::string::npos);
+  EXPECT_NE(text.find("NVIDIA H100\\ndrain reason: gpuspec:FORGED:gpu0\\x1b[2J\\u009b"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("node\\rVerdict: PASS"), std::string::npos);
+  for (const char c : text)
+    EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << static_cast<int>(c);
+  EXPECT_EQ(text.find("\xc2\x9b"), std::string::npos);
 }
 
 TEST(HealthJudge, ApplicationXidsAloneDoNotFailTheNode) {
@@ -715,6 +764,94 @@ TEST(HealthFabric, AnHgxNodeWithoutFabricManagerFails) {
   EXPECT_FALSE(d->device);
   EXPECT_EQ(d->evidence.at("nvswitches"), std::to_string(in.pci_bus.nvswitches.size()));
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-FABRIC-MANAGER-DOWN:node");
+}
+
+/// A /proc tree in a fresh folder under the test's temporary one: `root/proc/<pid>/` with the
+/// given comm, argv and real and effective uid, exe linking to `exe` (whose stand-in file is
+/// made in the tree).
+struct fake_proc {
+  std::filesystem::path root;
+  explicit fake_proc(const std::string& name)
+      : root(std::filesystem::path(::testing::TempDir()) / ("gpuspec-proc-" + name)) {
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root / "proc");
+  }
+  ~fake_proc() {
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  }
+  fake_proc(const fake_proc&) = delete;
+  fake_proc& operator=(const fake_proc&) = delete;
+  void add(int pid, const std::string& comm, const std::vector<std::string>& argv, int uid,
+           const std::string& exe) const {
+    const auto dir = root / "proc" / std::to_string(pid);
+    std::filesystem::create_directories(dir);
+    write(dir / "comm", comm + "\n");
+    std::string cmdline;
+    for (const auto& a : argv)
+      cmdline += a + '\0';
+    write(dir / "cmdline", cmdline);
+    write(dir / "status", "Name:\t" + comm + "\nUid:\t" + std::to_string(uid) + "\t" +
+                              std::to_string(uid) + "\t" + std::to_string(uid) + "\t" +
+                              std::to_string(uid) + "\n");
+    std::filesystem::create_symlink(exe, dir / "exe");
+    const auto file = root / std::filesystem::path(exe).relative_path();
+    std::filesystem::create_directories(file.parent_path());
+    if (!std::filesystem::exists(file))
+      write(file, "stand-in\n");
+  }
+  static void write(const std::filesystem::path& p, const std::string& text) {
+    std::ofstream(p, std::ios::binary) << text;
+  }
+};
+
+TEST(HealthFabric, ANameAnyUserCanGiveAProcessIsNoFabricManager) {
+  // `exec -a nv-fabricmanager sleep 60` as any user: argv[0] says nv-fabricmanager; what runs is
+  // /usr/bin/sleep, as uid 1000. It made GPUSPEC-FABRIC-MANAGER-DOWN disappear.
+  auto in = inventory("hgx-b200-nvswitch.json", "pcie-node");
+  in.kernel_log = log_file("clean-boot.log");
+  const fake_proc proc("exec-a");
+  proc.add(4242, "sleep", {"nv-fabricmanager", "60"}, 1000, "/usr/bin/sleep");
+  // Its comm too, and its executable named so (a copy in the user's home), run as the user.
+  proc.add(4243, "nv-fabricmanage", {"/home/u/nv-fabricmanager"}, 1000, "/home/u/nv-fabricmanager");
+  // A root process whose comm and argv say so, running something else.
+  proc.add(4244, "nv-fabricmanage", {"/usr/bin/nv-fabricmanager"}, 0, "/usr/bin/python3.11");
+  in.fabric_services = gpuspec::host::read_fabric_services(proc.root, "pcie-node");
+  ASSERT_TRUE(in.fabric_services.read) << in.fabric_services.why;
+  EXPECT_TRUE(in.fabric_services.fabric_manager.empty());
+  const auto h = judge_report(in);
+  EXPECT_NE(find(h, "GPUSPEC-FABRIC-MANAGER-DOWN"), nullptr);
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-FABRIC-MANAGER-DOWN:node");
+
+  // The daemon itself: its executable, run by root, counts.
+  const fake_proc real("daemon");
+  real.add(2817, "nv-fabricmanage", {"/usr/bin/nv-fabricmanager", "-c", "x.cfg"}, 0,
+           "/usr/bin/nv-fabricmanager");
+  EXPECT_EQ(gpuspec::host::read_fabric_services(real.root, "n").fabric_manager,
+            std::vector<std::string>{"2817 (nv-fabricmanager)"});
+  // ...but not from a file anyone but root may have written.
+  const auto binary = real.root / "usr/bin/nv-fabricmanager";
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown(binary.c_str(), 65534, 65534), 0);
+  } else { // the tree is the test user's: a file someone else owns stands for a user's
+    std::filesystem::remove(binary);
+    std::filesystem::create_symlink("/", binary);
+  }
+  EXPECT_TRUE(gpuspec::host::read_fabric_services(real.root, "n").fabric_manager.empty());
+
+  // Run unprivileged, gpuspec cannot read a root process's exe link: a root process's comm is
+  // taken then, and said to be (here the link is a plain file, which readlink refuses too).
+  const fake_proc unread("unread");
+  unread.add(2817, "nv-fabricmanage", {"/usr/bin/nv-fabricmanager"}, 0, "/usr/bin/x");
+  unread.add(4242, "nv-fabricmanage", {"nv-fabricmanager"}, 1000, "/usr/bin/x");
+  for (const int pid : {2817, 4242}) {
+    const auto exe = unread.root / "proc" / std::to_string(pid) / "exe";
+    std::filesystem::remove(exe);
+    fake_proc::write(exe, "");
+  }
+  EXPECT_EQ(
+      gpuspec::host::read_fabric_services(unread.root, "n").fabric_manager,
+      std::vector<std::string>{"2817 (nv-fabricmanage, run by root; its exe link not readable)"});
 }
 
 TEST(HealthFabric, APcieServerNeedsNoFabricAndGetsNoFabricFinding) {

@@ -14,12 +14,15 @@
 
 namespace {
 
+using gpuspec::reports::log_span;
 using gpuspec::reports::parse_kernel_log;
 using gpuspec::reports::parse_pci_address;
 using gpuspec::reports::parse_sxid_line;
 using gpuspec::reports::parse_xid_line;
 using gpuspec::reports::parse_xid_log;
 using gpuspec::reports::pci_address;
+
+std::string fixture(const std::string& name);
 
 TEST(PciAddress, XidLinesAndNvmlBusIdsAgree) {
   const auto from_xid = parse_pci_address("PCI:0000:3b:00");
@@ -170,6 +173,40 @@ TEST(XidLine, APrintkCallerTagDoesNotHideTheTime) {
   EXPECT_EQ(t->time_text, "[Tue Jul 28 03:14:02 2026]");
 }
 
+TEST(XidLine, AMarkerInsideAnotherMessageIsNoDriverMessage) {
+  // An unprivileged program faulting in a file it named like a driver message: the kernel writes
+  // that name inside its segfault line. Only the message's start is the driver's.
+  const std::string segv = "a.out[48213]: segfault at 0 ip 00007f3a1c2d5126 sp 00007ffc9a1e6e10 "
+                           "error 6 in ";
+  const std::string tail = "[7f3a1c2d5000+1000] likely on CPU 3 (core 3, socket 0)";
+  for (const std::string prefix :
+       {"[ 5107.644339] ", "6,1843,5107644339,-;", "Dec 01 08:03:04 gpu-node-01 kernel: ",
+        "2026-12-01T08:03:04.123456+00:00 gpu-node-01 kernel: [ 5107.644339] ", ""}) {
+    for (const std::string name : {"NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the "
+                                   "bus.",
+                                   "kernel: NVRM: Xid (PCI:0000:5d:00): 79, x"}) {
+      EXPECT_FALSE(parse_xid_line(prefix + segv + name + tail)) << prefix << name;
+      EXPECT_TRUE(parse_xid_line(prefix + name.substr(name.find("NVRM")))) << prefix << name;
+    }
+    EXPECT_FALSE(parse_sxid_line(prefix + segv +
+                                 "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): "
+                                 "23001, Fatal, x" +
+                                 tail))
+        << prefix;
+    EXPECT_TRUE(parse_sxid_line(prefix + "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 23001, "
+                                         "Fatal, x"))
+        << prefix;
+  }
+  // Nor a word that is not a switch's name before "SXid", nor a syslog prefix that is not one.
+  EXPECT_FALSE(parse_sxid_line("[ 1.0] a.out[1]: SXid (PCI:0000:05:00.0): 23001, Fatal, x"));
+  EXPECT_FALSE(parse_sxid_line("[ 1.0] foo bar: SXid (PCI:0000:05:00.0): 23001, Fatal, x"));
+  EXPECT_FALSE(parse_xid_line("[ 1.0] traps: x kernel: NVRM: Xid (PCI:0000:5d:00): 79, x"));
+  const auto log = parse_kernel_log(fixture("forged-xid79-in-segfault.log"));
+  EXPECT_TRUE(log.xids.empty());
+  EXPECT_TRUE(log.sxids.empty());
+  EXPECT_TRUE(log.gpu_messages.empty());
+}
+
 TEST(SxidLine, FatalAndNonFatalNvswitchLines) {
   const auto fatal = parse_sxid_line("Dec 01 04:18:55 gpu-node-01 kernel: nvidia-nvswitch2: SXid "
                                      "(PCI:0000:07:00.0): 23001, Fatal, Link 12 Always Fatal");
@@ -229,6 +266,10 @@ TEST(KernelLog, AJournalThatSpansBootsKeepsTheEarlierBootsAsHistory) {
   EXPECT_TRUE(log.gpu_messages.empty()); // the earlier boot's "fallen off the bus" is history too
 }
 
+/// The kernel's banner as init/version.c writes it.
+const std::string banner = "Linux version 5.15.0-105-generic (buildd@lcy02-amd64-007) (gcc "
+                           "(Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0) #115-Ubuntu SMP";
+
 TEST(KernelLog, ASecondBannerStartsANewBoot) {
   const auto log = parse_kernel_log(fixture("dmesg-two-banners-xid79-earlier.log"));
   EXPECT_EQ(log.boots, 2U);
@@ -240,20 +281,60 @@ TEST(KernelLog, ASecondBannerStartsANewBoot) {
   EXPECT_EQ(parse_kernel_log(fixture("xid79-gpu3.log")).boots, 1U);
   EXPECT_EQ(parse_kernel_log("-- Logs begin at Mon 2026-11-30 22:10:05 UTC, end at Tue "
                              "2026-12-01 08:03:04 UTC. --\n-- Boot 4f1c --\n"
-                             "Dec 01 08:02:41 h kernel: Linux version 5.15.0\n"
+                             "Dec 01 08:02:41 h kernel: " +
+                             banner +
+                             "\n"
                              "Dec 01 08:03:04 h kernel: NVRM: Xid (PCI:0000:18:00): 13, x\n")
                 .boots,
             1U);
   // Older journalctl's "-- Reboot --".
-  const auto reboot = parse_kernel_log("Nov 30 h kernel: NVRM: Xid (PCI:0000:18:00): 79, x\n"
-                                       "-- Reboot --\nDec 01 h kernel: Linux version 5.15.0\n");
+  const auto reboot =
+      parse_kernel_log("Nov 30 22:10:05 h kernel: NVRM: Xid (PCI:0000:18:00): 79, x\n"
+                       "-- Reboot --\nDec 01 08:02:41 h kernel: " +
+                       banner + "\n");
   EXPECT_EQ(reboot.boots, 2U);
   EXPECT_TRUE(reboot.xids.empty());
   // "Linux version" inside another message is no banner.
-  EXPECT_EQ(parse_kernel_log("[ 1.0] Linux version 5.15\n[ 2.0] NVRM: Xid (PCI:0000:18:00): 13, "
-                             "x\n[ 3.0] foo: built for Linux version 5.15\n")
+  EXPECT_EQ(parse_kernel_log("[ 1.0] " + banner +
+                             "\n[ 2.0] NVRM: Xid (PCI:0000:18:00): 13, "
+                             "x\n[ 3.0] foo: built for " +
+                             banner + "\n")
                 .boots,
             1U);
+}
+
+TEST(KernelLog, AProcessNamedLinuxVersionStartsNoBoot) {
+  // A process an unprivileged user named "Linux version " crashes: the kernel writes its name,
+  // then "[pid]: segfault at ...". Read as a banner, it made the Xid 48 before it history.
+  const auto log = parse_kernel_log(fixture("forged-banner-after-xid48-gpu3.log"));
+  EXPECT_EQ(log.boots, 1U);
+  ASSERT_EQ(log.xids.size(), 1U);
+  EXPECT_EQ(log.xids[0].xid, 48);
+  EXPECT_TRUE(log.earlier_xids.empty());
+  // Nor does any line that is not the banner's whole shape: a release, then "(user@host)".
+  for (const char* forged : {
+           "[ 9.0] Linux version [4242]: segfault at 0 ip 0 sp 0 error 4",
+           "[ 9.0] Linux version 6[4242]: segfault at 0 ip 0 sp 0 error 4",
+           "[ 9.0] Linux version 6 (4242): drop_caches: 3",
+           "6,900,9000000,-;Linux version [4242]: segfault at 0 ip 0 sp 0 error 4",
+           "Dec 01 08:03:04 h kernel: Linux version [4242]: segfault at 0",
+       }) {
+    const auto one =
+        parse_kernel_log(std::string("[ 5.0] NVRM: Xid (PCI:0000:5d:00): 48, x\n") + forged + "\n");
+    EXPECT_EQ(one.boots, 1U) << forged;
+    EXPECT_EQ(one.xids.size(), 1U) << forged;
+  }
+}
+
+TEST(KernelLog, KmsgAndDmesgHoldOneBootWhateverALineSays) {
+  // A second banner in a saved file starts a boot; in /dev/kmsg or dmesg (this boot's ring
+  // buffer) nothing does.
+  const auto text = fixture("dmesg-two-banners-xid79-earlier.log");
+  EXPECT_EQ(parse_kernel_log(text, log_span::saved).boots, 2U);
+  const auto live = parse_kernel_log(text, log_span::one_boot);
+  EXPECT_EQ(live.boots, 1U);
+  EXPECT_EQ(live.xids.size(), 2U);
+  EXPECT_TRUE(live.earlier_xids.empty());
 }
 
 TEST(KernelLog, TheDriversMessagesForAGpuItCouldNotBringUp) {
@@ -453,11 +534,13 @@ TEST(XidLogProperty, MangledLogsNeverCrashTheWholeLogParser) {
 }
 
 TEST(XidLogProperty, AHugeLogWithNoNewlinesIsOneLine) {
+  // One line: the marker after a megabyte of garbage is not at a message's start.
   std::string log(1 << 20, 'x');
   log += "NVRM: Xid (PCI:0000:3b:00): 79, tail";
-  const auto events = parse_xid_log(log);
+  EXPECT_TRUE(parse_xid_log(log).empty());
+  const auto events = parse_xid_log("[ 1.0] NVRM: Xid (PCI:0000:3b:00): 79, " + log);
   ASSERT_EQ(events.size(), 1U);
-  EXPECT_EQ(events[0].time_text.size(), 64U); // the garbage before it, capped
+  EXPECT_EQ(events[0].text.size(), log.size());
 }
 
 } // namespace

@@ -108,6 +108,18 @@ TEST(RunKernelLog, LeavesOutTheXidsBeforeTheRun) {
   EXPECT_EQ(gb::place_kernel_log_xids(clean, fixture_log("clean-boot.log"), 0.0).placed, 0U);
 }
 
+TEST(RunKernelLog, AnXidAProgramWroteIntoItsSegfaultLineIsNoEvent) {
+  // The program faulted in a file named "NVRM: Xid (PCI:0000:5d:00): 79, ...": the kernel wrote
+  // the name inside its segfault line, at 5107.64 s, inside GPU 3's result window.
+  gr::report r = two_gpu_report();
+  const auto placed =
+      gb::place_kernel_log_xids(r, fixture_log("forged-xid79-in-segfault.log"), 3000.0);
+  EXPECT_EQ(placed.placed, 0U);
+  EXPECT_TRUE(placed.notes.empty());
+  for (const auto& res : r.results)
+    EXPECT_TRUE(res.events.empty());
+}
+
 TEST(RunKernelLog, SaysWhatItCannotPlace) {
   gr::report r = two_gpu_report();
   r.devices.pop_back(); // PCI 5d is no GPU of the inventory now

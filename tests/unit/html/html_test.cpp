@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -297,6 +298,34 @@ TEST(html_page, p2p_matrix_and_size_sweeps_are_drawn_from_the_results) {
   EXPECT_NE(page.find("GPU 0 to GPU 1: "), std::string::npos);
   EXPECT_NE(page.find("transfer.h2d: bandwidth against size"), std::string::npos);
   EXPECT_EQ(page.find("transfer.d2h: bandwidth against size"), std::string::npos); // one size
+}
+
+/// The SVG number attributes of a page: never "nan", "-nan" or "inf" (an SVG reader rejects
+/// the element, a browser draws it anywhere).
+void expect_finite_numbers(const std::string& page) {
+  for (const char* bad :
+       {"=\"nan", "=\"-nan", "=\"inf", "=\"-inf", " nan", " -nan", ",nan", ",-nan", " inf", ",inf"})
+    EXPECT_EQ(page.find(bad), std::string::npos)
+        << "the page holds " << bad << ": "
+        << page.substr(page.find(bad) - std::min<std::size_t>(page.find(bad), 120), 160);
+}
+
+TEST(html_page, samples_near_the_largest_double_draw_no_non_finite_number) {
+  // Samples of 1.8e308 (a report anyone can write) put "-nan" into the SVG: the span of the
+  // axes overflowed to infinity.
+  auto j = judge_report({"healthy"});
+  for (auto& r : j.reports.front().results) {
+    for (auto& v : r.samples)
+      v = 1.79e308;
+    r.stats.median = r.stats.mean = r.stats.max = r.stats.q3 = 1.79e308;
+    r.stats.min = r.stats.q1 = -1.79e308;
+  }
+  expect_finite_numbers(check_html(j));
+  std::vector<html::size_series> series = {
+      {"huge", {{4096, 1.79e308}, {1048576, -1.79e308}, {268435456, 1e-300}}, 1.79e308}};
+  expect_finite_numbers(html::size_plot("transfer.h2d", "GB/s", series));
+  EXPECT_EQ(svg::num(std::numeric_limits<double>::quiet_NaN()), "0.0");
+  EXPECT_EQ(svg::num(-std::numeric_limits<double>::infinity()), "0.0");
 }
 
 TEST(html_page, format_name_is_html_and_health_has_no_page) {

@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <array>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +96,52 @@ TEST_F(AtomicWrite, TargetThatIsAFolderIsLeftAlone) {
   EXPECT_THROW(write_file_atomically(target, "{}"), std::system_error);
   EXPECT_TRUE(fs::is_directory(target / "inside"));
   EXPECT_EQ(names_in(m_dir), std::vector<std::string>{"report.json"}); // no temporary left
+}
+
+TEST_F(AtomicWrite, AFifoIsWrittenThroughNeverReplaced) {
+  // `-o FIFO`: a reader gets the text, and the FIFO stays a FIFO (a rename made it a file).
+  const fs::path fifo = m_dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reading end opened first (non-blocking, so no thread waits on a FIFO that a rename
+  // took away): the writer's open then succeeds at once, and the text fits the pipe's buffer.
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  write_file_atomically(fifo, "{\"verdict\": \"pass\"}\n");
+  std::array<char, 256> buffer{};
+  const ssize_t n = ::read(reader, buffer.data(), buffer.size());
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0U),
+            "{\"verdict\": \"pass\"}\n");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(names_in(m_dir), std::vector<std::string>{"pipe"}); // no temporary left
+}
+
+TEST_F(AtomicWrite, ADeviceIsWrittenThroughNeverReplaced) {
+  // As root, `check ... -o /dev/null` replaced /dev/null with a regular file. A null device of
+  // our own (mknod needs root); unprivileged, the system's /dev/null, which the old code could
+  // not replace and refused to write.
+  fs::path device = "/dev/null";
+  if (::geteuid() == 0) {
+    device = m_dir / "null";
+    ASSERT_EQ(::mknod(device.c_str(), S_IFCHR | 0666, ::makedev(1, 3)), 0);
+  }
+  write_file_atomically(device, "discarded\n");
+  EXPECT_TRUE(fs::is_character_file(device));
+  EXPECT_EQ(read_text(device), "");
+  if (::geteuid() == 0) {
+    EXPECT_EQ(names_in(m_dir), std::vector<std::string>{"null"});
+  }
+}
+
+TEST_F(AtomicWrite, ALinkIsWrittenThroughAndStaysALink) {
+  const fs::path file = m_dir / "real.json";
+  const fs::path link = m_dir / "link.json";
+  std::ofstream(file) << "old content, longer than the new";
+  fs::create_symlink(file.filename(), link);
+  write_file_atomically(link, "new");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read_text(file), "new");
+  EXPECT_EQ(names_in(m_dir), (std::vector<std::string>{"link.json", "real.json"}));
 }
 
 TEST_F(AtomicWrite, NotAFileNameThrows) {

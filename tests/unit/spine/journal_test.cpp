@@ -145,6 +145,23 @@ TEST_F(Journal, WithoutItsEndLineItRecoversAsAnIncompleteReportNamingIt) {
   EXPECT_EQ(rep.value().results.size(), 3U);
 }
 
+TEST_F(Journal, ALineFoundTwiceIsOneResultAndSaid) {
+  // A journal with its result lines duplicated recovered duplicated results.
+  const auto p = write_sample(false);
+  std::string text = text_of(p);
+  const auto first_end = text.find('\n');
+  text += text.substr(first_end + 1); // every result line again
+  write_text(p, text);
+  std::size_t duplicates = 0;
+  const auto rep = spine::recover_report(p, &duplicates);
+  ASSERT_TRUE(rep) << rep.error().to_string();
+  EXPECT_EQ(rep.value().results.size(), 3U);
+  EXPECT_EQ(duplicates, 3U);
+  EXPECT_NE(rep.value().incomplete_reason.find("3 line(s) found twice were kept once"),
+            std::string::npos)
+      << rep.value().incomplete_reason;
+}
+
 TEST_F(Journal, ALastLineCutShortIsDroppedAndSaid) {
   const auto p = write_sample(false);
   std::string text = text_of(p);

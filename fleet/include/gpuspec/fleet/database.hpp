@@ -26,6 +26,11 @@ struct open_options {
   /// How long a writer waits for another writer's lock before failing with "database is
   /// locked" (initial policy: 10 s, longer than one report's transaction takes).
   int busy_timeout_ms = 10000;
+  /// A query's: opened read-only, and nothing is left behind. With no write-ahead log beside
+  /// the file (no writer has it open), as immutable (no lock, no -wal or -shm made, which would
+  /// belong to whoever queried and block the next ingest); else through the writer's log,
+  /// read-only. A read-only file or folder is read either way.
+  bool read_only = false;
 };
 
 /// Opens (and with `create`, initialises) a fleet database; throws db_error naming the file.

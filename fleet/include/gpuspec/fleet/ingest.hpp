@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,17 @@ struct judge {
 
 enum class ingest_status { added, already_present };
 
+/// How far a report may be dated after its ingest (clocks of nodes and of the ingesting host
+/// disagree by seconds under NTP): an initial policy, 10 minutes.
+inline constexpr long long max_clock_skew_s = 600;
+
 struct ingest_result {
   ingest_status status = ingest_status::added;
   std::string run_id;
   std::size_t gpus = 0, results = 0; ///< rows written (0 when already present)
+  /// Dated more than max_clock_skew_s after its ingest: its rows go in, flagged, and its pass
+  /// never counts as recent (db stale), whatever clock wrote it.
+  bool dated_after_ingest = false;
 };
 
 /// How many reports one transaction holds. A batch is committed when it holds `reports`, or
@@ -51,6 +59,18 @@ struct batch_policy {
 inline constexpr batch_policy ingest_batches{100, std::chrono::milliseconds(1000)};
 
 /// Writes reports into one open database, its statements prepared once.
+/// A report whose rows cannot go in as they are (it names one GPU index twice on a node, say):
+/// the file is bad, the database is fine, and the files after it go in. Thrown by
+/// ingester::ingest before anything of the report is written.
+class bad_report : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Why `rec`'s rows cannot all be written: two with one key (a node twice, a GPU index twice on
+/// a node, a result twice on a GPU); "" when they can.
+[[nodiscard]] std::string duplicate_key(const run_record& rec);
+
 class ingester {
 public:
   explicit ingester(connection& db, batch_policy batches = {});
@@ -60,7 +80,8 @@ public:
   ingester(const ingester&) = delete;
   ingester& operator=(const ingester&) = delete;
 
-  /// Judges and writes one report; throws db_error (the database named, nothing of this
+  /// Judges and writes one report; throws bad_report for a report whose rows cannot go in
+  /// (duplicate_key), before writing anything, and db_error (the database named, nothing of this
   /// report left behind) when the database refuses it (full, locked, read-only). The reports
   /// before it in its batch are kept: committed, or, where SQLite rolled the batch back (it
   /// does on a full disk), written again a transaction each while they fit (committed_runs()).
@@ -83,7 +104,7 @@ private:
   };
   ingest_result write_report(const run_record& rec, const std::string& source,
                              const std::string& spec_version, const std::string& ingested_utc);
-  void write_node(const run_record& rec, const node_record& n);
+  void write_node(const run_record& rec, const node_record& n, bool dated_after_ingest);
   /// Commits the batch; when that fails, its first `keep` runs are written again (replay).
   void commit_batch(std::size_t keep);
   /// After a refused write: this report's savepoint rolled back and the batch before it

@@ -69,6 +69,11 @@ class connection {
 public:
   /// Opens `file` read-write (creating it when `create`); throws db_error naming the file.
   connection(const std::filesystem::path& file, bool create);
+  /// Read-only, through a URI with `query` ("mode=ro", "immutable=1"): nothing is written.
+  connection(const std::filesystem::path& file, std::string_view query);
+  /// A string literal would pick the bool constructor (a pointer converts to bool before it
+  /// makes a string_view): say std::string_view.
+  connection(const std::filesystem::path& file, const char* query) = delete;
   connection(connection&& o) noexcept;
   connection& operator=(connection&& o) noexcept;
   connection(const connection&) = delete;

@@ -14,6 +14,9 @@ struct kernel_log_text {
   std::string source; ///< "/dev/kmsg", "dmesg", or the file's path
   std::string why;    ///< when not read: each place tried and what it answered
   std::string text;
+  /// Read from /dev/kmsg or dmesg: this boot's ring buffer, one boot by definition (a saved
+  /// file may span several).
+  bool one_boot = false;
 };
 
 /// The log from `file` when it is not empty (GPUSPEC_KERNEL_LOG: tests, and sites that pass a

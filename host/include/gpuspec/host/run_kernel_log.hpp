@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuspec/reports/judge/xid_log.hpp"
 #include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::host {
@@ -30,10 +31,11 @@ struct kernel_log_placement {
 /// `run_start_since_boot_s` (the run's clock origin in seconds of CLOCK_MONOTONIC, which is what
 /// the kernel log's timestamps count, up to the kernel's clock drift) and at or before
 /// `run_end_since_boot_s` when given, to `r`'s results, with `time_s` on the run's clock. Only
-/// the log's last boot is read (a saved log that spans reboots: parse_kernel_log); a log that is
-/// not text places nothing, and says so.
+/// the log's last boot is read (a saved log that spans reboots: parse_kernel_log; `span` says
+/// whether the log can span several); a log that is not text places nothing, and says so.
 kernel_log_placement place_kernel_log_xids(reports::report& r, std::string_view log,
                                            double run_start_since_boot_s,
-                                           std::optional<double> run_end_since_boot_s = {});
+                                           std::optional<double> run_end_since_boot_s = {},
+                                           reports::log_span span = reports::log_span::saved);
 
 } // namespace gpuspec::host

@@ -69,6 +69,9 @@ struct journal_contents {
   bool finished = false;      ///< the end line was there
   bool last_line_cut = false; ///< a last line cut short (the writer died in it) was dropped
   std::size_t results = 0;
+  /// Result lines the journal holds more than once, byte for byte (a copy put together by
+  /// hand, a line written again): each kept once, and the count said.
+  std::size_t duplicate_lines = 0;
 };
 
 /// Reads a journal: the header, every result line, the end line if any. A last line cut short
@@ -79,7 +82,9 @@ struct journal_contents {
 /// The report a journal holds, as `gpuspec run --recover` writes it: the results in report
 /// order; a journal without its end line gives `complete: false` with a reason naming the
 /// journal (the run was stopped before it finished: the coordinator was killed or crashed).
+/// A result line the journal holds twice is one result; `duplicate_lines`, when given, is how
+/// many were dropped (an incomplete report's reason says it too).
 [[nodiscard]] reports::outcome<reports::report>
-recover_report(const std::filesystem::path& journal);
+recover_report(const std::filesystem::path& journal, std::size_t* duplicate_lines = nullptr);
 
 } // namespace gpuspec::spine

@@ -95,9 +95,11 @@ struct session_outcome {
                                           session_observer& observer,
                                           const std::atomic<bool>& interrupted);
 
-/// `gpuspec run --recover JOURNAL`: the report a journal holds, written atomically to `output`.
+/// `gpuspec run --recover JOURNAL`: the report a journal holds, written atomically to `output`
+/// (`duplicate_lines` as recover_report's).
 [[nodiscard]] reports::outcome<reports::report>
-recover_session(const std::filesystem::path& journal, const std::filesystem::path& output);
+recover_session(const std::filesystem::path& journal, const std::filesystem::path& output,
+                std::size_t* duplicate_lines = nullptr);
 
 /// The worker's plan, asked of `worker_command` with --plan. Throws session_input_error when
 /// the worker rejects the suite or filter, std::runtime_error when it fails otherwise.

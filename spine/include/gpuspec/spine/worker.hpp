@@ -44,6 +44,17 @@ struct plan_request {
   std::vector<int> gpus;
 };
 
+/// The longest filter and the deepest nesting of its groups (parentheses and brackets) a run
+/// accepts. std::regex compiles and matches by recursion: a 40 kB filter of nested groups
+/// overflowed the stack. A benchmark id is under 100 characters, so a filter over 1024 is no
+/// selection anyone needs; 32 levels is more than any alternation of ids.
+inline constexpr std::size_t max_filter_length = 1024;
+inline constexpr int max_filter_nesting = 32;
+
+/// Why `filter` is refused (too long, nested too deep, or not an ECMAScript regular expression),
+/// in words for a usage error; "" when it may be compiled.
+[[nodiscard]] std::string filter_problem(std::string_view filter);
+
 struct worker_backend {
   std::string name; ///< "cuda", "none", "stand-in": the plan's and the hello's backend
   /// The cases of the request's suite whose id matches its filter, for its GPUs, and whether

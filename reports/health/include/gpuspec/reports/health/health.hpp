@@ -40,8 +40,10 @@ struct kernel_log_reading {
 
 /// A kernel log's text read from `source`, parsed (parse_kernel_log): this boot's lines as
 /// events, the earlier boots' as history; a text that is not a readable log (UTF-16, mostly
-/// bytes that are not text) is `not_read`, with why, never a log without Xids.
-[[nodiscard]] kernel_log_reading kernel_log_from_text(std::string source, std::string_view text);
+/// bytes that are not text) is `not_read`, with why, never a log without Xids. `span` is
+/// log_span::one_boot for /dev/kmsg and dmesg: nothing in them starts another boot.
+[[nodiscard]] kernel_log_reading kernel_log_from_text(std::string source, std::string_view text,
+                                                      log_span span = log_span::saved);
 
 /// The NVIDIA GPUs on the PCI bus (sysfs: vendor 0x10de, class 0x0300 VGA or 0x0302 3D), read
 /// apart from NVML so that a GPU the driver never brought up is still seen.

@@ -79,9 +79,12 @@ struct gpu_bus_message {
 };
 
 /// A kernel log read as a whole: the boots it spans (a saved `journalctl -k` holds several:
-/// "-- Boot <id> --" separator lines, or a second "Linux version" banner), and of the last boot,
-/// the current one, the Xid and SXid lines and the GPU messages; the Xid lines of the earlier
-/// boots are history.
+/// "-- Boot <id> --" separator lines, or a second kernel banner), and of the last boot, the
+/// current one, the Xid and SXid lines and the GPU messages; the Xid lines of the earlier boots
+/// are history. A banner is the kernel's own first message, "Linux version <release>
+/// (<user>@<host>) (<compiler>) #...", right after the line's prefix: a process named "Linux
+/// version " that crashes makes the kernel write "Linux version [pid]: segfault at ...", which
+/// is no boot.
 struct kernel_log_parse {
   std::vector<xid_event> xids;               ///< this boot's (the log's last), in order
   std::vector<xid_event> earlier_xids;       ///< the earlier boots' Xid lines, in order
@@ -94,6 +97,12 @@ struct kernel_log_parse {
   std::string undecodable;
 };
 
-[[nodiscard]] kernel_log_parse parse_kernel_log(std::string_view log);
+/// What a log can span. /dev/kmsg and dmesg read this boot's ring buffer, and `journalctl -k
+/// -b` one boot's journal: they hold one boot by definition, so no line in them starts another
+/// (whatever it says). A saved file may hold several.
+enum class log_span { one_boot, saved };
+
+[[nodiscard]] kernel_log_parse parse_kernel_log(std::string_view log,
+                                                log_span span = log_span::saved);
 
 } // namespace gpuspec::reports::judge

@@ -94,7 +94,10 @@ namespace gpuspec::reports::inline model {
 /// Writes `text` to `file` atomically: a temporary file in the same folder, flushed and
 /// fsync'ed, then renamed over the target. Throws std::system_error on failure, leaving any
 /// existing file untouched. The temporary is ".<name>.tmp.<pid>.<n>" (created exclusively, n
-/// the first free number), removed on failure; the folder is fsync'ed after the rename.
+/// the first free number), removed on failure; the folder is fsync'ed after the rename. Only a
+/// regular file or a new path is renamed over: anything else that exists (a character device
+/// such as /dev/null, a FIFO, a link such as /dev/stdout) is written through, never replaced; a
+/// folder is refused.
 void write_file_atomically(const std::filesystem::path& file, std::string_view text);
 
 /// to_json(r) pretty-printed (2-space indent) and written atomically.

@@ -43,6 +43,14 @@ namespace gpuspec::reports::inline model {
 /// A terminal line that names a report fits the terminal wherever the report lives.
 [[nodiscard]] std::string elide_path(std::string_view path, std::size_t width);
 
+/// `text` made safe for a terminal line: a string gpuspec did not write (an NVML string, a
+/// report's field, a database's row, a kernel log's text) could hold a newline that forges a
+/// line a script reads ("drain reason: ..."), or an escape sequence the terminal obeys. C0
+/// controls (newline and tab included), DEL, C1 controls (U+0080-U+009F) and bytes that are
+/// not UTF-8 are written as visible escapes ("\n", "\t", "\x1b", "\u0085", "\x9b"); the rest,
+/// other UTF-8 included, as it is. The one escaping of every text output's foreign strings.
+[[nodiscard]] std::string escape_control(std::string_view text);
+
 /// `text` as one Markdown table cell: '|' escaped, line breaks turned into spaces.
 [[nodiscard]] std::string markdown_cell(std::string_view text);
 
