@@ -160,22 +160,31 @@ stderr_has "--html $out/run.json is the run's own report $out/run.json"
 [ -e "$out/run.json" ] && { echo "FAIL: run wrote $out/run.json"; failures=$((failures + 1)); }
 
 # Out of memory is exit 3 naming what was too large, never an abort (134): a 26 MB JSON array
-# under a 200 MB address-space limit (ulimit -v) takes simdjson past it, and the second parse
-# that once followed, nlohmann's, ended in std::terminate.
-{ printf '['; yes '0,' | head -c 40000000 | tr -d '\n'; printf '0]'; } >"$out/huge.json"
-for args in "check $out/huge.json" "diff $out/huge.json $out/huge.json" "run --recover $out/huge.json -o $out/huge-recovered.json"; do
-  # shellcheck disable=SC2086 # the arguments are words without spaces
-  (ulimit -v 200000 && NO_COLOR=1 "$bin" $args >"$out/stdout" 2>"$out/stderr")
-  got=$?
-  if [ "$got" -ne 3 ]; then
-    echo "FAIL: gpuspec $args under ulimit -v 200000 -> exit $got, expected 3: $(tail -c 200 "$out/stderr")"
-    failures=$((failures + 1))
-  fi
-done
-expect 3 check "$out/huge.json" # (unlimited: not a report)
-(ulimit -v 200000 && "$bin" check "$out/huge.json" 2>"$out/stderr" >/dev/null)
-stderr_has "too large to parse in the memory this process may use"
-rm -f "$out/huge.json"
+# under an address-space limit (ulimit -v) of 200 MB beyond what the executable's own shared
+# libraries map takes simdjson past it (a CUDA build maps cuBLAS, several hundred MB, before
+# main), and the second parse that once followed, nlohmann's, ended in std::terminate.
+if ldd "$bin" 2>/dev/null | grep -q libasan; then
+  # AddressSanitizer reserves terabytes of address space for its shadow at start: no address-space
+  # limit leaves it running, so the sanitizer build leaves these cases to the others.
+  echo "note: out-of-memory cases left out: $bin is built with AddressSanitizer"
+else
+  libraries_kb=$(ldd "$bin" 2>/dev/null | awk '/=> \//{print $3}' | xargs -r du -kL 2>/dev/null | awk '{s += $1} END {print s + 0}')
+  limit_kb=$((200000 + libraries_kb))
+  { printf '['; yes '0,' | head -c 40000000 | tr -d '\n'; printf '0]'; } >"$out/huge.json"
+  for args in "check $out/huge.json" "diff $out/huge.json $out/huge.json" "run --recover $out/huge.json -o $out/huge-recovered.json"; do
+    # shellcheck disable=SC2086 # the arguments are words without spaces
+    (ulimit -v "$limit_kb" && NO_COLOR=1 "$bin" $args >"$out/stdout" 2>"$out/stderr")
+    got=$?
+    if [ "$got" -ne 3 ]; then
+      echo "FAIL: gpuspec $args under ulimit -v $limit_kb -> exit $got, expected 3: $(tail -c 200 "$out/stderr")"
+      failures=$((failures + 1))
+    fi
+  done
+  expect 3 check "$out/huge.json" # (unlimited: not a report)
+  (ulimit -v "$limit_kb" && "$bin" check "$out/huge.json" 2>"$out/stderr" >/dev/null)
+  stderr_has "too large to parse in the memory this process may use"
+  rm -f "$out/huge.json"
+fi
 
 # A 40 kB --filter of nested groups overflowed std::regex's recursion (a crash); it is refused
 # with its reason (exit 3), as is a filter longer than any selection needs.
