@@ -658,5 +658,21 @@ class Timing(unittest.TestCase):
         self.assertLessEqual(worst, 300, f"budget {budget} + kill-after {kill_after} + recovery: {worst} s")
 
 
+def load_tests(loader, standard_tests, pattern):
+    """GPU_VALIDATE_TEST_PART picks the half CTest runs: "dry-run" the classes that run this
+    build's own gpuspec (WithoutGpu), the half a build without CUDA must pass again; "stand-ins"
+    every other class (stand-in binaries only, the same in every build); unset, all of them."""
+    part = os.environ.get("GPU_VALIDATE_TEST_PART", "")
+    if part not in ("", "dry-run", "stand-ins"):
+        raise SystemExit(f"GPU_VALIDATE_TEST_PART={part!r}: expected dry-run or stand-ins")
+    suite = unittest.TestSuite()
+    for case in standard_tests:  # one suite per class
+        for test in case:
+            uses_build = isinstance(test, WithoutGpu)
+            if part == "" or (part == "dry-run") == uses_build:
+                suite.addTest(test)
+    return suite
+
+
 if __name__ == "__main__":
     unittest.main()
