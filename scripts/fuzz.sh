@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the file loaders (the `fuzz` preset: clang, coverage,
-# AddressSanitizer, UndefinedBehaviorSanitizer; build/fuzz) and runs each for SECONDS.
+# AddressSanitizer, UndefinedBehaviorSanitizer; build/fuzz) and runs each for SECONDS, one target
+# per core at a time.
 #
 #   scripts/fuzz.sh [SECONDS]      SECONDS per target: the argument, else $GPUSPEC_FUZZ_SECONDS,
 #                                  else 60.
@@ -59,34 +60,59 @@ seeds report tests/fixtures/reports/**/*.json tests/fixtures/diff/**/*.json
 seeds spec specs/gpus.json tests/fixtures/specs/**/*.json
 shopt -u nullglob globstar
 
-failed=0
-for name in report spec; do
-  target="fuzz_${name}_loader"
+# fuzz_one NAME: runs fuzz_NAME_loader for SECONDS over its corpus; its report, and on failure
+# the end of its log and the reproducer it wrote, go to $logs/<target>.summary.
+fuzz_one() {
+  local name="$1" target="fuzz_${1}_loader" status=0 before f found=0
   mkdir -p "$artifacts/$target"
   before="$(ls -A "$artifacts/$target")"
-  echo "fuzz: $target for ${seconds} s ($(find "$work/$name" -maxdepth 1 -type f | wc -l) seed files), log in $logs/$target.log"
-  status=0
-  # One process, one thread. Run from $work: libFuzzer may drop files in its working folder.
-  (cd "$work" && "$here/build/fuzz/fuzz/$target" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -dict="$here/fuzz/json.dict" -print_final_stats=1 \
-      -artifact_prefix="$artifacts/$target/" "$work/$name") >"$logs/$target.log" 2>&1 || status=$?
-  if [ "$status" -eq 0 ]; then
-    grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$logs/$target.log" |
-      sed 's/^/  /'
-    continue
-  fi
-  failed=1
-  echo "fuzz: $target FAILED (exit $status); the end of its log:" >&2
-  tail -n 60 "$logs/$target.log" >&2
-  found=0
-  for f in "$artifacts/$target"/*; do
-    if [ -f "$f" ] && ! grep -qxF "$(basename "$f")" <<<"$before"; then
-      echo "fuzz: reproducer: $f  (rerun: build/fuzz/fuzz/$target $f)" >&2
-      found=1
+  {
+    echo "fuzz: $target for ${seconds} s ($(find "$work/$name" -maxdepth 1 -type f | wc -l) seed files), log in $logs/$target.log"
+    # One process, one thread. Run from its own folder: libFuzzer may drop files where it runs.
+    mkdir -p "$work/run-$name"
+    (cd "$work/run-$name" && "$here/build/fuzz/fuzz/$target" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=2048 -dict="$here/fuzz/json.dict" -print_final_stats=1 \
+        -artifact_prefix="$artifacts/$target/" "$work/$name") >"$logs/$target.log" 2>&1 || status=$?
+    if [ "$status" -eq 0 ]; then
+      grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$logs/$target.log" |
+        sed 's/^/  /'
+      return 0
     fi
-  done
-  if [ "$found" -eq 0 ]; then
-    echo "fuzz: no reproducer was written; see $logs/$target.log" >&2
+    echo "fuzz: $target FAILED (exit $status); the end of its log:"
+    tail -n 60 "$logs/$target.log"
+    for f in "$artifacts/$target"/*; do
+      if [ -f "$f" ] && ! grep -qxF "$(basename "$f")" <<<"$before"; then
+        echo "fuzz: reproducer: $f  (rerun: build/fuzz/fuzz/$target $f)"
+        found=1
+      fi
+    done
+    if [ "$found" -eq 0 ]; then
+      echo "fuzz: no reproducer was written; see $logs/$target.log"
+    fi
+    return 1
+  } >"$logs/$target.summary" 2>&1
+}
+
+# The targets run side by side, one per core (each is one single-threaded process), so the
+# wall time is SECONDS per round of as many targets as there are cores, not per target.
+names=(report spec)
+jobs="$(nproc 2>/dev/null || echo 1)"
+failed=0
+pids=()
+for name in "${names[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  fuzz_one "$name" &
+  pids+=("$!")
+done
+for i in "${!names[@]}"; do
+  status=0
+  wait "${pids[$i]}" || status=$?
+  summary="$logs/fuzz_${names[$i]}_loader.summary"
+  if [ "$status" -eq 0 ]; then
+    cat "$summary"
+  else
+    failed=1
+    cat "$summary" >&2
   fi
 done
 exit "$failed"
