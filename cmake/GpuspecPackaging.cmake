@@ -17,8 +17,9 @@ include(GNUInstallDirs)
 
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT host)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT host)
+# USE_SOURCE_PERMISSIONS: the Kubernetes scripts keep their run bit (docs/deploy.md runs them).
 install(DIRECTORY deploy/grafana deploy/prometheus deploy/kubernetes
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/deploy COMPONENT host)
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/deploy COMPONENT host USE_SOURCE_PERMISSIONS)
 install(PROGRAMS scripts/slurm/gpuspec-healthcheck.sh scripts/slurm/gpuspec-acceptance.sh
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/scripts/slurm COMPONENT host)
 install(PROGRAMS scripts/node-exporter/gpuspec-textfile.sh
@@ -52,7 +53,8 @@ install(FILES packaging/lintian/gpuspec-cuda13
 set(CPACK_PACKAGE_NAME gpuspec)
 set(CPACK_PACKAGE_VENDOR "gpuspec")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GPU server benchmark and bottleneck diagnosis")
+# Each package's description below starts with its own summary line (and the DEB generator is
+# kept from putting the project's one above both: packaging/cpack_project_config.cmake.in).
 set(CPACK_PACKAGE_CONTACT "${GPUSPEC_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
@@ -63,7 +65,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_HOST_PACKAGE_NAME gpuspec)
 set(CPACK_DEBIAN_HOST_PACKAGE_SHLIBDEPS ON) # Debian's fmt, sqlite3, libstdc++: dpkg-owned
-set(CPACK_DEBIAN_HOST_DESCRIPTION
+# string(CONCAT): set() with several strings would make a list, whose ";" separators CPack
+# writes at the start of every description line.
+string(CONCAT CPACK_DEBIAN_HOST_DESCRIPTION
     "GPU server benchmark and bottleneck diagnosis: host tools\n"
     "gpuspec check, diff, compare, db, health, specs and info: verdicts and\n"
     "diagnosis of benchmark reports against the GPUs' datasheets, a passive node\n"
@@ -82,7 +86,7 @@ set(CPACK_DEBIAN_DEVICE_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_DEVICE_PACKAGE_DEPENDS
     "gpuspec (= ${PROJECT_VERSION}), libcublas-13-0, libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libfmt9, libsimdjson14, libsqlite3-0")
 set(CPACK_DEBIAN_DEVICE_PACKAGE_RECOMMENDS "libnccl2")
-set(CPACK_DEBIAN_DEVICE_DESCRIPTION
+string(CONCAT CPACK_DEBIAN_DEVICE_DESCRIPTION
     "GPU server benchmark and bottleneck diagnosis: CUDA 13 benchmarks\n"
     "The benchmark workers of gpuspec built with CUDA 13 (STREAM, caches, FMA and\n"
     "Tensor Core peaks, cuBLASLt GEMMs, transfers, NCCL collectives, burn-in),\n"

@@ -23,7 +23,7 @@
 #                    machine (tests/slurm, GPUSPEC_SLURM_TESTS=ON; .ci/run asks for them).
 #                    Only when asked: on a machine with systemd the packages enable their
 #                    daemons, which a developer's box does not want.
-#   With --package:  lintian, equivs and man-db, for the Debian packages' test
+#   With --package:  lintian, equivs, man-db and help2man, for the Debian packages and their test
 #                    (tests/package/package_test.sh, package.deb; .ci/run asks for them).
 #   With --minimal:  only what configuring the default preset and building the gpuspec command
 #                    need (the README's main job): the compiler, CMake, Ninja, ccache, git, the
@@ -74,7 +74,7 @@ if [ "$minimal" = 0 ]; then
   command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
 fi
 if [ "$with_package" = 1 ]; then
-  packages+=(lintian equivs man-db binutils) # tests/package: lint, stand-ins, man, strings
+  packages+=(lintian equivs man-db binutils help2man) # tests/package: lint, stand-ins, man, strings; gpuspec-mpi's page
 fi
 if [ "$with_slurm" = 1 ]; then
   packages+=(slurm-wlm munge) # slurmctld, slurmd, srun, sbatch, munged: tests/slurm

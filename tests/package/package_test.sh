@@ -34,10 +34,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-lint() { # lintian errors fail; warnings are printed
-  lintian --fail-on error "$1" >"$out/lintian-$(basename "$1").txt" 2>&1 ||
-    fail "lintian errors on $1: $(grep '^E:' "$out/lintian-$(basename "$1").txt" | head -5)"
+lint() { # lintian errors and warnings fail (the overrides in packaging/lintian say why each is)
+  lintian --fail-on error,warning "$1" >"$out/lintian-$(basename "$1").txt" 2>&1 ||
+    fail "lintian errors or warnings on $1: $(grep -E '^[EW]:' "$out/lintian-$(basename "$1").txt" | head -5)"
   cat "$out/lintian-$(basename "$1").txt"
+}
+# description CONTROL-FIELD-OUTPUT: the Description's lines start with a space, never ";" (a CMake
+# list written as text), and its first line is the package's own summary.
+check_description() {
+  local deb=$1 want=$2 desc
+  desc=$(dpkg-deb -f "$deb" Description)
+  [ "$(head -1 <<<"$desc")" = "$want" ] || fail "$deb: summary '$(head -1 <<<"$desc")', expected '$want'"
+  grep -q '^ *;' <<<"$desc" && fail "$deb: a description line starts with ';': $(grep -m1 '^ *;' <<<"$desc")"
+  return 0
 }
 expect_exit() { # expect_exit CODE COMMAND...
   local want=$1 rc=0
@@ -50,6 +59,14 @@ expect_exit() { # expect_exit CODE COMMAND...
 (cd "$host_build" && cpack -G DEB -B "$out/host" >"$out/cpack-host.log") || fail "cpack in $host_build: $(tail -5 "$out/cpack-host.log")"
 host_deb=$(ls "$out"/host/gpuspec_"$version"_*.deb)
 lint "$host_deb"
+check_description "$host_deb" "GPU server benchmark and bottleneck diagnosis: host tools"
+# The licence, machine-readable, and the scripts docs/deploy.md runs keep their run bit.
+dpkg-deb --fsys-tarfile "$host_deb" | tar -xO ./usr/share/doc/gpuspec/copyright | grep -qx 'License: Apache-2.0' ||
+  fail "the copyright file names no 'License: Apache-2.0'"
+for script in gpuspec-job.sh gpuspec-node-health.sh gpuspec-idle-sweep.sh; do
+  dpkg-deb -c "$host_deb" | grep -E "^-rwxr-xr-x .*/kubernetes/base/$script\$" >/dev/null ||
+    fail "$script is not installed executable: $(dpkg-deb -c "$host_deb" | grep "$script")"
+done
 dpkg-deb -f "$host_deb" Depends | grep -qiE 'cuda|nvidia|libnccl|libcublas' &&
   fail "gpuspec Depends on CUDA or the driver: $(dpkg-deb -f "$host_deb" Depends)"
 dpkg -i "$host_deb" >/dev/null || fail "dpkg -i $host_deb"
@@ -73,6 +90,7 @@ if [ -n "$cuda_build" ] && [ -x "$cuda_build/cli/gpuspec" ]; then
   (cd "$cuda_build" && cpack -B "$out/cuda" >"$out/cpack-cuda.log") || fail "cpack in $cuda_build: $(tail -5 "$out/cpack-cuda.log")"
   cuda_deb=$(ls "$out"/cuda/gpuspec-cuda13_"$version"_*.deb)
   lint "$cuda_deb"
+  check_description "$cuda_deb" "GPU server benchmark and bottleneck diagnosis: CUDA 13 benchmarks"
   depends=$(dpkg-deb -f "$cuda_deb" Depends)
   echo "package_test: gpuspec-cuda13 Depends: $depends"
   echo "$depends" | grep -q "gpuspec (= $version)" || fail "gpuspec-cuda13 does not depend on gpuspec (= $version)"
