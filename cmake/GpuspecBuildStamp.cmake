@@ -1,7 +1,15 @@
 # The build stamp: version, git commit and build date, as a small generated .cpp
 # (cli/include/gpuspec/cli/build_stamp.hpp). Run at every build, in script mode, by the gpuspec_cli_build_stamp target
 # (cli/CMakeLists.txt):
-#   cmake -DSOURCE_DIR=<checkout> -DOUTPUT=<file.cpp> -DVERSION=<x.y.z> [-DGIT=<git>] -P this
+#   cmake -DSOURCE_DIR=<checkout> -DOUTPUT=<file.cpp> -DVERSION=<x.y.z> [-DVERSION_FILE=<file>]
+#         [-DGIT=<git>] -P this
+#
+# The version moves with the commits, so that a package built from a later commit upgrades one
+# built from an earlier (docs/deploy.md, "Versions"): at a release tag vX.Y.Z it is X.Y.Z; past
+# one, X.Y.Z+gN.<hash> (N commits since the tag: Debian orders +g5 below +g12); with no release
+# tag, VERSION+gN.<hash> with N the commits since the first; outside git, VERSION. VERSION_FILE,
+# when given, receives the version alone (the packages' version: packaging/
+# cpack_project_config.cmake.in), rewritten only when it changes.
 #
 # The file is rewritten only when its content changes, so a build after a new commit recompiles
 # this one file and relinks, and a no-op build touches nothing (Ninja restats the byproduct).
@@ -23,6 +31,7 @@ if(NOT GIT)
 endif()
 
 set(_commit "unknown")
+set(_version "${VERSION}")
 if(GIT)
   execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --show-toplevel
                   OUTPUT_VARIABLE _top OUTPUT_STRIP_TRAILING_WHITESPACE
@@ -38,12 +47,44 @@ if(GIT)
       if(_describe_rc EQUAL 0 AND _described MATCHES "^[0-9a-f]+(-dirty)?$")
         set(_commit "${_described}")
       endif()
+      execute_process(
+        COMMAND "${GIT}" -C "${SOURCE_DIR}" describe --tags --long --abbrev=12 "--match=v[0-9]*"
+        OUTPUT_VARIABLE _tagged OUTPUT_STRIP_TRAILING_WHITESPACE
+        RESULT_VARIABLE _tagged_rc ERROR_QUIET)
+      if(_tagged_rc EQUAL 0 AND _tagged MATCHES "^v([0-9]+\\.[0-9]+\\.[0-9]+)-([0-9]+)-g([0-9a-f]+)$")
+        if(CMAKE_MATCH_2 EQUAL 0)
+          set(_version "${CMAKE_MATCH_1}")
+        else()
+          set(_version "${CMAKE_MATCH_1}+g${CMAKE_MATCH_2}.${CMAKE_MATCH_3}")
+        endif()
+      else()
+        execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-list --count HEAD
+                        OUTPUT_VARIABLE _count OUTPUT_STRIP_TRAILING_WHITESPACE
+                        RESULT_VARIABLE _count_rc ERROR_QUIET)
+        execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" rev-parse --short=12 HEAD
+                        OUTPUT_VARIABLE _head OUTPUT_STRIP_TRAILING_WHITESPACE
+                        RESULT_VARIABLE _head_rc ERROR_QUIET)
+        if(_count_rc EQUAL 0 AND _head_rc EQUAL 0 AND _count MATCHES "^[0-9]+$")
+          set(_version "${VERSION}+g${_count}.${_head}")
+        endif()
+      endif()
     endif()
   endif()
 endif()
 
+if(VERSION_FILE)
+  set(_old_version "")
+  if(EXISTS "${VERSION_FILE}")
+    file(READ "${VERSION_FILE}" _old_version)
+  endif()
+  if(NOT _old_version STREQUAL "${_version}\n")
+    file(WRITE "${VERSION_FILE}.tmp" "${_version}\n")
+    file(RENAME "${VERSION_FILE}.tmp" "${VERSION_FILE}")
+  endif()
+endif()
+
 # The line that says whether the stamp is current; the date is not part of it (see above).
-set(_key "// stamp: ${VERSION} ${_commit}")
+set(_key "// stamp: ${_version} ${_commit}")
 if(DEFINED ENV{SOURCE_DATE_EPOCH})
   string(APPEND _key " SOURCE_DATE_EPOCH=$ENV{SOURCE_DATE_EPOCH}")
 endif()
@@ -63,7 +104,7 @@ ${_key}
 
 namespace gpuspec::cli {
 
-build_stamp this_build_stamp() { return {\"${VERSION}\", \"${_commit}\", \"${_date}\"}; }
+build_stamp this_build_stamp() { return {\"${_version}\", \"${_commit}\", \"${_date}\"}; }
 
 } // namespace gpuspec::cli
 ")

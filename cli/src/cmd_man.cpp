@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/cli/build_stamp.hpp"
 #include "gpuspec/cli/cli_model.hpp"
 #include "gpuspec/cli/man_page.hpp"
 
@@ -40,7 +41,8 @@ void setup_man(CLI::App& app, man_options& o) {
 }
 
 exit_code run_man(const man_options& o) {
-  const auto pages = man_pages(describe_command_line(*o.app), {GPUSPEC_VERSION, page_date()});
+  const auto pages = man_pages(describe_command_line(*o.app),
+                               {std::string(this_build_stamp().version), page_date()});
   std::error_code ec;
   std::filesystem::create_directories(o.folder, ec);
   for (const auto& page : pages) {

@@ -19,6 +19,7 @@
 
 #include "gpuspec/cli/backend.hpp"
 #include "gpuspec/cli/build_info.hpp"
+#include "gpuspec/cli/build_stamp.hpp"
 #include "gpuspec/cli/cli_model.hpp"
 #include "gpuspec/cli/cmd_check.hpp"
 #include "gpuspec/cli/cmd_info.hpp"
@@ -288,7 +289,7 @@ spine::session_options session_options_of(const run_cli_options& o,
   s.root = o.root;
   if (const char* log = std::getenv("GPUSPEC_KERNEL_LOG"); log != nullptr)
     s.kernel_log_file = log; // a saved log (tests, sites that keep one)
-  s.tool_version = GPUSPEC_VERSION;
+  s.tool_version = std::string(this_build_stamp().version);
   s.build = this_build();
   s.command_line = o.command_line;
   return s;

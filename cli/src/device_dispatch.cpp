@@ -4,12 +4,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "gpuspec/cli/backend.hpp"
+#include "gpuspec/cli/build_stamp.hpp"
 #include "gpuspec/cli/executable_folder.hpp"
 #include "gpuspec/cli/exit_code.hpp"
 
@@ -51,9 +53,27 @@ std::optional<int> dispatch_to_device_build(int argc, char** argv) {
   const auto device = device_build_path();
   if (device.empty() || ::access(device.c_str(), X_OK) != 0)
     return std::nullopt;
+  // The CUDA build compares this with its own version (handed_over_version_mismatch): the two
+  // packages come from one build, and a mix of versions is said in one line, not met as an odd
+  // failure half-way through a run.
+  ::setenv(handed_over_version_variable, std::string(this_build_stamp().version).c_str(), 1);
   ::execv(device.c_str(), argv); // argv[0] stays "gpuspec": usage messages read as the user typed
   fmt::print(stderr, "gpuspec: cannot start the CUDA build {}: {}\n", device.string(),
              std::strerror(errno));
+  return to_int(exit_code::unknown);
+}
+
+std::optional<int> handed_over_version_mismatch() {
+  const char* host = std::getenv(handed_over_version_variable);
+  if (host == nullptr || *host == '\0')
+    return std::nullopt;
+  const std::string_view mine = this_build_stamp().version;
+  if (mine == host)
+    return std::nullopt;
+  fmt::print(stderr,
+             "gpuspec: gpuspec {} handed over to gpuspec-cuda13 {}: install the same version of "
+             "both packages (apt-get install gpuspec={} gpuspec-cuda13={})\n",
+             host, mine, mine, mine);
   return to_int(exit_code::unknown);
 }
 

@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
   // device commands (the packages' split, docs/design.md "Shipping").
   if (const auto handed_over = gpuspec::cli::dispatch_to_device_build(argc, argv))
     return *handed_over;
+  if (const auto mismatch = gpuspec::cli::handed_over_version_mismatch())
+    return *mismatch;
 
   CLI::App app{
       "gpuspec: measure what a GPU server really delivers, and say why when it falls short"};

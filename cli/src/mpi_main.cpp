@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/cli/build_info.hpp"
+#include "gpuspec/cli/build_stamp.hpp"
 #include "gpuspec/cli/cmd_check.hpp"
 #include "gpuspec/cli/exit_code.hpp"
 #include "gpuspec/cli/inventory.hpp"
@@ -123,7 +124,7 @@ int run(int argc, char** argv, const mpi_cli_options& o) {
   options.max_all_pairs_nodes = o.max_all_pairs_nodes;
   options.bootstrap_timeout_s = o.bootstrap_timeout_s;
   options.output = o.output.empty() ? default_output(node.host) : o.output;
-  options.tool_version = GPUSPEC_VERSION;
+  options.tool_version = std::string(gpuspec::cli::this_build_stamp().version);
   options.build = gpuspec::cli::this_build();
   options.command_line.assign(argv, argv + argc);
   options.hooks = mpi::test_hooks_from_environment(env);

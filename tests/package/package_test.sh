@@ -22,7 +22,8 @@ for tool in dpkg dpkg-deb cpack lintian equivs-build man; do
   command -v "$tool" >/dev/null || skip "no $tool (scripts/install-deps.sh --package installs it)"
 done
 [ -x "$host_build/cli/gpuspec" ] || skip "$host_build/cli/gpuspec is not built"
-version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$host_build/CMakeCache.txt")
+# The version the last build stamped (cmake/GpuspecBuildStamp.cmake), which cpack takes too.
+version=$(cat "$host_build/gpuspec-version.txt")
 start=$(date +%s)
 rm -rf "$out" && mkdir -p "$out"
 cd "$out"

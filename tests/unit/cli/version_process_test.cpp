@@ -57,12 +57,35 @@ std::string head_commit() {
   return head.exit_code == 0 ? head.out.substr(0, head.out.find('\n')) : "";
 }
 
+/// The version the build stamp must hold: GPUSPEC_TEST_VERSION (the project's) outside git;
+/// in a checkout with no release tag, that version "+g<commits>.<12-digit HEAD>", so that a later
+/// commit's packages upgrade an earlier one's. Past a release tag vX.Y.Z, "X.Y.Z" or
+/// "X.Y.Z+g<commits since>.<HEAD>": asked of git describe as the stamp does.
+std::string expected_version() {
+  if (head_commit().empty())
+    return GPUSPEC_TEST_VERSION;
+  const auto git = [](const std::string& args) {
+    const auto r = gpuspec::testing::run_in(fs::temp_directory_path(),
+                                            "git -C '" GPUSPEC_SOURCE_DIR "' " + args);
+    return r.exit_code == 0 ? r.out.substr(0, r.out.find('\n')) : std::string();
+  };
+  const std::string head = git("rev-parse --short=12 HEAD");
+  const std::string tagged = git("describe --tags --long --abbrev=12 '--match=v[0-9]*'");
+  if (tagged.empty())
+    return std::string(GPUSPEC_TEST_VERSION) + "+g" + git("rev-list --count HEAD") + "." + head;
+  // v1.2.3-N-g<hash>
+  const auto dash = tagged.find('-');
+  const std::string release = tagged.substr(1, dash - 1);
+  const std::string since = tagged.substr(dash + 1, tagged.find('-', dash + 1) - dash - 1);
+  return since == "0" ? release : release + "+g" + since + "." + head;
+}
+
 class GpuspecVersion : public gpuspec::testing::gpuspec_process_test {};
 
 TEST_F(GpuspecVersion, FirstLineIsTheVersionThenTheCommitAndTheBuildDate) {
   const auto r = gpuspec("--version");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "gpuspec " GPUSPEC_TEST_VERSION);
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "gpuspec " + expected_version());
   const auto f = fields(r.out);
   const std::string head = head_commit();
   const std::string commit = f.at("commit");
@@ -125,7 +148,7 @@ TEST_F(GpuspecVersion, InfoJsonAndTheReportCarryTheSameBuild) {
   const auto info = gpuspec("info --json");
   const auto j = nlohmann::json::parse(info.out);
   const auto& build = j.at("build");
-  EXPECT_EQ(build.at("version"), GPUSPEC_TEST_VERSION);
+  EXPECT_EQ(build.at("version"), expected_version());
   EXPECT_EQ(build.at("commit"), f.at("commit"));
   EXPECT_EQ(build.at("build_date"), f.at("build date"));
   EXPECT_EQ(build.at("built_against").at("cuda"), f.at("built against CUDA"));
@@ -155,6 +178,26 @@ TEST_F(GpuspecVersion, InfoJsonAndTheReportCarryTheSameBuild) {
   if (code != 77) { // 77: jsonschema missing (CI makes that a failure through its own env)
     EXPECT_EQ(code, 0) << "schema validation of the report";
   }
+}
+
+} // namespace
+
+namespace {
+
+// The CUDA build started by a host-only gpuspec of another version (two packages from different
+// builds): one line naming both versions and how to install matching ones, exit 3, before any
+// work; the same version goes on.
+TEST_F(GpuspecVersion, AHandOverFromAnotherVersionIsRefusedInOneLine) {
+  const std::string mine = expected_version();
+  const auto other = gpuspec("--version", "GPUSPEC_HANDED_OVER_BY_VERSION=0.0.1 " + no_driver());
+  EXPECT_EQ(other.exit_code, 3) << other.out;
+  EXPECT_EQ(other.out, "");
+  EXPECT_EQ(other.err, "gpuspec: gpuspec 0.0.1 handed over to gpuspec-cuda13 " + mine +
+                           ": install the same version of both packages (apt-get install gpuspec=" +
+                           mine + " gpuspec-cuda13=" + mine + ")\n");
+  const auto same =
+      gpuspec("--version", "GPUSPEC_HANDED_OVER_BY_VERSION='" + mine + "' " + no_driver());
+  EXPECT_EQ(same.exit_code, 0) << same.err;
 }
 
 } // namespace

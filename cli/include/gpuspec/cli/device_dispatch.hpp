@@ -20,4 +20,12 @@ namespace gpuspec::cli {
 /// benchmarks need the gpuspec-cuda13 package).
 [[nodiscard]] std::optional<int> dispatch_to_device_build(int argc, char** argv);
 
+/// The variable through which the host-only gpuspec hands its version to the CUDA build it execs.
+inline constexpr const char* handed_over_version_variable = "GPUSPEC_HANDED_OVER_BY_VERSION";
+
+/// In the CUDA build started by a host-only gpuspec: 3, with one line naming both versions and
+/// the command that installs matching packages, when that gpuspec's version is not this build's
+/// own; nullopt otherwise (the same version, or not started through a hand-over).
+[[nodiscard]] std::optional<int> handed_over_version_mismatch();
+
 } // namespace gpuspec::cli
