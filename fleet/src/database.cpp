@@ -1,5 +1,6 @@
-// Opening a fleet database (database.hpp): the header checks, WAL, the busy timeout, and the
-// schema of version 1 (docs/fleet.md, "Schema", lists each table and column).
+// Opening a fleet database (database.hpp): the header checks, WAL, the busy timeout, the schema
+// of version 2 (docs/fleet.md, "Schema", lists each table and column), and the migration of a
+// version-1 file.
 
 #include "gpuspec/fleet/database.hpp"
 
@@ -7,22 +8,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "gpuspec/fleet/report_blob.hpp"
 
 namespace gpuspec::fleet {
 
 namespace {
 
-// One row per report; `report` is the whole report as the writer writes it (compact).
-constexpr const char* schema_v1 = R"sql(
+// One row per report; `report` is the whole report as the writer writes it (compact), as one
+// zstd frame (report_blob.hpp). Version 1 declared it TEXT and held the text: the only change.
+constexpr const char* schema_v2 = R"sql(
 CREATE TABLE runs(
   run_id TEXT PRIMARY KEY, source TEXT NOT NULL, ingested_utc TEXT NOT NULL,
   report_schema TEXT NOT NULL, hostname TEXT NOT NULL, started_utc TEXT NOT NULL,
   finished_utc TEXT NOT NULL, suite TEXT NOT NULL, complete INTEGER NOT NULL,
   verdict TEXT NOT NULL, spec_version TEXT NOT NULL, gpuspec_version TEXT NOT NULL,
-  report TEXT NOT NULL);
+  report BLOB NOT NULL);
 CREATE TABLE nodes(
   run_id TEXT NOT NULL REFERENCES runs(run_id), node TEXT NOT NULL, at_utc TEXT NOT NULL,
   verdict TEXT NOT NULL, reason_codes TEXT NOT NULL, driver TEXT NOT NULL,
@@ -75,10 +81,44 @@ void create_schema(connection& db) {
   // Two ingesters starting on one new file: the second waits here, then finds the schema.
   if (db.scalar("PRAGMA application_id", "read the header") == fleet_application_id)
     return;
-  db.exec(schema_v1, "create the schema");
+  db.exec(schema_v2, "create the schema");
   db.exec(fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {}", fleet_application_id,
                       fleet_schema_version),
           "write the schema version");
+  t.commit();
+}
+
+/// Version 1 kept each report as text, version 2 as a zstd frame. All at once, in one
+/// transaction: readers see the version-1 file until the commit, and a failure (a full disk)
+/// leaves it as it was. The column keeps its declared type TEXT: a BLOB value is stored as it is
+/// whatever the column's affinity, and stored_report reads either. The pages freed stay in the
+/// file for later runs (VACUUM returns them to the disk).
+void migrate_to_v2(connection& db) {
+  transaction t(db);
+  // Two ingesters opening one version-1 file: the second waits here, then finds it migrated.
+  if (db.scalar("PRAGMA user_version", "read the header") >= 2)
+    return;
+  // The row ids first, then one report at a time: never every report's text in memory at once.
+  std::vector<std::int64_t> rows;
+  {
+    auto list = db.prepare("SELECT rowid FROM runs WHERE typeof(report) = 'text'");
+    while (list.step("list the reports to compress"))
+      rows.push_back(list.integer(0));
+  }
+  {
+    // Scoped: a statement still open would keep the commit from happening.
+    auto read = db.prepare("SELECT report FROM runs WHERE rowid = ?1");
+    auto write = db.prepare("UPDATE runs SET report = ?2 WHERE rowid = ?1");
+    for (const std::int64_t row : rows) {
+      read.bind(1, row);
+      const bool found = read.step("read a report to compress");
+      const std::string frame = found ? compress_report(read.text(0)) : std::string();
+      read.reset();
+      if (found)
+        write.bind(1, row).bind_bytes(2, frame).run("compress a report");
+    }
+  }
+  db.exec("PRAGMA user_version = 2", "write the schema version");
   t.commit();
 }
 
@@ -165,11 +205,16 @@ connection open_fleet_db(const std::filesystem::path& file, const open_options& 
   check_header(db);
   // WAL: readers go on while one writer writes; NORMAL: a commit does not wait for fsync (a
   // power cut can lose the last transactions, never corrupt the file: SQLite's WAL guarantee).
-  auto mode = db.prepare("PRAGMA journal_mode = WAL");
-  if (mode.step("switch to WAL") && mode.text(0) != "wal")
-    throw db_error(
-        fmt::format("{}: cannot use WAL mode (journal mode stays {})", db.file(), mode.text(0)));
+  {
+    // Scoped: a statement left open would keep the migration below from committing.
+    auto mode = db.prepare("PRAGMA journal_mode = WAL");
+    if (mode.step("switch to WAL") && mode.text(0) != "wal")
+      throw db_error(
+          fmt::format("{}: cannot use WAL mode (journal mode stays {})", db.file(), mode.text(0)));
+  }
   db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", "set the pragmas");
+  if (db.scalar("PRAGMA user_version", "read the header") < fleet_schema_version)
+    migrate_to_v2(db);
   return db;
 }
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/fleet/report_blob.hpp"
 #include "gpuspec/fleet/selectors.hpp"
 #include "gpuspec/reports/judge/check.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
@@ -110,6 +111,9 @@ std::string duplicate_key(const run_record& rec) {
 ingest_result ingester::ingest(const reports::report& r, const std::string& source, const judge& j,
                                const std::string& ingested_utc) {
   std::string canonical = canonical_text(r);
+  if (canonical.size() > max_report_bytes)
+    throw bad_report(fmt::format("{}: {} bytes of JSON, more than the {} a stored report may have",
+                                 source, canonical.size(), max_report_bytes));
   const std::string id = run_id_of(canonical);
   m_exists.bind(1, id);
   const bool present = m_exists.step("look the run up");
@@ -263,7 +267,8 @@ ingest_result ingester::write_report(const run_record& rec, const std::string& s
   m_run.bind(1, rec.run_id).bind(2, source).bind(3, ingested_utc).bind(4, rec.report_schema);
   m_run.bind(5, rec.hostname).bind(6, rec.started_utc).bind(7, rec.finished_utc);
   m_run.bind(8, rec.suite).bind(9, rec.complete ? 1 : 0).bind(10, rec.verdict);
-  m_run.bind(11, spec_version).bind(12, rec.gpuspec_version).bind(13, rec.canonical);
+  m_run.bind(11, spec_version).bind(12, rec.gpuspec_version);
+  m_run.bind_bytes(13, compress_report(rec.canonical));
   m_run.run("insert the run");
   ingest_result out{ingest_status::added, rec.run_id, 0, 0};
   out.dated_after_ingest = dated_after(rec.at_utc, ingested_utc);

@@ -90,16 +90,16 @@ TEST(fleet_bad_input, ANewerSchemaIsRefusedAndNotTouched) {
   {
     auto db = fleet::open_fleet_db(file, {.create = true});
     (void)add(db, node_report("n1", "2026-11-01T00:00:00Z"));
-    db.exec("PRAGMA user_version = 2", "pretend a newer gpuspec wrote it");
+    db.exec("PRAGMA user_version = 3", "pretend a newer gpuspec wrote it");
   }
   const auto why = error_of([&] { (void)fleet::open_fleet_db(file, {.create = true}); });
-  EXPECT_NE(why.find(file.string() + ": schema version 2 is newer than this gpuspec reads (1)"),
+  EXPECT_NE(why.find(file.string() + ": schema version 3 is newer than this gpuspec reads (2)"),
             std::string::npos)
       << why;
   // A healthy file of this version opens.
   {
     fleet::connection raw(file, false);
-    raw.exec("PRAGMA user_version = 1", "restore");
+    raw.exec("PRAGMA user_version = 2", "restore");
   }
   EXPECT_EQ(runs(file), 1);
 }
