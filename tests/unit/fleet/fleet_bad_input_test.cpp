@@ -90,16 +90,16 @@ TEST(fleet_bad_input, ANewerSchemaIsRefusedAndNotTouched) {
   {
     auto db = fleet::open_fleet_db(file, {.create = true});
     (void)add(db, node_report("n1", "2026-11-01T00:00:00Z"));
-    db.exec("PRAGMA user_version = 3", "pretend a newer gpuspec wrote it");
+    db.exec("PRAGMA user_version = 4", "pretend a newer gpuspec wrote it");
   }
   const auto why = error_of([&] { (void)fleet::open_fleet_db(file, {.create = true}); });
-  EXPECT_NE(why.find(file.string() + ": schema version 3 is newer than this gpuspec reads (2)"),
+  EXPECT_NE(why.find(file.string() + ": schema version 4 is newer than this gpuspec reads (3)"),
             std::string::npos)
       << why;
   // A healthy file of this version opens.
   {
     fleet::connection raw(file, false);
-    raw.exec("PRAGMA user_version = 2", "restore");
+    raw.exec("PRAGMA user_version = 3", "restore");
   }
   EXPECT_EQ(runs(file), 1);
 }
@@ -142,7 +142,7 @@ TEST(fleet_bad_input, ABatchKeepsTheReportsBeforeTheOneAFullDatabaseRefused) {
   EXPECT_EQ(put("n2", "2026-11-02T00:00:00Z").status, fleet::ingest_status::added);
   EXPECT_EQ(in.committed_runs(), 0U); // both in the open batch
   const auto pages = db.scalar("PRAGMA page_count", "pages");
-  db.exec("PRAGMA max_page_count = " + std::to_string(pages + 3), "limit the size");
+  db.exec("PRAGMA max_page_count = " + std::to_string(pages + 1), "limit the size");
   const auto why = error_of([&] { (void)put("n3", "2026-11-03T00:00:00Z"); });
   EXPECT_NE(why.find(file.string()), std::string::npos) << why;
   EXPECT_NE(why.find("full"), std::string::npos) << why;

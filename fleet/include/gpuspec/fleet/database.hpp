@@ -19,9 +19,12 @@ namespace gpuspec::fleet {
 
 inline constexpr std::int64_t fleet_application_id = 0x47505344; // "GPSD"
 /// The schema this build writes and reads (PRAGMA user_version). Version 1 is the first; 2 keeps
-/// each report zstd-compressed (report_blob.hpp). A version-1 file is read as it is by a query
-/// and migrated in place, in one transaction, when opened to write.
-inline constexpr std::int64_t fleet_schema_version = 2;
+/// each report zstd-compressed (report_blob.hpp); 3 keeps what belongs to a run, a node or a
+/// GPU once, the result rows referring to it by integer id, with views `gpus` and `results`
+/// of version 2's columns. A version-1 or version-2 file is read as it is by a query (the
+/// queries read those two names, tables there) and migrated in place, in one transaction, when
+/// opened to write.
+inline constexpr std::int64_t fleet_schema_version = 3;
 
 struct open_options {
   /// A missing file is created (ingest); readers refuse it (nothing to read).
