@@ -157,6 +157,38 @@ TEST(fleet_bad_input, ABatchKeepsTheReportsBeforeTheOneAFullDatabaseRefused) {
   EXPECT_EQ(db.scalar("SELECT count(*) FROM gpus WHERE node = 'n3'", "count"), 8);
 }
 
+// The first report of a new file makes its cases (`cases`, schema 3); refused (here by a
+// trigger; a full disk alike), it takes them with it, and the ingester forgets their ids: the
+// same report again makes them again, its result rows referring to rows that are there.
+TEST(fleet_bad_input, ACaseRolledBackWithARefusedReportIsMadeAgain) {
+  fleet::testing::scratch tmp;
+  const auto file = tmp.dir / "fleet.sqlite";
+  auto db = fleet::open_fleet_db(file, {.create = true});
+  fleet::ingester in(db, {100, std::chrono::minutes(1)});
+  const auto put = [&](const std::string& node, const std::string& at) {
+    return in.ingest(node_report(node, at), "test", shipped_judge(), "2026-12-01T12:00:00Z");
+  };
+  // Refused at its first result row, after its first case is made.
+  db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON result_rows BEGIN SELECT "
+          "RAISE(ABORT, 'refused by the test'); END",
+          "refuse result rows");
+  const auto why = error_of([&] { (void)put("n1", "2026-11-01T00:00:00Z"); });
+  EXPECT_NE(why.find("refused by the test"), std::string::npos) << why;
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM cases", "count"), 0);
+  db.exec("DROP TRIGGER refuse", "accept result rows");
+  EXPECT_EQ(put("n1", "2026-11-01T00:00:00Z").status, fleet::ingest_status::added);
+  EXPECT_EQ(put("n2", "2026-11-02T00:00:00Z").status, fleet::ingest_status::added);
+  in.commit();
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM results", "count"),
+            2 * db.scalar("SELECT count(*) FROM result_rows WHERE gpu IN (SELECT id FROM "
+                          "gpu_rows WHERE node = 'n1')",
+                          "count"));
+  EXPECT_GT(db.scalar("SELECT count(*) FROM cases", "count"), 0);
+  auto fk = db.prepare("PRAGMA foreign_key_check");
+  EXPECT_FALSE(fk.step("check the references"));
+  EXPECT_EQ(integrity(db), "ok");
+}
+
 TEST(fleet_bad_input, ABatchCommitsWhenFullAndWhatIsLeftOpenIsRolledBackWhole) {
   fleet::testing::scratch tmp;
   const auto file = tmp.dir / "fleet.sqlite";
