@@ -1,7 +1,7 @@
 #pragma once
 /// The report a run keeps (`runs.report`, docs/fleet.md, "Schema"): its compact JSON as one zstd
-/// frame (since schema version 2), about a twentieth of the text, which was four fifths of the file.
-/// Every reader goes through stored_report, which also reads a version-1 row's plain text.
+/// frame (since schema version 2), about a twentieth of the text, which was four fifths of the
+/// file. Every reader goes through stored_report, which also reads a version-1 row's plain text.
 ///
 /// A frame is read as untrusted input: it must state its decompressed size, that size must be
 /// at most max_report_bytes (a forged frame cannot make us allocate more), and it must decompress
