@@ -64,7 +64,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_HOST_PACKAGE_NAME gpuspec)
-set(CPACK_DEBIAN_HOST_PACKAGE_SHLIBDEPS ON) # Debian's fmt, sqlite3, libstdc++: dpkg-owned
+set(CPACK_DEBIAN_HOST_PACKAGE_SHLIBDEPS ON) # Debian's fmt, sqlite3, zstd, libstdc++: dpkg-owned
 # string(CONCAT): set() with several strings would make a list, whose ";" separators CPack
 # writes at the start of every description line.
 string(CONCAT CPACK_DEBIAN_HOST_DESCRIPTION
@@ -84,7 +84,7 @@ set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME gpuspec-cuda13)
 # skip, saying why).
 set(CPACK_DEBIAN_DEVICE_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_DEVICE_PACKAGE_DEPENDS
-    "gpuspec (= ${PROJECT_VERSION}), libcublas-13-0, libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libfmt9, libsimdjson14, libsqlite3-0")
+    "gpuspec (= ${PROJECT_VERSION}), libcublas-13-0, libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libfmt9, libsimdjson14, libsqlite3-0, libzstd1")
 set(CPACK_DEBIAN_DEVICE_PACKAGE_RECOMMENDS "libnccl2")
 string(CONCAT CPACK_DEBIAN_DEVICE_DESCRIPTION
     "GPU server benchmark and bottleneck diagnosis: CUDA 13 benchmarks\n"

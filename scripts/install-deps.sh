@@ -8,7 +8,8 @@
 #                    multi-node launcher gpuspec-mpi and its tests, docs/multi-node.md).
 #   Browser tests:   chromium, chromium-driver, python3-html5lib (the HTML page, tests/unit/html;
 #                    Ubuntu's chromium is a snap: there the tests skip).
-#   libsqlite3-dev:  the fleet history database (`gpuspec db`, fleet/, docs/fleet.md).
+#   libsqlite3-dev:  the fleet history database (`gpuspec db`, fleet/, docs/fleet.md), and
+#   libzstd-dev:     its reports, kept compressed.
 #   Completion and man pages: bash-completion, zsh, groff-base, man-db (their tests, docs/cli.md).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
@@ -59,7 +60,7 @@ fi
 
 # What the gpuspec command builds with (--minimal stops here).
 packages=(cmake ninja-build g++ make pkg-config git libfmt-dev nlohmann-json3-dev libsimdjson-dev
-          libcli11-dev libsqlite3-dev libbenchmark-dev libgtest-dev googletest python3 python3-pip)
+          libcli11-dev libsqlite3-dev libzstd-dev libbenchmark-dev libgtest-dev googletest python3 python3-pip)
 packages+=(ccache) # ccache: compiler cache shared by the presets and worktrees (CMakeLists.txt)
 if [ "$minimal" = 0 ]; then
   packages+=(prometheus) # prometheus: promtool, for the check's Prometheus-output test
@@ -114,7 +115,7 @@ for arg in "$@"; do [ "$arg" = "--aarch64" ] && want_aarch64=1; done
 if [ "$want_aarch64" = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
   cross=(g++-aarch64-linux-gnu qemu-user libfmt-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64
-         libsqlite3-dev:arm64)
+         libsqlite3-dev:arm64 libzstd-dev:arm64)
   cross_missing=()
   for p in "${cross[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || cross_missing+=("$p")

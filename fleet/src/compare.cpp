@@ -103,11 +103,14 @@ std::pair<report, report> as_reports(const latest_map& before, const latest_map&
 } // namespace
 
 diff_output compare_windows(const connection& db, const compare_request& request) {
-  auto s = db.prepare(
+  // With a model, `model = ?1` alone: the GPUs' index by model finds its rows (an OR with
+  // "no model" would read every row).
+  auto s = db.prepare(fmt::format(
       "SELECT gpu_key, model, bench_id, axes, metric, unit, higher_is_better, status, reason, "
       "value, samples, vbios, driver, cuda_driver, cuda_runtime, cublas, nccl, gpuspec_version, "
-      "at_utc, case_key FROM results WHERE (?1 = '' OR model = ?1) AND "
-      "(?2 = '' OR substr(bench_id, 1, length(?2)) = ?2) ORDER BY at_utc, run_id");
+      "at_utc, case_key FROM results WHERE {} AND "
+      "(?2 = '' OR substr(bench_id, 1, length(?2)) = ?2) ORDER BY at_utc, run_id",
+      request.model.empty() ? "?1 = ''" : "model = ?1"));
   s.bind(1, request.model).bind(2, request.bench);
   latest_map before, after;
   while (s.step("read the results")) {

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/fleet/report_blob.hpp"
 #include "gpuspec/fleet/selectors.hpp"
 #include "gpuspec/reports/judge/check.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
@@ -25,20 +26,24 @@ constexpr const char* insert_run =
     "finished_utc, suite, complete, verdict, spec_version, gpuspec_version, report) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 constexpr const char* insert_node =
-    "INSERT INTO nodes(run_id, node, at_utc, verdict, reason_codes, driver, cuda_driver, "
+    "INSERT INTO nodes(run, node, at_utc, verdict, reason_codes, driver, cuda_driver, "
     "cuda_runtime, cublas, nccl, gpuspec_version) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
     "?11)";
 constexpr const char* insert_gpu =
-    "INSERT INTO gpus(run_id, node, at_utc, gpu_key, gpu_index, serial, uuid, bus_id, model, "
-    "vbios, verdict, reason_codes, driver, cuda_driver) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-    "?10, ?11, ?12, ?13, ?14)";
+    "INSERT INTO gpu_rows(run, node, at_utc, gpu_key, gpu_index, serial, uuid, bus_id, model, "
+    "vbios, verdict, reason_codes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+// A result's case (what it measured, in which unit) is one of a few dozen: a row of `cases`
+// each, made the first time one is seen, its id kept by the ingester (case_id_of).
+constexpr const char* insert_case =
+    "INSERT INTO cases(bench_id, axes, case_key, metric, unit, higher_is_better) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING";
+constexpr const char* find_case =
+    "SELECT id FROM cases WHERE bench_id = ?1 AND axes = ?2 AND case_key = ?3 AND metric = ?4 "
+    "AND unit = ?5 AND higher_is_better = ?6";
 constexpr const char* insert_result =
-    "INSERT INTO results(run_id, result_index, node, at_utc, gpu_key, gpu_index, serial, uuid, "
-    "bus_id, model, bench_id, axes, case_key, metric, value, unit, higher_is_better, status, "
-    "reason, reference, reference_value, efficiency, verdict, reason_codes, driver, cuda_driver, "
-    "cuda_runtime, cublas, nccl, vbios, gpuspec_version, samples) VALUES(?1, ?2, ?3, ?4, ?5, ?6, "
-    "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
-    "?26, ?27, ?28, ?29, ?30, ?31, ?32)";
+    "INSERT INTO result_rows(gpu, result_index, case_id, value, status, reason, reference, "
+    "reference_value, efficiency, verdict, reason_codes, samples) VALUES(?1, ?2, ?3, ?4, ?5, ?6, "
+    "?7, ?8, ?9, ?10, ?11, ?12)";
 // The latest sighting and the latest pass of each GPU and node, kept up to date on ingest so
 // that `db stale` reads one row per GPU, however many runs there are.
 constexpr const char* upsert_gpu_latest =
@@ -85,7 +90,8 @@ std::string spec_version_of(const std::vector<std::filesystem::path>& files,
 ingester::ingester(connection& db, batch_policy batches)
     : m_db(db), m_policy(batches), m_exists(db.prepare("SELECT 1 FROM runs WHERE run_id = ?1")),
       m_run(db.prepare(insert_run)), m_node(db.prepare(insert_node)), m_gpu(db.prepare(insert_gpu)),
-      m_result(db.prepare(insert_result)), m_gpu_latest(db.prepare(upsert_gpu_latest)),
+      m_result(db.prepare(insert_result)), m_case(db.prepare(insert_case)),
+      m_find_case(db.prepare(find_case)), m_gpu_latest(db.prepare(upsert_gpu_latest)),
       m_node_latest(db.prepare(upsert_node_latest)) {}
 
 std::string duplicate_key(const run_record& rec) {
@@ -110,6 +116,9 @@ std::string duplicate_key(const run_record& rec) {
 ingest_result ingester::ingest(const reports::report& r, const std::string& source, const judge& j,
                                const std::string& ingested_utc) {
   std::string canonical = canonical_text(r);
+  if (canonical.size() > max_report_bytes)
+    throw bad_report(fmt::format("{}: {} bytes of JSON, more than the {} a stored report may have",
+                                 source, canonical.size(), max_report_bytes));
   const std::string id = run_id_of(canonical);
   m_exists.bind(1, id);
   const bool present = m_exists.step("look the run up");
@@ -136,36 +145,59 @@ bool dated_after(const std::string& at_utc, const std::string& ingested_utc) {
 
 } // namespace
 
-void ingester::write_node(const run_record& rec, const node_record& n, bool dated_after_ingest) {
+std::int64_t ingester::case_id_of(const result_row& row) {
+  std::string key = row.bench_id;
+  for (const std::string* part : {&row.axes, &row.case_key, &row.metric, &row.unit}) {
+    key += '\0';
+    key += *part;
+  }
+  key += row.higher_is_better ? "\01" : "\00";
+  if (const auto it = m_cases.find(key); it != m_cases.end())
+    return it->second;
+  const int better = row.higher_is_better ? 1 : 0;
+  m_case.bind(1, row.bench_id).bind(2, row.axes).bind(3, row.case_key).bind(4, row.metric);
+  m_case.bind(5, row.unit).bind(6, better).run("insert a case");
+  m_find_case.bind(1, row.bench_id).bind(2, row.axes).bind(3, row.case_key);
+  m_find_case.bind(4, row.metric).bind(5, row.unit).bind(6, better);
+  const bool found = m_find_case.step("look a case up");
+  const std::int64_t id = found ? m_find_case.integer(0) : 0;
+  m_find_case.reset();
+  if (!found)
+    throw db_error(fmt::format("{}: the case {} {} just written is not there", m_db.file(),
+                               row.case_key, row.metric));
+  m_cases.emplace(std::move(key), id);
+  return id;
+}
+
+void ingester::write_node(const run_record& rec, std::int64_t run, const node_record& n,
+                          bool dated_after_ingest) {
   // A run dated after its ingest updates no "last pass": its date is no evidence of a recent one.
   const std::string latest_verdict = dated_after_ingest ? "dated after its ingest" : "";
   const auto& s = n.stack;
-  m_node.bind(1, rec.run_id).bind(2, n.node).bind(3, rec.at_utc).bind(4, n.verdict);
+  m_node.bind(1, run).bind(2, n.node).bind(3, rec.at_utc).bind(4, n.verdict);
   m_node.bind(5, n.reason_codes).bind(6, s.driver).bind(7, s.cuda_driver);
   m_node.bind(8, s.cuda_runtime).bind(9, s.cublas).bind(10, s.nccl).bind(11, s.gpuspec_version);
   m_node.run("insert a node");
   m_node_latest.bind(1, n.node).bind(2, rec.at_utc);
   m_node_latest.bind(3, dated_after_ingest ? latest_verdict : n.verdict).run("update a node");
+  std::vector<std::int64_t> gpu_ids;
+  gpu_ids.reserve(n.gpus.size());
   for (const auto& g : n.gpus) {
-    m_gpu.bind(1, rec.run_id).bind(2, n.node).bind(3, rec.at_utc).bind(4, g.gpu_key);
+    m_gpu.bind(1, run).bind(2, n.node).bind(3, rec.at_utc).bind(4, g.gpu_key);
     m_gpu.bind(5, g.index).bind(6, g.serial).bind(7, g.uuid).bind(8, g.bus_id).bind(9, g.model);
-    m_gpu.bind(10, g.vbios).bind(11, g.verdict).bind(12, g.reason_codes).bind(13, s.driver);
-    m_gpu.bind(14, s.cuda_driver).run("insert a GPU");
+    m_gpu.bind(10, g.vbios).bind(11, g.verdict).bind(12, g.reason_codes).run("insert a GPU");
+    gpu_ids.push_back(sqlite3_last_insert_rowid(m_db.handle()));
     m_gpu_latest.bind(1, g.gpu_key).bind(2, g.model).bind(3, n.node).bind(4, rec.at_utc);
     m_gpu_latest.bind(5, dated_after_ingest ? latest_verdict : g.verdict).run("update a GPU");
   }
   for (const auto& row : n.results) {
-    const gpu_row& g = n.gpus.at(row.gpu);
+    const std::int64_t case_id = case_id_of(row);
     auto& q = m_result;
-    q.bind(1, rec.run_id).bind(2, static_cast<std::int64_t>(row.result_index)).bind(3, n.node);
-    q.bind(4, rec.at_utc).bind(5, g.gpu_key).bind(6, g.index).bind(7, g.serial).bind(8, g.uuid);
-    q.bind(9, g.bus_id).bind(10, g.model).bind(11, row.bench_id).bind(12, row.axes);
-    q.bind(13, row.case_key).bind(14, row.metric).bind(15, row.value).bind(16, row.unit);
-    q.bind(17, row.higher_is_better ? 1 : 0).bind(18, row.status).bind(19, row.reason);
-    q.bind(20, row.reference).bind(21, row.reference_value).bind(22, row.efficiency);
-    q.bind(23, row.verdict).bind(24, row.reason_codes).bind(25, s.driver).bind(26, s.cuda_driver);
-    q.bind(27, s.cuda_runtime).bind(28, s.cublas).bind(29, s.nccl).bind(30, g.vbios);
-    q.bind(31, s.gpuspec_version).bind_blob(32, row.samples).run("insert a result");
+    q.bind(1, gpu_ids.at(row.gpu)).bind(2, static_cast<std::int64_t>(row.result_index));
+    q.bind(3, case_id).bind(4, row.value).bind(5, row.status).bind(6, row.reason);
+    q.bind(7, row.reference).bind(8, row.reference_value).bind(9, row.efficiency);
+    q.bind(10, row.verdict).bind(11, row.reason_codes).bind_blob(12, row.samples);
+    q.run("insert a result");
   }
 }
 
@@ -215,6 +247,8 @@ void ingester::commit_batch(std::size_t keep) {
 
 void ingester::recover() noexcept {
   m_exists.reset();
+  m_find_case.reset();
+  m_cases.clear(); // a case this report made is rolled back with it
   sqlite3* db = m_db.handle();
   // The transaction still open and this report's rows dropped: the batch's before it are
   // whole, and go in. Else SQLite rolled the transaction back (it does on a full disk) or the
@@ -234,6 +268,8 @@ void ingester::recover() noexcept {
 
 void ingester::replay(std::size_t keep) noexcept {
   m_batch.reset();
+  m_find_case.reset();
+  m_cases.clear(); // the cases the batch made are rolled back with it
   m_batch_runs = 0;
   std::vector<pending_run> runs = std::move(m_pending);
   m_pending.clear();
@@ -246,6 +282,8 @@ void ingester::replay(std::size_t keep) noexcept {
       t.commit();
       m_committed += added ? 1 : 0;
     } catch (const db_error&) {
+      m_find_case.reset();
+      m_cases.clear();
       return; // refused too: the rest of the batch is not in, and committed_runs() says so
     }
   }
@@ -263,12 +301,14 @@ ingest_result ingester::write_report(const run_record& rec, const std::string& s
   m_run.bind(1, rec.run_id).bind(2, source).bind(3, ingested_utc).bind(4, rec.report_schema);
   m_run.bind(5, rec.hostname).bind(6, rec.started_utc).bind(7, rec.finished_utc);
   m_run.bind(8, rec.suite).bind(9, rec.complete ? 1 : 0).bind(10, rec.verdict);
-  m_run.bind(11, spec_version).bind(12, rec.gpuspec_version).bind(13, rec.canonical);
+  m_run.bind(11, spec_version).bind(12, rec.gpuspec_version);
+  m_run.bind_bytes(13, compress_report(rec.canonical));
   m_run.run("insert the run");
+  const std::int64_t run = sqlite3_last_insert_rowid(m_db.handle());
   ingest_result out{ingest_status::added, rec.run_id, 0, 0};
   out.dated_after_ingest = dated_after(rec.at_utc, ingested_utc);
   for (const auto& n : rec.nodes) {
-    write_node(rec, n, out.dated_after_ingest);
+    write_node(rec, run, n, out.dated_after_ingest);
     out.gpus += n.gpus.size();
     out.results += n.results.size();
   }

@@ -72,6 +72,13 @@ statement& statement::bind_blob(int i, std::span<const double> values) {
   return *this;
 }
 
+statement& statement::bind_bytes(int i, std::string_view bytes) {
+  check_bind(
+      sqlite3_bind_blob(m_stmt, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT),
+      m_stmt, m_file);
+  return *this;
+}
+
 statement& statement::bind_null(int i) {
   check_bind(sqlite3_bind_null(m_stmt, i), m_stmt, m_file);
   return *this;
@@ -103,6 +110,10 @@ bool statement::is_null(int column) const {
   return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
 }
 
+bool statement::is_blob(int column) const {
+  return sqlite3_column_type(m_stmt, column) == SQLITE_BLOB;
+}
+
 std::string statement::text(int column) const {
   const auto* p = sqlite3_column_text(m_stmt, column);
   return p ? std::string(reinterpret_cast<const char*>(p),
@@ -127,6 +138,12 @@ std::vector<double> statement::doubles(int column) const {
   if (p && !out.empty())
     std::memcpy(out.data(), p, out.size() * sizeof(double));
   return out;
+}
+
+std::string statement::bytes(int column) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(m_stmt, column));
+  return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column)))
+           : std::string();
 }
 
 nlohmann::ordered_json statement::json(int column) const {

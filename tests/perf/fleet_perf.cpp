@@ -1,18 +1,21 @@
 // How fast the fleet database is (issue 21, item 5): `db ingest` of 10,000 reports (target:
-// <= 60 s on the 2-core CI machine; in db ingest's batches, and a transaction each), and `db
+// <= 60 s on the 2-core CI machine, issue 35 asks 30 s; in db ingest's batches, and a
+// transaction each) and the bytes each costs the file (issue 35: 15 kB asked), and `db
 // history --serial` and `db stale` over 100,000 runs (target: <= 1 s each), with the ratio to
 // Python's sqlite3 reading the same rows. A Google Benchmark program, run by hand (docs/fleet.md,
 // "Scale"):
 //
 //   build/<preset>/tests/perf/gpuspec_fleet_perf
 //
-// Inputs: the check tests' healthy DGX H200 report (8 GPUs, 24 results: check_fixtures.hpp,
-// built the way the harness writes reports), as 10,000 files of 10,000 nodes for the ingest;
+// Inputs: the shipped healthy DGX H200 report (8 GPUs, 24 results: tests/fixtures/check/
+// healthy.json, written by check_fixtures.cpp the way the harness writes reports), as 10,000
+// files of 10,000 nodes, 10 minutes apart, for the ingest;
 // and for the queries, 100,000 runs of 1,000 such nodes (100 runs each, a day apart), their
 // rows as ingest writes them (record_of once, then written 100,000 times with each run's node,
 // serials, time and run id; the queries read only the GPU rows, so the big database keeps
 // neither the result rows nor the report text: "{}" in `report`, to keep it to a few hundred MB).
-// Counters: bytes_per_report (the database file over the runs it holds), x_python (our time
+// Counters: bytes_per_report (the database file over the runs it holds), report_frame_bytes
+// (the compressed report alone), x_python (our time
 // over python3's sqlite3 running the same query and fetching every row).
 
 #include <benchmark/benchmark.h>
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 
@@ -61,19 +65,31 @@ std::filesystem::path folder() {
   return f;
 }
 
-/// 10,000 report files: the healthy report's text with its hostname and serials made each
-/// node's own (text replacement: the same bytes the writer wrote, renamed).
+/// `text` with every `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t p = 0; (p = text.find(from, p)) != std::string::npos; p += to.size())
+    text.replace(p, from.size(), to);
+  return text;
+}
+
+/// 10,000 report files: the shipped healthy report (tests/fixtures/check/healthy.json) with its
+/// hostname, serials and times made each node's own (text replacement: the same bytes the
+/// writer wrote, renamed; node n started 10 minutes after node n - 1).
 std::vector<std::filesystem::path> report_files() {
   static const auto files = [] {
-    const std::string text = reports::to_json_text(reports::testing::healthy_report("NODE"));
+    std::ifstream in(GPUSPEC_FIXTURES_DIR "/check/healthy.json", std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (text.find("\"dgx-h200-synthetic\"") == std::string::npos)
+      throw std::runtime_error("tests/fixtures/check/healthy.json: not the healthy report");
+    const long long start = fleet::utc_seconds("2026-10-01T00:00:00Z");
     std::vector<std::filesystem::path> out;
     for (int n = 0; n < 10000; ++n) {
-      std::string t = text;
       const std::string node = fmt::format("node-{:05d}", n);
-      for (std::size_t p = 0; (p = t.find("\"NODE\"", p)) != std::string::npos;)
-        t.replace(p, 6, "\"" + node + "\"");
-      for (std::size_t p = 0; (p = t.find("SYNTHETIC-000", p)) != std::string::npos;)
-        t.replace(p, 13, node + "-");
+      std::string t = replaced(text, "\"dgx-h200-synthetic\"", "\"" + node + "\"");
+      t = replaced(t, "SYNTHETIC-000", node + "-");
+      t = replaced(t, "\"2026-12-01T02:00:00Z\"", "\"" + fleet::utc_text(start + n * 600LL) + "\"");
+      t = replaced(t, "\"2026-12-01T02:01:00Z\"",
+                   "\"" + fleet::utc_text(start + n * 600LL + 60) + "\"");
       out.push_back(folder() / "reports" / (node + ".json"));
       std::filesystem::create_directories(out.back().parent_path());
       std::ofstream(out.back()) << t;
@@ -99,6 +115,10 @@ void ingest(benchmark::State& state, fleet::batch_policy batches) {
   }
   state.counters["bytes_per_report"] =
       static_cast<double>(std::filesystem::file_size(file)) / static_cast<double>(files.size());
+  // The stored report alone (a zstd frame, report_blob.hpp); the rest is its rows and indexes.
+  const auto db = fleet::open_fleet_db(file, {.read_only = true});
+  state.counters["report_frame_bytes"] =
+      static_cast<double>(db.scalar("SELECT avg(length(report)) FROM runs", "average"));
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(files.size()));
 }
 

@@ -90,16 +90,16 @@ TEST(fleet_bad_input, ANewerSchemaIsRefusedAndNotTouched) {
   {
     auto db = fleet::open_fleet_db(file, {.create = true});
     (void)add(db, node_report("n1", "2026-11-01T00:00:00Z"));
-    db.exec("PRAGMA user_version = 2", "pretend a newer gpuspec wrote it");
+    db.exec("PRAGMA user_version = 4", "pretend a newer gpuspec wrote it");
   }
   const auto why = error_of([&] { (void)fleet::open_fleet_db(file, {.create = true}); });
-  EXPECT_NE(why.find(file.string() + ": schema version 2 is newer than this gpuspec reads (1)"),
+  EXPECT_NE(why.find(file.string() + ": schema version 4 is newer than this gpuspec reads (3)"),
             std::string::npos)
       << why;
   // A healthy file of this version opens.
   {
     fleet::connection raw(file, false);
-    raw.exec("PRAGMA user_version = 1", "restore");
+    raw.exec("PRAGMA user_version = 3", "restore");
   }
   EXPECT_EQ(runs(file), 1);
 }
@@ -142,7 +142,7 @@ TEST(fleet_bad_input, ABatchKeepsTheReportsBeforeTheOneAFullDatabaseRefused) {
   EXPECT_EQ(put("n2", "2026-11-02T00:00:00Z").status, fleet::ingest_status::added);
   EXPECT_EQ(in.committed_runs(), 0U); // both in the open batch
   const auto pages = db.scalar("PRAGMA page_count", "pages");
-  db.exec("PRAGMA max_page_count = " + std::to_string(pages + 3), "limit the size");
+  db.exec("PRAGMA max_page_count = " + std::to_string(pages + 1), "limit the size");
   const auto why = error_of([&] { (void)put("n3", "2026-11-03T00:00:00Z"); });
   EXPECT_NE(why.find(file.string()), std::string::npos) << why;
   EXPECT_NE(why.find("full"), std::string::npos) << why;
@@ -155,6 +155,38 @@ TEST(fleet_bad_input, ABatchKeepsTheReportsBeforeTheOneAFullDatabaseRefused) {
   in.commit();
   EXPECT_EQ(in.committed_runs(), 3U);
   EXPECT_EQ(db.scalar("SELECT count(*) FROM gpus WHERE node = 'n3'", "count"), 8);
+}
+
+// The first report of a new file makes its cases (`cases`, schema 3); refused (here by a
+// trigger; a full disk alike), it takes them with it, and the ingester forgets their ids: the
+// same report again makes them again, its result rows referring to rows that are there.
+TEST(fleet_bad_input, ACaseRolledBackWithARefusedReportIsMadeAgain) {
+  fleet::testing::scratch tmp;
+  const auto file = tmp.dir / "fleet.sqlite";
+  auto db = fleet::open_fleet_db(file, {.create = true});
+  fleet::ingester in(db, {100, std::chrono::minutes(1)});
+  const auto put = [&](const std::string& node, const std::string& at) {
+    return in.ingest(node_report(node, at), "test", shipped_judge(), "2026-12-01T12:00:00Z");
+  };
+  // Refused at its first result row, after its first case is made.
+  db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON result_rows BEGIN SELECT "
+          "RAISE(ABORT, 'refused by the test'); END",
+          "refuse result rows");
+  const auto why = error_of([&] { (void)put("n1", "2026-11-01T00:00:00Z"); });
+  EXPECT_NE(why.find("refused by the test"), std::string::npos) << why;
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM cases", "count"), 0);
+  db.exec("DROP TRIGGER refuse", "accept result rows");
+  EXPECT_EQ(put("n1", "2026-11-01T00:00:00Z").status, fleet::ingest_status::added);
+  EXPECT_EQ(put("n2", "2026-11-02T00:00:00Z").status, fleet::ingest_status::added);
+  in.commit();
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM results", "count"),
+            2 * db.scalar("SELECT count(*) FROM result_rows WHERE gpu IN (SELECT id FROM "
+                          "gpu_rows WHERE node = 'n1')",
+                          "count"));
+  EXPECT_GT(db.scalar("SELECT count(*) FROM cases", "count"), 0);
+  auto fk = db.prepare("PRAGMA foreign_key_check");
+  EXPECT_FALSE(fk.step("check the references"));
+  EXPECT_EQ(integrity(db), "ok");
 }
 
 TEST(fleet_bad_input, ABatchCommitsWhenFullAndWhatIsLeftOpenIsRolledBackWhole) {

@@ -9,6 +9,7 @@
 #include "fleet_samples.hpp"
 #include "gpuspec/fleet/database.hpp"
 #include "gpuspec/fleet/queries.hpp"
+#include "gpuspec/fleet/report_blob.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 
 namespace {
@@ -73,8 +74,10 @@ TEST_F(fleet_db, RowsCarryChecksVerdictsAndTheSoftwareStack) {
             "550.54.15 " + r.host.cublas_version + " h200-sxm-141gb");
   EXPECT_EQ(text("SELECT count(DISTINCT verdict) FROM results WHERE gpu_key = 'node-a-GPU0'"), "1");
   EXPECT_EQ(text("SELECT DISTINCT verdict FROM results WHERE gpu_key = 'node-a-GPU0'"), "pass");
-  // The whole report is kept, and reads back as the same report.
-  const auto kept = reports::parse_report(text("SELECT report FROM runs"), "runs.report");
+  // The whole report is kept, compressed, and reads back as the same report.
+  EXPECT_EQ(text("SELECT typeof(report) FROM runs"), "blob");
+  const auto kept =
+      reports::parse_report(fleet::stored_report(db, text("SELECT run_id FROM runs")), "report");
   ASSERT_TRUE(kept) << kept.error().to_string();
   EXPECT_EQ(kept.value(), reports::parse_report(reports::to_json_text(r), "r").value());
 }

@@ -5,7 +5,8 @@
 /// ("GPSD") and user_version the schema version (fleet_schema_version). Opening refuses, with
 /// a db_error naming the file, anything else: a file that is not SQLite ("file is not a
 /// database"), an SQLite file of another program (its application_id or its tables), and a
-/// schema newer than this build reads. A new or empty file gets the schema. Every connection
+/// schema newer than this build reads. A new or empty file gets the schema; an older one opened
+/// to write is migrated. Every connection
 /// runs in WAL mode (one writer, many readers: `db history` reads while `db ingest` writes) with
 /// a busy timeout, so a second writer waits its turn instead of failing at once.
 
@@ -17,8 +18,13 @@
 namespace gpuspec::fleet {
 
 inline constexpr std::int64_t fleet_application_id = 0x47505344; // "GPSD"
-/// The schema this build writes and reads (PRAGMA user_version). Version 1 is the first.
-inline constexpr std::int64_t fleet_schema_version = 1;
+/// The schema this build writes and reads (PRAGMA user_version). Version 1 is the first; 2 keeps
+/// each report zstd-compressed (report_blob.hpp); 3 keeps what belongs to a run, a node or a
+/// GPU once, the result rows referring to it by integer id, with views `gpus` and `results`
+/// of version 2's columns. A version-1 or version-2 file is read as it is by a query (the
+/// queries read those two names, tables there) and migrated in place, in one transaction, when
+/// opened to write.
+inline constexpr std::int64_t fleet_schema_version = 3;
 
 struct open_options {
   /// A missing file is created (ingest); readers refuse it (nothing to read).

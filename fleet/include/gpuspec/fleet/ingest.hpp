@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -104,7 +106,10 @@ private:
   };
   ingest_result write_report(const run_record& rec, const std::string& source,
                              const std::string& spec_version, const std::string& ingested_utc);
-  void write_node(const run_record& rec, const node_record& n, bool dated_after_ingest);
+  void write_node(const run_record& rec, std::int64_t run, const node_record& n,
+                  bool dated_after_ingest);
+  /// The id of `row`'s case in `cases`, made there the first time it is seen.
+  std::int64_t case_id_of(const result_row& row);
   /// Commits the batch; when that fails, its first `keep` runs are written again (replay).
   void commit_batch(std::size_t keep);
   /// After a refused write: this report's savepoint rolled back and the batch before it
@@ -115,7 +120,11 @@ private:
   void replay(std::size_t keep) noexcept;
   connection& m_db;
   batch_policy m_policy;
-  statement m_exists, m_run, m_node, m_gpu, m_result, m_gpu_latest, m_node_latest;
+  statement m_exists, m_run, m_node, m_gpu, m_result, m_case, m_find_case, m_gpu_latest,
+      m_node_latest;
+  /// The cases' ids this ingester has seen (case_id_of), by their columns; forgotten whenever
+  /// a transaction is rolled back, which may take some of them with it.
+  std::map<std::string, std::int64_t> m_cases;
   std::optional<transaction> m_batch;
   std::chrono::steady_clock::time_point m_batch_start;
   std::vector<pending_run> m_pending; ///< the open batch's runs, when batches hold more than one

@@ -43,6 +43,8 @@ public:
   statement& bind(int i, const std::optional<double>& value);
   statement& bind(int i, const std::optional<int>& value);
   statement& bind_blob(int i, std::span<const double> values);
+  /// Bytes as a BLOB (a compressed report), not as TEXT.
+  statement& bind_bytes(int i, std::string_view bytes);
   statement& bind_null(int i);
 
   /// One step: true while it yields a row, false when done. Throws db_error naming `what`.
@@ -52,11 +54,13 @@ public:
   void reset();
 
   [[nodiscard]] bool is_null(int column) const;
+  [[nodiscard]] bool is_blob(int column) const;
   [[nodiscard]] std::string text(int column) const;
   [[nodiscard]] std::int64_t integer(int column) const;
   [[nodiscard]] double real(int column) const;
   [[nodiscard]] std::optional<double> optional_real(int column) const;
   [[nodiscard]] std::vector<double> doubles(int column) const; ///< a bind_blob column
+  [[nodiscard]] std::string bytes(int column) const;           ///< a bind_bytes column
   /// The column as JSON: null, an integer, a number or a string (a blob is null).
   [[nodiscard]] nlohmann::ordered_json json(int column) const;
 
