@@ -25,6 +25,16 @@ std::unique_ptr<renderer> make_html_renderer(const render_options& options);
 std::string diff_text_table(const diff_output& d, std::size_t width);
 std::string compare_text_table(const compare_output& c, std::size_t width);
 
+/// The check table's opening (render_text_summary.cpp): the verdict, then each node that is not
+/// passing, worst first, with its GPUs and codes, then one action per code.
+std::string check_summary_text(const check_outcome& outcome, std::size_t width);
+/// A reason code as a table cell: without the "GPUSPEC-" every code has.
+std::string short_code(std::string_view code);
+/// `text` wrapped at spaces to `width` columns (0: no limit): the first line after `first`, the
+/// rest indented by `indent` spaces; a word longer than a line is never cut. Ends in '\n'.
+std::string wrap_hanging(std::string_view first, std::string_view text, std::size_t width,
+                         std::size_t indent);
+
 /// ASCII upper case: "FAIL".
 std::string upper(std::string_view s);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/reports/health/health.hpp"
 #include "gpuspec/reports/judge/compare.hpp"
@@ -63,14 +64,26 @@ public:
 
 protected:
   [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
-    std::string out;
+    // The answer first (issue 31): the verdict and what is not passing; then each node's
+    // details, passing rows counted rather than listed unless verbose; the verdict again last.
+    std::string out = check_summary_text(outcome, m_options.width) + "\n";
+    std::size_t passing_nodes = 0;
     for (const auto& node : outcome.nodes) {
+      // Of many nodes, the passing ones are counted (a fleet's screen is its few bad nodes).
+      if (outcome.nodes.size() > 1 && !listed(node.status)) {
+        ++passing_nodes;
+        continue;
+      }
       out += node_line(node);
       out += results_table(node);
       out += gpus_table(node);
+      out += hidden_line(node);
       out += diagnosis_lines(node);
       out += "\n";
     }
+    if (passing_nodes > 0)
+      out += fmt::format("{} passing node{} not listed (-v lists them)\n\n", passing_nodes,
+                         passing_nodes == 1 ? "" : "s");
     for (const auto& n : outcome.notes)
       out += "note: " + escape_control(n) + "\n";
     out += fmt::format("Verdict: {} (exit code {})\n", status_text(outcome.status),
@@ -129,6 +142,8 @@ private:
     t.set_highlight(6);
     t.set_shrinkable({7, 0}, 16);
     for (const auto& r : node.results) {
+      if (!listed(r.status))
+        continue;
       // The reason codes; a pass needs no note, anything else without a code its message.
       std::string note = r.status == verdict_status::pass ? "" : r.message;
       if (!r.diagnoses.empty()) {
@@ -153,15 +168,42 @@ private:
     g.set_highlight(5);
     g.set_shrinkable({2, 1}, 12);
     for (const auto& gpu : node.gpus)
-      g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
-                 gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
-                 gpu.selected ? std::string(to_string(gpu.status)) : "not selected"},
-                colour_on(gpu.status), colour_off());
+      if (listed(gpu.status) || !gpu.selected)
+        g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
+                   gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
+                   gpu.selected ? std::string(to_string(gpu.status)) : "not selected"},
+                  colour_on(gpu.status), colour_off());
     if (g.empty())
       return "";
     std::string out = "\n";
     out += g.render(m_options.width);
     return out;
+  }
+
+  /// Passing rows are listed only when verbose; the JSON and HTML keep every one.
+  [[nodiscard]] bool listed(verdict_status s) const {
+    return m_options.verbose || s != verdict_status::pass;
+  }
+
+  /// "  21 passing results and 7 passing GPUs not listed (-v lists them)"; "" when none is left
+  /// out.
+  [[nodiscard]] std::string hidden_line(const node_verdict& node) const {
+    if (m_options.verbose)
+      return "";
+    const auto results = std::count_if(node.results.begin(), node.results.end(), [](const auto& r) {
+      return r.status == verdict_status::pass;
+    });
+    const auto gpus = std::count_if(node.gpus.begin(), node.gpus.end(), [](const auto& g) {
+      return g.selected && g.status == verdict_status::pass;
+    });
+    std::vector<std::string> parts;
+    if (results > 0)
+      parts.push_back(fmt::format("{} passing result{}", results, results == 1 ? "" : "s"));
+    if (gpus > 0)
+      parts.push_back(fmt::format("{} passing GPU{}", gpus, gpus == 1 ? "" : "s"));
+    if (parts.empty())
+      return "";
+    return fmt::format("  {} not listed (-v lists them)\n", fmt::join(parts, " and "));
   }
 
   /// One entry per code and GPU: the same finding on every result of a GPU is said once, with
@@ -174,11 +216,16 @@ private:
     for (const auto& grp : groups) {
       const diagnosis& d = *grp.shown;
       const std::string summary = group_summary(grp);
-      out += fmt::format(
-          "  {} {}{}: {}\n{}      action: {} (remediation: {})\n", status_text(grp.severity),
-          d.code, d.device ? fmt::format(" gpu {}", *d.device) : "", escape_control(d.cause),
-          summary.empty() ? std::string() : fmt::format("      {}\n", escape_control(summary)),
-          escape_control(d.action), to_string(d.step));
+      // Long text wraps under its line with a hanging indent, to the terminal's width.
+      out += wrap_hanging(fmt::format("  {} {}{}: ", status_text(grp.severity), d.code,
+                                      d.device ? fmt::format(" gpu {}", *d.device) : ""),
+                          escape_control(d.cause), m_options.width, 6);
+      if (!summary.empty())
+        out += wrap_hanging("      ", escape_control(summary), m_options.width, 6);
+      out += wrap_hanging(
+          "      action: ",
+          fmt::format("{} (remediation: {})", escape_control(d.action), to_string(d.step)),
+          m_options.width, 8);
     }
     return out;
   }
