@@ -58,6 +58,26 @@ std::string gpus_text(const std::vector<int>& devices) {
   return out;
 }
 
+/// The terminal's "0-7", "1,3", "0-3,6": runs of three or more consecutive GPUs as a range, so
+/// that a collective over eight GPUs fits a narrow terminal whole.
+std::string gpu_ranges_text(const std::vector<int>& devices) {
+  std::string out;
+  for (std::size_t i = 0; i < devices.size();) {
+    std::size_t j = i;
+    while (j + 1 < devices.size() && devices[j + 1] == devices[j] + 1)
+      ++j;
+    out += out.empty() ? "" : ",";
+    if (j >= i + 2) {
+      out += fmt::format("{}-{}", devices[i], devices[j]);
+      i = j + 1;
+    } else {
+      out += std::to_string(devices[i]);
+      ++i;
+    }
+  }
+  return out;
+}
+
 class table_renderer final : public renderer {
 public:
   explicit table_renderer(render_options options) : m_options(options) {}
@@ -85,7 +105,7 @@ protected:
       out += fmt::format("{} passing node{} not listed (-v lists them)\n\n", passing_nodes,
                          passing_nodes == 1 ? "" : "s");
     for (const auto& n : outcome.notes)
-      out += "note: " + escape_control(n) + "\n";
+      out += wrap_hanging("note: ", escape_control(n), m_options.width, 6);
     out += fmt::format("Verdict: {} (exit code {})\n", status_text(outcome.status),
                        exit_code_of(outcome.status));
     return out;
@@ -129,7 +149,7 @@ private:
         fmt::format("Node {}{}: {}\n", host, source.empty() ? "" : " (" + source + ")",
                     status_text(node.status));
     if (!node.message.empty())
-      out += "  " + escape_control(node.message) + "\n";
+      out += wrap_hanging("  ", escape_control(node.message), m_options.width, 4);
     return out;
   }
 
@@ -139,8 +159,12 @@ private:
     // message; the full parameters and messages are in the md and json outputs.
     text_table t({"check", "gpu", "measured", "expected", "eff", "vs", "verdict", "note"},
                  {a::left, a::left, a::right, a::right, a::right, a::left, a::left, a::left});
+    // At the terminal's width the note, then the check, wrap at spaces (never cut: both are
+    // identifiers), and where that is not enough the note goes under its row.
     t.set_highlight(6);
     t.set_shrinkable({7, 0}, 16);
+    t.set_wrap();
+    t.set_below(7);
     for (const auto& r : node.results) {
       if (!listed(r.status))
         continue;
@@ -150,11 +174,11 @@ private:
         note.clear();
         for (const auto& d : r.diagnoses) {
           note += note.empty() ? "" : ", ";
-          note += d.code;
+          note += short_code(d.code);
         }
       }
       const std::string axes = compact_axes_text(r);
-      t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpus_text(r.devices),
+      t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpu_ranges_text(r.devices),
                  format_quantity(r.measured, r.unit), format_quantity(r.expected, r.unit),
                  format_percent(r.efficiency), frame_text(r.frame),
                  std::string(to_string(r.status)), note},
@@ -167,6 +191,7 @@ private:
     text_table g({"gpu", "name", "serial", "bus id", "spec", "verdict"});
     g.set_highlight(5);
     g.set_shrinkable({2, 1}, 12);
+    g.set_wrap();
     for (const auto& gpu : node.gpus)
       if (listed(gpu.status) || !gpu.selected)
         g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,

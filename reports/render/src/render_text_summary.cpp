@@ -45,7 +45,8 @@ std::string wrap_hanging(std::string_view first, std::string_view text, std::siz
                          std::size_t indent) {
   std::string out(first);
   std::size_t used = text_table::display_width(first);
-  bool fresh = true; // no word on this line yet
+  // A prefix longer than the indent counts as a word: a long first word goes under it.
+  bool fresh = used <= indent; // no word on this line yet
   for (std::size_t at = 0; at <= text.size();) {
     const std::size_t end = std::min(text.find(' ', at), text.size());
     const std::string_view word = text.substr(at, end - at);
@@ -53,12 +54,12 @@ std::string wrap_hanging(std::string_view first, std::string_view text, std::siz
     if (word.empty())
       continue;
     const std::size_t w = text_table::display_width(word);
-    if (!fresh && width > 0 && used + 1 + w > width) {
+    const bool spaced = out.empty() || out.back() == ' ' || out.back() == '\n';
+    if (!fresh && width > 0 && used + (spaced ? 0 : 1) + w > width) {
       out += "\n" + std::string(indent, ' ');
       used = indent;
       fresh = true;
-    }
-    if (!fresh) {
+    } else if (!spaced) {
       out += ' ';
       ++used;
     }
@@ -86,6 +87,9 @@ std::string check_summary_text(const check_outcome& outcome, std::size_t width) 
     return out;
   // Codes are identifiers: the table wraps them at ", " and never cuts one.
   text_table t({"host", "verdict", "gpus", "codes"});
+  t.set_shrinkable({3}, 12);
+  t.set_wrap();
+  t.set_below(3);
   std::vector<const diagnosis_group*> actions;
   std::set<std::string> said;
   std::vector<std::vector<diagnosis_group>> keep;

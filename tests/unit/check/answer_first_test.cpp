@@ -106,7 +106,7 @@ TEST(AnswerFirst, FiftyReportsNameEveryNodeNotPassingInTheFirstFifteenLines) {
       bad.push_back(n.hostname);
   ASSERT_GE(bad.size(), 3U);
   ASSERT_LT(bad.size(), 10U);
-  for (const std::size_t width : {std::size_t{0}}) {
+  for (const std::size_t width : {std::size_t{0}, std::size_t{80}}) {
     const auto text = table_of(o, width);
     const auto lines = lines_of(text);
     std::string first;
@@ -127,6 +127,47 @@ TEST(AnswerFirst, FiftyReportsNameEveryNodeNotPassingInTheFirstFifteenLines) {
         EXPECT_LE(text_table::display_width(line), width) << line;
     }
   }
+}
+
+} // namespace
+} // namespace gpuspec::reports
+
+namespace gpuspec::reports {
+namespace {
+
+std::size_t widest_line(const std::string& text) {
+  std::size_t w = 0;
+  for (const auto& line : lines_of(text))
+    w = std::max(w, text_table::display_width(line));
+  return w;
+}
+
+TEST(TextTableWrap, ShrinkableColumnsWrapAtSpacesAndNeverCutAWord) {
+  text_table t({"check", "note"});
+  t.set_shrinkable({1, 0}, 4);
+  t.set_wrap();
+  t.add_row({"gemm.cublas.fp16_tc 8192x8192x8192 NN", "THERMAL-THROTTLE, GPU-TEMPERATURE-HIGH"});
+  const auto text = t.render(50);
+  EXPECT_LE(widest_line(text), 50U) << text;
+  for (const char* word : {"gemm.cublas.fp16_tc", "8192x8192x8192", "GPU-TEMPERATURE-HIGH"})
+    EXPECT_NE(text.find(word), std::string::npos) << word << "\n" << text;
+  EXPECT_EQ(text.find("…"), std::string::npos) << text;
+  // The continuation hangs two columns in.
+  EXPECT_NE(text.find("\n  8192x8192x8192 NN"), std::string::npos) << text;
+}
+
+TEST(TextTableWrap, AColumnGoesUnderItsRowWhereWrappingIsNotEnough) {
+  text_table t({"check", "gpu", "note"});
+  t.set_shrinkable({2, 0}, 4);
+  t.set_wrap();
+  t.set_below(2);
+  t.add_row({"memory.stream.copy fp32", "0-7", "THERMAL-THROTTLE, GPU-TEMPERATURE-HIGH"});
+  const auto text = t.render(30);
+  EXPECT_LE(widest_line(text), 30U) << text;
+  EXPECT_NE(text.find("\n    THERMAL-THROTTLE,\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("note"), std::string::npos) << text;
+  // Wide enough: the column stays in its place.
+  EXPECT_NE(t.render(0).find("note"), std::string::npos);
 }
 
 } // namespace

@@ -24,6 +24,13 @@ public:
   /// Columns that may be shortened to fit a width, in the order they give way (the least
   /// needed first): each down to its header's width or `min_width` code points before the next.
   void set_shrinkable(std::vector<std::size_t> columns, std::size_t min_width = 12);
+  /// The shrinkable columns wrap at spaces onto more lines, each after the first indented by
+  /// two, rather than end in "…": no word (an identifier) is ever cut, so a column is never
+  /// narrower than its longest word and the indent.
+  void set_wrap(bool wrap = true) { m_wrap = wrap; }
+  /// Where the table is still too wide, this column leaves it: its cell goes on a line of its
+  /// own under the row, indented by four and wrapped at spaces to the width.
+  void set_below(std::size_t column) { m_below = column; }
 
   /// The table, each line ending in '\n'. `width` 0: as wide as it needs; otherwise the
   /// shrinkable columns give way until every line fits, where they can.
@@ -44,6 +51,8 @@ private:
   std::size_t m_highlight = static_cast<std::size_t>(-1);
   std::vector<std::size_t> m_shrinkable;
   std::size_t m_min_width = 12;
+  bool m_wrap = false;
+  std::size_t m_below = static_cast<std::size_t>(-1);
 };
 
 } // namespace gpuspec::reports::model
