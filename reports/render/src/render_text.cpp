@@ -95,8 +95,10 @@ protected:
         continue;
       }
       out += node_line(node);
-      out += results_table(node);
-      out += gpus_table(node);
+      const std::string results = results_table(node);
+      const std::string gpus = gpus_table(node);
+      // The GPU table's blank line parts it from a results table, where one is printed.
+      out += results + (results.empty() && !gpus.empty() ? gpus.substr(1) : gpus);
       out += hidden_line(node);
       out += diagnosis_lines(node);
       out += "\n";
