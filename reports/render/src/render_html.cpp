@@ -154,6 +154,36 @@ std::string node_html(const node_verdict& n, const report* r, std::size_t k) {
   return out + "</section>\n";
 }
 
+/// The nodes that are not passing, worst first, with their GPUs, codes and one action per code
+/// (as the terminal opens); nothing when every node passes.
+std::string not_passing_html(const check_outcome& outcome) {
+  const auto summary = detail::summarize_not_passing(outcome);
+  if (summary.nodes.empty())
+    return "";
+  std::string out = "<h2>Not passing, worst first</h2>\n<table><thead><tr><th>host</th><th>"
+                    "verdict</th><th>GPUs</th><th>codes</th></tr></thead><tbody>\n";
+  for (const auto& row : summary.nodes) {
+    std::string codes;
+    for (const auto& c : row.codes)
+      codes +=
+          fmt::format("{}<span class=\"code\">{}</span>", codes.empty() ? "" : ", ", escape(c));
+    const node_verdict& n = *row.node;
+    out +=
+        fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                    escape(n.hostname.empty() ? n.source : n.hostname), badge(to_string(n.status)),
+                    escape(row.gpus), codes.empty() ? escape(n.message) : codes);
+  }
+  out += "</tbody></table>\n";
+  if (!summary.actions.empty()) {
+    out += "<ul class=\"actions\">\n";
+    for (const auto* d : summary.actions)
+      out += fmt::format("<li><span class=\"code\">{}</span>: {}</li>\n", escape(d->code),
+                         escape(d->action));
+    out += "</ul>\n";
+  }
+  return out;
+}
+
 std::vector<json_block> report_blocks(const std::vector<report>* reports) {
   std::vector<json_block> out;
   if (reports != nullptr)
@@ -209,7 +239,7 @@ std::string check_page(const check_outcome& outcome, const std::vector<report>* 
       exit_code_of(outcome.status), reports != nullptr && reports->size() == 1 ? "" : "s");
   for (const auto& note : outcome.notes)
     body += "<p>" + escape(note) + "</p>\n";
-  body += "</header>\n<main>\n";
+  body += not_passing_html(outcome) + "</header>\n<main>\n";
   for (std::size_t k = 0; k < outcome.nodes.size(); ++k) {
     const auto& n = outcome.nodes[k];
     const report* r = reports != nullptr && n.report_index < reports->size()
@@ -217,7 +247,8 @@ std::string check_page(const check_outcome& outcome, const std::vector<report>* 
                           : nullptr;
     body += node_html(n, r, k);
   }
-  body += "</main>\n";
+  body += fmt::format("</main>\n<footer>\n<p>Verdict: {} (exit code {})</p>\n</footer>\n",
+                      badge(status), exit_code_of(outcome.status));
   auto json = report_blocks(reports);
   json.insert(json.begin(),
               {"gpuspec-check",

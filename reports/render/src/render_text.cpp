@@ -269,7 +269,29 @@ protected:
     return to_markdown(c);
   }
   [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
+    // The answer first and last, as in the terminal: the nodes not passing and one action per
+    // code before the details; every row of every node is kept (only the terminal counts them).
     std::string out = fmt::format("# gpuspec check: {}\n\n", upper(to_string(outcome.status)));
+    const auto bad = summarize_not_passing(outcome);
+    out += fmt::format("**{}**\n\n", verdict_summary_line(outcome, bad.nodes.size()));
+    if (!bad.nodes.empty()) {
+      out += "## Not passing, worst first\n\n| host | verdict | gpus | codes |\n"
+             "| --- | --- | --- | --- |\n";
+      for (const auto& row : bad.nodes) {
+        std::string codes;
+        for (const auto& c : row.codes)
+          codes += (codes.empty() ? "`" : ", `") + c + "`";
+        out += fmt::format(
+            "| {} | {} | {} | {} |\n",
+            markdown_cell(row.node->hostname.empty() ? row.node->source : row.node->hostname),
+            to_string(row.node->status), row.gpus,
+            codes.empty() ? markdown_cell(row.node->message) : codes);
+      }
+      out += "\n";
+      for (const auto* d : bad.actions)
+        out += fmt::format("- `{}`: {}\n", d->code, markdown_cell(d->action));
+      out += bad.actions.empty() ? "" : "\n";
+    }
     for (const auto& node : outcome.nodes) {
       out +=
           fmt::format("## {}: {}\n\n", markdown_cell(node.hostname), upper(to_string(node.status)));
@@ -320,6 +342,8 @@ protected:
     }
     for (const auto& n : outcome.notes)
       out += "> " + markdown_cell(n) + "\n";
+    out += fmt::format("{}**Verdict: {} (exit code {})**\n", outcome.notes.empty() ? "" : "\n",
+                       upper(to_string(outcome.status)), exit_code_of(outcome.status));
     return out;
   }
 };

@@ -70,52 +70,62 @@ std::string wrap_hanging(std::string_view first, std::string_view text, std::siz
   return out + "\n";
 }
 
-std::string check_summary_text(const check_outcome& outcome, std::size_t width) {
-  std::vector<const node_verdict*> bad;
-  for (const auto& n : outcome.nodes)
-    if (n.status != verdict_status::pass)
-      bad.push_back(&n);
-  std::stable_sort(bad.begin(), bad.end(),
-                   [](const auto* a, const auto* b) { return a->status > b->status; });
+not_passing_summary summarize_not_passing(const check_outcome& outcome) {
+  not_passing_summary out;
+  for (std::size_t k = 0; k < outcome.nodes.size(); ++k)
+    if (outcome.nodes[k].status != verdict_status::pass)
+      out.nodes.push_back({k, &outcome.nodes[k], bad_gpus_text(outcome.nodes[k]), {}});
+  std::stable_sort(out.nodes.begin(), out.nodes.end(),
+                   [](const auto& a, const auto& b) { return a.node->status > b.node->status; });
+  std::vector<std::pair<verdict_status, const diagnosis*>> actions;
+  std::set<std::string> said;
+  for (auto& row : out.nodes)
+    for (const auto& g : worst_first(*row.node)) {
+      if (std::find(row.codes.begin(), row.codes.end(), g.shown->code) == row.codes.end())
+        row.codes.push_back(g.shown->code);
+      if (said.insert(g.shown->code).second)
+        actions.emplace_back(g.severity, g.shown);
+    }
+  std::stable_sort(actions.begin(), actions.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& a : actions)
+    out.actions.push_back(a.second);
+  return out;
+}
+
+std::string verdict_summary_line(const check_outcome& outcome, std::size_t not_passing) {
   const std::size_t nodes = outcome.nodes.size();
-  std::string out =
-      fmt::format("Verdict: {} (exit code {}); {} node{}, {}\n", upper(to_string(outcome.status)),
-                  exit_code_of(outcome.status), nodes, nodes == 1 ? "" : "s",
-                  bad.empty() ? std::string(nodes == 1 ? "passing" : "all passing")
-                              : fmt::format("{} not passing", bad.size()));
-  if (bad.empty())
+  return fmt::format("{} (exit code {}); {} node{}, {}", upper(to_string(outcome.status)),
+                     exit_code_of(outcome.status), nodes, nodes == 1 ? "" : "s",
+                     not_passing == 0 ? std::string(nodes == 1 ? "passing" : "all passing")
+                                      : fmt::format("{} not passing", not_passing));
+}
+
+std::string check_summary_text(const check_outcome& outcome, std::size_t width) {
+  const auto summary = summarize_not_passing(outcome);
+  std::string out = "Verdict: " + verdict_summary_line(outcome, summary.nodes.size()) + "\n";
+  if (summary.nodes.empty())
     return out;
   // Codes are identifiers: the table wraps them at ", " and never cuts one.
   text_table t({"host", "verdict", "gpus", "codes"});
   t.set_shrinkable({3}, 12);
   t.set_wrap();
   t.set_below(3);
-  std::vector<const diagnosis_group*> actions;
-  std::set<std::string> said;
-  std::vector<std::vector<diagnosis_group>> keep;
-  keep.reserve(bad.size());
-  for (const auto* n : bad) {
-    const auto& groups = keep.emplace_back(worst_first(*n));
+  for (const auto& row : summary.nodes) {
     std::string codes;
-    std::set<std::string> in_node;
-    for (const auto& g : groups) {
-      if (in_node.insert(g.shown->code).second)
-        codes += (codes.empty() ? "" : ", ") + short_code(g.shown->code);
-      if (said.insert(g.shown->code).second)
-        actions.push_back(&g);
-    }
-    t.add_row({escape_control(n->hostname.empty() ? n->source : n->hostname),
-               std::string(to_string(n->status)), bad_gpus_text(*n),
-               codes.empty() ? escape_control(n->message) : codes});
+    for (const auto& c : row.codes)
+      codes += (codes.empty() ? "" : ", ") + short_code(c);
+    const node_verdict& n = *row.node;
+    t.add_row({escape_control(n.hostname.empty() ? n.source : n.hostname),
+               std::string(to_string(n.status)), row.gpus,
+               codes.empty() ? escape_control(n.message) : codes});
   }
   out += "\nNot passing, worst first\n" + t.render(width);
-  if (!actions.empty()) {
-    std::stable_sort(actions.begin(), actions.end(),
-                     [](const auto* a, const auto* b) { return a->severity > b->severity; });
+  if (!summary.actions.empty()) {
     out += "\nActions\n";
-    for (const auto* g : actions)
-      out += wrap_hanging(fmt::format("  {}: ", short_code(g->shown->code)),
-                          escape_control(g->shown->action), width, 6);
+    for (const auto* d : summary.actions)
+      out += wrap_hanging(fmt::format("  {}: ", short_code(d->code)), escape_control(d->action),
+                          width, 6);
   }
   return out;
 }

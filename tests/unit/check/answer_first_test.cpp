@@ -90,6 +90,26 @@ TEST(AnswerFirst, OneReportVerdictThenWhatIsNotPassingThenDetailsThenVerdict) {
   EXPECT_GT(lines_of(verbose).size(), lines.size() + 20);
 }
 
+TEST(AnswerFirst, MarkdownAndHtmlOpenWithWhatIsNotPassingAndEndWithTheVerdict) {
+  const auto o = judged(fleet_of_fifty());
+  const auto md = make_renderer(output_format::markdown)->render(o);
+  const auto table = md.find("## Not passing, worst first");
+  ASSERT_NE(table, std::string::npos) << md.substr(0, 400);
+  EXPECT_LT(table, md.find("## node-00"));
+  for (const char* host : {"| node-07 |", "| node-23 |", "| node-41 |"})
+    EXPECT_LT(md.find(host), md.find("## node-00")) << host;
+  EXPECT_EQ(lines_of(md).back(), "**Verdict: FAIL (exit code 2)**");
+  EXPECT_NE(md.find("node-00"), std::string::npos); // md lists the passing nodes too
+  const auto html = make_renderer(output_format::html)->render(o);
+  const auto opening = html.find("<h2>Not passing, worst first</h2>");
+  ASSERT_NE(opening, std::string::npos);
+  EXPECT_LT(opening, html.find("<section id=\"node-0\">"));
+  EXPECT_LT(html.find("<td>node-41</td>"), html.find("<section id=\"node-0\">"));
+  const auto footer = html.find("<footer>\n<p>Verdict: <span class=\"badge fail\">FAIL</span>");
+  EXPECT_GT(footer, html.rfind("</section>"));
+  EXPECT_NE(footer, std::string::npos);
+}
+
 TEST(AnswerFirst, AHealthyReportSaysSoOnItsFirstLine) {
   const auto o = judged({testing::healthy_report()});
   const auto lines = lines_of(table_of(o, 0));
