@@ -38,25 +38,25 @@ std::size_t longest_word(std::string_view s) {
   return best;
 }
 
-/// `s` in lines of at most `width` code points, broken at spaces, every line after the first
-/// indented by `indent`; a word longer than a line has a line of its own, whole.
-std::vector<std::string> wrapped(std::string_view s, std::size_t width, std::size_t indent) {
+} // namespace
+
+std::vector<std::string> text_table::wrap(std::string_view text, std::size_t width,
+                                          std::size_t indent, std::size_t start) {
   std::vector<std::string> lines(1);
-  std::size_t used = 0;
-  bool fresh = true; // no word on this line yet
-  for (std::size_t at = 0; at <= s.size();) {
-    const std::size_t end = std::min(s.find(' ', at), s.size());
-    const std::string_view word = s.substr(at, end - at);
+  std::size_t used = start;
+  bool fresh = start <= indent; // no word on this line yet (a label longer than the indent is one)
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
     at = end + 1;
     if (word.empty())
       continue;
-    const std::size_t w = text_table::display_width(word);
-    if (!fresh && used + 1 + w > width) {
+    const std::size_t w = display_width(word);
+    const bool spaced = lines.back().empty() || lines.back().back() == ' ';
+    if (!fresh && width > 0 && used + (spaced ? 0 : 1) + w > width) {
       lines.emplace_back(indent, ' ');
       used = indent;
-      fresh = true;
-    }
-    if (!fresh) {
+    } else if (!spaced) {
       lines.back() += ' ';
       ++used;
     }
@@ -66,8 +66,6 @@ std::vector<std::string> wrapped(std::string_view s, std::size_t width, std::siz
   }
   return lines;
 }
-
-} // namespace
 
 std::size_t text_table::display_width(std::string_view s) {
   return static_cast<std::size_t>(std::count_if(
@@ -152,8 +150,8 @@ std::string text_table::render(std::size_t width) const {
       const bool wraps =
           m_wrap && display_width(cells[c]) > widths[c] &&
           std::find(m_shrinkable.begin(), m_shrinkable.end(), c) != m_shrinkable.end();
-      lines[c] = wraps ? wrapped(cells[c], widths[c], 2)
-                       : std::vector<std::string>{fit(cells[c], widths[c])};
+      lines[c] =
+          wraps ? wrap(cells[c], widths[c], 2) : std::vector<std::string>{fit(cells[c], widths[c])};
       height = std::max(height, lines[c].size());
     }
     for (std::size_t k = 0; k < height; ++k) {
@@ -175,7 +173,7 @@ std::string text_table::render(std::size_t width) const {
       out += line + '\n';
     }
     if (below && decorated != nullptr && !cells[m_below].empty())
-      for (const auto& l : wrapped(cells[m_below], width - 4, 2))
+      for (const auto& l : wrap(cells[m_below], width - 4, 2))
         out += "    " + l + '\n';
   };
   emit(m_header, nullptr);

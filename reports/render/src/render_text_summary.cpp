@@ -44,28 +44,14 @@ std::string short_code(std::string_view code) {
 std::string wrap_hanging(std::string_view first, std::string_view text, std::size_t width,
                          std::size_t indent) {
   std::string out(first);
-  std::size_t used = text_table::display_width(first);
-  // A prefix longer than the indent counts as a word: a long first word goes under it.
-  bool fresh = used <= indent; // no word on this line yet
-  for (std::size_t at = 0; at <= text.size();) {
-    const std::size_t end = std::min(text.find(' ', at), text.size());
-    const std::string_view word = text.substr(at, end - at);
-    at = end + 1;
-    if (word.empty())
-      continue;
-    const std::size_t w = text_table::display_width(word);
-    const bool spaced = out.empty() || out.back() == ' ' || out.back() == '\n';
-    if (!fresh && width > 0 && used + (spaced ? 0 : 1) + w > width) {
-      out += "\n" + std::string(indent, ' ');
-      used = indent;
-      fresh = true;
-    } else if (!spaced) {
-      out += ' ';
-      ++used;
+  const auto lines = text_table::wrap(text, width, indent, text_table::display_width(first));
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    if (k > 0) {
+      while (!out.empty() && out.back() == ' ') // a label whose first word went under it
+        out.pop_back();
+      out += '\n';
     }
-    out += word;
-    used += w;
-    fresh = false;
+    out += lines[k];
   }
   return out + "\n";
 }

@@ -37,6 +37,13 @@ public:
   [[nodiscard]] std::string render(std::size_t width = 0) const;
   [[nodiscard]] bool empty() const { return m_rows.empty(); }
 
+  /// `text` in lines of at most `width` code points (0: one line), broken at spaces; every line
+  /// after the first starts with `indent` spaces, and the first has `start` code points already
+  /// written before it (a label): a first word that does not fit after a label longer than the
+  /// indent leaves the first line empty. A word longer than a line is never cut. The one
+  /// wrapping of text for a terminal: cells here, the renderers' hanging paragraphs.
+  [[nodiscard]] static std::vector<std::string> wrap(std::string_view text, std::size_t width,
+                                                     std::size_t indent, std::size_t start = 0);
   /// Code points of UTF-8 text.
   [[nodiscard]] static std::size_t display_width(std::string_view s);
 
