@@ -17,7 +17,9 @@
 #                    usage for the static-evidence test; PyPI has them from 13.2 on, and
 #                    13.2.86 read this project's CUDA 13.0 objects on 2026-11-30), lizard
 #                    (function lengths for scripts/architecture-metrics.py and its test),
-#                    kubernetes-validate (deploy/kubernetes against Kubernetes' schemas).
+#                    kubernetes-validate (deploy/kubernetes against Kubernetes' schemas),
+#                    axe-selenium-python (for the axe-core it ships: the HTML pages' WCAG 2.1 AA
+#                    check in the browser test, tests/unit/html).
 #   Not installed:   the CUDA toolkit and NCCL (NVIDIA's own repositories). Without them, use
 #                    the host-only preset; this script says so below.
 #   With --slurm:    slurm-wlm and munge as well, for the tests that start a real Slurm on this
@@ -165,7 +167,8 @@ fi
 # system alone. FindNVML.cmake, the schema tests and the static-evidence test look there.
 python_pkgs=("nvidia-nvml-dev==13.0.*" "jsonschema>=4" "nvidia-cuda-cuobjdump==13.2.*"
              "nvidia-cuda-nvdisasm==13.2.*" "lizard>=1.17"
-             "kubernetes-validate>=1.30") # deploy/kubernetes against Kubernetes' schemas, offline
+             "kubernetes-validate>=1.30" # deploy/kubernetes against Kubernetes' schemas, offline
+             "axe-selenium-python>=2.1") # its axe-core: the HTML pages' WCAG check, offline
 # --minimal: nvml.h alone (FindNVML.cmake); the full set replaces it on the next plain run.
 # A full set already there serves it too.
 if [ "$minimal" = 1 ]; then

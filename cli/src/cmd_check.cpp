@@ -48,6 +48,8 @@ void setup_check(CLI::App& app, check_cli_options& o) {
   cmd->add_flag("--json", o.json, "Print JSON for programs (same as --format json)");
   cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)")
       ->type_name(value_name::file);
+  cmd->add_flag("-v,--verbose", o.verbose,
+                "Table: list the passing results, GPUs and nodes too (other formats list all)");
 }
 
 std::optional<loaded_rules> load_rules(const std::string& specs_file,
@@ -194,6 +196,7 @@ exit_code run_check(const check_cli_options& o) {
   render.colour = o.output.empty() && *format == reports::output_format::table && colour_stdout();
   render.width = o.output.empty() ? stdout_table_width() : 0;
   render.reports = &reports;
+  render.verbose = o.verbose;
   std::unique_ptr<reports::renderer> renderer;
   if (*format == reports::output_format::nccl_tests)
     renderer = std::make_unique<nccl_tests_renderer>(reports, o.reports);

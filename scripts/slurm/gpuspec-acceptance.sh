@@ -114,7 +114,7 @@ while read -r node; do
   else
     "$gpuspec" check "$report" >"$out/logs/$node.check.txt" 2>&1
     rc=$?
-    echo "$node $(sed -n 's/^Verdict: //p' "$out/logs/$node.check.txt" | head -n 1)" >>"$out/summary.txt"
+    echo "$node $(sed -n 's/^Verdict: //p' "$out/logs/$node.check.txt" | tail -n 1)" >>"$out/summary.txt"
   fi
   [ "$rc" -le 3 ] || rc=3
   worst=$(worse "$worst" "$rc")

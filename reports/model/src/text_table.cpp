@@ -27,7 +27,45 @@ std::string fit(const std::string& s, std::size_t width) {
   return out + "…";
 }
 
+/// The code points of the longest word (run of characters between spaces) of `s`.
+std::size_t longest_word(std::string_view s) {
+  std::size_t best = 0;
+  for (std::size_t at = 0; at <= s.size();) {
+    const std::size_t end = std::min(s.find(' ', at), s.size());
+    best = std::max(best, text_table::display_width(s.substr(at, end - at)));
+    at = end + 1;
+  }
+  return best;
+}
+
 } // namespace
+
+std::vector<std::string> text_table::wrap(std::string_view text, std::size_t width,
+                                          std::size_t indent, std::size_t start) {
+  std::vector<std::string> lines(1);
+  std::size_t used = start;
+  bool fresh = start <= indent; // no word on this line yet (a label longer than the indent is one)
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty())
+      continue;
+    const std::size_t w = display_width(word);
+    const bool spaced = lines.back().empty() || lines.back().back() == ' ';
+    if (!fresh && width > 0 && used + (spaced ? 0 : 1) + w > width) {
+      lines.emplace_back(indent, ' ');
+      used = indent;
+    } else if (!spaced) {
+      lines.back() += ' ';
+      ++used;
+    }
+    lines.back() += word;
+    used += w;
+    fresh = false;
+  }
+  return lines;
+}
 
 std::size_t text_table::display_width(std::string_view s) {
   return static_cast<std::size_t>(std::count_if(
@@ -61,41 +99,82 @@ void text_table::set_shrinkable(std::vector<std::size_t> columns, std::size_t mi
 
 std::string text_table::render(std::size_t width) const {
   const std::size_t n = m_header.size();
+  std::vector<bool> shown(n, true);
   std::vector<std::size_t> widths(n);
-  for (std::size_t c = 0; c < n; ++c) {
-    widths[c] = display_width(m_header[c]);
-    for (const auto& r : m_rows)
-      widths[c] = std::max(widths[c], display_width(r.cells[c]));
-  }
+  const auto natural = [&] {
+    for (std::size_t c = 0; c < n; ++c) {
+      widths[c] = shown[c] ? display_width(m_header[c]) : 0;
+      for (const auto& r : m_rows)
+        widths[c] = shown[c] ? std::max(widths[c], display_width(r.cells[c])) : 0;
+    }
+  };
   const auto total = [&]() {
-    return std::accumulate(widths.begin(), widths.end(), std::size_t{0}) + 2 * (n == 0 ? 0 : n - 1);
+    const auto columns = static_cast<std::size_t>(std::count(shown.begin(), shown.end(), true));
+    return std::accumulate(widths.begin(), widths.end(), std::size_t{0}) +
+           2 * (columns == 0 ? 0 : columns - 1);
   };
   // The shrinkable columns give way in the order given, each down to its floor, until the
   // table fits or none can.
+  std::vector<std::size_t> floors(n, 0);
   for (const std::size_t c : m_shrinkable) {
-    if (width == 0 || c >= n)
+    if (c >= n)
       continue;
-    const std::size_t floor = std::max(m_min_width, display_width(m_header[c]));
-    while (total() > width && widths[c] > floor)
-      --widths[c];
+    floors[c] = std::max(m_min_width, display_width(m_header[c]));
+    if (m_wrap)
+      for (const auto& r : m_rows)
+        floors[c] = std::max(floors[c], longest_word(r.cells[c]) + 2);
+  }
+  const auto shrink = [&] {
+    for (const std::size_t c : m_shrinkable)
+      while (width > 0 && c < n && total() > width && widths[c] > floors[c])
+        --widths[c];
+  };
+  natural();
+  shrink();
+  // Still too wide: the column that may go under its row leaves, and the others have its room.
+  const bool below = width > 0 && m_below < n && total() > width;
+  if (below) {
+    shown[m_below] = false;
+    natural();
+    shrink();
   }
 
   std::string out;
   const auto emit = [&](const std::vector<std::string>& cells, const row* decorated) {
-    std::string line;
+    // Each cell's lines: one, cut with "…" to its width, or several where the column wraps.
+    std::vector<std::vector<std::string>> lines(n);
+    std::size_t height = 1;
     for (std::size_t c = 0; c < n; ++c) {
-      const std::string text = fit(cells[c], widths[c]);
-      const std::string pad(widths[c] - display_width(text), ' ');
-      std::string cell = m_align[c] == align::right ? pad + text : text + pad;
-      if (decorated != nullptr && c == m_highlight && !decorated->prefix.empty())
-        cell = decorated->prefix + cell + decorated->suffix;
-      if (c > 0)
-        line += "  ";
-      line += cell;
+      if (!shown[c])
+        continue;
+      const bool wraps =
+          m_wrap && display_width(cells[c]) > widths[c] &&
+          std::find(m_shrinkable.begin(), m_shrinkable.end(), c) != m_shrinkable.end();
+      lines[c] =
+          wraps ? wrap(cells[c], widths[c], 2) : std::vector<std::string>{fit(cells[c], widths[c])};
+      height = std::max(height, lines[c].size());
     }
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    out += line + '\n';
+    for (std::size_t k = 0; k < height; ++k) {
+      std::string line;
+      bool first = true;
+      for (std::size_t c = 0; c < n; ++c) {
+        if (!shown[c])
+          continue;
+        const std::string text = k < lines[c].size() ? lines[c][k] : "";
+        const std::string pad(widths[c] - std::min(widths[c], display_width(text)), ' ');
+        std::string cell = m_align[c] == align::right ? pad + text : text + pad;
+        if (k == 0 && decorated != nullptr && c == m_highlight && !decorated->prefix.empty())
+          cell = decorated->prefix + cell + decorated->suffix;
+        line += (first ? "" : "  ") + cell;
+        first = false;
+      }
+      while (!line.empty() && line.back() == ' ')
+        line.pop_back();
+      out += line + '\n';
+    }
+    if (below && decorated != nullptr && !cells[m_below].empty())
+      for (const auto& l : wrap(cells[m_below], width - 4, 2))
+        out += "    " + l + '\n';
   };
   emit(m_header, nullptr);
   out += std::string(total(), '-') + '\n';

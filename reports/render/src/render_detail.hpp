@@ -25,6 +25,34 @@ std::unique_ptr<renderer> make_html_renderer(const render_options& options);
 std::string diff_text_table(const diff_output& d, std::size_t width);
 std::string compare_text_table(const compare_output& c, std::size_t width);
 
+/// The nodes that are not passing, worst first (render_text_summary.cpp), for the opening of
+/// every check layout (table, md, html): each with the GPUs not passing ("2,3"; "host" for a
+/// finding on the node itself; "-") and its codes, worst first; and one diagnosis per code
+/// across them, worst first, for its action.
+struct not_passing_node {
+  std::size_t index = 0; ///< in check_outcome::nodes
+  const node_verdict* node = nullptr;
+  std::string gpus;
+  std::vector<std::string> codes;
+};
+struct not_passing_summary {
+  std::vector<not_passing_node> nodes;
+  std::vector<const diagnosis*> actions;
+};
+not_passing_summary summarize_not_passing(const check_outcome& outcome);
+/// "FAIL (exit code 2); 50 nodes, 3 not passing".
+std::string verdict_summary_line(const check_outcome& outcome, std::size_t not_passing);
+
+/// The check table's opening (render_text_summary.cpp): the verdict, then each node that is not
+/// passing, worst first, with its GPUs and codes, then one action per code.
+std::string check_summary_text(const check_outcome& outcome, std::size_t width);
+/// A reason code as a table cell: without the "GPUSPEC-" every code has.
+std::string short_code(std::string_view code);
+/// `text` wrapped at spaces to `width` columns (0: no limit): the first line after `first`, the
+/// rest indented by `indent` spaces; a word longer than a line is never cut. Ends in '\n'.
+std::string wrap_hanging(std::string_view first, std::string_view text, std::size_t width,
+                         std::size_t indent);
+
 /// ASCII upper case: "FAIL".
 std::string upper(std::string_view s);
 

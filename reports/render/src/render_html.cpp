@@ -27,12 +27,17 @@ namespace {
 
 using svg::escape;
 
+// Colours: a badge is black on the Okabe-Ito colour of its verdict (5:1 or more; white on them
+// was under 4.5:1), and the verdict classes colour only `.badge`, so that a finding box of that
+// verdict keeps the body's dark text on its pale tint (issue 31: white on pale pink).
+// html_contrast_test.cpp holds every pair to WCAG 2.1 AA's 4.5:1; the browser test runs axe-core.
+// The evidence is a grid of dt/dd pairs, two to a line.
 constexpr std::string_view style = R"(
 body{font-family:sans-serif;margin:0 auto;padding:0 16px;max-width:1200px;color:#111;line-height:1.35}
 h1{font-size:1.5em;margin:.6em 0 .2em}h2{font-size:1.2em;margin:1em 0 .3em}h3{font-size:1.05em}
 .badge{display:inline-block;padding:1px 8px;border-radius:3px;font-weight:bold;color:#000}
-.pass{background:#009E73;color:#fff}.warn{background:#E69F00}.fail{background:#D55E00;color:#fff}
-.inconclusive{background:#CC79A7}.skipped{background:#ccc}
+.badge.pass{background:#009E73}.badge.warn{background:#E69F00}.badge.fail{background:#D55E00}
+.badge.inconclusive{background:#CC79A7}.badge.skipped{background:#ccc}
 .gpus{display:flex;flex-wrap:wrap;gap:4px;margin:.3em 0;padding:0;list-style:none}
 .gpus li{border:1px solid #ccc;padding:1px 6px;font-size:.9em}
 .finding{border-left:6px solid #999;padding:2px 10px;margin:6px 0;background:#f6f6f6}
@@ -43,9 +48,10 @@ table{border-collapse:collapse;width:100%;table-layout:auto;font-size:.85em;marg
 th,td{border:1px solid #ccc;padding:2px 5px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#eee}td.num{text-align:right;white-space:nowrap}
 figure{margin:.8em 0;break-inside:avoid}figure svg{max-width:100%;height:auto;display:block}
-figcaption{font-size:.85em;color:#333}dl.evidence{font-size:.8em;margin:2px 0;columns:2}
-dl.evidence dt{font-family:monospace;display:inline}dl.evidence dd{display:inline;margin:0 0 0 4px}
-dl.evidence div{break-inside:avoid}
+figcaption{font-size:.85em;color:#333}
+dl.evidence{font-size:.8em;margin:2px 0;display:grid;gap:0 6px;
+grid-template-columns:auto minmax(0,1fr) auto minmax(0,1fr)}
+dl.evidence dt{font-family:monospace}dl.evidence dd{margin:0;overflow-wrap:anywhere}
 @media print{body{max-width:none;padding:0}a{color:#000}figure{break-inside:avoid}
 table{font-size:.75em}}
 )";
@@ -66,7 +72,7 @@ std::string diagnosis_html(const detail::diagnosis_group& g) {
   const std::string status(to_string(g.severity));
   std::string evidence;
   for (const auto& [k, v] : d.evidence)
-    evidence += fmt::format("<div><dt>{}</dt><dd>{}</dd></div>", escape(k), escape(v));
+    evidence += fmt::format("<dt>{}</dt><dd>{}</dd>", escape(k), escape(v));
   const std::string summary = detail::group_summary(g);
   return fmt::format("<div class=\"finding {}\">\n<p>{} <span class=\"code\">{}</span> {}</p>\n"
                      "<p><b>Cause:</b> {}</p>\n<p><b>Action:</b> {} (remedy: {})</p>\n{}{}</div>\n",
@@ -148,6 +154,36 @@ std::string node_html(const node_verdict& n, const report* r, std::size_t k) {
   return out + "</section>\n";
 }
 
+/// The nodes that are not passing, worst first, with their GPUs, codes and one action per code
+/// (as the terminal opens); nothing when every node passes.
+std::string not_passing_html(const check_outcome& outcome) {
+  const auto summary = detail::summarize_not_passing(outcome);
+  if (summary.nodes.empty())
+    return "";
+  std::string out = "<h2>Not passing, worst first</h2>\n<table><thead><tr><th>host</th><th>"
+                    "verdict</th><th>GPUs</th><th>codes</th></tr></thead><tbody>\n";
+  for (const auto& row : summary.nodes) {
+    std::string codes;
+    for (const auto& c : row.codes)
+      codes +=
+          fmt::format("{}<span class=\"code\">{}</span>", codes.empty() ? "" : ", ", escape(c));
+    const node_verdict& n = *row.node;
+    out +=
+        fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                    escape(n.hostname.empty() ? n.source : n.hostname), badge(to_string(n.status)),
+                    escape(row.gpus), codes.empty() ? escape(n.message) : codes);
+  }
+  out += "</tbody></table>\n";
+  if (!summary.actions.empty()) {
+    out += "<ul class=\"actions\">\n";
+    for (const auto* d : summary.actions)
+      out += fmt::format("<li><span class=\"code\">{}</span>: {}</li>\n", escape(d->code),
+                         escape(d->action));
+    out += "</ul>\n";
+  }
+  return out;
+}
+
 std::vector<json_block> report_blocks(const std::vector<report>* reports) {
   std::vector<json_block> out;
   if (reports != nullptr)
@@ -203,7 +239,7 @@ std::string check_page(const check_outcome& outcome, const std::vector<report>* 
       exit_code_of(outcome.status), reports != nullptr && reports->size() == 1 ? "" : "s");
   for (const auto& note : outcome.notes)
     body += "<p>" + escape(note) + "</p>\n";
-  body += "</header>\n<main>\n";
+  body += not_passing_html(outcome) + "</header>\n<main>\n";
   for (std::size_t k = 0; k < outcome.nodes.size(); ++k) {
     const auto& n = outcome.nodes[k];
     const report* r = reports != nullptr && n.report_index < reports->size()
@@ -211,7 +247,8 @@ std::string check_page(const check_outcome& outcome, const std::vector<report>* 
                           : nullptr;
     body += node_html(n, r, k);
   }
-  body += "</main>\n";
+  body += fmt::format("</main>\n<footer>\n<p>Verdict: {} (exit code {})</p>\n</footer>\n",
+                      badge(status), exit_code_of(outcome.status));
   auto json = report_blocks(reports);
   json.insert(json.begin(),
               {"gpuspec-check",

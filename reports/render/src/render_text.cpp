@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/reports/health/health.hpp"
 #include "gpuspec/reports/judge/compare.hpp"
@@ -57,22 +58,56 @@ std::string gpus_text(const std::vector<int>& devices) {
   return out;
 }
 
+/// The terminal's "0-7", "1,3", "0-3,6": runs of three or more consecutive GPUs as a range, so
+/// that a collective over eight GPUs fits a narrow terminal whole.
+std::string gpu_ranges_text(const std::vector<int>& devices) {
+  std::string out;
+  for (std::size_t i = 0; i < devices.size();) {
+    std::size_t j = i;
+    while (j + 1 < devices.size() && devices[j + 1] == devices[j] + 1)
+      ++j;
+    out += out.empty() ? "" : ",";
+    if (j >= i + 2) {
+      out += fmt::format("{}-{}", devices[i], devices[j]);
+      i = j + 1;
+    } else {
+      out += std::to_string(devices[i]);
+      ++i;
+    }
+  }
+  return out;
+}
+
 class table_renderer final : public renderer {
 public:
   explicit table_renderer(render_options options) : m_options(options) {}
 
 protected:
   [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
-    std::string out;
+    // The answer first (issue 31): the verdict and what is not passing; then each node's
+    // details, passing rows counted rather than listed unless verbose; the verdict again last.
+    std::string out = check_summary_text(outcome, m_options.width) + "\n";
+    std::size_t passing_nodes = 0;
     for (const auto& node : outcome.nodes) {
+      // Of many nodes, the passing ones are counted (a fleet's screen is its few bad nodes).
+      if (outcome.nodes.size() > 1 && !listed(node.status)) {
+        ++passing_nodes;
+        continue;
+      }
       out += node_line(node);
-      out += results_table(node);
-      out += gpus_table(node);
+      const std::string results = results_table(node);
+      const std::string gpus = gpus_table(node);
+      // The GPU table's blank line parts it from a results table, where one is printed.
+      out += results + (results.empty() && !gpus.empty() ? gpus.substr(1) : gpus);
+      out += hidden_line(node);
       out += diagnosis_lines(node);
       out += "\n";
     }
+    if (passing_nodes > 0)
+      out += fmt::format("{} passing node{} not listed (-v lists them)\n\n", passing_nodes,
+                         passing_nodes == 1 ? "" : "s");
     for (const auto& n : outcome.notes)
-      out += "note: " + escape_control(n) + "\n";
+      out += wrap_hanging("note: ", escape_control(n), m_options.width, 6);
     out += fmt::format("Verdict: {} (exit code {})\n", status_text(outcome.status),
                        exit_code_of(outcome.status));
     return out;
@@ -116,7 +151,7 @@ private:
         fmt::format("Node {}{}: {}\n", host, source.empty() ? "" : " (" + source + ")",
                     status_text(node.status));
     if (!node.message.empty())
-      out += "  " + escape_control(node.message) + "\n";
+      out += wrap_hanging("  ", escape_control(node.message), m_options.width, 4);
     return out;
   }
 
@@ -126,20 +161,26 @@ private:
     // message; the full parameters and messages are in the md and json outputs.
     text_table t({"check", "gpu", "measured", "expected", "eff", "vs", "verdict", "note"},
                  {a::left, a::left, a::right, a::right, a::right, a::left, a::left, a::left});
+    // At the terminal's width the note, then the check, wrap at spaces (never cut: both are
+    // identifiers), and where that is not enough the note goes under its row.
     t.set_highlight(6);
     t.set_shrinkable({7, 0}, 16);
+    t.set_wrap();
+    t.set_below(7);
     for (const auto& r : node.results) {
+      if (!listed(r.status))
+        continue;
       // The reason codes; a pass needs no note, anything else without a code its message.
       std::string note = r.status == verdict_status::pass ? "" : r.message;
       if (!r.diagnoses.empty()) {
         note.clear();
         for (const auto& d : r.diagnoses) {
           note += note.empty() ? "" : ", ";
-          note += d.code;
+          note += short_code(d.code);
         }
       }
       const std::string axes = compact_axes_text(r);
-      t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpus_text(r.devices),
+      t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpu_ranges_text(r.devices),
                  format_quantity(r.measured, r.unit), format_quantity(r.expected, r.unit),
                  format_percent(r.efficiency), frame_text(r.frame),
                  std::string(to_string(r.status)), note},
@@ -152,16 +193,44 @@ private:
     text_table g({"gpu", "name", "serial", "bus id", "spec", "verdict"});
     g.set_highlight(5);
     g.set_shrinkable({2, 1}, 12);
+    g.set_wrap();
     for (const auto& gpu : node.gpus)
-      g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
-                 gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
-                 gpu.selected ? std::string(to_string(gpu.status)) : "not selected"},
-                colour_on(gpu.status), colour_off());
+      if (listed(gpu.status) || !gpu.selected)
+        g.add_row({std::to_string(gpu.index), gpu.name, gpu.serial, gpu.pci_bus_id,
+                   gpu.spec_id.empty() ? "(none)" : gpu.spec_id,
+                   gpu.selected ? std::string(to_string(gpu.status)) : "not selected"},
+                  colour_on(gpu.status), colour_off());
     if (g.empty())
       return "";
     std::string out = "\n";
     out += g.render(m_options.width);
     return out;
+  }
+
+  /// Passing rows are listed only when verbose; the JSON and HTML keep every one.
+  [[nodiscard]] bool listed(verdict_status s) const {
+    return m_options.verbose || s != verdict_status::pass;
+  }
+
+  /// "  21 passing results and 7 passing GPUs not listed (-v lists them)"; "" when none is left
+  /// out.
+  [[nodiscard]] std::string hidden_line(const node_verdict& node) const {
+    if (m_options.verbose)
+      return "";
+    const auto results = std::count_if(node.results.begin(), node.results.end(), [](const auto& r) {
+      return r.status == verdict_status::pass;
+    });
+    const auto gpus = std::count_if(node.gpus.begin(), node.gpus.end(), [](const auto& g) {
+      return g.selected && g.status == verdict_status::pass;
+    });
+    std::vector<std::string> parts;
+    if (results > 0)
+      parts.push_back(fmt::format("{} passing result{}", results, results == 1 ? "" : "s"));
+    if (gpus > 0)
+      parts.push_back(fmt::format("{} passing GPU{}", gpus, gpus == 1 ? "" : "s"));
+    if (parts.empty())
+      return "";
+    return fmt::format("  {} not listed (-v lists them)\n", fmt::join(parts, " and "));
   }
 
   /// One entry per code and GPU: the same finding on every result of a GPU is said once, with
@@ -174,11 +243,16 @@ private:
     for (const auto& grp : groups) {
       const diagnosis& d = *grp.shown;
       const std::string summary = group_summary(grp);
-      out += fmt::format(
-          "  {} {}{}: {}\n{}      action: {} (remediation: {})\n", status_text(grp.severity),
-          d.code, d.device ? fmt::format(" gpu {}", *d.device) : "", escape_control(d.cause),
-          summary.empty() ? std::string() : fmt::format("      {}\n", escape_control(summary)),
-          escape_control(d.action), to_string(d.step));
+      // Long text wraps under its line with a hanging indent, to the terminal's width.
+      out += wrap_hanging(fmt::format("  {} {}{}: ", status_text(grp.severity), d.code,
+                                      d.device ? fmt::format(" gpu {}", *d.device) : ""),
+                          escape_control(d.cause), m_options.width, 6);
+      if (!summary.empty())
+        out += wrap_hanging("      ", escape_control(summary), m_options.width, 6);
+      out += wrap_hanging(
+          "      action: ",
+          fmt::format("{} (remediation: {})", escape_control(d.action), to_string(d.step)),
+          m_options.width, 8);
     }
     return out;
   }
@@ -195,7 +269,29 @@ protected:
     return to_markdown(c);
   }
   [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
+    // The answer first and last, as in the terminal: the nodes not passing and one action per
+    // code before the details; every row of every node is kept (only the terminal counts them).
     std::string out = fmt::format("# gpuspec check: {}\n\n", upper(to_string(outcome.status)));
+    const auto bad = summarize_not_passing(outcome);
+    out += fmt::format("**{}**\n\n", verdict_summary_line(outcome, bad.nodes.size()));
+    if (!bad.nodes.empty()) {
+      out += "## Not passing, worst first\n\n| host | verdict | gpus | codes |\n"
+             "| --- | --- | --- | --- |\n";
+      for (const auto& row : bad.nodes) {
+        std::string codes;
+        for (const auto& c : row.codes)
+          codes += (codes.empty() ? "`" : ", `") + c + "`";
+        out += fmt::format(
+            "| {} | {} | {} | {} |\n",
+            markdown_cell(row.node->hostname.empty() ? row.node->source : row.node->hostname),
+            to_string(row.node->status), row.gpus,
+            codes.empty() ? markdown_cell(row.node->message) : codes);
+      }
+      out += "\n";
+      for (const auto* d : bad.actions)
+        out += fmt::format("- `{}`: {}\n", d->code, markdown_cell(d->action));
+      out += bad.actions.empty() ? "" : "\n";
+    }
     for (const auto& node : outcome.nodes) {
       out +=
           fmt::format("## {}: {}\n\n", markdown_cell(node.hostname), upper(to_string(node.status)));
@@ -246,6 +342,8 @@ protected:
     }
     for (const auto& n : outcome.notes)
       out += "> " + markdown_cell(n) + "\n";
+    out += fmt::format("{}**Verdict: {} (exit code {})**\n", outcome.notes.empty() ? "" : "\n",
+                       upper(to_string(outcome.status)), exit_code_of(outcome.status));
     return out;
   }
 };

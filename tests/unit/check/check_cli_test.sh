@@ -54,6 +54,41 @@ while IFS=$'\t' read -r name code want; do
   fi
 done <"$fx/variants.tsv"
 [ "$fixtures_run" -ge 50 ] || { echo "FAIL: only $fixtures_run fixtures in variants.tsv"; failures=$((failures + 1)); }
+# At 80 columns (issue 31) every line of every fixture's table fits, and each result that is not
+# passing has its row naming the benchmark and its GPUs whole (identifiers are wrapped, never
+# cut); the JSON says which results those are.
+if command -v python3 >/dev/null; then
+  for f in "$fx"/*.json; do
+    COLUMNS=80 NO_COLOR=1 "$bin" check "$f" >"$out/narrow.txt" 2>/dev/null
+    NO_COLOR=1 "$bin" check "$f" --json >"$out/narrow.json" 2>/dev/null
+    python3 - "$out/narrow.txt" "$out/narrow.json" "$(basename "$f")" <<'PY' || failures=$((failures + 1))
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read().splitlines()
+bad = [l for l in text if len(l) > 80]
+for l in bad:
+    print(f"FAIL: {sys.argv[3]}: a line over 80 columns: {l}")
+rows = 0
+for node in json.load(open(sys.argv[2]))["nodes"]:
+    for r in node["results"]:
+        if r["status"] == "pass":
+            continue
+        # The table's form of the GPUs: runs of three or more as a range ("0-7").
+        runs, ds = [], r["devices"]
+        i = 0
+        while i < len(ds):
+            j = i
+            while j + 1 < len(ds) and ds[j + 1] == ds[j] + 1:
+                j += 1
+            runs.append(f"{ds[i]}-{ds[j]}" if j >= i + 2 else str(ds[i]))
+            i = j + 1 if j >= i + 2 else i + 1
+        gpus = ",".join(runs)
+        if not any(l.startswith(r["bench_id"] + " ") and f"  {gpus} " in l for l in text):
+            rows += 1
+            print(f"FAIL: {sys.argv[3]}: no row names {r['bench_id']} on GPU {gpus} in full")
+sys.exit(1 if bad or rows else 0)
+PY
+  done
+fi
 # Several reports: worst wins.
 expect 2 check "${specs[@]}" "$fx/healthy.json" "$fx/degraded-ecc-uncorrected.json" "$fx/degraded-pcie-replays.json"
 

@@ -23,6 +23,7 @@ struct check_cli_options {
   std::string format = "table";     ///< table | md | json | junit | prom
   bool json = false;                ///< same as --format json
   std::string output;               ///< write here (atomically) instead of stdout
+  bool verbose = false;             ///< the table lists passing rows too
 };
 
 void setup_check(CLI::App& app, check_cli_options& options);

@@ -24,12 +24,26 @@ public:
   /// Columns that may be shortened to fit a width, in the order they give way (the least
   /// needed first): each down to its header's width or `min_width` code points before the next.
   void set_shrinkable(std::vector<std::size_t> columns, std::size_t min_width = 12);
+  /// The shrinkable columns wrap at spaces onto more lines, each after the first indented by
+  /// two, rather than end in "…": no word (an identifier) is ever cut, so a column is never
+  /// narrower than its longest word and the indent.
+  void set_wrap(bool wrap = true) { m_wrap = wrap; }
+  /// Where the table is still too wide, this column leaves it: its cell goes on a line of its
+  /// own under the row, indented by four and wrapped at spaces to the width.
+  void set_below(std::size_t column) { m_below = column; }
 
   /// The table, each line ending in '\n'. `width` 0: as wide as it needs; otherwise the
   /// shrinkable columns give way until every line fits, where they can.
   [[nodiscard]] std::string render(std::size_t width = 0) const;
   [[nodiscard]] bool empty() const { return m_rows.empty(); }
 
+  /// `text` in lines of at most `width` code points (0: one line), broken at spaces; every line
+  /// after the first starts with `indent` spaces, and the first has `start` code points already
+  /// written before it (a label): a first word that does not fit after a label longer than the
+  /// indent leaves the first line empty. A word longer than a line is never cut. The one
+  /// wrapping of text for a terminal: cells here, the renderers' hanging paragraphs.
+  [[nodiscard]] static std::vector<std::string> wrap(std::string_view text, std::size_t width,
+                                                     std::size_t indent, std::size_t start = 0);
   /// Code points of UTF-8 text.
   [[nodiscard]] static std::size_t display_width(std::string_view s);
 
@@ -44,6 +58,8 @@ private:
   std::size_t m_highlight = static_cast<std::size_t>(-1);
   std::vector<std::size_t> m_shrinkable;
   std::size_t m_min_width = 12;
+  bool m_wrap = false;
+  std::size_t m_below = static_cast<std::size_t>(-1);
 };
 
 } // namespace gpuspec::reports::model

@@ -59,6 +59,9 @@ struct render_options {
   /// compare's), for a format that draws the measurements themselves (html: its plots and the
   /// embedded report JSON); null: none, and the page holds the verdicts and tables alone.
   const std::vector<report>* reports = nullptr;
+  /// The terminal table lists the passing results, GPUs and nodes too (`check -v`); otherwise
+  /// it counts them. The other formats always list everything.
+  bool verbose = false;
 };
 
 /// What `gpuspec health` prints: the outcome and how long the whole command took.

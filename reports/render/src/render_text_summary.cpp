@@ -1,0 +1,119 @@
+// The opening of `gpuspec check`'s terminal output (issue 31, "the answer comes last"): the
+// verdict on the first line, then every node that is not passing, worst first, with the GPUs and
+// codes that make it so, then one action per code. With 50 reports and a few bad ones, the first
+// screen names every bad node; the details and the verdict again follow (render_text.cpp).
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/model/text_table.hpp"
+#include "render_detail.hpp"
+
+namespace gpuspec::reports::inline render::detail {
+
+namespace {
+
+/// The GPUs of a node that are not passing ("2,5"); "host" for a finding on the node itself.
+std::string bad_gpus_text(const node_verdict& node) {
+  std::string out;
+  for (const auto& g : node.gpus)
+    if (g.selected && g.status != verdict_status::pass && g.status != verdict_status::skipped)
+      out += (out.empty() ? "" : ",") + std::to_string(g.index);
+  if (out.empty() && !node.diagnoses.empty())
+    out = "host";
+  return out.empty() ? "-" : out;
+}
+
+/// The node's groups, worst first (a stable sort keeps the judge's order within a severity).
+std::vector<diagnosis_group> worst_first(const node_verdict& node) {
+  auto groups = grouped_diagnoses(node);
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.severity > b.severity; });
+  return groups;
+}
+
+} // namespace
+
+std::string short_code(std::string_view code) {
+  constexpr std::string_view prefix = "GPUSPEC-";
+  return std::string(code.starts_with(prefix) ? code.substr(prefix.size()) : code);
+}
+
+std::string wrap_hanging(std::string_view first, std::string_view text, std::size_t width,
+                         std::size_t indent) {
+  std::string out(first);
+  const auto lines = text_table::wrap(text, width, indent, text_table::display_width(first));
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    if (k > 0) {
+      while (!out.empty() && out.back() == ' ') // a label whose first word went under it
+        out.pop_back();
+      out += '\n';
+    }
+    out += lines[k];
+  }
+  return out + "\n";
+}
+
+not_passing_summary summarize_not_passing(const check_outcome& outcome) {
+  not_passing_summary out;
+  for (std::size_t k = 0; k < outcome.nodes.size(); ++k)
+    if (outcome.nodes[k].status != verdict_status::pass)
+      out.nodes.push_back({k, &outcome.nodes[k], bad_gpus_text(outcome.nodes[k]), {}});
+  std::stable_sort(out.nodes.begin(), out.nodes.end(),
+                   [](const auto& a, const auto& b) { return a.node->status > b.node->status; });
+  std::vector<std::pair<verdict_status, const diagnosis*>> actions;
+  std::set<std::string> said;
+  for (auto& row : out.nodes)
+    for (const auto& g : worst_first(*row.node)) {
+      if (std::find(row.codes.begin(), row.codes.end(), g.shown->code) == row.codes.end())
+        row.codes.push_back(g.shown->code);
+      if (said.insert(g.shown->code).second)
+        actions.emplace_back(g.severity, g.shown);
+    }
+  std::stable_sort(actions.begin(), actions.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& a : actions)
+    out.actions.push_back(a.second);
+  return out;
+}
+
+std::string verdict_summary_line(const check_outcome& outcome, std::size_t not_passing) {
+  const std::size_t nodes = outcome.nodes.size();
+  return fmt::format("{} (exit code {}); {} node{}, {}", upper(to_string(outcome.status)),
+                     exit_code_of(outcome.status), nodes, nodes == 1 ? "" : "s",
+                     not_passing == 0 ? std::string(nodes == 1 ? "passing" : "all passing")
+                                      : fmt::format("{} not passing", not_passing));
+}
+
+std::string check_summary_text(const check_outcome& outcome, std::size_t width) {
+  const auto summary = summarize_not_passing(outcome);
+  std::string out = "Verdict: " + verdict_summary_line(outcome, summary.nodes.size()) + "\n";
+  if (summary.nodes.empty())
+    return out;
+  // Codes are identifiers: the table wraps them at ", " and never cuts one.
+  text_table t({"host", "verdict", "gpus", "codes"});
+  t.set_shrinkable({3}, 12);
+  t.set_wrap();
+  t.set_below(3);
+  for (const auto& row : summary.nodes) {
+    std::string codes;
+    for (const auto& c : row.codes)
+      codes += (codes.empty() ? "" : ", ") + short_code(c);
+    const node_verdict& n = *row.node;
+    t.add_row({escape_control(n.hostname.empty() ? n.source : n.hostname),
+               std::string(to_string(n.status)), row.gpus,
+               codes.empty() ? escape_control(n.message) : codes});
+  }
+  out += "\nNot passing, worst first\n" + t.render(width);
+  if (!summary.actions.empty()) {
+    out += "\nActions\n";
+    for (const auto* d : summary.actions)
+      out += wrap_hanging(fmt::format("  {}: ", short_code(d->code)), escape_control(d->action),
+                          width, 6);
+  }
+  return out;
+}
+
+} // namespace gpuspec::reports::render::detail
