@@ -1,0 +1,105 @@
+// The one entry of the importers (import.hpp): recognise the tool, read the log, name the file
+// and line of anything that cannot be read.
+#include "gpuspec/reports/import/import.hpp"
+
+#include <array>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/import/log_lines.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "readers.hpp"
+#include "sha256.hpp"
+
+namespace gpuspec::reports::inline import {
+namespace {
+
+constexpr std::array<std::pair<foreign_tool, std::string_view>, 1> k_tools{
+    {{foreign_tool::nccl_tests, "nccl-tests"}}};
+
+input_error error_at(const std::string& file, std::size_t line, const std::string& why) {
+  return input_error{file, line == 0 ? std::string() : fmt::format("line {}", line), why};
+}
+
+} // namespace
+
+std::string_view tool_name(foreign_tool tool) {
+  for (const auto& [t, name] : k_tools)
+    if (t == tool)
+      return name;
+  return "unknown";
+}
+
+std::optional<foreign_tool> tool_from_name(std::string_view name) {
+  for (const auto& [t, n] : k_tools)
+    if (n == name)
+      return t;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> tool_names() {
+  std::vector<std::string_view> out;
+  for (const auto& [t, name] : k_tools)
+    out.push_back(name);
+  return out;
+}
+
+std::optional<foreign_tool> detect_tool(std::string_view text) {
+  const auto lines = split_log_lines(text);
+  if (detail::looks_like_nccl_tests(lines))
+    return foreign_tool::nccl_tests;
+  return std::nullopt;
+}
+
+outcome<report> import_log(std::string_view text, const std::string& file,
+                           std::optional<foreign_tool> tool) {
+  const auto lines = split_log_lines(text);
+  if (!tool)
+    tool = detect_tool(text);
+  if (!tool)
+    return error_at(file, lines.empty() ? 0 : 1,
+                    fmt::format("not a log gpuspec can import: no line of {} was recognised",
+                                fmt::join(tool_names(), " or ")));
+  run_source source;
+  source.tool = std::string(tool_name(*tool));
+  source.file = file;
+  source.sha256 = detail::sha256_hex(text);
+  try {
+    switch (*tool) {
+    case foreign_tool::nccl_tests:
+      return detail::read_nccl_tests(lines, std::move(source));
+    case foreign_tool::gpu_burn:
+      break;
+    }
+  } catch (const log_error& e) {
+    return error_at(file, e.line(), fmt::format("{} log: {}", tool_name(*tool), e.what()));
+  }
+  return error_at(file, 0, "no reader for this tool");
+}
+
+outcome<report> load_log(const std::filesystem::path& file, std::optional<foreign_tool> tool) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return input_error{file.string(), "", "cannot be opened"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return import_log(text.str(), file.string(), tool);
+}
+
+outcome<report> load_report_or_log(const std::filesystem::path& file,
+                                   std::optional<foreign_tool> tool) {
+  if (!tool) {
+    std::ifstream in(file, std::ios::binary);
+    char c = 0;
+    while (in.get(c) && (c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+    }
+    if (!in || c == '{')
+      return load_report(file);
+  }
+  return load_log(file, tool);
+}
+
+} // namespace gpuspec::reports::import
