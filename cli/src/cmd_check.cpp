@@ -14,6 +14,7 @@
 #include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/specs_location.hpp"
 #include "gpuspec/collectives/nccl_tests_table.hpp"
+#include "gpuspec/reports/import/import.hpp"
 #include "gpuspec/reports/judge/check.hpp"
 #include "gpuspec/reports/judge/expectations.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
@@ -122,7 +123,7 @@ bool load_check_reports(const check_cli_options& o, std::vector<reports::report>
   out.reserve(o.reports.size());
   bool bad = false;
   for (const auto& file : o.reports) {
-    auto r = reports::load_report(file);
+    auto r = reports::load_report_or_log(file);
     if (!r) {
       fmt::print(stderr, "gpuspec check: {}\n", r.error().to_string());
       bad = true;
@@ -131,7 +132,7 @@ bool load_check_reports(const check_cli_options& o, std::vector<reports::report>
     out.push_back(std::move(r).value());
   }
   if (!o.baseline.empty()) {
-    auto b = reports::load_report(o.baseline);
+    auto b = reports::load_report_or_log(o.baseline);
     if (!b) {
       fmt::print(stderr, "gpuspec check: {}\n", b.error().to_string());
       bad = true;

@@ -17,8 +17,8 @@
 namespace gpuspec::reports::inline import {
 namespace {
 
-constexpr std::array<std::pair<foreign_tool, std::string_view>, 1> k_tools{
-    {{foreign_tool::nccl_tests, "nccl-tests"}}};
+constexpr std::array<std::pair<foreign_tool, std::string_view>, 2> k_tools{
+    {{foreign_tool::nccl_tests, "nccl-tests"}, {foreign_tool::gpu_burn, "gpu-burn"}}};
 
 input_error error_at(const std::string& file, std::size_t line, const std::string& why) {
   return input_error{file, line == 0 ? std::string() : fmt::format("line {}", line), why};
@@ -51,6 +51,8 @@ std::optional<foreign_tool> detect_tool(std::string_view text) {
   const auto lines = split_log_lines(text);
   if (detail::looks_like_nccl_tests(lines))
     return foreign_tool::nccl_tests;
+  if (detail::looks_like_gpu_burn(lines))
+    return foreign_tool::gpu_burn;
   return std::nullopt;
 }
 
@@ -72,7 +74,7 @@ outcome<report> import_log(std::string_view text, const std::string& file,
     case foreign_tool::nccl_tests:
       return detail::read_nccl_tests(lines, std::move(source));
     case foreign_tool::gpu_burn:
-      break;
+      return detail::read_gpu_burn(lines, std::move(source));
     }
   } catch (const log_error& e) {
     return error_at(file, e.line(), fmt::format("{} log: {}", tool_name(*tool), e.what()));

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-namespace gpuspec::reports::import::detail {
+namespace gpuspec::reports::inline import::detail {
 
 report imported_report(run_source source) {
   report r;

@@ -6,7 +6,7 @@
 
 #include "gpuspec/reports/model/report.hpp"
 
-namespace gpuspec::reports::import::detail {
+namespace gpuspec::reports::inline import::detail {
 
 /// An empty imported report: backend "imported", run.source set, complete unless truncated.
 [[nodiscard]] report imported_report(run_source source);

@@ -18,7 +18,7 @@
 #include "imported_report.hpp"
 #include "readers.hpp"
 
-namespace gpuspec::reports::import::detail {
+namespace gpuspec::reports::inline import::detail {
 namespace {
 
 constexpr std::string_view k_tool = "nccl-tests";

@@ -6,7 +6,7 @@
 #include "gpuspec/reports/import/log_lines.hpp"
 #include "gpuspec/reports/model/report.hpp"
 
-namespace gpuspec::reports::import::detail {
+namespace gpuspec::reports::inline import::detail {
 
 [[nodiscard]] bool looks_like_nccl_tests(const std::vector<log_line>& lines);
 [[nodiscard]] report read_nccl_tests(const std::vector<log_line>& lines, run_source source);

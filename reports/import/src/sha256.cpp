@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace gpuspec::reports::import::detail {
+namespace gpuspec::reports::inline import::detail {
 namespace {
 
 constexpr std::array<std::uint32_t, 64> k_rounds{

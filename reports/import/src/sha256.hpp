@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpuspec::reports::import::detail {
+namespace gpuspec::reports::inline import::detail {
 
 /// Lowercase hex, 64 characters.
 [[nodiscard]] std::string sha256_hex(std::string_view bytes);
