@@ -98,7 +98,7 @@ outcome<report> load_report_or_log(const std::filesystem::path& file,
     char c = 0;
     while (in.get(c) && (c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
     }
-    if (!in || c == '{')
+    if (!in || c == '{' || c == '[')
       return load_report(file);
   }
   return load_log(file, tool);
