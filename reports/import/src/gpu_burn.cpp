@@ -2,7 +2,9 @@
 // Gflop/s, its error count, and gpu-burn's own OK/FAULTY. gpu-burn prints "OK" for a GPU that
 // never ran (0 Gflop/s after an init error) and exits 0 when FAULTY, so the verdict is taken
 // from the figures, not its word (docs/import.md, "gpu-burn"): zero throughput, a GPU far below
-// its siblings, a dead worker or an aborted run fail.
+// its siblings, a dead worker or an aborted run fail. A figure that holds up is a cuBLAS GEMM
+// result as our own (bench id gemm.cublas.<precision>, its M, N and K), so the same rule
+// judges it against the spec table's peak for the model the log names, and its siblings.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -31,7 +33,24 @@ struct parsed_burn {
   std::map<int, gpu_state> gpus;
   std::string init_error, kill;
   bool summary = false, aborted = false;
+  bool doubles = false, tensor_cores = false;
+  /// The side of the matrices, from lines only one era of gpu-burn prints: "Using compare file"
+  /// and "Burning for N seconds." (8192x8192), "Burning for N secs" (2048x2048); 0 when the log
+  /// holds neither.
+  int size = 0;
 };
+
+/// The flags of a gpu_burn command line in the log ("./gpu_burn -d -tc 60").
+void read_command(std::string_view text, parsed_burn& p) {
+  const auto at = text.find("gpu_burn");
+  if (at == std::string_view::npos)
+    return;
+  for (const auto f : blank_fields(text.substr(at)))
+    if (f == "-d")
+      p.doubles = true;
+    else if (f == "-tc")
+      p.tensor_cores = true;
+}
 
 /// One progress record: "50.0%  proc'd: 636 (2085 Gflop/s) - ...   errors: 0 - ...   temps:".
 void read_progress(const log_line& l, std::string_view text, parsed_burn& p) {
@@ -85,7 +104,17 @@ parsed_burn parse_burn(const std::vector<log_line>& lines) {
       p.summary = true;
     } else if (text.find("No clients are alive!") != std::string_view::npos) {
       p.aborted = true;
+    } else if (text.starts_with("Initialized device")) {
+      p.doubles = p.doubles || text.ends_with("using DOUBLES");
+    } else if (text.find("Using compare file") != std::string_view::npos ||
+               (text.find("Burning for") != std::string_view::npos && text.ends_with("seconds."))) {
+      p.size = 8192;
+    } else if (text.find("Burning for") != std::string_view::npos && text.ends_with("secs")) {
+      p.size = 2048;
+    } else if (text.find("Tensor Cores") != std::string_view::npos) {
+      p.tensor_cores = true;
     }
+    read_command(text, p);
     // Several records can share one physical line (a missing newline in the post).
     for (auto at = text.find("proc'd:"); at != std::string_view::npos;
          at = text.find("proc'd:", at + 7)) {
@@ -120,6 +149,33 @@ std::string why_failed(const gpu_state& g, double siblings_median, const parsed_
   return {};
 }
 
+/// What gpu-burn multiplied, as our cuBLAS GEMM family names it, and the spec table's peak that
+/// bounds it ("" for none).
+struct burn_gemm {
+  std::string bench_id, peak, note;
+  int size = 0;
+};
+
+burn_gemm gemm_of(const parsed_burn& p) {
+  burn_gemm g;
+  g.size = p.size;
+  if (p.doubles) {
+    // cuBLAS DGEMM runs on FP64 Tensor Cores where a GPU has them (Ampere, Hopper) and on the
+    // FP64 units elsewhere; the log names no compute capability, so neither peak is safe.
+    g.bench_id = "gemm.cublas.fp64";
+    g.note = "gpu-burn -d (DGEMM): the log does not say whether cuBLAS used FP64 Tensor Cores, "
+             "so no datasheet peak bounds it; only its siblings judge it";
+  } else if (p.tensor_cores) {
+    g.bench_id = "gemm.cublas.tf32_tc";
+    g.peak = "peaks.tf32_tc";
+    g.note = "gpu-burn -tc (SGEMM with tensor-op math): judged as TF32 Tensor Core GEMM";
+  } else {
+    g.bench_id = "gemm.cublas.fp32";
+    g.peak = "peaks.fp32";
+  }
+  return g;
+}
+
 } // namespace
 
 bool looks_like_gpu_burn(const std::vector<log_line>& lines) {
@@ -140,8 +196,19 @@ report read_gpu_burn(const std::vector<log_line>& lines, run_source source) {
                     "a gpu-burn log that names no GPU and no figure: nothing to judge");
   source.truncated = !p.summary && !p.aborted;
   source.notes.push_back("gpu-burn states no version");
-  source.notes.push_back("gpu-burn's figure is its last progress line's Gflop/s; it states no "
-                         "datasheet ceiling, so only the figures, errors and siblings judge it");
+  const auto gemm = gemm_of(p);
+  source.notes.push_back(fmt::format(
+      "gpu-burn's figure is its last progress line's Gflop/s of cuBLAS GEMM on {}; it is judged "
+      "as {} by the same rule as our own, against the spec table's peak for the model the log "
+      "names, and against its siblings",
+      gemm.size == 8192   ? "8192x8192 matrices (the current gpu-burn's lines)"
+      : gemm.size == 2048 ? "2048x2048 matrices (an older gpu-burn's lines: a small shape, "
+                            "reported beside the peak, not judged)"
+                          : "matrices whose size the log does not tell (no line that dates the "
+                            "gpu-burn): without a shape, reported, not judged",
+      gemm.bench_id));
+  if (!gemm.note.empty())
+    source.notes.push_back(gemm.note);
   source.notes.push_back("the log has no telemetry beyond temperatures: clocks and throttle "
                          "reasons are not known");
   report r = imported_report(std::move(source));
@@ -158,9 +225,18 @@ report read_gpu_burn(const std::vector<log_line>& lines, run_source source) {
     d.uuid = g.uuid;
     r.devices.push_back(d);
     r.run.devices.push_back(index);
-    auto res = imported_result("burnin.gpu_burn", "throughput", metric_unit::gigaflop_per_second,
+    auto res = imported_result(gemm.bench_id, "throughput", metric_unit::gigaflop_per_second,
                                g.gflops.value_or(0), g.line ? g.line : g.verdict_line, "gpu-burn");
     res.devices = {index};
+    if (gemm.size > 0)
+      for (const auto* dim : {"m", "n", "k"})
+        res.observations[dim] = gemm.size;
+    if (!gemm.peak.empty()) {
+      res.ceiling_value.reference = reference_kind::datasheet;
+      res.ceiling_value.spec_figure = gemm.peak;
+      res.ceiling_value.datasheet_source =
+          "the spec table's " + gemm.peak + " for the model the log names";
+    }
     if (!g.gflops) {
       res.samples.clear();
       res.stats = {};

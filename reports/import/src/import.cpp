@@ -91,14 +91,38 @@ outcome<report> load_log(const std::filesystem::path& file, std::optional<foreig
   return import_log(text.str(), file.string(), tool);
 }
 
+namespace {
+
+/// Whether a file starts as a JSON document does: '{', or '[' followed by a JSON value (a shell
+/// prompt such as "[root@host dir]# ./gpu_burn", which starts several posted logs, is not one).
+bool starts_as_json(std::istream& in) {
+  const auto blank = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  char c = 0;
+  while (in.get(c) && blank(c)) {
+  }
+  if (!in || c == '{')
+    return true;
+  if (c != '[')
+    return false;
+  std::string next;
+  while (next.size() < 5 && in.get(c))
+    if (!blank(c) || !next.empty())
+      next += c;
+  if (next.empty())
+    return true;
+  const char first = next.front();
+  return first == '{' || first == '[' || first == ']' || first == '"' || first == '-' ||
+         (first >= '0' && first <= '9') || next.starts_with("true") || next.starts_with("false") ||
+         next.starts_with("null");
+}
+
+} // namespace
+
 outcome<report> load_report_or_log(const std::filesystem::path& file,
                                    std::optional<foreign_tool> tool) {
   if (!tool) {
     std::ifstream in(file, std::ios::binary);
-    char c = 0;
-    while (in.get(c) && (c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
-    }
-    if (!in || c == '{' || c == '[')
+    if (!in || starts_as_json(in))
       return load_report(file);
   }
   return load_log(file, tool);

@@ -311,6 +311,12 @@ result row_result(const table_row& row, bool in_place, const std::string& collec
   o["algbw_gbs"] = number_of(half.at("algbw")).value_or(0);
   res.check.detail = "no #wrong column";
   verify(res, half, p);
+  if (p.ranks.size() == 1 && res.status == result_status::ok) {
+    // busbw is algbw x the collective's bus factor, (n-1)/n or 2(n-1)/n: 0 with one rank.
+    res.status = result_status::skipped;
+    res.reason = "a one-rank run measures no link: nccl-tests' bus factor is 0 for one rank, so "
+                 "busbw is 0 by its formula";
+  }
   // Which link bounds busbw: on one node with NVLink the spec row's NVLink figure, which the
   // check takes from its own table for the GPU the log names; across nodes, the network, whose
   // rate the log does not state.

@@ -37,12 +37,35 @@ TEST(GpuBurnImport, HealthyRunsKeepTheirFigures) {
   ASSERT_EQ(two.results.size(), 2u);
   for (const auto& res : two.results)
     EXPECT_EQ(res.status, result_status::ok) << res.reason;
+  // Judged as our own SGEMM: the same rule, the spec table's FP32 peak for the model named.
+  EXPECT_EQ(two.results[0].bench_id, "gemm.cublas.fp32");
+  EXPECT_EQ(two.results[0].observations.at("m"), 8192);
+  EXPECT_EQ(two.results[0].ceiling_value.reference, reference_kind::datasheet);
+  EXPECT_EQ(two.results[0].ceiling_value.spec_figure, "peaks.fp32");
   const auto k80 = burn("k80x1-gpuburn-ok.log");
   ASSERT_EQ(k80.results.size(), 1u);
   EXPECT_DOUBLE_EQ(k80.results[0].stats.median, 2273);
   EXPECT_EQ(k80.results[0].status, result_status::ok);
   // The post ends at the last progress line, without gpu-burn's "Tested 1 GPUs" summary.
   EXPECT_TRUE(k80.run.source->truncated);
+  // An older gpu-burn ("Burning for 10 secs"): 2048x2048 matrices.
+  EXPECT_EQ(k80.results[0].observations.at("k"), 2048);
+}
+
+TEST(GpuBurnImport, ThePrecisionIsTakenFromTheLog) {
+  const auto text = test::read_import_fixture("gpu-burn/rtx4090x2-gpuburn-ok.log");
+  std::string doubles = text;
+  for (auto at = doubles.find("using FLOATS"); at != std::string::npos;
+       at = doubles.find("using FLOATS"))
+    doubles.replace(at, 12, "using DOUBLES");
+  const auto d = import_log(doubles, "d.log");
+  ASSERT_TRUE(d) << d.error().to_string();
+  EXPECT_EQ(d.value().results[0].bench_id, "gemm.cublas.fp64");
+  EXPECT_EQ(d.value().results[0].ceiling_value.reference, reference_kind::none);
+  const auto tc = import_log("$ ./gpu_burn -tc 60\n" + text, "tc.log");
+  ASSERT_TRUE(tc) << tc.error().to_string();
+  EXPECT_EQ(tc.value().results[0].bench_id, "gemm.cublas.tf32_tc");
+  EXPECT_EQ(tc.value().results[0].ceiling_value.spec_figure, "peaks.tf32_tc");
 }
 
 TEST(GpuBurnImport, NoProgressSaidOkIsNotAPass) {
