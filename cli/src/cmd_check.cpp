@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/cli/cli_model.hpp"
+#include "gpuspec/cli/cmd_import.hpp"
 #include "gpuspec/cli/format.hpp"
 #include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/specs_location.hpp"
@@ -49,6 +50,10 @@ void setup_check(CLI::App& app, check_cli_options& o) {
   cmd->add_flag("--json", o.json, "Print JSON for programs (same as --format json)");
   cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)")
       ->type_name(value_name::file);
+  cmd->add_option("--tool", o.tool,
+                  "Read every REPORT as this tool's log (otherwise a report, or a log whose "
+                  "tool is recognised from its lines: docs/import.md)")
+      ->check(CLI::IsMember(import_tool_names()));
 }
 
 std::optional<loaded_rules> load_rules(const std::string& specs_file,
@@ -123,7 +128,8 @@ bool load_check_reports(const check_cli_options& o, std::vector<reports::report>
   out.reserve(o.reports.size());
   bool bad = false;
   for (const auto& file : o.reports) {
-    auto r = reports::load_report_or_log(file);
+    auto r = reports::load_report_or_log(file, o.tool.empty() ? std::nullopt
+                                                              : reports::tool_from_name(o.tool));
     if (!r) {
       fmt::print(stderr, "gpuspec check: {}\n", r.error().to_string());
       bad = true;

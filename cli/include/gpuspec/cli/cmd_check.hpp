@@ -23,6 +23,7 @@ struct check_cli_options {
   std::string format = "table";     ///< table | md | json | junit | prom
   bool json = false;                ///< same as --format json
   std::string output;               ///< write here (atomically) instead of stdout
+  std::string tool; ///< --tool: the foreign tool every input log is read as; "" = recognised
 };
 
 void setup_check(CLI::App& app, check_cli_options& options);
