@@ -17,8 +17,10 @@
 namespace gpuspec::reports::inline import {
 namespace {
 
-constexpr std::array<std::pair<foreign_tool, std::string_view>, 2> k_tools{
-    {{foreign_tool::nccl_tests, "nccl-tests"}, {foreign_tool::gpu_burn, "gpu-burn"}}};
+constexpr std::array<std::pair<foreign_tool, std::string_view>, 3> k_tools{
+    {{foreign_tool::nccl_tests, "nccl-tests"},
+     {foreign_tool::gpu_burn, "gpu-burn"},
+     {foreign_tool::dcgm, "dcgm"}}};
 
 input_error error_at(const std::string& file, std::size_t line, const std::string& why) {
   return input_error{file, line == 0 ? std::string() : fmt::format("line {}", line), why};
@@ -53,6 +55,8 @@ std::optional<foreign_tool> detect_tool(std::string_view text) {
     return foreign_tool::nccl_tests;
   if (detail::looks_like_gpu_burn(lines))
     return foreign_tool::gpu_burn;
+  if (detail::looks_like_dcgm_diag(lines))
+    return foreign_tool::dcgm;
   return std::nullopt;
 }
 
@@ -75,6 +79,8 @@ outcome<report> import_log(std::string_view text, const std::string& file,
       return detail::read_nccl_tests(lines, std::move(source));
     case foreign_tool::gpu_burn:
       return detail::read_gpu_burn(lines, std::move(source));
+    case foreign_tool::dcgm:
+      return detail::read_dcgm_diag(lines, std::move(source));
     }
   } catch (const log_error& e) {
     return error_at(file, e.line(), fmt::format("{} log: {}", tool_name(*tool), e.what()));

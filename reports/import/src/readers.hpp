@@ -1,6 +1,6 @@
 #pragma once
-// Each tool's recogniser and reader (one file each: nccl_tests.cpp, gpu_burn.cpp). A reader
-// throws log_error naming the line it cannot read; import.cpp adds the file name.
+// Each tool's recogniser and reader (one file each: nccl_tests.cpp, gpu_burn.cpp, dcgm_diag.cpp). A
+// reader throws log_error naming the line it cannot read; import.cpp adds the file name.
 #include <vector>
 
 #include "gpuspec/reports/import/log_lines.hpp"
@@ -13,5 +13,8 @@ namespace gpuspec::reports::inline import::detail {
 
 [[nodiscard]] bool looks_like_gpu_burn(const std::vector<log_line>& lines);
 [[nodiscard]] report read_gpu_burn(const std::vector<log_line>& lines, run_source source);
+
+[[nodiscard]] bool looks_like_dcgm_diag(const std::vector<log_line>& lines);
+[[nodiscard]] report read_dcgm_diag(const std::vector<log_line>& lines, run_source source);
 
 } // namespace gpuspec::reports::import::detail

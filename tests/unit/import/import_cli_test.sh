@@ -57,7 +57,32 @@ done <<'TABLE'
 3 gpu-burn/rtx4090x2-gpuburn-ok.log the gpu-burn log is truncated
 3 gpu-burn/rtxa500x1-gpuburn-ok.log GPUSPEC-NO-SPEC-ROW
 3 gpu-burn/k80x1-gpuburn-ok.log
+2 dcgm/h100nvlx2-diag-r2-pass-nvlinks-down.log GPUSPEC-NVLINK-DOWN
+2 dcgm/a100-diag-r2-pcie-fail-nvlink-down-warnings.log NvLink link 0 is currently down
+2 dcgm/unknownx2-diag-gpu0-fail-cuda-busy-fragment.log cuCtxCreate
+3 dcgm/a100-80g-pciex4-diag-r3-header.log the dcgm log is truncated
+3 dcgm/l40sx4-diag-dcgm4-header.log the dcgm log is truncated
+3 dcgm/unknown-diag-r3-skipped-deployment.log the dcgm log is truncated
 TABLE
+
+# The H100 NVL diag as the poster describes it, its table closed here in the test only: with
+# both GPUs' links up it passes; with every link down (the post) it fails, whatever DCGM said.
+{
+  printf 'dcgmi nvlink --link-status\nGPUs:\n    gpuId 0:\n        U U U U U U U U U U U U _ _ _ _ _ _\n'
+  printf '    gpuId 1:\n        U U U U U U U U U U U U _ _ _ _ _ _\n'
+  sed -n '/^dcgmi diag/,$p' "$fx/dcgm/h100nvlx2-diag-r2-pass-nvlinks-down.log"
+  printf '| NVML Library              | Pass                                           |\n'
+  printf '+---------------------------+------------------------------------------------+\n'
+} >"$out/h100nvl-up.log"
+expect 0 check "$out/h100nvl-up.log"
+sed 's/U U U U U U U U U U U U/D D D D D D D D D D D D/' "$out/h100nvl-up.log" >"$out/h100nvl-down.log"
+expect 2 check "$out/h100nvl-down.log"
+has stdout "12 NVLink links down and none active on a NVIDIA H100 NVL"
+# A test DCGM skipped is shown skipped with DCGM's word, never as a pass of that test (the other
+# tests judge the node; a log whose tests were all skipped is exit 3, GPUSPEC-NO-RESULTS).
+sed 's/| NVML Library              | Pass /| NVML Library              | Skip /' "$out/h100nvl-up.log" >"$out/h100nvl-skip.log"
+expect 0 check "$out/h100nvl-skip.log"
+has stdout "DCGM skipped its NVML Library test"
 
 # A healthy gpu-burn log that runs to its summary (the RTX 4090 post, cut at 70%, completed
 # here in the test only): both GPUs judged against the RTX 4090's FP32 peak, a pass.
@@ -73,7 +98,7 @@ sed 's/(52472 Gflop\/s)   errors/(12000 Gflop\/s)   errors/' "$out/rtx4090-compl
 expect 2 check "$out/rtx4090-slow.log"
 
 # import writes a report that validates against the schema and that check judges alike.
-for log in "$fx"/nccl-tests/*.log "$fx"/gpu-burn/*.log; do
+for log in "$fx"/nccl-tests/*.log "$fx"/gpu-burn/*.log "$fx"/dcgm/*.log; do
   name=$(basename "$log")
   expect 0 import "$log" -o "$out/reports/$name.json"
 done

@@ -17,9 +17,9 @@
 
 namespace gpuspec::reports::inline import {
 
-enum class foreign_tool { nccl_tests, gpu_burn };
+enum class foreign_tool { nccl_tests, gpu_burn, dcgm };
 
-/// "nccl-tests", "gpu-burn": the names `--tool` takes and run.source.tool holds.
+/// "nccl-tests", "gpu-burn", "dcgm": the names `--tool` takes and run.source.tool holds.
 [[nodiscard]] std::string_view tool_name(foreign_tool tool);
 [[nodiscard]] std::optional<foreign_tool> tool_from_name(std::string_view name);
 /// Every name tool_from_name knows, for messages.
