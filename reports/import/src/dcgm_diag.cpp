@@ -88,14 +88,22 @@ const std::regex& status_word() {
 
 /// "Pass", "Fail - All", "Pass - GPU: 1", "GPU0: Pass", "Fail - GPUs: 0, 1" into `t.result`;
 /// false when the text holds no result.
-bool read_result(std::string_view text, dcgm_test& t) {
+int gpu_index(const std::string& text, std::size_t line) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 0)
+    throw log_error(line, fmt::format("GPU '{}' is not a GPU index", text));
+  return v;
+}
+
+bool read_result(std::string_view text, dcgm_test& t, std::size_t line) {
   const std::string s(trim_blanks(text));
   std::smatch m;
   if (!std::regex_match(s, m, status_word()))
     return false;
   const std::string word = m[2].str();
   if (m[1].matched) {
-    t.result[std::stoi(m[1].str())] = word;
+    t.result[gpu_index(m[1].str(), line)] = word;
     return true;
   }
   static const std::regex gpus(R"(GPUs?\s*:\s*([0-9 ,]+))");
@@ -106,7 +114,7 @@ bool read_result(std::string_view text, dcgm_test& t) {
     const std::string list = g[1].str();
     for (auto it = std::sregex_iterator(list.begin(), list.end(), index);
          it != std::sregex_iterator(); ++it)
-      t.result[std::stoi(it->str())] = word;
+      t.result[gpu_index(it->str(), line)] = word;
   } else {
     t.result[-1] = word;
   }
@@ -139,7 +147,10 @@ parsed_diag parse_diag(const std::vector<log_line>& lines) {
     const auto text = trim_blanks(raw);
     // dcgmi nvlink --link-status: "gpuId 0:" then its links' letters on the next line.
     if (text.starts_with("gpuId ") && text.ends_with(':')) {
-      link_gpu = std::max(0, std::atoi(std::string(text.substr(6)).c_str()));
+      const auto id = trim_blanks(text.substr(6, text.size() - 7));
+      int v = 0;
+      const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
+      link_gpu = ec == std::errc() && end == id.data() + id.size() && v >= 0 ? v : -1;
       continue;
     }
     if (link_gpu >= 0 && !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -177,7 +188,7 @@ parsed_diag parse_diag(const std::vector<log_line>& lines) {
       continue;
     if (name.empty()) {
       // A wrapped row: more of the text above, or another GPU's result.
-      if (last == into::test && read_result(value, p.tests.back()))
+      if (last == into::test && read_result(value, p.tests.back(), l.number))
         continue;
       auto* target = last == into::warning ? &p.tests.back().warnings.back()
                      : last == into::info  ? &p.tests.back().info.back()
@@ -220,7 +231,7 @@ parsed_diag parse_diag(const std::vector<log_line>& lines) {
     t.section = section;
     t.name = std::string(name);
     t.line = l.number;
-    if (!read_result(value, t) && !value.empty())
+    if (!read_result(value, t, l.number) && !value.empty())
       throw log_error(l.number, fmt::format("DCGM test '{}' has the result '{}', not Pass, Fail, "
                                             "Skip or Warn",
                                             t.name, std::string(value)));

@@ -6,6 +6,7 @@
 // result as our own (bench id gemm.cublas.<precision>, its M, N and K), so the same rule
 // judges it against the spec table's peak for the model the log names, and its siblings.
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <optional>
 #include <regex>
@@ -52,6 +53,16 @@ void read_command(std::string_view text, parsed_burn& p) {
       p.tensor_cores = true;
 }
 
+/// A whole number or a figure of the log, or a log_error naming its line (out of range, or
+/// not a number: "." matches the pattern).
+template <typename T> T number_at(const log_line& l, const std::string& text) {
+  T v{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw log_error(l.number, fmt::format("'{}' is not a number gpuspec can read", text));
+  return v;
+}
+
 /// One progress record: "50.0%  proc'd: 636 (2085 Gflop/s) - ...   errors: 0 - ...   temps:".
 void read_progress(const log_line& l, std::string_view text, parsed_burn& p) {
   static const std::regex gflops(R"((-?\d+) \((-?[0-9.]+) Gflop/s\))");
@@ -68,14 +79,14 @@ void read_progress(const log_line& l, std::string_view text, parsed_burn& p) {
   for (auto it = std::sregex_iterator(procd.begin(), procd.end(), gflops);
        it != std::sregex_iterator(); ++it, ++gpu) {
     auto& g = p.gpus[gpu];
-    g.gflops = std::stod((*it)[2].str());
+    g.gflops = number_at<double>(l, (*it)[2].str());
     g.line = l.number;
   }
   gpu = 0;
   for (auto it = std::sregex_iterator(errs.begin(), errs.end(), errors);
        it != std::sregex_iterator() && gpu < static_cast<int>(p.gpus.size()); ++it, ++gpu) {
     auto& g = p.gpus[gpu];
-    g.errors = std::stoll((*it)[1].str());
+    g.errors = number_at<long long>(l, (*it)[1].str());
     g.died = g.died || (*it)[2].str() == "(DIED!)";
   }
 }
@@ -89,11 +100,11 @@ parsed_burn parse_burn(const std::vector<log_line>& lines) {
     const std::string s(text);
     std::smatch m;
     if (std::regex_match(s, m, gpu_line)) {
-      auto& g = p.gpus[std::stoi(m[1].str())];
+      auto& g = p.gpus[number_at<int>(l, m[1].str())];
       g.name = m[2].str();
       g.uuid = m[3].str();
     } else if (std::regex_match(s, m, verdict_line)) {
-      auto& g = p.gpus[std::stoi(m[1].str())];
+      auto& g = p.gpus[number_at<int>(l, m[1].str())];
       g.verdict = m[2].str();
       g.verdict_line = l.number;
     } else if (text.starts_with("Couldn't init a GPU test:")) {

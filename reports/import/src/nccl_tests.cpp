@@ -154,7 +154,8 @@ parsed_log parse(const std::vector<log_line>& lines) {
     if (p.collective.empty())
       p.collective = collective_named(text);
     if (text.starts_with("NCCL version ")) {
-      p.nccl_version = std::string(blank_fields(text.substr(13)).at(0));
+      if (const auto f = blank_fields(text.substr(13)); !f.empty())
+        p.nccl_version = std::string(f.front());
       continue;
     }
     if (!text.starts_with('#')) {
@@ -195,8 +196,12 @@ parsed_log parse(const std::vector<log_line>& lines) {
 std::string collective_by_factor(const parsed_log& p) {
   const auto n = static_cast<double>(p.ranks.size());
   for (const auto& row : p.rows) {
-    const auto alg = number_of(row.out_of_place.at("algbw"));
-    const auto bus = number_of(row.out_of_place.at("busbw"));
+    const auto a = row.out_of_place.find("algbw");
+    const auto b = row.out_of_place.find("busbw");
+    if (a == row.out_of_place.end() || b == row.out_of_place.end())
+      continue;
+    const auto alg = number_of(a->second);
+    const auto bus = number_of(b->second);
     if (!alg || !bus || *alg < 1)
       continue;
     const double factor = *bus / *alg;
@@ -278,12 +283,22 @@ void verify(result& res, const std::map<std::string, std::string_view>& half, co
   }
 }
 
+/// The row's cell of column `name`: a log_error naming the row's line when its header has none.
+std::string_view cell(const table_row& row, const std::map<std::string, std::string_view>& half,
+                      const char* name) {
+  const auto it = half.find(name);
+  if (it == half.end())
+    throw log_error(row.line, fmt::format("the table's header names no {} column{}", name,
+                                          &half == &row.in_place ? " in place" : ""));
+  return it->second;
+}
+
 result row_result(const table_row& row, bool in_place, const std::string& collective,
                   const parsed_log& p, const report& r) {
   const auto& half = in_place ? row.in_place : row.out_of_place;
-  const auto busbw = number_of(half.at("busbw"));
+  const auto busbw = number_of(cell(row, half, "busbw"));
   if (!busbw)
-    throw log_error(row.line, fmt::format("busbw '{}' is not a number", half.at("busbw")));
+    throw log_error(row.line, fmt::format("busbw '{}' is not a number", cell(row, half, "busbw")));
   auto res = imported_result("collective." + collective, "busbw", metric_unit::gigabytes_per_second,
                              *busbw, row.line, std::string(k_tool));
   const long long bytes = *integer_of(row.common.at("size"));
@@ -307,8 +322,8 @@ result row_result(const table_row& row, bool in_place, const std::string& collec
     o["iterations_per_sample"] = *p.iterations;
   if (!p.nccl_version.empty())
     o["nccl_version"] = p.nccl_version;
-  o["time_us"] = number_of(half.at("time")).value_or(0);
-  o["algbw_gbs"] = number_of(half.at("algbw")).value_or(0);
+  o["time_us"] = number_of(cell(row, half, "time")).value_or(0);
+  o["algbw_gbs"] = number_of(cell(row, half, "algbw")).value_or(0);
   res.check.detail = "no #wrong column";
   verify(res, half, p);
   if (p.ranks.size() == 1 && res.status == result_status::ok) {

@@ -94,5 +94,13 @@ TEST(DcgmImport, AnUnknownResultWordNamesItsLine) {
   EXPECT_NE(r.error().message.find("Maybe"), std::string::npos);
 }
 
+TEST(DcgmImport, AGpuIndexOutOfRangeNamesItsLine) {
+  // Found by fuzz_dcgm_loader.
+  const auto r = import_log("| Denylist | Pass |\n|          | GPU99999999999: Fail |\n", "big.log",
+                            foreign_tool::dcgm);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "line 2");
+}
+
 } // namespace
 } // namespace gpuspec::reports

@@ -95,5 +95,16 @@ TEST(GpuBurnImport, AMangledProgressLineNamesItsLine) {
   EXPECT_EQ(r.error().field, "line 2");
 }
 
+TEST(GpuBurnImport, FiguresOutOfRangeNameTheirLine) {
+  const auto big =
+      import_log("GPU 99999999999: X (UUID: GPU-1)\n", "big.log", foreign_tool::gpu_burn);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().field, "line 1");
+  const auto dot =
+      import_log("GPU 0: X (UUID: GPU-1)\n10.0%  proc'd: 5 (. Gflop/s)   errors: 0\n", "dot.log");
+  ASSERT_FALSE(dot);
+  EXPECT_EQ(dot.error().field, "line 2");
+}
+
 } // namespace
 } // namespace gpuspec::reports

@@ -144,5 +144,16 @@ TEST(NcclTestsImport, AMangledRowNamesItsLine) {
   EXPECT_NE(r.error().message.find("14 columns"), std::string::npos);
 }
 
+TEST(NcclTestsImport, AHeaderWithoutAColumnNamesTheRowsLine) {
+  // Found by fuzz_nccl_tests_loader: a header whose second half lacks busbw.
+  const std::string text = "#  size count type redop root time algbw busbw #wrong time algbw "
+                           "bus #wrong\n  8 2 float sum -1 1.0 0.00 0.00 0 1.0 0.00 0.00 0\n";
+  const auto r = import_log(text, "half.log");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "line 2");
+  EXPECT_NE(r.error().message.find("no busbw column"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(import_log("NCCL version \n", "v.log"));
+}
+
 } // namespace
 } // namespace gpuspec::reports

@@ -390,7 +390,7 @@ struct build_info {
 /// tool's log, named and hashed so the report can be traced back to the exact file. Each
 /// result's `source_line` observation names the line of the log its figure was read from.
 struct run_source {
-  std::string tool;    ///< "nccl-tests", "gpu-burn"
+  std::string tool;    ///< "nccl-tests", "gpu-burn", "dcgm"
   std::string version; ///< the tool's or its library's version as the log states it; "" if none
   std::string file;    ///< the log's file name as given
   std::string sha256;  ///< of the log's bytes, lowercase hex
