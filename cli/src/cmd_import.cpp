@@ -30,6 +30,10 @@ void setup_import(CLI::App& app, import_cli_options& o) {
       ->type_name(value_name::file);
   cmd->add_option("--tool", o.tool, "The tool that wrote the logs, overriding recognition")
       ->check(CLI::IsMember(import_tool_names()));
+  cmd->add_option("--inventory", o.inventory,
+                  "The node's inventory (gpuspec info --json taken there): its GPUs' names, "
+                  "serials, clocks and links for the imported report")
+      ->type_name(value_name::file);
   cmd->add_option("-o,--output", o.output,
                   "Write the report to this file (atomically); with several logs, a folder "
                   "that receives <log>.json for each")
@@ -57,7 +61,9 @@ bool write(const std::filesystem::path& file, const std::string& text) {
 } // namespace
 
 exit_code run_import(const import_cli_options& o) {
-  if (const auto clash = output_clash(o.output, o.logs); !clash.empty()) {
+  std::vector<std::string> inputs = o.logs;
+  inputs.push_back(o.inventory);
+  if (const auto clash = output_clash(o.output, inputs); !clash.empty()) {
     fmt::print(stderr,
                "gpuspec import: -o {} is the input {}: it would be overwritten; write it "
                "elsewhere\n",
@@ -88,6 +94,12 @@ exit_code run_import(const import_cli_options& o) {
       bad = true;
       continue;
     }
+    if (!o.inventory.empty())
+      if (const auto error = reports::apply_inventory(r.value(), o.inventory)) {
+        fmt::print(stderr, "gpuspec import: {}\n", error->to_string());
+        bad = true;
+        continue;
+      }
     const std::string text = reports::to_json_text(r.value());
     if (o.output.empty()) {
       std::cout << text << std::flush;

@@ -97,6 +97,66 @@ outcome<report> load_log(const std::filesystem::path& file, std::optional<foreig
   return import_log(text.str(), file.string(), tool);
 }
 
+std::optional<input_error> apply_inventory(report& r, const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return input_error{file.string(), "", "cannot be opened"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::ordered_json info;
+  try {
+    info = nlohmann::ordered_json::parse(text.str());
+  } catch (const std::exception& e) {
+    return input_error{file.string(), "", fmt::format("not valid JSON: {}", e.what())};
+  }
+  if (!info.is_object() || !info.contains("host") || !info.contains("devices"))
+    return input_error{file.string(), "",
+                       "not the output of gpuspec info --json (no \"host\" and \"devices\")"};
+  // Read through the report loader, so the inventory is held to the report's own rules.
+  report frame;
+  frame.run.backend = "imported";
+  nlohmann::ordered_json j = to_json(frame);
+  j["host"] = info.at("host");
+  j["devices"] = info.at("devices");
+  const auto inventory = report_from_json(j, file.string());
+  if (!inventory)
+    return inventory.error();
+  const report& inv = inventory.value();
+  const auto nccl = r.host.nccl_version;
+  const auto driver = r.host.driver_version;
+  r.host = inv.host;
+  if (!nccl.empty())
+    r.host.nccl_version = nccl;
+  if (r.host.driver_version.empty())
+    r.host.driver_version = driver;
+  for (auto& d : r.devices) {
+    const device_info* match = nullptr;
+    for (const auto& i : inv.devices)
+      if ((!d.uuid.empty() && i.uuid == d.uuid) ||
+          (d.uuid.empty() && !d.pci_bus_id.empty() && i.pci_bus_id == d.pci_bus_id))
+        match = &i;
+    for (const auto& i : inv.devices)
+      if (match == nullptr && d.uuid.empty() && d.pci_bus_id.empty() && i.index == d.index)
+        match = &i;
+    if (match == nullptr)
+      return input_error{file.string(), "",
+                         fmt::format("GPU {} of the log ({}) is not in this inventory", d.index,
+                                     d.name.empty() ? d.uuid : d.name)};
+    if (!d.name.empty() && !match->name.empty() && d.name != match->name &&
+        match->name.find(d.name) == std::string::npos &&
+        d.name.find(match->name) == std::string::npos)
+      return input_error{file.string(), "",
+                         fmt::format("GPU {} is a {} in the log and a {} in the inventory", d.index,
+                                     d.name, match->name)};
+    const int index = d.index;
+    d = *match;
+    d.index = index;
+  }
+  r.run.source->notes.push_back("the GPUs' and the host's inventory is " + file.string() +
+                                "'s (gpuspec info --json), not the log's");
+  return std::nullopt;
+}
+
 namespace {
 
 /// Whether a file starts as a JSON document does: '{', or '[' followed by a JSON value (a shell

@@ -124,6 +124,29 @@ expect 0 import "$fx/gpu-burn/k80x1-gpuburn-ok.log" "$fx/nccl-tests/h800x8-all_r
 expect 3 import "$fx/gpu-burn/k80x1-gpuburn-ok.log" "$fx/nccl-tests/h800x8-all_reduce-nvlink.log"
 has stderr "name a folder"
 
+printf 'hello\nworld\n' >"$out/notes.txt"
+# --inventory: a node's gpuspec info --json (made here from the check fixture's H200 node, its
+# GPUs given the log's UUIDs) gives the imported GPUs their serials; another model is refused.
+if command -v python3 >/dev/null; then
+  python3 - "$fx/../check/healthy.json" "$out/rtx4090-complete.log" "$out" <<'PY'
+import json, re, sys
+report = json.load(open(sys.argv[1]))
+uuids = re.findall(r"UUID: ([^)]*)", open(sys.argv[2]).read())
+devices = report["devices"][:2]
+for d, u in zip(devices, uuids):
+    d["uuid"] = u
+json.dump({"host": report["host"], "devices": devices}, open(sys.argv[3] + "/info-h200.json", "w"))
+for d in devices:
+    d["name"] = "NVIDIA GeForce RTX 4090"
+json.dump({"host": report["host"], "devices": devices}, open(sys.argv[3] + "/info.json", "w"))
+PY
+  expect 0 import "$out/rtx4090-complete.log" --inventory "$out/info.json" -o "$out/with-inventory.json"
+  grep -q '"serial": "SYNTHETIC-0001"' "$out/with-inventory.json" || { echo "FAIL: no serial from the inventory"; failures=$((failures + 1)); }
+  expect 3 import "$out/rtx4090-complete.log" --inventory "$out/info-h200.json"
+  has stderr "in the log and a NVIDIA H200"
+  expect 3 import "$out/rtx4090-complete.log" --inventory "$out/notes.txt"
+fi
+
 # --tool overrides recognition, for import and check alike; a wrong tool is exit 3, named.
 expect 3 check --tool gpu-burn "$fx/nccl-tests/h800x8-all_reduce-nvlink.log"
 has stderr "h800x8-all_reduce-nvlink.log"

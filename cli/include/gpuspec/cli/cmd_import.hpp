@@ -11,6 +11,7 @@ namespace gpuspec::cli {
 struct import_cli_options {
   std::vector<std::string> logs; ///< one or more foreign logs
   std::string tool;              ///< "" = recognised from each log's lines
+  std::string inventory;         ///< gpuspec info --json of the node; "" = none
   std::string output;            ///< one log: the report file; several: a folder; "" = stdout
 };
 

@@ -37,6 +37,14 @@ enum class foreign_tool { nccl_tests, gpu_burn, dcgm };
 [[nodiscard]] outcome<report> load_log(const std::filesystem::path& file,
                                        std::optional<foreign_tool> tool = std::nullopt);
 
+/// The inventory of `gpuspec info --json` taken on the node the log came from (its host and
+/// devices) put into an imported report: each GPU of the log is matched by UUID, else PCI bus
+/// id, else index, and takes the inventory's name, serial, clocks, spec row and counters; the
+/// host takes its driver, topology and checks. An input_error naming `file` when it cannot be
+/// read or a GPU of the log is another model in it.
+[[nodiscard]] std::optional<input_error> apply_inventory(report& r,
+                                                         const std::filesystem::path& file);
+
 /// A gpuspec report (the file starts with '{') through load_report, else a foreign log through
 /// load_log: what check, diff, compare and db ingest accept.
 [[nodiscard]] outcome<report> load_report_or_log(const std::filesystem::path& file,
