@@ -144,6 +144,15 @@ TEST(NcclTestsImport, AMangledRowNamesItsLine) {
   EXPECT_NE(r.error().message.find("14 columns"), std::string::npos);
 }
 
+TEST(NcclTestsImport, ABusbwThatPrintsAsZeroIsBelowTheLogsPrecisionNotNoWork) {
+  const auto r = imported("h800x8-all_reduce-nvlink.log");
+  ASSERT_FALSE(r.results.empty());
+  const auto& first = r.results.front(); // 8 bytes: busbw 0.00 with a time in the row
+  EXPECT_DOUBLE_EQ(first.stats.median, 0);
+  EXPECT_EQ(first.status, result_status::skipped);
+  EXPECT_NE(first.reason.find("below the two decimals"), std::string::npos) << first.reason;
+}
+
 TEST(NcclTestsImport, AHeaderWithoutAColumnNamesTheRowsLine) {
   // Found by fuzz_nccl_tests_loader: a header whose second half lacks busbw.
   const std::string text = "#  size count type redop root time algbw busbw #wrong time algbw "
