@@ -414,6 +414,27 @@ report read_nccl_tests(const std::vector<log_line>& lines, run_source source) {
       res.failure = failure_kind::verification;
       res.reason = "nccl-tests found wrong output: " + res.check.detail;
     }
+  if (!r.nodes.empty())
+    // Across hosts, each result names its ranks as our multi-node collectives do
+    // (docs/multi-node.md), so the check judges every node with the results it took part in.
+    for (auto& res : r.results) {
+      auto ranks = nlohmann::ordered_json::array();
+      for (std::size_t i = 0; i < p.ranks.size(); ++i) {
+        const auto& rank = p.ranks[i];
+        nlohmann::ordered_json e;
+        e["rank"] = i;
+        e["host"] = rank.host;
+        e["gpu"] = rank.device;
+        e["pci_bus_id"] = rank.bus;
+        e["status"] = res.status == result_status::failed ? "failed" : "ok";
+        if (res.status == result_status::failed) {
+          e["failure"] = "verification";
+          e["reason"] = res.reason;
+        }
+        ranks.push_back(std::move(e));
+      }
+      res.observations["ranks"] = std::move(ranks);
+    }
   finish_report(r);
   return r;
 }

@@ -153,6 +153,16 @@ TEST(NcclTestsImport, ABusbwThatPrintsAsZeroIsBelowTheLogsPrecisionNotNoWork) {
   EXPECT_NE(first.reason.find("below the two decimals"), std::string::npos) << first.reason;
 }
 
+TEST(NcclTestsImport, AcrossHostsEachResultNamesItsRanks) {
+  const auto r = imported("t4x2-2node-all_reduce-efa-mpi-nccl-info.log");
+  ASSERT_EQ(r.nodes.size(), 1u);
+  ASSERT_FALSE(r.results.empty());
+  const auto& ranks = r.results.front().observations.at("ranks");
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks[1].at("host"), r.nodes[0].host.hostname);
+  EXPECT_EQ(ranks[0].at("status"), "ok");
+}
+
 TEST(NcclTestsImport, AHeaderWithoutAColumnNamesTheRowsLine) {
   // Found by fuzz_nccl_tests_loader: a header whose second half lacks busbw.
   const std::string text = "#  size count type redop root time algbw busbw #wrong time algbw "
