@@ -8,7 +8,8 @@
 #
 # Each target starts from its seeds in fuzz/corpus/<name>/ plus the repository's current
 # fixtures (reports: tests/fixtures/{reports,diff}/**; spec table: specs/gpus.json and
-# tests/fixtures/specs/**), copied into a temporary folder, so the checkout is never modified.
+# tests/fixtures/specs/**; the importers: tests/fixtures/import/<tool>/), copied into a temporary
+# folder, so the checkout is never modified.
 # A crash, a sanitizer report, a leak, an escaping exception or a hang (10 s on one input) stops
 # that target: the script names the reproducer (kept under build/fuzz/artifacts/) and exits 1
 # after running the others. docs/fuzzing.md says how to reproduce and minimize.
@@ -58,6 +59,10 @@ seeds() {
 shopt -s nullglob globstar
 seeds report tests/fixtures/reports/**/*.json tests/fixtures/diff/**/*.json
 seeds spec specs/gpus.json tests/fixtures/specs/**/*.json
+seeds nccl_tests tests/fixtures/import/nccl-tests/*.log
+seeds gpu_burn tests/fixtures/import/gpu-burn/*.log
+seeds dcgm tests/fixtures/import/dcgm/*.log tests/fixtures/import/dcgm/*.json
+seeds detect tests/fixtures/import/*/*.log
 shopt -u nullglob globstar
 
 # fuzz_one NAME: runs fuzz_NAME_loader for SECONDS over its corpus; its report, and on failure
@@ -95,7 +100,7 @@ fuzz_one() {
 
 # The targets run side by side, one per core (each is one single-threaded process), so the
 # wall time is SECONDS per round of as many targets as there are cores, not per target.
-names=(report spec)
+names=(report spec nccl_tests gpu_burn dcgm detect)
 jobs="$(nproc 2>/dev/null || echo 1)"
 failed=0
 pids=()

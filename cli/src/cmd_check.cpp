@@ -10,10 +10,12 @@
 #include <fmt/format.h>
 
 #include "gpuspec/cli/cli_model.hpp"
+#include "gpuspec/cli/cmd_import.hpp"
 #include "gpuspec/cli/format.hpp"
 #include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/specs_location.hpp"
 #include "gpuspec/collectives/nccl_tests_table.hpp"
+#include "gpuspec/reports/import/import.hpp"
 #include "gpuspec/reports/judge/check.hpp"
 #include "gpuspec/reports/judge/expectations.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
@@ -50,6 +52,10 @@ void setup_check(CLI::App& app, check_cli_options& o) {
       ->type_name(value_name::file);
   cmd->add_flag("-v,--verbose", o.verbose,
                 "Table: list the passing results, GPUs and nodes too (other formats list all)");
+  cmd->add_option("--tool", o.tool,
+                  "Read every REPORT as this tool's log (otherwise a report, or a log whose "
+                  "tool is recognised from its lines: docs/import.md)")
+      ->check(CLI::IsMember(import_tool_names()));
 }
 
 std::optional<loaded_rules> load_rules(const std::string& specs_file,
@@ -124,7 +130,8 @@ bool load_check_reports(const check_cli_options& o, std::vector<reports::report>
   out.reserve(o.reports.size());
   bool bad = false;
   for (const auto& file : o.reports) {
-    auto r = reports::load_report(file);
+    auto r = reports::load_report_or_log(file, o.tool.empty() ? std::nullopt
+                                                              : reports::tool_from_name(o.tool));
     if (!r) {
       fmt::print(stderr, "gpuspec check: {}\n", r.error().to_string());
       bad = true;
@@ -133,7 +140,7 @@ bool load_check_reports(const check_cli_options& o, std::vector<reports::report>
     out.push_back(std::move(r).value());
   }
   if (!o.baseline.empty()) {
-    auto b = reports::load_report(o.baseline);
+    auto b = reports::load_report_or_log(o.baseline);
     if (!b) {
       fmt::print(stderr, "gpuspec check: {}\n", b.error().to_string());
       bad = true;

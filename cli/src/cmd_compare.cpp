@@ -10,6 +10,7 @@
 #include "gpuspec/cli/cli_model.hpp"
 #include "gpuspec/cli/format.hpp"
 #include "gpuspec/cli/specs_location.hpp"
+#include "gpuspec/reports/import/import.hpp"
 #include "gpuspec/reports/judge/diff.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/spec_table.hpp"
@@ -46,7 +47,7 @@ void setup_compare(CLI::App& app, compare_cli_options& options) {
 exit_code run_compare(const compare_cli_options& options) {
   std::vector<reports::report> loaded;
   for (const auto& file : options.files) {
-    auto r = reports::load_report(file);
+    auto r = reports::load_report_or_log(file);
     if (!r) {
       fmt::print(stderr, "gpuspec compare: {}\n", r.error().to_string());
       return exit_code::unknown;

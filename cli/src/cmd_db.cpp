@@ -14,6 +14,7 @@
 #include "gpuspec/fleet/database.hpp"
 #include "gpuspec/fleet/ingest.hpp"
 #include "gpuspec/fleet/queries.hpp"
+#include "gpuspec/reports/import/import.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/render/db_output.hpp"
 #include "gpuspec/reports/render/render.hpp"
@@ -114,7 +115,7 @@ bool ingest_one(fleet::ingester& in, const std::string& file, const fleet::judge
                 reports::db_output& out, std::size_t& added) {
   nlohmann::ordered_json row;
   row["file"] = file;
-  auto r = reports::load_report(file);
+  auto r = reports::load_report_or_log(file);
   if (!r) {
     fmt::print(stderr, "gpuspec db ingest: skipped: {}\n", r.error().to_string());
     row["status"] = "bad";

@@ -7,6 +7,7 @@
 
 #include "gpuspec/cli/cli_model.hpp"
 #include "gpuspec/cli/format.hpp"
+#include "gpuspec/reports/import/import.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/units.hpp"
 #include "gpuspec/reports/render/render.hpp"
@@ -47,12 +48,12 @@ exit_code run_diff(const diff_cli_options& options) {
                options.diff.fail_threshold, options.diff.min_effect);
     return exit_code::unknown;
   }
-  auto old_report = reports::load_report(options.old_file);
+  auto old_report = reports::load_report_or_log(options.old_file);
   if (!old_report) {
     fmt::print(stderr, "gpuspec diff: {}\n", old_report.error().to_string());
     return exit_code::unknown;
   }
-  auto new_report = reports::load_report(options.new_file);
+  auto new_report = reports::load_report_or_log(options.new_file);
   if (!new_report) {
     fmt::print(stderr, "gpuspec diff: {}\n", new_report.error().to_string());
     return exit_code::unknown;

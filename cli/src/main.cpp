@@ -19,6 +19,7 @@
 #include "gpuspec/cli/cmd_db.hpp"
 #include "gpuspec/cli/cmd_diff.hpp"
 #include "gpuspec/cli/cmd_health.hpp"
+#include "gpuspec/cli/cmd_import.hpp"
 #include "gpuspec/cli/cmd_info.hpp"
 #include "gpuspec/cli/cmd_list.hpp"
 #include "gpuspec/cli/cmd_man.hpp"
@@ -86,6 +87,8 @@ int main(int argc, char** argv) {
   gpuspec::cli::setup_run(app, run);
   gpuspec::cli::check_cli_options check;
   gpuspec::cli::setup_check(app, check);
+  gpuspec::cli::import_cli_options import_options;
+  gpuspec::cli::setup_import(app, import_options);
   gpuspec::cli::specs_options specs;
   gpuspec::cli::setup_specs(app, specs);
   gpuspec::cli::diff_cli_options diff;
@@ -113,6 +116,8 @@ int main(int argc, char** argv) {
       return to_int(gpuspec::cli::run_run(run));
     if (app.got_subcommand("check"))
       return to_int(gpuspec::cli::run_check(check));
+    if (app.got_subcommand("import"))
+      return to_int(gpuspec::cli::run_import(import_options));
     if (app.got_subcommand("specs"))
       return to_int(gpuspec::cli::run_specs(specs));
     if (app.got_subcommand("diff"))

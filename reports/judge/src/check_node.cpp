@@ -2,6 +2,8 @@
 // and the roll-up of the node's verdict (no pass without evidence).
 #include "check_frames.hpp"
 
+#include <algorithm>
+
 namespace gpuspec::reports::inline judge::check_detail {
 
 node_verdict node_checker::run() {
@@ -240,6 +242,20 @@ void roll_up(const report& r, node_verdict& node) {
       g.message = "no result of this GPU was judged";
     }
     status = worst(status, g.status);
+  }
+  // Nothing measured is never a pass: results that are all skipped (a report of no GPUs, or
+  // whose GPUs are not known, as a foreign log's may be) leave the node without evidence.
+  const bool judged = std::any_of(node.results.begin(), node.results.end(), [](const auto& v) {
+    return v.status != verdict_status::skipped;
+  });
+  if (!judged && !node.results.empty() && status == verdict_status::skipped) {
+    const auto& first = node.results.front();
+    node.diagnoses.push_back(
+        make_diagnosis("GPUSPEC-NO-RESULTS", verdict_status::inconclusive,
+                       fmt::format("no result was judged: all {} were skipped ({}: {})",
+                                   node.results.size(), first.name, first.message),
+                       nullptr, r.host));
+    status = verdict_status::inconclusive;
   }
   node.status = status;
   for (const auto& d : node.diagnoses)

@@ -35,6 +35,8 @@ result_verdict node_checker::judge_against_ceiling(const result& r, const device
                   : v.frame == "baseline" ? "the baseline"
                                           : "the clock-adjusted ceiling",
                   100 * *v.pass_fraction, 100 * *v.warn_fraction, frame_note);
+  if (m_report.run.backend == "imported")
+    v.message += "; imported from a log without telemetry: throttling could not be ruled out";
   if (judged == verdict_status::warn || judged == verdict_status::fail)
     explain(v, judged, r, dev, node, code);
   return v;
@@ -151,11 +153,16 @@ void node_checker::explain(result_verdict& v, verdict_status judged, const resul
         if (d.code != "GPUSPEC-NO-SPEC-ROW" && d.severity != verdict_status::inconclusive)
           causes.push_back(d);
   if (causes.empty()) {
-    auto d = make_diagnosis(code, judged,
-                            fmt::format("{} is {} of {}", format_quantity(v.measured, v.unit),
-                                        format_percent(v.efficiency.value_or(0)),
-                                        v.expected ? format_quantity(v.expected, v.unit) : "?"),
-                            dev, m_report.host);
+    auto d = make_diagnosis(
+        code, judged,
+        fmt::format("{} is {} of {}{}", format_quantity(v.measured, v.unit),
+                    format_percent(v.efficiency.value_or(0)),
+                    v.expected ? format_quantity(v.expected, v.unit) : "?",
+                    m_report.run.backend == "imported"
+                        ? "; the log has no telemetry: the clocks, temperature and throttle "
+                          "reasons during the run are what to look at"
+                        : ""),
+        dev, m_report.host);
     d.evidence["bench_id"] = r.bench_id;
     causes.push_back(std::move(d));
   }

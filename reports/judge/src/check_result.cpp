@@ -104,7 +104,19 @@ node_checker::judge_unmeasurable(std::size_t i, const device_info* dev, result_v
     v.message = why;
     return v;
   }
-  if (auto why = inconclusive_reason(r, m_rules.settings))
+  // A foreign log has no telemetry (docs/import.md): its figure is judged, and the verdict
+  // says that throttling could not be ruled out, rather than inconclusive for want of it.
+  const bool imported = m_report.run.backend == "imported";
+  // A foreign tool's own test with no figure (dcgmi diag's Pass): its pass is the tool's
+  // verdict, which the GPU's findings (NVLink links down, ...) can still overrule.
+  if (imported && r.samples.empty() && r.unit == metric_unit::none &&
+      r.check.status == verification_status::passed) {
+    v.status = verdict_status::pass;
+    v.message = "passed the tool's own test: " + r.check.detail;
+    return v;
+  }
+  if (auto why = inconclusive_reason(r, m_rules.settings);
+      why && !(imported && why->code == "GPUSPEC-TELEMETRY-MISSING"))
     return conclude(v, r, dev, verdict_status::inconclusive, why->code, why->why);
   if (auto why = impossible(r); !why.empty())
     return conclude(v, r, dev, verdict_status::inconclusive, "GPUSPEC-IMPOSSIBLE-RESULT", why);

@@ -263,6 +263,15 @@ void rule_nvlink_down(const gpu_facts& g, std::vector<diagnosis>& out) {
                         "bidirectional in total, {:g} GB/s per link and direction for NVLink {})",
                         *active, expected->links, g.spec->name, g.spec->id, *g.spec->nvlink_gbs,
                         *expected->topology->nvlink_link_gbs, expected->topology->nvlink_version);
+  else if (const auto down = value_of(g.device.counters_after, "nvlink.links_down");
+           !expected && *active == 0 && down && *down > 0 && g.spec != nullptr &&
+           g.spec->nvlink_gbs)
+    // The links' number is not known (no NVLink generation read), but the GPU's links are
+    // there and down (dcgmi nvlink's "D", not "_" unsupported or "X" disabled) on a model whose
+    // spec row states an NVLink figure (an NVL pair's bridge, an SXM board's switches).
+    cause = fmt::format("{} NVLink links down and none active on a {} (spec row {}: {:g} GB/s "
+                        "of NVLink, bidirectional in total)",
+                        *down, g.spec->name, g.spec->id, *g.spec->nvlink_gbs);
   else if (*active < sibling_max)
     cause = fmt::format("{} NVLink links active, identical GPUs in this node have {}", *active,
                         sibling_max);

@@ -242,6 +242,9 @@ rule_subject subject_of(const report& r, const result& res, const device_info* d
   if (device != nullptr && device->cc_major && device->cc_minor)
     if (const auto* row = find_arch_rates(*device->cc_major, *device->cc_minor))
       s.arch = std::string(row->name);
+  // A report without compute capabilities (one imported from a log): the spec row's.
+  if (s.arch.empty() && spec != nullptr)
+    s.arch = spec->architecture;
   if (spec != nullptr)
     s.spec_id = spec->id;
   return s;

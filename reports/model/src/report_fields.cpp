@@ -28,10 +28,13 @@ constexpr std::array node_inventory_keys{f{"host", 1}, f{"devices", 1}, f{"run_d
 // An InfiniBand or RoCE port (report.hpp network_port), inside host_info's "network_ports".
 constexpr std::array network_port_keys{f{"device", 1}, f{"port", 1},      f{"state", 1},
                                        f{"rate", 1},   f{"rate_gbps", 1}, f{"link_layer", 1}};
-constexpr std::array run_keys{f{"tool_version"},  f{"started_utc"}, f{"finished_utc"},
-                              f{"suite"},         f{"filter"},      f{"command_line"},
-                              f{"backend", 1},    f{"devices", 1},  f{"concurrency", 1},
-                              f{"build", 1, true}};
+constexpr std::array run_keys{f{"tool_version"},   f{"started_utc"},    f{"finished_utc"},
+                              f{"suite"},          f{"filter"},         f{"command_line"},
+                              f{"backend", 1},     f{"devices", 1},     f{"concurrency", 1},
+                              f{"build", 1, true}, f{"source", 1, true}};
+// The foreign log of an imported report (report.hpp run_source), inside run_info's "source".
+constexpr std::array run_source_keys{f{"tool", 1},   f{"version", 1}, f{"file", 1},
+                                     f{"sha256", 1}, f{"notes", 1},   f{"truncated", 1}};
 // The build that wrote the report (report.hpp build_info), inside run_info's "build".
 constexpr std::array build_info_keys{f{"version", 1}, f{"commit", 1}, f{"build_date", 1},
                                      f{"built_against", 1}};
@@ -210,6 +213,7 @@ constexpr std::array objects{
     report_object{"report", report_keys},
     report_object{"run_info", run_keys},
     report_object{"build_info", build_info_keys},
+    report_object{"run_source", run_source_keys},
     report_object{"built_against", built_against_keys},
     report_object{"host_info", host_keys},
     report_object{"host_check", check_keys},

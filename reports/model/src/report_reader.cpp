@@ -50,6 +50,18 @@ build_info read_build(element e, const path_ref& path) {
   return b;
 }
 
+run_source read_source(element e, const path_ref& path) {
+  const auto o = reader(e, path, "run_source", 1);
+  run_source s;
+  s.tool = o.string("tool");
+  s.version = o.string("version");
+  s.file = o.string("file");
+  s.sha256 = o.string("sha256");
+  s.notes = o.strings("notes");
+  s.truncated = o.boolean("truncated");
+  return s;
+}
+
 run_info read_run(element e, const path_ref& path, int minor) {
   const auto o = reader(e, path, "run_info", minor);
   run_info run;
@@ -68,6 +80,9 @@ run_info read_run(element e, const path_ref& path, int minor) {
     }
     if (const auto build = o.find("build")) {
       run.build = read_build(*build, o.field("build"));
+    }
+    if (const auto source = o.find("source")) {
+      run.source = read_source(*source, o.field("source"));
     }
   }
   return run;

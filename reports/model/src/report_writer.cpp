@@ -31,7 +31,7 @@ json counters_json(const counter_set& counters, const field_path& path) {
 
 json run_json(const run_info& run) {
   require_one_of(run.backend, detail::backends, "run.backend");
-  object_writer j(10);
+  object_writer j(11);
   j["tool_version"] = run.tool_version;
   j["started_utc"] = run.started_utc;
   j["finished_utc"] = run.finished_utc;
@@ -54,6 +54,17 @@ json run_json(const run_info& run) {
     build["build_date"] = b.build_date;
     build["built_against"] = against.take();
     j["build"] = build.take();
+  }
+  if (run.source) {
+    const run_source& src = *run.source;
+    object_writer source(6);
+    source["tool"] = src.tool;
+    source["version"] = src.version;
+    source["file"] = src.file;
+    source["sha256"] = src.sha256;
+    source["notes"] = src.notes;
+    source["truncated"] = src.truncated;
+    j["source"] = source.take();
   }
   return j.take();
 }

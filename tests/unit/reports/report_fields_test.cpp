@@ -66,6 +66,20 @@ constexpr object_path multi_node_paths[] = {
     {"built_against", "/run/build/built_against"},
 };
 
+/// The object of an imported report (gpuspec import): testing::synthetic_report() with a source.
+constexpr object_path imported_paths[] = {
+    {"run_source", "/run/source"},
+};
+
+report imported_sample() {
+  report r = testing::synthetic_report();
+  r.run.backend = "imported";
+  r.run.source = run_source{
+      "nccl-tests", "NCCL 2.21.5", "a.log", std::string(64, 'a'), {"the log has no telemetry"},
+      false};
+  return r;
+}
+
 std::vector<std::string> keys(const json& j) {
   std::vector<std::string> out;
   for (auto it = j.begin(); it != j.end(); ++it)
@@ -117,7 +131,42 @@ TEST(ReportFields, EveryObjectIsListedWithItsPath) {
     with_path.insert(p.object);
   for (const auto& p : multi_node_paths)
     with_path.insert(p.object);
+  for (const auto& p : imported_paths)
+    with_path.insert(p.object);
   EXPECT_EQ(named, with_path);
+}
+
+TEST(ReportFields, TheImportedSourceIsWrittenReadAndInTheSchema) {
+  const json good = to_json(imported_sample());
+  const auto back = report_from_json(good, "good.json");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back.value(), imported_sample());
+  const json s = schema();
+  for (const auto& p : imported_paths) {
+    SCOPED_TRACE(std::string(p.object));
+    EXPECT_EQ(keys(good.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
+    const json& def = s.at("$defs").at(std::string(p.object));
+    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
+    EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, 1));
+    EXPECT_FALSE(def.at("additionalProperties").get<bool>());
+    for (const auto& key : listed(p.object, 1)) {
+      SCOPED_TRACE(key);
+      json j = good;
+      j.at(json::json_pointer(std::string(p.pointer))).erase(key);
+      const auto loaded = report_from_json(j, "missing.json");
+      ASSERT_FALSE(loaded);
+      EXPECT_TRUE(loaded.error().field.ends_with(key)) << loaded.error().field;
+    }
+    json j = good;
+    j.at(json::json_pointer(std::string(p.pointer)))["not_a_field"] = 1;
+    const auto loaded = report_from_json(j, "extra.json");
+    ASSERT_FALSE(loaded) << p.object;
+    EXPECT_TRUE(loaded.error().field.ends_with("not_a_field")) << loaded.error().field;
+  }
+  // Absent is every report gpuspec measured; null is not how a writer says so.
+  json null_source = good;
+  null_source.at("/run"_json_pointer)["source"] = nullptr;
+  EXPECT_FALSE(report_from_json(null_source, "null.json"));
 }
 
 TEST(ReportFields, TheMultiNodeObjectsAreWrittenReadAndInTheSchema) {

@@ -24,6 +24,7 @@ struct check_cli_options {
   bool json = false;                ///< same as --format json
   std::string output;               ///< write here (atomically) instead of stdout
   bool verbose = false;             ///< the table lists passing rows too
+  std::string tool; ///< --tool: the foreign tool every input log is read as; "" = recognised
 };
 
 void setup_check(CLI::App& app, check_cli_options& options);

@@ -386,6 +386,20 @@ struct build_info {
   friend bool operator==(const build_info&, const build_info&) = default;
 };
 
+/// Where an imported report's figures came from (`gpuspec import`, docs/import.md): another
+/// tool's log, named and hashed so the report can be traced back to the exact file. Each
+/// result's `source_line` observation names the line of the log its figure was read from.
+struct run_source {
+  std::string tool;    ///< "nccl-tests", "gpu-burn", "dcgm"
+  std::string version; ///< the tool's or its library's version as the log states it; "" if none
+  std::string file;    ///< the log's file name as given
+  std::string sha256;  ///< of the log's bytes, lowercase hex
+  /// What the log cannot tell (no telemetry, no inventory, ...), one sentence each.
+  std::vector<std::string> notes;
+  bool truncated = false; ///< the log ends before the tool's own last line
+  friend bool operator==(const run_source&, const run_source&) = default;
+};
+
 struct run_info {
   std::string tool_version;
   std::string started_utc, finished_utc; ///< ISO 8601, "2026-11-30T02:31:04Z"
@@ -393,7 +407,8 @@ struct run_info {
   std::string filter;
   std::vector<std::string> command_line;
   /// What produced the results (v1.1): "cuda" (measured on the GPUs), "stand-in" (a scripted
-  /// test backend: nothing was measured and the check never passes it), "none" (nothing could
+  /// test backend: nothing was measured and the check never passes it), "imported" (read from
+  /// another tool's log: run.source), "none" (nothing could
   /// run: no GPU, or a host-only build); "" in older reports.
   std::string backend;
   /// The GPUs the run was asked to measure (NVML indices, `--devices`, or every GPU of the
@@ -404,6 +419,9 @@ struct run_info {
   /// The build that wrote the report (build_info). v1.1, optional: absent (never null) in
   /// reports written before it, which still load.
   std::optional<build_info> build;
+  /// The foreign log an imported report was read from (run_source); backend is then
+  /// "imported". v1.1, optional: absent (never null) in every report gpuspec measured.
+  std::optional<run_source> source;
   friend bool operator==(const run_info&, const run_info&) = default;
 };
 

@@ -43,7 +43,8 @@ inline constexpr name_table<reference_kind, 3> reference_kind_names{{
     {reference_kind::clock_adjusted, "clock_adjusted"},
 }};
 
-inline constexpr std::array<std::string_view, 4> backends{"cuda", "stand-in", "none", ""};
+inline constexpr std::array<std::string_view, 5> backends{"cuda", "stand-in", "none", "imported",
+                                                          ""};
 inline constexpr std::array<std::string_view, 3> cache_states{"cold", "hot", ""};
 inline constexpr std::array<std::string_view, 4> gpu_event_types{"xid", "ecc_single_bit",
                                                                  "ecc_double_bit", "clock_change"};

@@ -1,0 +1,197 @@
+// The one entry of the importers (import.hpp): recognise the tool, read the log, name the file
+// and line of anything that cannot be read.
+#include "gpuspec/reports/import/import.hpp"
+
+#include <array>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/import/log_lines.hpp"
+#include "gpuspec/reports/model/report_json.hpp"
+#include "readers.hpp"
+#include "sha256.hpp"
+
+namespace gpuspec::reports::inline import {
+namespace {
+
+constexpr std::array<std::pair<foreign_tool, std::string_view>, 3> k_tools{
+    {{foreign_tool::nccl_tests, "nccl-tests"},
+     {foreign_tool::gpu_burn, "gpu-burn"},
+     {foreign_tool::dcgm, "dcgm"}}};
+
+input_error error_at(const std::string& file, std::size_t line, const std::string& why) {
+  return input_error{file, line == 0 ? std::string() : fmt::format("line {}", line), why};
+}
+
+} // namespace
+
+std::string_view tool_name(foreign_tool tool) {
+  for (const auto& [t, name] : k_tools)
+    if (t == tool)
+      return name;
+  return "unknown";
+}
+
+std::optional<foreign_tool> tool_from_name(std::string_view name) {
+  for (const auto& [t, n] : k_tools)
+    if (n == name)
+      return t;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> tool_names() {
+  std::vector<std::string_view> out;
+  for (const auto& [t, name] : k_tools)
+    out.push_back(name);
+  return out;
+}
+
+std::optional<foreign_tool> detect_tool(std::string_view text) {
+  const auto lines = split_log_lines(text);
+  if (detail::looks_like_nccl_tests(lines))
+    return foreign_tool::nccl_tests;
+  if (detail::looks_like_gpu_burn(lines))
+    return foreign_tool::gpu_burn;
+  if (detail::looks_like_dcgm_diag(lines))
+    return foreign_tool::dcgm;
+  return std::nullopt;
+}
+
+outcome<report> import_log(std::string_view text, const std::string& file,
+                           std::optional<foreign_tool> tool) {
+  const auto lines = split_log_lines(text);
+  if (!tool)
+    tool = detect_tool(text);
+  if (!tool)
+    return error_at(file, lines.empty() ? 0 : 1,
+                    fmt::format("not a log gpuspec can import: no line of {} was recognised",
+                                fmt::join(tool_names(), " or ")));
+  run_source source;
+  source.tool = std::string(tool_name(*tool));
+  source.file = file;
+  source.sha256 = detail::sha256_hex(text);
+  try {
+    switch (*tool) {
+    case foreign_tool::nccl_tests:
+      return detail::read_nccl_tests(lines, std::move(source));
+    case foreign_tool::gpu_burn:
+      return detail::read_gpu_burn(lines, std::move(source));
+    case foreign_tool::dcgm:
+      return detail::read_dcgm_diag(lines, std::move(source));
+    }
+  } catch (const log_error& e) {
+    return error_at(file, e.line(), fmt::format("{} log: {}", tool_name(*tool), e.what()));
+  }
+  return error_at(file, 0, "no reader for this tool");
+}
+
+outcome<report> load_log(const std::filesystem::path& file, std::optional<foreign_tool> tool) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return input_error{file.string(), "", "cannot be opened"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return import_log(text.str(), file.string(), tool);
+}
+
+std::optional<input_error> apply_inventory(report& r, const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    return input_error{file.string(), "", "cannot be opened"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::ordered_json info;
+  try {
+    info = nlohmann::ordered_json::parse(text.str());
+  } catch (const std::exception& e) {
+    return input_error{file.string(), "", fmt::format("not valid JSON: {}", e.what())};
+  }
+  if (!info.is_object() || !info.contains("host") || !info.contains("devices"))
+    return input_error{file.string(), "",
+                       "not the output of gpuspec info --json (no \"host\" and \"devices\")"};
+  // Read through the report loader, so the inventory is held to the report's own rules.
+  report frame;
+  frame.run.backend = "imported";
+  nlohmann::ordered_json j = to_json(frame);
+  j["host"] = info.at("host");
+  j["devices"] = info.at("devices");
+  const auto inventory = report_from_json(j, file.string());
+  if (!inventory)
+    return inventory.error();
+  const report& inv = inventory.value();
+  const auto nccl = r.host.nccl_version;
+  const auto driver = r.host.driver_version;
+  r.host = inv.host;
+  if (!nccl.empty())
+    r.host.nccl_version = nccl;
+  if (r.host.driver_version.empty())
+    r.host.driver_version = driver;
+  for (auto& d : r.devices) {
+    const device_info* match = nullptr;
+    for (const auto& i : inv.devices)
+      if ((!d.uuid.empty() && i.uuid == d.uuid) ||
+          (d.uuid.empty() && !d.pci_bus_id.empty() && i.pci_bus_id == d.pci_bus_id))
+        match = &i;
+    for (const auto& i : inv.devices)
+      if (match == nullptr && d.uuid.empty() && d.pci_bus_id.empty() && i.index == d.index)
+        match = &i;
+    if (match == nullptr)
+      return input_error{file.string(), "",
+                         fmt::format("GPU {} of the log ({}) is not in this inventory", d.index,
+                                     d.name.empty() ? d.uuid : d.name)};
+    if (!d.name.empty() && !match->name.empty() && d.name != match->name &&
+        match->name.find(d.name) == std::string::npos &&
+        d.name.find(match->name) == std::string::npos)
+      return input_error{file.string(), "",
+                         fmt::format("GPU {} is a {} in the log and a {} in the inventory", d.index,
+                                     d.name, match->name)};
+    const int index = d.index;
+    d = *match;
+    d.index = index;
+  }
+  r.run.source->notes.push_back("the GPUs' and the host's inventory is " + file.string() +
+                                "'s (gpuspec info --json), not the log's");
+  return std::nullopt;
+}
+
+namespace {
+
+/// Whether a file starts as a JSON document does: '{', or '[' followed by a JSON value (a shell
+/// prompt such as "[root@host dir]# ./gpu_burn", which starts several posted logs, is not one).
+bool starts_as_json(std::istream& in) {
+  const auto blank = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  char c = 0;
+  while (in.get(c) && blank(c)) {
+  }
+  if (!in || c == '{')
+    return true;
+  if (c != '[')
+    return false;
+  std::string next;
+  while (next.size() < 5 && in.get(c))
+    if (!blank(c) || !next.empty())
+      next += c;
+  if (next.empty())
+    return true;
+  const char first = next.front();
+  return first == '{' || first == '[' || first == ']' || first == '"' || first == '-' ||
+         (first >= '0' && first <= '9') || next.starts_with("true") || next.starts_with("false") ||
+         next.starts_with("null");
+}
+
+} // namespace
+
+outcome<report> load_report_or_log(const std::filesystem::path& file,
+                                   std::optional<foreign_tool> tool) {
+  if (!tool) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in || starts_as_json(in))
+      return load_report(file);
+  }
+  return load_log(file, tool);
+}
+
+} // namespace gpuspec::reports::import
