@@ -12,26 +12,9 @@ failures=0
 # The shipped spec table: the fixtures are H200s, matched by its h200-sxm-141gb row.
 specs=()
 
-# expect CODE ARGS...: runs gpuspec ARGS, compares the exit code.
-expect() {
-  local want=$1
-  shift
-  NO_COLOR=1 "$bin" "$@" >"$out/stdout" 2>"$out/stderr"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: gpuspec $* -> exit $got, expected $want"
-    sed 's/^/  stderr: /' "$out/stderr" | head -5
-    failures=$((failures + 1))
-  fi
-}
-# stderr_has TEXT: the last command's stderr contains TEXT.
-stderr_has() {
-  if ! grep -qF -- "$1" "$out/stderr"; then
-    echo "FAIL: stderr lacks '$1':"
-    sed 's/^/  /' "$out/stderr" | head -5
-    failures=$((failures + 1))
-  fi
-}
+# expect, stderr_has: tests/support/cli_expect.sh.
+# shellcheck source=/dev/null # (tests/support/cli_expect.sh, checked on its own)
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_expect.sh"
 
 expect 0 check "${specs[@]}" "$fx/healthy.json"
 grep -q 'Verdict: PASS (exit code 0)' "$out/stdout" || { echo "FAIL: no verdict line"; failures=$((failures + 1)); }

@@ -14,25 +14,9 @@ rm -rf "$out"
 mkdir -p "$out/reports"
 failures=0
 
-expect() {
-  local want=$1
-  shift
-  NO_COLOR=1 "$bin" "$@" >"$out/stdout" 2>"$out/stderr"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: gpuspec $* -> exit $got, expected $want"
-    sed 's/^/  stderr: /' "$out/stderr" | head -5
-    grep -E 'Verdict|INCONCLUSIVE|FAIL' "$out/stdout" | head -5 | sed 's/^/  stdout: /'
-    failures=$((failures + 1))
-  fi
-}
-has() { # has STREAM TEXT
-  if ! grep -qF -- "$2" "$out/$1"; then
-    echo "FAIL: $1 lacks '$2':"
-    sed 's/^/  /' "$out/$1" | head -5
-    failures=$((failures + 1))
-  fi
-}
+# expect, has: tests/support/cli_expect.sh.
+# shellcheck source=/dev/null # (tests/support/cli_expect.sh, checked on its own)
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_expect.sh"
 
 # check takes each log directly: exit 0/1/2 by the same rules as our reports, 3 only where the
 # log cannot be judged (its reason printed).
