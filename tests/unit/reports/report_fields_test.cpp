@@ -120,6 +120,32 @@ json schema() {
   return json::parse(in);
 }
 
+/// The object at `p` in the written report `good` holds exactly its listed keys, as the schema's
+/// definition of it requires (and nothing else); the reader refuses it without any one of them,
+/// and with a key it does not list, naming that key.
+void expect_written_read_and_in_the_schema(const json& good, const object_path& p) {
+  SCOPED_TRACE(std::string(p.object));
+  const json s = schema();
+  EXPECT_EQ(keys(good.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
+  const json& def = s.at("$defs").at(std::string(p.object));
+  EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
+  EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, 1));
+  EXPECT_FALSE(def.at("additionalProperties").get<bool>());
+  for (const auto& key : listed(p.object, 1)) {
+    SCOPED_TRACE(key);
+    json j = good;
+    j.at(json::json_pointer(std::string(p.pointer))).erase(key);
+    const auto loaded = report_from_json(j, "missing.json");
+    ASSERT_FALSE(loaded);
+    EXPECT_TRUE(loaded.error().field.ends_with(key)) << loaded.error().field;
+  }
+  json j = good;
+  j.at(json::json_pointer(std::string(p.pointer)))["not_a_field"] = 1;
+  const auto loaded = report_from_json(j, "extra.json");
+  ASSERT_FALSE(loaded) << p.object;
+  EXPECT_TRUE(loaded.error().field.ends_with("not_a_field")) << loaded.error().field;
+}
+
 TEST(ReportFields, EveryObjectIsListedWithItsPath) {
   std::set<std::string_view> named;
   for (const auto& o : report_objects())
@@ -141,28 +167,8 @@ TEST(ReportFields, TheImportedSourceIsWrittenReadAndInTheSchema) {
   const auto back = report_from_json(good, "good.json");
   ASSERT_TRUE(back) << back.error().to_string();
   EXPECT_EQ(back.value(), imported_sample());
-  const json s = schema();
-  for (const auto& p : imported_paths) {
-    SCOPED_TRACE(std::string(p.object));
-    EXPECT_EQ(keys(good.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
-    const json& def = s.at("$defs").at(std::string(p.object));
-    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
-    EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, 1));
-    EXPECT_FALSE(def.at("additionalProperties").get<bool>());
-    for (const auto& key : listed(p.object, 1)) {
-      SCOPED_TRACE(key);
-      json j = good;
-      j.at(json::json_pointer(std::string(p.pointer))).erase(key);
-      const auto loaded = report_from_json(j, "missing.json");
-      ASSERT_FALSE(loaded);
-      EXPECT_TRUE(loaded.error().field.ends_with(key)) << loaded.error().field;
-    }
-    json j = good;
-    j.at(json::json_pointer(std::string(p.pointer)))["not_a_field"] = 1;
-    const auto loaded = report_from_json(j, "extra.json");
-    ASSERT_FALSE(loaded) << p.object;
-    EXPECT_TRUE(loaded.error().field.ends_with("not_a_field")) << loaded.error().field;
-  }
+  for (const auto& p : imported_paths)
+    expect_written_read_and_in_the_schema(good, p);
   // Absent is every report gpuspec measured; null is not how a writer says so.
   json null_source = good;
   null_source.at("/run"_json_pointer)["source"] = nullptr;
@@ -176,28 +182,8 @@ TEST(ReportFields, TheMultiNodeObjectsAreWrittenReadAndInTheSchema) {
   EXPECT_EQ(back.value(), testing::multi_node_report());
   EXPECT_EQ(keys(good), listed("report", 1, -1, true));
   EXPECT_EQ(keys(good.at("/host"_json_pointer)), listed("host_info", 1, -1, true));
-  const json s = schema();
-  for (const auto& p : multi_node_paths) {
-    SCOPED_TRACE(std::string(p.object));
-    EXPECT_EQ(keys(good.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
-    const json& def = s.at("$defs").at(std::string(p.object));
-    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
-    EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, 1));
-    EXPECT_FALSE(def.at("additionalProperties").get<bool>());
-    for (const auto& key : listed(p.object, 1)) {
-      SCOPED_TRACE(key);
-      json j = good;
-      j.at(json::json_pointer(std::string(p.pointer))).erase(key);
-      const auto loaded = report_from_json(j, "missing.json");
-      ASSERT_FALSE(loaded);
-      EXPECT_TRUE(loaded.error().field.ends_with(key)) << loaded.error().field;
-    }
-    json j = good;
-    j.at(json::json_pointer(std::string(p.pointer)))["not_a_field"] = 1;
-    const auto loaded = report_from_json(j, "extra.json");
-    ASSERT_FALSE(loaded) << p.object;
-    EXPECT_TRUE(loaded.error().field.ends_with("not_a_field")) << loaded.error().field;
-  }
+  for (const auto& p : multi_node_paths)
+    expect_written_read_and_in_the_schema(good, p);
   // Absent is a one-node report, or a host whose ports were not read; empty nodes is not how a
   // writer says so, and null is neither.
   json one = good;
