@@ -11,6 +11,8 @@ its CMake library, its include prefix and its namespace, lowest layer first. The
   - every gpuspec header it includes belongs to itself or to a room of a lower layer, and every
     room library it links is of a lower layer.
 A room's folder holds no other room's files: a room inside it (collectives/mpi) is its own.
+And no source file of a room under reports/ is longer than MAX_REPORTS_FILE_LINES: the host core
+is where files grew into drawers (a 1,164-line check.cpp), so its files stay one job each.
 Prints each violation as FILE:LINE: what; exits 1 when there is one, 0 otherwise.
 
 Usage: rooms_check.py [ROOT]   (ROOT: the checkout; default: two folders above this script's)
@@ -20,6 +22,7 @@ import sys
 from pathlib import Path
 
 SOURCE_SUFFIXES = {'.cpp', '.hpp', '.cu', '.cuh'}
+MAX_REPORTS_FILE_LINES = 600
 
 
 def read_rooms(root):
@@ -86,6 +89,9 @@ def check(root):
             if p.suffix not in SOURCE_SUFFIXES:
                 continue
             src = p.read_text()
+            lines = src.count('\n')
+            if room['folder'].startswith('reports/') and lines > MAX_REPORTS_FILE_LINES:
+                err(p, 0, f'{lines} lines, over {MAX_REPORTS_FILE_LINES}: split it by job')
             for m in ns_re.finditer(src):
                 line = src.count('\n', 0, m.start()) + 1
                 name = re.sub(r'::inline\s+', '::', m.group(1))

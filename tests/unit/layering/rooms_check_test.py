@@ -97,6 +97,25 @@ class RoomsCheck(unittest.TestCase):
         p.write_text('#include "gpuspec/nowhere/x.hpp"\n' + p.read_text())
         self.assert_fails('high/src/high.cpp:1', "no room's prefix")
 
+    def test_long_file_in_a_reports_room_fails(self):
+        doc = self.root / 'docs' / 'architecture.md'
+        doc.write_text(doc.read_text().replace(
+            '<!-- /rooms -->', '| 3 | `reports/judge` | `gpuspec_judge` | `gpuspec/judge` | `gpuspec::judge` |\n<!-- /rooms -->'))
+        room = self.root / 'reports' / 'judge'
+        (room / 'src').mkdir(parents=True)
+        (room / 'include' / 'gpuspec' / 'judge').mkdir(parents=True)
+        (room / 'CMakeLists.txt').write_text('add_library(gpuspec_judge src/a.cpp)\n')
+        (room / 'src' / 'a.cpp').write_text('namespace gpuspec::judge {\n' + '\n' * 598 + '}\n')
+        code, out = run(self.root)
+        self.assertEqual(code, 0, out)  # 600 lines: the limit itself passes
+        (room / 'src' / 'a.cpp').write_text('namespace gpuspec::judge {\n' + '\n' * 599 + '}\n')
+        self.assert_fails('reports/judge/src/a.cpp', '601 lines, over 600')
+        long_elsewhere = self.root / 'low' / 'src' / 'long.cpp'
+        long_elsewhere.write_text('\n' * 700)
+        (room / 'src' / 'a.cpp').write_text('namespace gpuspec::judge {\n}\n')
+        code, out = run(self.root)
+        self.assertEqual(code, 0, out)  # the limit is the reports rooms'
+
 
 if __name__ == '__main__':
     unittest.main()
