@@ -46,6 +46,32 @@ std::string_view gemm_shape_class(std::int64_t m, std::int64_t n, std::int64_t k
   return mnk < gemm_large_min_mnk ? "small" : "large";
 }
 
+std::optional<std::uint64_t> size_in_bytes(std::string_view text) {
+  std::size_t i = 0;
+  std::uint64_t n = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (n > (std::uint64_t{1} << 50))
+      return std::nullopt; // past any size a tool runs: refuse rather than overflow
+    n = n * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+  }
+  if (i == 0)
+    return std::nullopt;
+  while (i < text.size() && text[i] == ' ')
+    ++i;
+  static constexpr std::pair<std::string_view, std::uint64_t> units[] = {
+      {"B", 1},
+      {"KiB", std::uint64_t{1} << 10},
+      {"MiB", std::uint64_t{1} << 20},
+      {"GiB", std::uint64_t{1} << 30},
+      {"KB", 1000},
+      {"MB", 1000 * 1000},
+      {"GB", 1000 * 1000 * 1000}};
+  for (const auto& [unit, factor] : units)
+    if (text.substr(i) == unit)
+      return n * factor;
+  return std::nullopt;
+}
+
 namespace {
 
 bool selector_holds(const std::vector<std::string>& accepted, const std::string& value) {
@@ -55,7 +81,7 @@ bool selector_holds(const std::vector<std::string>& accepted, const std::string&
 
 std::size_t conditions(const expectation_rule& r) {
   return r.axes.size() + (r.shape_class.empty() ? 0 : 1) + (r.path.empty() ? 0 : 1) +
-         (r.accumulation.empty() ? 0 : 1);
+         (r.accumulation.empty() ? 0 : 1) + (r.min_bytes ? 1 : 0);
 }
 
 /// True when every axis condition of `rule` holds in `axes` (a result's axes object).
@@ -107,6 +133,9 @@ const expectation_rule* expectations::find(std::string_view bench_id,
   rule_subject s;
   s.bench_id = std::string(bench_id);
   s.axes = axes;
+  if (const auto size = axes.is_object() ? axes.find("size") : axes.end();
+      axes.is_object() && size != axes.end() && size->is_string())
+    s.size_bytes = size_in_bytes(size->get<std::string>());
   const auto c = choose(s);
   return c ? c->rule : nullptr;
 }
@@ -115,7 +144,8 @@ std::optional<rule_choice> expectations::choose(const rule_subject& s) const {
   const expectation_rule* rule = most_specific(rules, [&](const expectation_rule& r) {
     return pattern_matches(r.pattern, s.bench_id) && axes_match(r, s.axes) &&
            selector_holds(r.shape_class, s.shape_class) && selector_holds(r.path, s.path) &&
-           selector_holds(r.accumulation, s.accumulation);
+           selector_holds(r.accumulation, s.accumulation) &&
+           (!r.min_bytes || (s.size_bytes && *s.size_bytes >= *r.min_bytes));
   });
   if (rule == nullptr)
     return std::nullopt;
@@ -229,6 +259,17 @@ std::string shape_class_of(const result& res) {
   return std::string(gemm_shape_class(dims[0], dims[1], dims[2]));
 }
 
+/// The axis `size` as bytes ("1GiB", "40MB"), else the observation size_bytes (a log's row).
+std::optional<std::uint64_t> size_of(const result& res) {
+  if (const auto it = res.axes.find("size"); it != res.axes.end() && it->is_string())
+    if (auto bytes = size_in_bytes(it->get<std::string>()))
+      return bytes;
+  const auto it = res.observations.find("size_bytes");
+  if (it != res.observations.end() && it->is_number_integer() && it->get<std::int64_t>() >= 0)
+    return static_cast<std::uint64_t>(it->get<std::int64_t>());
+  return std::nullopt;
+}
+
 } // namespace
 
 rule_subject subject_of(const report& r, const result& res, const device_info* device,
@@ -239,6 +280,7 @@ rule_subject subject_of(const report& r, const result& res, const device_info* d
   s.shape_class = shape_class_of(res);
   s.path = path_of(r, res);
   s.accumulation = accumulation_of(res);
+  s.size_bytes = size_of(res);
   if (device != nullptr && device->cc_major && device->cc_minor)
     if (const auto* row = find_arch_rates(*device->cc_major, *device->cc_minor))
       s.arch = std::string(row->name);

@@ -25,12 +25,12 @@ using detail::object_reader;
 using detail::presence;
 
 constexpr std::array<std::string_view, 3> top_keys{"schema", "settings", "rules"};
-constexpr std::array<std::string_view, 10> rule_keys{
-    "pattern",   "axes", "shape_class", "path",          "accumulation",
+constexpr std::array<std::string_view, 11> rule_keys{
+    "pattern",   "axes", "shape_class", "path",          "accumulation", "min_size",
     "overrides", "pass", "warn",        "informational", "why"};
 /// The keys a version 2 file may not use.
-constexpr std::array<std::string_view, 4> v3_rule_keys{"shape_class", "path", "accumulation",
-                                                       "overrides"};
+constexpr std::array<std::string_view, 5> v3_rule_keys{"shape_class", "path", "accumulation",
+                                                       "min_size", "overrides"};
 constexpr std::array<std::string_view, 6> override_keys{"arch", "spec",          "pass",
                                                         "warn", "informational", "why"};
 
@@ -196,11 +196,12 @@ rule_override read_override(element e, const std::string& path) {
 struct rule_key {
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   std::vector<std::string> shape_class, path, accumulation;
+  std::optional<std::uint64_t> min_bytes;
   friend bool operator==(const rule_key&, const rule_key&) = default;
 };
 
 rule_key key_of(const expectation_rule& r) {
-  return {r.axes, r.shape_class, r.path, r.accumulation};
+  return {r.axes, r.shape_class, r.path, r.accumulation, r.min_bytes};
 }
 
 rule_key read_key(const object_reader& o, bool v3) {
@@ -220,6 +221,15 @@ rule_key read_key(const object_reader& o, bool v3) {
   if (const auto v = o.find("accumulation"))
     k.accumulation =
         read_values(*v, o.path_of("accumulation"), "accumulation", accumulation_values);
+  if (const auto v = o.find("min_size")) {
+    const std::string text = detail::read_string(*v, o.path_of("min_size"));
+    k.min_bytes = size_in_bytes(text);
+    if (!k.min_bytes)
+      fail(o.path_of("min_size"),
+           fmt::format("'{}' is not a size: expected digits and one of B, KiB, MiB, GiB, KB, MB, "
+                       "GB (\"16MiB\", \"40MB\")",
+                       text));
+  }
   return k;
 }
 
@@ -328,6 +338,7 @@ expectations apply(const expectations* base, element root) {
     rule.shape_class = key.shape_class;
     rule.path = key.path;
     rule.accumulation = key.accumulation;
+    rule.min_bytes = key.min_bytes;
     read_rule(rj, path, same == out.rules.end(), rule);
     rule.layer = layer;
     if (same != out.rules.end())

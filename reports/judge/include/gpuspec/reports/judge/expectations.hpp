@@ -40,6 +40,11 @@ inline constexpr std::string_view shape_class_values[] = {"large", "small", "ski
 /// collectives without NVLink); "cross_socket": over PCIe and the link between CPU sockets;
 /// "c2c": a host transfer of a GPU attached by NVLink-C2C (Grace-based nodes).
 inline constexpr std::string_view path_values[] = {"nvlink", "pcie", "cross_socket", "c2c"};
+/// The bytes a size text states: "<digits>" then B, KiB, MiB, GiB (powers of 1024, as our size
+/// axes and nccl-tests' sizes are written) or KB, MB, GB (powers of 1000: the CUDA samples'
+/// "40 MB"); blanks between the number and the unit are allowed. nullopt for anything else.
+[[nodiscard]] std::optional<std::uint64_t> size_in_bytes(std::string_view text);
+
 /// "fp32", "fp16", "fp64", "int32": the GEMM's accumulation type (cuBLAS compute type);
 /// "fast": FP8 with cuBLASLt's fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM).
 inline constexpr std::string_view accumulation_values[] = {"fp32", "fp16", "fp64", "int32", "fast"};
@@ -67,6 +72,10 @@ struct expectation_rule {
   std::vector<std::string> shape_class;  ///< gemm_shape_class of the result's M, N, K
   std::vector<std::string> path;         ///< path_values: the link the result crossed
   std::vector<std::string> accumulation; ///< accumulation_values
+  /// `min_size`: the result's size (its `size` axis, else its `size_bytes` observation) is at
+  /// least this many bytes: the sizes large enough to measure the link, whichever grid a tool
+  /// ran (ours, nvbandwidth's 512 MiB buffer, the CUDA samples' 40 MB, nccl-tests' -e).
+  std::optional<std::uint64_t> min_bytes;
   /// Per-architecture or per-model fractions (version 3), the spec row's first.
   std::vector<rule_override> overrides;
   double pass = 0.85; ///< fraction of the result's reference at or above: pass
@@ -87,8 +96,9 @@ struct rule_subject {
   std::string shape_class;  ///< from the observations m, n, k
   std::string path;         ///< from host.topology, the p2p path, or the collective's link
   std::string accumulation; ///< from the observations compute_type and fast_accum
-  std::string arch;         ///< the GPU's architecture (arch_rates.hpp)
-  std::string spec_id;      ///< the GPU's matched spec row
+  std::optional<std::uint64_t> size_bytes; ///< the axis `size`, else the observation size_bytes
+  std::string arch;                        ///< the GPU's architecture (arch_rates.hpp)
+  std::string spec_id;                     ///< the GPU's matched spec row
 };
 
 /// The rule and fractions that judge a subject: the rule, and the override of it that applied
