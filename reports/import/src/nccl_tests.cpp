@@ -117,7 +117,51 @@ struct parsed_log {
   std::optional<double> avg_busbw;
   std::optional<long long> iterations;
   bool header_seen = false;
+  /// What NCCL's INFO lines say of its algorithms (docs/import.md): the largest "N nvls
+  /// channels", "NVLS multicast support is (not) available", and each tuning line's choice
+  /// ("AllReduce: 1073741824 Bytes -> Algo NVLS proto SIMPLE ...", NCCL 2.19 and later) by
+  /// function and bytes.
+  std::optional<long long> nvls_channels;
+  std::optional<bool> nvls_multicast;
+  std::map<std::pair<std::string, long long>, std::string> algorithm_of;
 };
+
+/// One "NCCL INFO" message: the facts of its algorithms, the rest left alone.
+void read_nccl_info(std::string_view message, parsed_log& p) {
+  if (message.starts_with("NCCL version ") && p.nccl_version.empty())
+    if (const auto f = blank_fields(message.substr(13)); !f.empty())
+      p.nccl_version = std::string(f.front());
+  if (const auto at = message.find(" nvls channels"); at != std::string_view::npos) {
+    const auto f = blank_fields(message.substr(0, at));
+    if (!f.empty())
+      if (const auto n = integer_of(f.back()))
+        p.nvls_channels = std::max(p.nvls_channels.value_or(0), *n);
+  }
+  if (message.starts_with("NVLS multicast support is not available"))
+    p.nvls_multicast = p.nvls_multicast.value_or(false);
+  else if (message.starts_with("NVLS multicast support is available"))
+    p.nvls_multicast = true;
+  const auto algo = message.find(" Bytes -> Algo ");
+  const auto colon = message.find(": ");
+  if (algo == std::string_view::npos || colon == std::string_view::npos || colon > algo)
+    return;
+  const auto bytes = integer_of(trim_blanks(message.substr(colon + 2, algo - colon - 2)));
+  const auto f = blank_fields(message.substr(algo + 15));
+  if (bytes && !f.empty() && !integer_of(f.front())) // 2.18 and earlier print a number
+    p.algorithm_of[{std::string(message.substr(0, colon)), *bytes}] = std::string(f.front());
+}
+
+/// NCCL's name of a collective ("AllReduce") for nccl-tests' ("all_reduce").
+std::string nccl_function(std::string_view collective) {
+  static const std::map<std::string_view, std::string_view> names{
+      {"all_reduce", "AllReduce"},
+      {"all_gather", "AllGather"},
+      {"reduce_scatter", "ReduceScatter"},
+      {"broadcast", "Broadcast"},
+      {"reduce", "Reduce"}};
+  const auto it = names.find(collective);
+  return it == names.end() ? std::string() : std::string(it->second);
+}
 
 void read_row(const log_line& l, const std::vector<std::string>& columns, parsed_log& p) {
   const auto f = blank_fields(l.text);
@@ -153,6 +197,10 @@ parsed_log parse(const std::vector<log_line>& lines) {
     const auto text = trim_blanks(l.text);
     if (p.collective.empty())
       p.collective = collective_named(text);
+    if (const auto info = text.find("NCCL INFO "); info != std::string_view::npos) {
+      read_nccl_info(text.substr(info + 10), p);
+      continue;
+    }
     if (text.starts_with("NCCL version ")) {
       if (const auto f = blank_fields(text.substr(13)); !f.empty())
         p.nccl_version = std::string(f.front());
@@ -324,6 +372,13 @@ result row_result(const table_row& row, bool in_place, const std::string& collec
     o["nccl_version"] = p.nccl_version;
   o["time_us"] = number_of(cell(row, half, "time")).value_or(0);
   o["algbw_gbs"] = number_of(cell(row, half, "algbw")).value_or(0);
+  if (p.nvls_channels)
+    o["nccl_nvls_channels"] = *p.nvls_channels;
+  if (p.nvls_multicast)
+    o["nccl_nvls_multicast"] = *p.nvls_multicast;
+  if (const auto it = p.algorithm_of.find({nccl_function(collective), bytes});
+      it != p.algorithm_of.end())
+    o["nccl_algorithm"] = it->second;
   res.check.detail = "no #wrong column";
   verify(res, half, p);
   if (*busbw <= 0 && p.ranks.size() != 1 && res.status == result_status::ok) {

@@ -183,6 +183,11 @@ private:
   bool frame_by_rule(const result& r, const device_info* dev, verdict_status findings,
                      result_verdict& v, std::string& frame_note);
 
+  /// A collective above the single-path bound within what NCCL's algorithm can reach: a note
+  /// naming the algorithm; beyond it, false and `v` inconclusive (impossible).
+  bool within_algorithm_reach(const result& r, const device_info* dev, std::string_view arch,
+                              result_verdict& v, std::string& frame_note) const;
+
   /// A burn-in or memory-test result: its record's findings, the cross-GPU comparison, and its
   /// telemetry's findings (temperature over the site limit, thermal or HW slowdown). A stand-in's
   /// record is judged too, since the stand-in writes it the way the harness does, but its

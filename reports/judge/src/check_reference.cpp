@@ -35,8 +35,15 @@ result_verdict node_checker::judge_against_ceiling(const result& r, const device
                   : v.frame == "baseline" ? "the baseline"
                                           : "the clock-adjusted ceiling",
                   100 * *v.pass_fraction, 100 * *v.warn_fraction, frame_note);
+  // A foreign log has no telemetry (docs/import.md): the figure is judged all the same, and a
+  // figure below the line names the telemetry it lacks as what to look at, whatever else
+  // explains it.
   if (m_report.run.backend == "imported")
-    v.message += "; imported from a log without telemetry: throttling could not be ruled out";
+    v.message += judged == verdict_status::pass
+                     ? "; imported from a log without telemetry: throttling could not be ruled out"
+                     : "; imported from a log without telemetry: throttling could not be ruled "
+                       "out, and the clocks, temperature and throttle reasons during the run are "
+                       "what to look at";
   if (judged == verdict_status::warn || judged == verdict_status::fail)
     explain(v, judged, r, dev, node, code);
   return v;
@@ -73,7 +80,8 @@ bool node_checker::frame_by_baseline(const result& r, const result& base, verdic
 bool node_checker::frame_by_rule(const result& r, const device_info* dev, verdict_status findings,
                                  result_verdict& v, std::string& frame_note) {
   const gpu_spec* spec = dev != nullptr ? m_spec_of.at(dev->index) : nullptr;
-  const auto rule = m_rules.choose(subject_of(m_report, r, dev, spec));
+  const rule_subject subject = subject_of(m_report, r, dev, spec);
+  const auto rule = m_rules.choose(subject);
   if (!rule) {
     v.status = worst(findings, verdict_status::skipped);
     v.message = "no expectation rule matches this benchmark";
@@ -135,6 +143,31 @@ bool node_checker::frame_by_rule(const result& r, const device_info* dev, verdic
                             format_figure(r.stats.median));
     return false;
   }
+  return within_algorithm_reach(r, dev, subject.arch, v, frame_note);
+}
+
+/// A collective above the single-path bound is impossible only beyond what NCCL's algorithm
+/// can reach (collective_reach_of); within it, the note says which algorithm explains it.
+/// False (and `v` inconclusive) beyond it.
+bool node_checker::within_algorithm_reach(const result& r, const device_info* dev,
+                                          std::string_view arch, result_verdict& v,
+                                          std::string& frame_note) const {
+  const auto reach = collective_reach_of(r, arch);
+  const double margin = std::max(m_rules.settings.impossible_margin, 3 * r.stats.cv);
+  if (!reach || !v.efficiency || !(*v.efficiency > 1 + margin))
+    return true;
+  if (*v.efficiency > reach->factor * (1 + margin)) {
+    v = conclude(std::move(v), r, dev, verdict_status::inconclusive, "GPUSPEC-IMPOSSIBLE-RESULT",
+                 fmt::format("impossible: busbw {} GB/s is {} of the single-path bound {} GB/s, "
+                             "beyond what {} can reach ({:.3g} x, {} margin): {}",
+                             format_figure(r.stats.median), format_percent(*v.efficiency),
+                             format_figure(v.expected.value_or(0)), reach->algorithm, reach->factor,
+                             format_percent(margin), reach->why));
+    return false;
+  }
+  frame_note +=
+      fmt::format("; above the single-path (ring) bound, which {} explains{}: {}", reach->algorithm,
+                  reach->stated ? " (NCCL's log names it)" : "", reach->why);
   return true;
 }
 

@@ -64,8 +64,9 @@ struct collective_ceiling_inputs {
   /// all-reduce sends and receives each byte once, so its busbw can reach 2(n-1)/n x the link
   /// (NVIDIA/nccl-tests#212: on 8 H100s "a peak busBw of ~480GB/s" against a 450 GB/s line
   /// rate). The caller passes nccl-tests' all-reduce factor for all-reduce, 1 otherwise; it widens
-  /// the clock-adjusted bound (what the check calls impossible), never the datasheet figure that
-  /// judges.
+  /// the clock-adjusted bound, never the datasheet figure that judges. The check's "impossible"
+  /// for a collective is the reference x what NCCL's algorithm can reach instead
+  /// (reports/judge collective_reach_of), since a ring cannot use this factor.
   double in_switch_factor = 1.0;
   /// A collective across nodes: each node's InfiniBand / RoCE ports (its inventory's
   /// host.network_ports), one entry per node of the collective. Empty (or one node): the

@@ -95,4 +95,23 @@ struct gpu_facts {
 [[nodiscard]] std::vector<diagnosis> collective_findings(const report& r, const result& res,
                                                          verdict_status severity);
 
+/// How far above the single-path bound (a ring's: each GPU sends and receives over its own
+/// links, nccl-tests doc/PERFORMANCE.md) a collective's busbw can go with the algorithm NCCL ran
+/// (docs/check.md, "Collectives: what the algorithm can reach").
+struct collective_reach {
+  double factor = 1.0;   ///< the most busbw / the link can be: 1, or 2(n-1)/n for all-reduce
+  std::string algorithm; ///< as NCCL named it ("NVLS", "RING"), or those the path allows
+  bool stated = false;   ///< NCCL's log named it (our untimed call; a log's INFO lines)
+  std::string why;       ///< one sentence: why this factor
+};
+
+/// The reach of a collective result (nullopt for any other): the algorithm its observation
+/// `nccl_algorithm` names, else the ones its path allows: across nodes (ceiling_link
+/// "network", or ranks on several hosts) tree, NVLS-tree and CollNet reduce per node; inside
+/// an NVLink node of `arch` hopper or later NVLink SHARP (NVLS) unless the log counted 0 NVLS
+/// channels or no multicast; otherwise a ring. Only all-reduce gains (the reduction happens
+/// once, in the switch or the network).
+[[nodiscard]] std::optional<collective_reach> collective_reach_of(const result& res,
+                                                                  std::string_view arch);
+
 } // namespace gpuspec::reports::judge
