@@ -153,6 +153,18 @@ head -c 3000 /dev/urandom >"$out/noise.log" 2>/dev/null
 "$bin" import "$out/noise.log" >/dev/null 2>&1
 rc=$?
 [ "$rc" -eq 3 ] || [ "$rc" -eq 0 ] || { echo "FAIL: noise -> exit $rc"; failures=$((failures + 1)); }
+# --tool on diff, compare and db ingest reads every input as that tool's log, as check's does.
+nvb="$fx/nvbandwidth"
+expect 0 diff --tool nvbandwidth "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log" "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log"
+has stdout "transfer.h2d pinned 512MiB sm"
+expect 3 diff --tool gpu-burn "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log" "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log"
+has stderr "a100-sxm4-40gbx1-h2d-sm-v0.8.log: line 19: gpu-burn log"
+expect 0 compare --tool nvbandwidth "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log" "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8-b1024.log"
+expect 0 db ingest --db "$out/fleet.sqlite" --tool nvbandwidth "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log"
+# A dcgmi diag -j document is a log, not a report, whatever it starts with.
+expect 3 check "$fx/dcgm/virtualclient-diag-r3-pass-eud-skip.json"
+has stdout "GPUSPEC-TOOL-TEST-SKIPPED"
+
 # -o onto its own input is refused before anything is written.
 cp "$fx/gpu-burn/k80x1-gpuburn-ok.log" "$out/self.log"
 expect 3 import "$out/self.log" -o "$out/self.log"
