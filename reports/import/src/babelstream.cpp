@@ -129,8 +129,9 @@ report read_babelstream(const std::vector<log_line>& lines, run_source source) {
   source.version = p.version.empty() ? "" : "BabelStream " + p.version;
   if (p.version.empty())
     source.notes.push_back("the log does not state BabelStream's version");
-  // Dot is the table's last row in every version (Nstream, v4+, comes before it).
-  source.truncated = p.rows.back().function != "Dot";
+  // A full run prints Copy, Mul, Add, Triad, Dot in that order (main.cpp's labels); a table that
+  // starts with Copy and stops before Dot was cut (--triad-only and --nstream-only print one row).
+  source.truncated = p.rows.front().function == "Copy" && p.rows.back().function != "Dot";
   const bool gpu = ran_on_nvidia_gpu(p);
   source.notes.push_back(fmt::format(
       "BabelStream's figure is its fastest run's rate ({} runs; min, max and average times are "
