@@ -63,6 +63,23 @@ seeds nccl_tests tests/fixtures/import/nccl-tests/*.log
 seeds gpu_burn tests/fixtures/import/gpu-burn/*.log
 seeds dcgm tests/fixtures/import/dcgm/*.log tests/fixtures/import/dcgm/*.json
 seeds detect tests/fixtures/import/*/*.log
+seeds any_tool
+# any_tool reads its first byte as the reader's row in reports/import/src/readers.hpp (byte %
+# count): each fixture of the readers it covers, behind the byte that picks its reader.
+any_seed() {
+  local byte="$1" f
+  shift
+  for f in "$@"; do
+    if [ -f "$f" ]; then
+      { printf "\\$byte"; cat "$f"; } >"$work/any_tool/${f//\//_}"
+    fi
+  done
+}
+any_seed 002 tests/fixtures/import/dcgm/*.json
+any_seed 003 tests/fixtures/import/nvbandwidth/*.log
+any_seed 004 tests/fixtures/import/cuda-samples/*p2pBandwidthLatencyTest*.log
+any_seed 005 tests/fixtures/import/cuda-samples/*bandwidthTest*.log
+any_seed 006 tests/fixtures/import/babelstream/*.log
 shopt -u nullglob globstar
 
 # fuzz_one NAME: runs fuzz_NAME_loader for SECONDS over its corpus; its report, and on failure
@@ -100,7 +117,7 @@ fuzz_one() {
 
 # The targets run side by side, one per core (each is one single-threaded process), so the
 # wall time is SECONDS per round of as many targets as there are cores, not per target.
-names=(report spec nccl_tests gpu_burn dcgm detect)
+names=(report spec nccl_tests gpu_burn dcgm detect any_tool)
 jobs="$(nproc 2>/dev/null || echo 1)"
 failed=0
 pids=()

@@ -52,10 +52,7 @@ void setup_check(CLI::App& app, check_cli_options& o) {
       ->type_name(value_name::file);
   cmd->add_flag("-v,--verbose", o.verbose,
                 "Table: list the passing results, GPUs and nodes too (other formats list all)");
-  cmd->add_option("--tool", o.tool,
-                  "Read every REPORT as this tool's log (otherwise a report, or a log whose "
-                  "tool is recognised from its lines: docs/import.md)")
-      ->check(CLI::IsMember(import_tool_names()));
+  add_tool_option(cmd, o.tool, "REPORT");
 }
 
 std::optional<loaded_rules> load_rules(const std::string& specs_file,
@@ -130,8 +127,7 @@ bool load_check_reports(const check_cli_options& o, std::vector<reports::report>
   out.reserve(o.reports.size());
   bool bad = false;
   for (const auto& file : o.reports) {
-    auto r = reports::load_report_or_log(file, o.tool.empty() ? std::nullopt
-                                                              : reports::tool_from_name(o.tool));
+    auto r = reports::load_report_or_log(file, chosen_tool(o.tool));
     if (!r) {
       fmt::print(stderr, "gpuspec check: {}\n", r.error().to_string());
       bad = true;

@@ -26,6 +26,7 @@ void setup_compare(CLI::App& app, compare_cli_options& options) {
                   "Reports (one is enough to compare the GPUs of one node)")
       ->required()
       ->type_name(value_name::file);
+  add_tool_option(cmd, options.tool, "file of REPORTS");
   cmd->add_option("--specs", options.specs,
                   "Spec table (default: $GPUSPEC_SPECS, else the source tree's specs/gpus.json)")
       ->type_name(value_name::file);
@@ -47,7 +48,7 @@ void setup_compare(CLI::App& app, compare_cli_options& options) {
 exit_code run_compare(const compare_cli_options& options) {
   std::vector<reports::report> loaded;
   for (const auto& file : options.files) {
-    auto r = reports::load_report_or_log(file);
+    auto r = reports::load_report_or_log(file, chosen_tool(options.tool));
     if (!r) {
       fmt::print(stderr, "gpuspec compare: {}\n", r.error().to_string());
       return exit_code::unknown;

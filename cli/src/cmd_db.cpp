@@ -69,6 +69,7 @@ void setup_db(CLI::App& app, db_cli_options& o) {
   ingest->add_option("REPORT", o.inputs, "Report files or folders")
       ->required()
       ->type_name(value_name::file);
+  add_tool_option(ingest, o.tool, "file");
   ingest->add_option("--specs", o.specs, "Spec table that judges them (default as check)")
       ->type_name(value_name::file);
   ingest->add_option("--expect", o.expect, "Expectation rules (default: specs/expect.json)")
@@ -112,10 +113,10 @@ std::string now_utc() { return fleet::utc_text(static_cast<long long>(std::time(
 
 /// One file into the database: its row of the listing; false when the file is bad.
 bool ingest_one(fleet::ingester& in, const std::string& file, const fleet::judge& j,
-                reports::db_output& out, std::size_t& added) {
+                const std::string& tool, reports::db_output& out, std::size_t& added) {
   nlohmann::ordered_json row;
   row["file"] = file;
-  auto r = reports::load_report_or_log(file);
+  auto r = reports::load_report_or_log(file, chosen_tool(tool));
   if (!r) {
     fmt::print(stderr, "gpuspec db ingest: skipped: {}\n", r.error().to_string());
     row["status"] = "bad";
@@ -183,7 +184,7 @@ exit_code run_ingest(const db_cli_options& o) {
   };
   for (const auto& file : fleet::report_files(paths)) {
     try {
-      bad += ingest_one(in, file.string(), j, out, added) ? 0 : 1;
+      bad += ingest_one(in, file.string(), j, o.tool, out, added) ? 0 : 1;
     } catch (const fleet::db_error& e) {
       return stopped(e, fmt::format("at {}: nothing of it was written", file.string()));
     }

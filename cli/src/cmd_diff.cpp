@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/cli/cli_model.hpp"
+#include "gpuspec/cli/cmd_import.hpp"
 #include "gpuspec/cli/format.hpp"
 #include "gpuspec/reports/import/import.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
@@ -23,6 +24,7 @@ void setup_diff(CLI::App& app, diff_cli_options& options) {
   cmd->add_option("NEW", options.new_file, "The later report")
       ->required()
       ->type_name(value_name::file);
+  add_tool_option(cmd, options.tool, "OLD and NEW");
   cmd->add_option("--format", options.format,
                   "Output: table, md, json or html (one self-contained page)")
       ->check(CLI::IsMember({"table", "md", "json", "html"}))
@@ -48,12 +50,12 @@ exit_code run_diff(const diff_cli_options& options) {
                options.diff.fail_threshold, options.diff.min_effect);
     return exit_code::unknown;
   }
-  auto old_report = reports::load_report_or_log(options.old_file);
+  auto old_report = reports::load_report_or_log(options.old_file, chosen_tool(options.tool));
   if (!old_report) {
     fmt::print(stderr, "gpuspec diff: {}\n", old_report.error().to_string());
     return exit_code::unknown;
   }
-  auto new_report = reports::load_report_or_log(options.new_file);
+  auto new_report = reports::load_report_or_log(options.new_file, chosen_tool(options.tool));
   if (!new_report) {
     fmt::print(stderr, "gpuspec diff: {}\n", new_report.error().to_string());
     return exit_code::unknown;

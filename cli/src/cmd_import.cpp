@@ -40,13 +40,21 @@ void setup_import(CLI::App& app, import_cli_options& o) {
       ->type_name(value_name::file);
 }
 
-namespace {
+void add_tool_option(CLI::App* cmd, std::string& into, const std::string& inputs) {
+  cmd->add_option("--tool", into,
+                  "Read every " + inputs +
+                      " as this tool's log (otherwise a report, or a log whose tool is "
+                      "recognised from its lines: docs/import.md)")
+      ->check(CLI::IsMember(import_tool_names()));
+}
 
 std::optional<reports::foreign_tool> chosen_tool(const std::string& name) {
   if (name.empty())
     return std::nullopt;
   return reports::tool_from_name(name);
 }
+
+namespace {
 
 bool write(const std::filesystem::path& file, const std::string& text) {
   try {

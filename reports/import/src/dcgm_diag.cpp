@@ -16,28 +16,12 @@
 
 #include <fmt/format.h>
 
+#include "dcgm_diag.hpp"
 #include "imported_report.hpp"
 #include "readers.hpp"
 
 namespace gpuspec::reports::inline import::detail {
 namespace {
-
-/// One test's row, its continuation rows, and the Warning and Info rows after it.
-struct dcgm_test {
-  std::string section, name;
-  std::size_t line = 0;
-  /// DCGM's result per GPU index; -1 for every GPU ("Pass", "Fail - All").
-  std::map<int, std::string> result;
-  std::vector<std::string> warnings, info;
-};
-
-struct parsed_diag {
-  std::string version, driver;
-  std::vector<std::uint32_t> device_ids;
-  std::map<int, std::string> link_states; ///< gpuId -> "DDDD..." (dcgmi nvlink --link-status)
-  std::vector<dcgm_test> tests;
-  bool table = false, closed = false;
-};
 
 std::string slug(std::string_view text) {
   std::string out;
@@ -267,21 +251,24 @@ bool looks_like_dcgm_diag(const std::vector<log_line>& lines) {
   return false;
 }
 
-report read_dcgm_diag(const std::vector<log_line>& lines, run_source source) {
-  const auto p = parse_diag(lines);
+report dcgm_report(const parsed_diag& p, const std::vector<log_line>& lines, run_source source) {
   if (p.tests.empty() && p.link_states.empty())
     throw log_error(lines.empty() ? 0 : lines.back().number,
                     "a dcgmi diag log with no test result: nothing to judge");
   source.version = p.version.empty() ? "" : "DCGM " + p.version;
   if (p.version.empty())
-    source.notes.push_back("the log does not state DCGM's version (no Metadata section)");
-  source.notes.push_back("dcgmi diag's table gives each test's Pass, Fail, Skip or Warn and its "
-                         "words, no figure: a test DCGM passed is a pass of DCGM's own test, a "
-                         "skipped one is inconclusive for that test");
+    source.notes.push_back(p.json ? "the log does not state DCGM's version (no \"version\" key)"
+                                  : "the log does not state DCGM's version (no Metadata section)");
+  source.notes.push_back(fmt::format(
+      "dcgmi diag's {} gives each test's Pass, Fail, Skip or Warn and its words, no figure: a "
+      "test DCGM passed is a pass of DCGM's own test, a skipped one is inconclusive for that "
+      "test",
+      p.json ? "JSON (-j)" : "table"));
   source.notes.push_back("the log has no telemetry, no GPU names, serials or UUIDs: the GPUs "
                          "are known by index and PCI device id (Metadata) only");
-  // A table without its closing border was cut: the tests after the cut are not known.
-  source.truncated = p.table && !p.closed;
+  // A table without its closing border, or a JSON document not closed, was cut: the tests after
+  // the cut are not known.
+  source.truncated = p.json ? !p.closed : p.table && !p.closed;
   report r = imported_report(std::move(source));
   if (!p.driver.empty())
     r.host.driver_version = p.driver;
@@ -344,6 +331,8 @@ report read_dcgm_diag(const std::vector<log_line>& lines, run_source source) {
         o["dcgm_warning"] = warnings;
       if (!info.empty())
         o["dcgm_info"] = info;
+      if (const auto codes = t.error_ids.find(gpu); codes != t.error_ids.end())
+        o["dcgm_error_codes"] = codes->second;
       const std::string said = warnings.empty() ? info : warnings;
       if (word == "Fail") {
         res.status = result_status::failed;
@@ -352,8 +341,12 @@ report read_dcgm_diag(const std::vector<log_line>& lines, run_source source) {
                                  said.empty() ? std::string() : ": " + said);
         res.check.detail = "DCGM: Fail";
       } else if (word == "Skip") {
+        // Neither a pass nor a failure of that test: the check makes it inconclusive
+        // (GPUSPEC-TOOL-TEST-SKIPPED), never a pass.
         res.status = result_status::skipped;
-        res.reason = fmt::format("DCGM skipped its {} test: inconclusive for it", t.name);
+        res.reason = fmt::format("DCGM skipped its {} test{}: inconclusive for it", t.name,
+                                 said.empty() ? std::string() : " (" + said + ")");
+        o["tool_test_skipped"] = true;
       } else {
         res.check.status = verification_status::passed;
         res.check.detail = fmt::format("DCGM: {}{}", word, said.empty() ? "" : " (" + said + ")");
@@ -364,5 +357,21 @@ report read_dcgm_diag(const std::vector<log_line>& lines, run_source source) {
   finish_report(r);
   return r;
 }
+
+namespace {
+
+bool recognises_dcgm(const std::vector<log_line>& lines) {
+  return looks_like_dcgm_json(lines) || looks_like_dcgm_diag(lines);
+}
+
+/// The table or, where the log holds dcgmi diag -j's document, the JSON.
+report read_dcgm(const std::vector<log_line>& lines, run_source source) {
+  return dcgm_report(looks_like_dcgm_json(lines) ? parse_dcgm_json(lines) : parse_diag(lines),
+                     lines, std::move(source));
+}
+
+} // namespace
+
+const log_reader dcgm_reader{"dcgm", recognises_dcgm, read_dcgm, true};
 
 } // namespace gpuspec::reports::import::detail

@@ -276,4 +276,6 @@ report read_gpu_burn(const std::vector<log_line>& lines, run_source source) {
   return r;
 }
 
+const log_reader gpu_burn_reader{"gpu-burn", looks_like_gpu_burn, read_gpu_burn};
+
 } // namespace gpuspec::reports::import::detail

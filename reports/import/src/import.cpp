@@ -17,11 +17,6 @@
 namespace gpuspec::reports::inline import {
 namespace {
 
-constexpr std::array<std::pair<foreign_tool, std::string_view>, 3> k_tools{
-    {{foreign_tool::nccl_tests, "nccl-tests"},
-     {foreign_tool::gpu_burn, "gpu-burn"},
-     {foreign_tool::dcgm, "dcgm"}}};
-
 input_error error_at(const std::string& file, std::size_t line, const std::string& why) {
   return input_error{file, line == 0 ? std::string() : fmt::format("line {}", line), why};
 }
@@ -29,34 +24,28 @@ input_error error_at(const std::string& file, std::size_t line, const std::strin
 } // namespace
 
 std::string_view tool_name(foreign_tool tool) {
-  for (const auto& [t, name] : k_tools)
-    if (t == tool)
-      return name;
-  return "unknown";
+  return tool.reader < detail::k_readers.size() ? detail::k_readers[tool.reader]->tool : "unknown";
 }
 
 std::optional<foreign_tool> tool_from_name(std::string_view name) {
-  for (const auto& [t, n] : k_tools)
-    if (n == name)
-      return t;
+  for (std::size_t i = 0; i < detail::k_readers.size(); ++i)
+    if (detail::k_readers[i]->tool == name)
+      return foreign_tool{i};
   return std::nullopt;
 }
 
 std::vector<std::string_view> tool_names() {
   std::vector<std::string_view> out;
-  for (const auto& [t, name] : k_tools)
-    out.push_back(name);
+  for (const auto* reader : detail::k_readers)
+    out.push_back(reader->tool);
   return out;
 }
 
 std::optional<foreign_tool> detect_tool(std::string_view text) {
   const auto lines = split_log_lines(text);
-  if (detail::looks_like_nccl_tests(lines))
-    return foreign_tool::nccl_tests;
-  if (detail::looks_like_gpu_burn(lines))
-    return foreign_tool::gpu_burn;
-  if (detail::looks_like_dcgm_diag(lines))
-    return foreign_tool::dcgm;
+  for (std::size_t i = 0; i < detail::k_readers.size(); ++i)
+    if (detail::k_readers[i]->recognises(lines))
+      return foreign_tool{i};
   return std::nullopt;
 }
 
@@ -65,27 +54,20 @@ outcome<report> import_log(std::string_view text, const std::string& file,
   const auto lines = split_log_lines(text);
   if (!tool)
     tool = detect_tool(text);
-  if (!tool)
+  if (!tool || tool->reader >= detail::k_readers.size())
     return error_at(file, lines.empty() ? 0 : 1,
                     fmt::format("not a log gpuspec can import: no line of {} was recognised",
                                 fmt::join(tool_names(), " or ")));
+  const auto& reader = *detail::k_readers[tool->reader];
   run_source source;
-  source.tool = std::string(tool_name(*tool));
+  source.tool = std::string(reader.tool);
   source.file = file;
   source.sha256 = detail::sha256_hex(text);
   try {
-    switch (*tool) {
-    case foreign_tool::nccl_tests:
-      return detail::read_nccl_tests(lines, std::move(source));
-    case foreign_tool::gpu_burn:
-      return detail::read_gpu_burn(lines, std::move(source));
-    case foreign_tool::dcgm:
-      return detail::read_dcgm_diag(lines, std::move(source));
-    }
+    return reader.read(lines, std::move(source));
   } catch (const log_error& e) {
-    return error_at(file, e.line(), fmt::format("{} log: {}", tool_name(*tool), e.what()));
+    return error_at(file, e.line(), fmt::format("{} log: {}", reader.tool, e.what()));
   }
-  return error_at(file, 0, "no reader for this tool");
 }
 
 outcome<report> load_log(const std::filesystem::path& file, std::optional<foreign_tool> tool) {
@@ -182,6 +164,21 @@ bool starts_as_json(std::istream& in) {
          next.starts_with("null");
 }
 
+/// A file that starts as JSON: the log of a tool that writes JSON (dcgmi diag -j) when such a
+/// reader recognises its opening (a JSON log names its tool in its first key), else a gpuspec
+/// report, read once by the report loader.
+outcome<report> json_log_or_report(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string opening(4096, '\0');
+  in.read(opening.data(), static_cast<std::streamsize>(opening.size()));
+  opening.resize(static_cast<std::size_t>(in.gcount()));
+  const auto lines = split_log_lines(opening);
+  for (std::size_t i = 0; i < detail::k_readers.size(); ++i)
+    if (detail::k_readers[i]->reads_json && detail::k_readers[i]->recognises(lines))
+      return load_log(file, foreign_tool{i});
+  return load_report(file);
+}
+
 } // namespace
 
 outcome<report> load_report_or_log(const std::filesystem::path& file,
@@ -189,7 +186,7 @@ outcome<report> load_report_or_log(const std::filesystem::path& file,
   if (!tool) {
     std::ifstream in(file, std::ios::binary);
     if (!in || starts_as_json(in))
-      return load_report(file);
+      return json_log_or_report(file);
   }
   return load_log(file, tool);
 }

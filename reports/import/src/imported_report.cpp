@@ -1,7 +1,13 @@
 // The frame every importer fills (imported_report.hpp).
 #include "imported_report.hpp"
 
+#include <array>
+#include <charconv>
 #include <utility>
+
+#include "gpuspec/reports/model/reference.hpp"
+
+#include <fmt/format.h>
 
 namespace gpuspec::reports::inline import::detail {
 
@@ -37,6 +43,45 @@ void finish_report(report& r) {
   if (!r.complete)
     r.incomplete_reason = "the " + r.run.source->tool +
                           " log is truncated: " + "read up to its end, its last lines are missing";
+}
+
+std::optional<double> number_of(std::string_view s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    return std::nullopt;
+  return v;
+}
+
+std::optional<long long> integer_of(std::string_view s) {
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    return std::nullopt;
+  return v;
+}
+
+bool infer_nvlink_path(result& res) {
+  const double fastest_pcie = pcie_bandwidth_gbs(6, 16).value_or(0);
+  if (res.samples.empty() || !(res.stats.median > fastest_pcie))
+    return false;
+  res.observations["path"] = "NVLink (inferred: faster than any PCIe link)";
+  res.ceiling_value.reference = reference_kind::datasheet;
+  res.ceiling_value.spec_figure = "nvlink_gbs";
+  res.ceiling_value.datasheet_source =
+      "the spec table's NVLink figure per direction for the model the log names (the log does "
+      "not say how many links were up)";
+  return true;
+}
+
+std::string size_text(long long bytes) {
+  constexpr std::array<std::string_view, 4> units{"B", "KiB", "MiB", "GiB"};
+  std::size_t u = 0;
+  while (u + 1 < units.size() && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return fmt::format("{}{}", bytes, units[u]);
 }
 
 } // namespace gpuspec::reports::import::detail

@@ -23,22 +23,6 @@ namespace {
 
 constexpr std::string_view k_tool = "nccl-tests";
 
-std::optional<double> number_of(std::string_view s) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size())
-    return std::nullopt;
-  return v;
-}
-
-std::optional<long long> integer_of(std::string_view s) {
-  long long v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size())
-    return std::nullopt;
-  return v;
-}
-
 /// nccl-tests' type names as our dtype axis (collective_kind.hpp's names).
 std::string dtype_of(std::string_view type) {
   static const std::map<std::string_view, std::string_view> names{
@@ -47,17 +31,6 @@ std::string dtype_of(std::string_view type) {
       {"int64", "int64"}, {"uint64", "uint64"}};
   const auto it = names.find(type);
   return it == names.end() ? std::string(type) : std::string(it->second);
-}
-
-/// "1GiB", "256MiB", "8B": the size axis as our collectives write it.
-std::string size_text(long long bytes) {
-  constexpr std::array<std::string_view, 4> units{"B", "KiB", "MiB", "GiB"};
-  std::size_t u = 0;
-  while (u + 1 < units.size() && bytes >= 1024 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    ++u;
-  }
-  return fmt::format("{}{}", bytes, units[u]);
 }
 
 /// One rank of "# Using devices": "#  Rank  0 Group  0 Pid 6899 on HOST device  0 [BUS] NAME".
@@ -493,5 +466,7 @@ report read_nccl_tests(const std::vector<log_line>& lines, run_source source) {
   finish_report(r);
   return r;
 }
+
+const log_reader nccl_tests_reader{"nccl-tests", looks_like_nccl_tests, read_nccl_tests};
 
 } // namespace gpuspec::reports::import::detail

@@ -163,6 +163,8 @@ private:
   std::optional<result_verdict> judge_without_ceiling(std::size_t i, const device_info* dev,
                                                       result_verdict& v);
 
+  /// A foreign tool's own test that the tool skipped (dcgmi diag's Skip).
+  [[nodiscard]] bool imported_test_skipped(const result& r) const;
   /// An ok result that contradicts itself, is not judged (a collective), or whose figures
   /// cannot be judged (too few samples, impossible values).
   std::optional<result_verdict> judge_unmeasurable(std::size_t i, const device_info* dev,

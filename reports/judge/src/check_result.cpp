@@ -43,6 +43,15 @@ result_verdict node_checker::judge(std::size_t i, const node_verdict& node) {
   return judge_against_ceiling(r, dev, node, std::move(v));
 }
 
+/// A foreign tool's own test that the tool skipped (dcgmi diag's Skip, marked by its importer):
+/// inconclusive for that test, never a pass (docs/import.md).
+bool node_checker::imported_test_skipped(const result& r) const {
+  if (m_report.run.backend != "imported" || r.status != result_status::skipped)
+    return false;
+  const auto it = r.observations.find("tool_test_skipped");
+  return it != r.observations.end() && it->is_boolean() && it->get<bool>();
+}
+
 /// The verdicts reached before any ceiling is asked: a spine failure, a burn-in, a stand-in,
 /// a wrong answer, a collective timeout, a failure or skip, a contradiction, a result not
 /// judged or not measurable. nullopt: the result goes on to its ceiling.
@@ -80,6 +89,8 @@ node_checker::judge_without_ceiling(std::size_t i, const device_info* dev, resul
   if (r.status == result_status::failed)
     return conclude(v, r, dev, verdict_status::fail, failure_code(r.failure),
                     "failed: " + r.reason);
+  if (imported_test_skipped(r))
+    return conclude(v, r, dev, verdict_status::inconclusive, "GPUSPEC-TOOL-TEST-SKIPPED", r.reason);
   if (r.status != result_status::ok) {
     v.status = verdict_status::skipped;
     v.message = std::string(to_string(r.status)) + ": " + r.reason;

@@ -32,6 +32,11 @@ constexpr std::array codes = {
     reason_code{"GPUSPEC-NO-RESULTS", remediation::rerun,
                 "the report has no results, or none was judged (every one skipped)",
                 "rerun; check that the suite and filter select benchmarks for this GPU"},
+    reason_code{"GPUSPEC-TOOL-TEST-SKIPPED", remediation::rerun,
+                "a foreign tool skipped one of its own tests (dcgmi diag's Skip): that test "
+                "neither passed nor failed",
+                "read the tool's reason; run the test where it can run (DCGM: the level, the "
+                "permissions or the allowlist it needs), or accept the gap knowingly"},
     reason_code{"GPUSPEC-NO-WORK", remediation::rerun,
                 "the result measured no work (no samples, or a median of 0 or less)",
                 "rerun; if it recurs, report the benchmark: its timer saw nothing"},

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gpuspec/reports/import/import.hpp"
-#include "import_fixtures.hpp"
+#include "import_judged.hpp"
 
 namespace gpuspec::reports {
 namespace {
@@ -97,9 +97,80 @@ TEST(DcgmImport, AnUnknownResultWordNamesItsLine) {
 TEST(DcgmImport, AGpuIndexOutOfRangeNamesItsLine) {
   // Found by fuzz_dcgm_loader.
   const auto r = import_log("| Denylist | Pass |\n|          | GPU99999999999: Fail |\n", "big.log",
-                            foreign_tool::dcgm);
+                            tool_from_name("dcgm"));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().field, "line 2");
+}
+
+TEST(DcgmImport, ASkippedTestIsInconclusiveNeverAPass) {
+  // The r3 JSON passes every test but the EUD Test, which DCGM skipped.
+  const auto r = dcgm("virtualclient-diag-r3-pass-eud-skip.json");
+  const auto* eud = find_result(r, "dcgm.hardware.eud_test", 0);
+  ASSERT_NE(eud, nullptr);
+  EXPECT_EQ(eud->status, result_status::skipped);
+  const auto outcome = test::judged_fixture("dcgm/virtualclient-diag-r3-pass-eud-skip.json");
+  EXPECT_EQ(outcome.status, verdict_status::inconclusive);
+  EXPECT_TRUE(test::has_code(outcome, "GPUSPEC-TOOL-TEST-SKIPPED"));
+  // The same run at -r 2, nothing skipped: no such finding.
+  const auto r2 = test::judged_fixture("dcgm/virtualclient-diag-r2-pass.json");
+  EXPECT_FALSE(test::has_code(r2, "GPUSPEC-TOOL-TEST-SKIPPED"));
+}
+
+TEST(DcgmImport, ASkippedTestOfTheTableIsInconclusiveToo) {
+  auto text = test::read_import_fixture("dcgm/unknown-diag-r3-skipped-deployment.log");
+  text.replace(text.find("| Inforom                   | Pass"), 34,
+               "| Inforom                   | Skip");
+  const auto r = import_log(text, "skip.log");
+  ASSERT_TRUE(r) << r.error().to_string();
+  const auto outcome =
+      check(r.value(), gpuspec::testing::shipped_specs(), gpuspec::testing::shipped_rules());
+  EXPECT_TRUE(test::has_code(outcome, "GPUSPEC-TOOL-TEST-SKIPPED"));
+}
+
+TEST(DcgmImport, TheJsonDocumentGivesEachTestPerGpuWithItsWords) {
+  const auto r = dcgm("virtualclient-diag-r2-pass.json");
+  EXPECT_EQ(r.run.source->tool, "dcgm");
+  EXPECT_FALSE(r.run.source->truncated);
+  const auto* pcie = find_result(r, "dcgm.integration.pcie", 0);
+  ASSERT_NE(pcie, nullptr);
+  EXPECT_EQ(pcie->observations.at("dcgm_result"), "Pass");
+  EXPECT_NE(pcie->observations.at("dcgm_info").get<std::string>().find("13.15 GB/s"),
+            std::string::npos);
+  EXPECT_EQ(pcie->observations.at("source_line"), 98); // its "name" line
+  // A check of a folder of logs takes the JSON for a log, not for a gpuspec report.
+  const auto loaded =
+      load_report_or_log(test::import_fixture_path("dcgm/virtualclient-diag-r2-pass.json"));
+  ASSERT_TRUE(loaded) << loaded.error().to_string();
+  EXPECT_EQ(loaded.value().run.backend, "imported");
+}
+
+TEST(DcgmImport, ACutAndElidedJsonIsReadUpToItsCut) {
+  // The poster elided the first category ({"..."}) and the post ends inside the Stress one.
+  const auto r = dcgm("t400x1-diag-r3-skip-truncated.json");
+  EXPECT_TRUE(r.run.source->truncated);
+  ASSERT_NE(find_result(r, "dcgm.integration.pcie", 0), nullptr);
+  ASSERT_NE(find_result(r, "dcgm.stress.targeted_stress", 0), nullptr);
+  for (const auto& res : r.results)
+    EXPECT_EQ(res.observations.at("dcgm_result"), "Skip");
+}
+
+TEST(DcgmImport, JsonWarningsKeepTheirErrorCodes) {
+  // dcgmi diag -j's warning objects (NvvsJsonStrings.h: "warning", "error_id"): the r2 document
+  // with one made here, as no posted document with a warning was found.
+  auto text = test::read_import_fixture("dcgm/virtualclient-diag-r2-pass.json");
+  const std::string pass = "\"info\" : \"GPU 0 Allocated 15206918958 bytes (97.3%)\",\n"
+                           "\t\t\t\t\t\t\t\t\"status\" : \"Pass\"";
+  ASSERT_NE(text.find(pass), std::string::npos);
+  text.replace(text.find(pass), pass.size(),
+               "\"status\" : \"Fail\", \"warnings\" : [ { \"error_id\" : 84, \"warning\" : "
+               "\"GPU 0 Allocation failed\" } ]");
+  const auto r = import_log(text, "fail.json");
+  ASSERT_TRUE(r) << r.error().to_string();
+  const auto* memory = find_result(r.value(), "dcgm.hardware.gpu_memory", 0);
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->status, result_status::failed);
+  EXPECT_EQ(memory->observations.at("dcgm_error_codes"), nlohmann::ordered_json::array({84}));
+  EXPECT_NE(memory->reason.find("Allocation failed"), std::string::npos);
 }
 
 } // namespace

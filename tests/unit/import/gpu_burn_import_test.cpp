@@ -97,7 +97,7 @@ TEST(GpuBurnImport, AMangledProgressLineNamesItsLine) {
 
 TEST(GpuBurnImport, FiguresOutOfRangeNameTheirLine) {
   const auto big =
-      import_log("GPU 99999999999: X (UUID: GPU-1)\n", "big.log", foreign_tool::gpu_burn);
+      import_log("GPU 99999999999: X (UUID: GPU-1)\n", "big.log", tool_from_name("gpu-burn"));
   ASSERT_FALSE(big);
   EXPECT_EQ(big.error().field, "line 1");
   const auto dot =

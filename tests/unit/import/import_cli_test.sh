@@ -62,11 +62,12 @@ expect 0 check "$out/h100nvl-up.log"
 sed 's/U U U U U U U U U U U U/D D D D D D D D D D D D/' "$out/h100nvl-up.log" >"$out/h100nvl-down.log"
 expect 2 check "$out/h100nvl-down.log"
 has stdout "12 NVLink links down and none active on a NVIDIA H100 NVL"
-# A test DCGM skipped is shown skipped with DCGM's word, never as a pass of that test (the other
-# tests judge the node; a log whose tests were all skipped is exit 3, GPUSPEC-NO-RESULTS).
+# A test DCGM skipped is inconclusive for that test, never a pass of it (GPUSPEC-TOOL-TEST-SKIPPED),
+# with DCGM's word.
 sed 's/| NVML Library              | Pass /| NVML Library              | Skip /' "$out/h100nvl-up.log" >"$out/h100nvl-skip.log"
-expect 0 check "$out/h100nvl-skip.log"
+expect 3 check "$out/h100nvl-skip.log"
 has stdout "DCGM skipped its NVML Library test"
+has stdout "GPUSPEC-TOOL-TEST-SKIPPED"
 
 # A healthy gpu-burn log that runs to its summary (the RTX 4090 post, cut at 70%, completed
 # here in the test only): both GPUs judged against the RTX 4090's FP32 peak, a pass.
@@ -152,6 +153,18 @@ head -c 3000 /dev/urandom >"$out/noise.log" 2>/dev/null
 "$bin" import "$out/noise.log" >/dev/null 2>&1
 rc=$?
 [ "$rc" -eq 3 ] || [ "$rc" -eq 0 ] || { echo "FAIL: noise -> exit $rc"; failures=$((failures + 1)); }
+# --tool on diff, compare and db ingest reads every input as that tool's log, as check's does.
+nvb="$fx/nvbandwidth"
+expect 0 diff --tool nvbandwidth "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log" "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log"
+has stdout "transfer.h2d pinned 512MiB sm"
+expect 3 diff --tool gpu-burn "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log" "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log"
+has stderr "a100-sxm4-40gbx1-h2d-sm-v0.8.log: line 19: gpu-burn log"
+expect 0 compare --tool nvbandwidth "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log" "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8-b1024.log"
+expect 0 db ingest --db "$out/fleet.sqlite" --tool nvbandwidth "$nvb/a100-sxm4-40gbx1-h2d-sm-v0.8.log"
+# A dcgmi diag -j document is a log, not a report, whatever it starts with.
+expect 3 check "$fx/dcgm/virtualclient-diag-r3-pass-eud-skip.json"
+has stdout "GPUSPEC-TOOL-TEST-SKIPPED"
+
 # -o onto its own input is refused before anything is written.
 cp "$fx/gpu-burn/k80x1-gpuburn-ok.log" "$out/self.log"
 expect 3 import "$out/self.log" -o "$out/self.log"

@@ -11,6 +11,7 @@ namespace gpuspec::cli {
 
 struct compare_cli_options {
   std::vector<std::string> files;
+  std::string tool;             ///< --tool: every file is this tool's log; "" = recognised
   std::string specs;            ///< --specs FILE; "" for the default spec table
   std::string format = "table"; ///< table | md | json
   bool json = false;            ///< --json: same as --format json

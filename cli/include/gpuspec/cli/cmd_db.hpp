@@ -19,6 +19,7 @@ struct db_cli_options {
   bool json = false;                ///< --json: same as --format json
   std::vector<std::string> inputs;  ///< ingest: report files and folders
   std::string specs, expect, rules; ///< ingest: what judges the reports (as `check`)
+  std::string tool;                 ///< ingest --tool: every file is this tool's log
   std::string serial, node, model;  ///< history (one of); compare: model
   std::string older_than = "7d";    ///< stale
   std::string now;                  ///< stale: the time to count from (default: now)

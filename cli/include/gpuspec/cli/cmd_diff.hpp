@@ -10,6 +10,7 @@ namespace gpuspec::cli {
 
 struct diff_cli_options {
   std::string old_file, new_file;
+  std::string tool;             ///< --tool: both files are this tool's logs; "" = recognised
   std::string format = "table"; ///< table | md | json
   bool json = false;            ///< --json: same as --format json
   reports::diff_options diff;

@@ -1,10 +1,12 @@
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp> // the whole header: CLI11 2.1 defines its vtables inline there
 
 #include "exit_code.hpp"
+#include "gpuspec/reports/import/import.hpp"
 
 namespace gpuspec::cli {
 
@@ -23,5 +25,12 @@ void setup_import(CLI::App& app, import_cli_options& options);
 
 /// `--tool`'s choices, for import and check: the names reports::tool_from_name knows.
 [[nodiscard]] std::vector<std::string> import_tool_names();
+
+/// `--tool` on a command that reads reports (check, diff, compare, db ingest): every input is
+/// read as that tool's log, into `into`.
+void add_tool_option(CLI::App* cmd, std::string& into, const std::string& inputs);
+
+/// The tool `--tool` named, or nullopt when it was not given (recognition decides).
+[[nodiscard]] std::optional<reports::foreign_tool> chosen_tool(const std::string& name);
 
 } // namespace gpuspec::cli

@@ -6,6 +6,7 @@
 /// figure came from. A log that is neither a known tool's nor readable is an input_error naming
 /// the file and the line (exit code 3 in the CLI), never a crash.
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,9 +18,15 @@
 
 namespace gpuspec::reports::inline import {
 
-enum class foreign_tool { nccl_tests, gpu_burn, dcgm };
+/// A tool whose logs gpuspec reads (one reader each, reports/import/src/readers.hpp): made by
+/// tool_from_name or detect_tool, named by tool_name.
+struct foreign_tool {
+  std::size_t reader = 0; ///< its row in the readers' table
+  friend bool operator==(const foreign_tool&, const foreign_tool&) = default;
+};
 
-/// "nccl-tests", "gpu-burn", "dcgm": the names `--tool` takes and run.source.tool holds.
+/// "nccl-tests", "gpu-burn", "dcgm", "nvbandwidth", "p2pBandwidthLatencyTest", "bandwidthTest",
+/// "babelstream": the names `--tool` takes and run.source.tool holds.
 [[nodiscard]] std::string_view tool_name(foreign_tool tool);
 [[nodiscard]] std::optional<foreign_tool> tool_from_name(std::string_view name);
 /// Every name tool_from_name knows, for messages.
@@ -45,8 +52,9 @@ enum class foreign_tool { nccl_tests, gpu_burn, dcgm };
 [[nodiscard]] std::optional<input_error> apply_inventory(report& r,
                                                          const std::filesystem::path& file);
 
-/// A gpuspec report (the file starts with '{') through load_report, else a foreign log through
-/// load_log: what check, diff, compare and db ingest accept.
+/// A gpuspec report (the file starts with '{' and is no tool's JSON log, such as dcgmi diag -j)
+/// through load_report, else a foreign log through load_log: what check, diff, compare and db
+/// ingest accept. `tool` reads the file as that tool's log, whatever it starts with.
 [[nodiscard]] outcome<report> load_report_or_log(const std::filesystem::path& file,
                                                  std::optional<foreign_tool> tool = std::nullopt);
 
