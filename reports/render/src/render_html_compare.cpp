@@ -58,6 +58,33 @@ std::string diff_tables(const diff_output& d) {
   return out + "</tbody></table>\n";
 }
 
+/// The opening of a diff page: each metric that warns or fails, worst first, with its GPU, its
+/// change and the action of GPUSPEC-BELOW-BASELINE (a result below the figure it is held to).
+std::string regressions_html(const diff_output& d) {
+  std::vector<const metric_diff*> bad;
+  for (const auto& m : d.metrics)
+    if (m.verdict == check_status::fail || m.verdict == check_status::warn)
+      bad.push_back(&m);
+  if (bad.empty())
+    return "";
+  std::stable_sort(bad.begin(), bad.end(), [](const auto* a, const auto* b) {
+    return a->verdict == check_status::fail && b->verdict != check_status::fail;
+  });
+  const auto& reason = find_reason("GPUSPEC-BELOW-BASELINE");
+  std::string out = "<h2>Not passing, worst first</h2>\n<table class=\"answer\"><thead><tr><th>"
+                    "metric</th><th>GPU</th><th>verdict</th><th>change</th><th>action</th></tr>"
+                    "</thead><tbody>\n";
+  for (const auto* m : bad) {
+    const std::string v = format_values(m->axes);
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td><span class=\"code\">{}</span> {}"
+                       "</td><td>{}</td></tr>\n",
+                       escape(v.empty() ? m->bench_id : m->bench_id + " " + v), escape(m->device),
+                       badge(to_string(m->verdict)), escape(to_string(m->kind)), escape(m->note),
+                       escape(reason.action));
+  }
+  return out + "</tbody></table>\n";
+}
+
 } // namespace
 
 std::string diff_page(const diff_output& d, const std::vector<report>* reports) {
@@ -71,22 +98,21 @@ std::string diff_page(const diff_output& d, const std::vector<report>* reports) 
   }
   std::string body = fmt::format(
       "<header>\n<h1>gpuspec diff: {}</h1>\n<p>{} &rarr; {}: {} metrics, {} regressions, {} "
-      "improvements (false-discovery rate {}, smallest change {}, fail from {}).</p>\n"
-      "</header>\n<main>\n",
+      "improvements (false-discovery rate {}, smallest change {}, fail from {}).</p>\n",
       badge(verdict), escape(d.old_label), escape(d.new_label), d.metrics.size(), regressions,
       improvements, d.options.alpha, format_percent(d.options.min_effect),
       format_percent(d.options.fail_threshold));
-  for (const auto& m : d.metrics)
-    if (m.verdict == check_status::fail || m.verdict == check_status::warn)
-      body += fmt::format("<div class=\"finding {}\"><p>{} <span class=\"code\">{}</span> {}</p>"
-                          "<p>{}</p></div>\n",
-                          to_string(m.verdict), badge(to_string(m.verdict)),
-                          escape(to_string(m.kind)), escape(metric_label(m)), escape(m.note));
+  body += regressions_html(d);
+  body += "</header>\n<main>\n";
   if (!bars.empty())
     body += figure(diff_plot(bars, d.options.min_effect),
                    "Change of each metric's median, coloured by significance, with the band of "
                    "changes too small to count shaded.");
   body += diff_tables(d) + "</main>\n";
+  body += fmt::format("<footer>\n<p>Verdict: {} (exit code {})</p>\n</footer>\n", badge(verdict),
+                      exit_code_of(d.verdict == check_status::fail   ? verdict_status::fail
+                                   : d.verdict == check_status::warn ? verdict_status::warn
+                                                                     : verdict_status::pass));
   std::vector<json_block> json = {{"gpuspec-diff", to_json(d).dump(2)}};
   if (reports != nullptr)
     for (std::size_t i = 0; i < reports->size(); ++i)

@@ -14,6 +14,7 @@
 #include "gpuspec/reports/judge/check.hpp"
 #include "gpuspec/reports/judge/compare.hpp"
 #include "gpuspec/reports/judge/diagnosis.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
 #include "gpuspec/reports/judge/expectations.hpp"
 #include "gpuspec/reports/model/host_names.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
@@ -148,6 +149,22 @@ TEST(html_answer, fifty_node_compare_page_opens_on_the_nodes_with_outliers) {
   EXPECT_NE(page.substr(cell, gemm - cell).find(std::string("fill=\"") + svg::tol_burd[4]),
             std::string::npos)
       << page.substr(cell, gemm - cell);
+}
+
+TEST(html_answer, diff_page_opens_on_the_regression_with_its_gpu_and_action) {
+  const auto old_r = load_report(fs::path(GPUSPEC_FIXTURES_DIR) / "diff" / "baseline.json");
+  const auto new_r = load_report(fs::path(GPUSPEC_FIXTURES_DIR) / "diff" / "regressed.json");
+  ASSERT_TRUE(old_r.has_value() && new_r.has_value());
+  const auto d = diff_reports(old_r.value(), new_r.value());
+  const std::string page = make_renderer(output_format::html)->render(d);
+  const auto head = opening(page);
+  const auto row = head.find("<tr><td>memory.stream.triad fp32</td><td>serial SYN0000000002</td>"
+                             "<td><span class=\"badge fail\">FAIL</span>");
+  ASSERT_NE(row, std::string::npos) << head;
+  EXPECT_NE(head.find(svg::escape(find_reason("GPUSPEC-BELOW-BASELINE").action), row),
+            std::string::npos);
+  EXPECT_NE(page.find("<footer>\n<p>Verdict: <span class=\"badge fail\">FAIL</span> (exit code 2)"),
+            std::string::npos);
 }
 
 TEST(html_answer, telemetry_only_for_gpus_with_a_finding_with_their_limits) {
