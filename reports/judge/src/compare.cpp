@@ -89,6 +89,8 @@ void mark_outliers(compare_row& row, const std::vector<compare_column>& columns,
       const auto t = test_outlier(cell.value, group);
       if (t.mad > 0)
         cell.modified_z = t.z;
+      if (t.median != 0)
+        cell.deviation = t.deviation;
       cell.outlier = is_outlier(t, o.min_relative_deviation, o.outlier_z, 0);
       if (cell.outlier)
         ++count;
@@ -210,7 +212,8 @@ nlohmann::ordered_json to_json(const compare_output& c) {
            {"reference", std::string(to_string(cell->reference))},
            {"reference_replaced", cell->reference_replaced},
            {"outlier", cell->outlier},
-           {"modified_z", cell->modified_z ? nlohmann::ordered_json(*cell->modified_z) : nullptr}});
+           {"modified_z", cell->modified_z ? nlohmann::ordered_json(*cell->modified_z) : nullptr},
+           {"deviation", cell->deviation ? nlohmann::ordered_json(*cell->deviation) : nullptr}});
     }
     rows.push_back(std::move(e));
   }

@@ -12,6 +12,7 @@
 
 #include "gpuspec/reports/judge/compare.hpp"
 #include "gpuspec/reports/judge/diff.hpp"
+#include "gpuspec/reports/model/host_names.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/units.hpp"
 #include "render_detail.hpp"
@@ -31,7 +32,9 @@ using svg::escape;
 // was under 4.5:1), and the verdict classes colour only `.badge`, so that a finding box of that
 // verdict keeps the body's dark text on its pale tint (issue 31: white on pale pink).
 // html_contrast_test.cpp holds every pair to WCAG 2.1 AA's 4.5:1; the browser test runs axe-core.
-// The evidence is a grid of dt/dd pairs, two to a line.
+// The evidence is a grid of dt/dd pairs, two to a line. A header, a badge, a code and the
+// opening's host, GPU and verdict cells never break inside a word (issue 31: "verd ict");
+// long bench ids in a header break after their dots (<wbr>).
 constexpr std::string_view style = R"(
 body{font-family:sans-serif;margin:0 auto;padding:0 16px;max-width:1200px;color:#111;line-height:1.35}
 h1{font-size:1.5em;margin:.6em 0 .2em}h2{font-size:1.2em;margin:1em 0 .3em}h3{font-size:1.05em}
@@ -46,7 +49,9 @@ h1{font-size:1.5em;margin:.6em 0 .2em}h2{font-size:1.2em;margin:1em 0 .3em}h3{fo
 .finding p{margin:2px 0}.code{font-family:monospace;font-weight:bold}
 table{border-collapse:collapse;width:100%;table-layout:auto;font-size:.85em;margin:.4em 0}
 th,td{border:1px solid #ccc;padding:2px 5px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-th{background:#eee}td.num{text-align:right;white-space:nowrap}
+th{background:#eee;overflow-wrap:normal}td.num{text-align:right;white-space:nowrap}
+.badge,.code{white-space:nowrap}table.answer td{overflow-wrap:normal}
+table.answer td:nth-child(-n+3){white-space:nowrap}
 figure{margin:.8em 0;break-inside:avoid}figure svg{max-width:100%;height:auto;display:block}
 figcaption{font-size:.85em;color:#333}
 dl.evidence{font-size:.8em;margin:2px 0;display:grid;gap:0 6px;
@@ -154,41 +159,68 @@ std::string node_html(const node_verdict& n, const report* r, std::size_t k) {
   return out + "</section>\n";
 }
 
-/// The nodes that are not passing, worst first, with their GPUs, codes and one action per code
-/// (as the terminal opens); nothing when every node passes.
-std::string not_passing_html(const check_outcome& outcome) {
-  const auto summary = detail::summarize_not_passing(outcome);
-  if (summary.nodes.empty())
+/// The passing nodes of a page of many, one row each in natural order: their results are in the
+/// embedded gpuspec-check document, and a page of 50 nodes stays small (issue 31: 10 MB).
+std::string passing_nodes_html(const check_outcome& outcome) {
+  std::vector<const node_verdict*> passing;
+  for (const auto& n : outcome.nodes)
+    if (n.status == verdict_status::pass || n.status == verdict_status::skipped)
+      passing.push_back(&n);
+  if (passing.empty())
     return "";
-  std::string out = "<h2>Not passing, worst first</h2>\n<table><thead><tr><th>host</th><th>"
-                    "verdict</th><th>GPUs</th><th>codes</th></tr></thead><tbody>\n";
-  for (const auto& row : summary.nodes) {
-    std::string codes;
-    for (const auto& c : row.codes)
-      codes +=
-          fmt::format("{}<span class=\"code\">{}</span>", codes.empty() ? "" : ", ", escape(c));
-    const node_verdict& n = *row.node;
-    out +=
-        fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                    escape(n.hostname.empty() ? n.source : n.hostname), badge(to_string(n.status)),
-                    escape(row.gpus), codes.empty() ? escape(n.message) : codes);
+  std::stable_sort(passing.begin(), passing.end(), [](const auto* a, const auto* b) {
+    return natural_less(node_name(*a), node_name(*b));
+  });
+  std::string out = fmt::format(
+      "<section id=\"passing\">\n<h2>Passing nodes ({})</h2>\n<p>Each node's results are in the "
+      "embedded gpuspec-check document.</p>\n<table class=\"sortable\"><thead><tr><th>host</th>"
+      "<th>verdict</th><th>GPUs</th><th>results</th><th>driver</th><th>report</th></tr></thead>"
+      "<tbody>\n",
+      passing.size());
+  for (const auto* n : passing) {
+    std::map<std::string, int> models;
+    for (const auto& g : n->gpus)
+      ++models[g.name];
+    std::string gpus;
+    for (const auto& [name, count] : models)
+      gpus += fmt::format("{}{} x {}", gpus.empty() ? "" : ", ", count, escape(name));
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>"
+                       "<td>{}</td></tr>\n",
+                       escape(node_name(*n)), badge(to_string(n->status)), gpus, n->results.size(),
+                       escape(n->driver_version), escape(n->source));
   }
-  out += "</tbody></table>\n";
-  if (!summary.actions.empty()) {
-    out += "<ul class=\"actions\">\n";
-    for (const auto* d : summary.actions)
-      out += fmt::format("<li><span class=\"code\">{}</span>: {}</li>\n", escape(d->code),
-                         escape(d->action));
-    out += "</ul>\n";
-  }
+  return out + "</tbody></table>\n</section>\n";
+}
+
+/// The nodes given a section of their own: every node of a one-node page; on a page of many,
+/// those not passing, in the order the opening names them.
+std::vector<std::size_t> detailed_nodes(const check_outcome& outcome) {
+  std::vector<std::size_t> out;
+  if (outcome.nodes.size() == 1)
+    return {0};
+  for (const auto& row : answer_rows(outcome))
+    if (std::find(out.begin(), out.end(), row.node_index) == out.end())
+      out.push_back(row.node_index);
   return out;
 }
 
-std::vector<json_block> report_blocks(const std::vector<report>* reports) {
+/// The reports a check page embeds: the one report of a one-report page; on a page of many, those
+/// holding a node that is not passing (50 reports of a quick suite are 6 MB of JSON).
+std::vector<json_block> report_blocks(const check_outcome& outcome,
+                                      const std::vector<report>* reports) {
   std::vector<json_block> out;
-  if (reports != nullptr)
-    for (std::size_t i = 0; i < reports->size(); ++i)
+  if (reports == nullptr)
+    return out;
+  for (std::size_t i = 0; i < reports->size(); ++i) {
+    const bool wanted =
+        reports->size() == 1 ||
+        std::any_of(outcome.nodes.begin(), outcome.nodes.end(), [&](const node_verdict& n) {
+          return n.report_index == i && n.status != verdict_status::pass &&
+                 n.status != verdict_status::skipped;
+        });
+    if (wanted)
       out.push_back({fmt::format("gpuspec-report-{}", i), to_json_text((*reports)[i])});
+  }
   return out;
 }
 
@@ -232,27 +264,36 @@ std::string page(std::string_view title, std::string_view body,
 
 std::string check_page(const check_outcome& outcome, const std::vector<report>* reports) {
   const std::string status(to_string(outcome.status));
+  const auto detailed = detailed_nodes(outcome);
+  const std::size_t not_passing = outcome.nodes.size() == 1
+                                      ? (outcome.nodes[0].status == verdict_status::pass ? 0 : 1)
+                                      : detailed.size();
   std::string body = fmt::format(
-      "<header>\n<h1>gpuspec check: {}</h1>\n<p>{} node{}, exit code {}. Written by gpuspec; "
-      "every figure below comes from the report{} embedded in this page.</p>\n",
-      badge(status), outcome.nodes.size(), outcome.nodes.size() == 1 ? "" : "s",
-      exit_code_of(outcome.status), reports != nullptr && reports->size() == 1 ? "" : "s");
+      "<header>\n<h1>gpuspec check: {}</h1>\n<p>{}. Written by gpuspec; every figure below "
+      "comes from the {}.</p>\n",
+      badge(status), escape(detail::verdict_summary_line(outcome, not_passing)),
+      outcome.nodes.size() == 1 ? "report embedded in this page"
+                                : "reports it judged; those of the nodes not passing are "
+                                  "embedded in this page");
   for (const auto& note : outcome.notes)
     body += "<p>" + escape(note) + "</p>\n";
-  body += not_passing_html(outcome) + "</header>\n<main>\n";
-  for (std::size_t k = 0; k < outcome.nodes.size(); ++k) {
+  body += answer_html(outcome) + "</header>\n<main>\n";
+  for (const std::size_t k : detailed) {
     const auto& n = outcome.nodes[k];
     const report* r = reports != nullptr && n.report_index < reports->size()
                           ? &(*reports)[n.report_index]
                           : nullptr;
     body += node_html(n, r, k);
   }
+  if (outcome.nodes.size() > 1)
+    body += passing_nodes_html(outcome);
   body += fmt::format("</main>\n<footer>\n<p>Verdict: {} (exit code {})</p>\n</footer>\n",
                       badge(status), exit_code_of(outcome.status));
-  auto json = report_blocks(reports);
+  auto json = report_blocks(outcome, reports);
+  // Compact: the same document as --format json, a third smaller than indented.
   json.insert(json.begin(),
               {"gpuspec-check",
-               to_json(outcome).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)});
+               to_json(outcome).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)});
   return page(fmt::format("gpuspec check: {}", detail::upper(status)), body, json);
 }
 

@@ -15,6 +15,7 @@
 #include "gpuspec/reports/model/text_format.hpp"
 #include "gpuspec/reports/model/topology.hpp"
 #include "gpuspec/reports/model/units.hpp"
+#include "render_detail.hpp"
 #include "render_html_detail.hpp"
 #include "render_html_plots.hpp"
 
@@ -213,10 +214,30 @@ void add_result_windows(telemetry_series& s, const result& res, int device) {
           {e.time_s, e.xid ? fmt::format("xid {}", *e.xid) : std::string(to_string(e.type))});
 }
 
-std::string telemetry_section(const report& r) {
+/// The GPUs of the node with a finding (or not passing): the only ones whose telemetry is drawn
+/// (issue 31: eight plots of healthy GPUs hid the one that mattered).
+std::set<int> gpus_with_findings(const node_verdict& n) {
+  std::set<int> out;
+  for (const auto& g : detail::grouped_diagnoses(n))
+    if (g.shown->device)
+      out.insert(*g.shown->device);
+  for (const auto& g : n.gpus)
+    if (g.status != verdict_status::pass && g.status != verdict_status::skipped)
+      out.insert(g.index);
+  return out;
+}
+
+std::string telemetry_section(const node_verdict& n, const report& r) {
   std::string out;
+  const auto wanted = gpus_with_findings(n);
   for (const auto& d : r.devices) {
-    telemetry_series s{fmt::format("GPU {}", d.index), {}, d.power_limit_w, {}};
+    if (!wanted.contains(d.index))
+      continue;
+    telemetry_series s{fmt::format("GPU {}", d.index), {}, d.power_limit_w, {}, {}, {}};
+    if (d.sm_clock_max_mhz)
+      s.sm_clock_max_mhz = *d.sm_clock_max_mhz;
+    if (d.temperature_slowdown_c)
+      s.temperature_slowdown_c = *d.temperature_slowdown_c;
     for (const auto& res : r.results)
       if (std::find(res.devices.begin(), res.devices.end(), d.index) != res.devices.end())
         add_result_windows(s, res, d.index);
@@ -225,9 +246,10 @@ std::string telemetry_section(const report& r) {
     std::sort(s.windows.begin(), s.windows.end(),
               [](const auto& a, const auto& b) { return a.start_s < b.start_s; });
     out += figure(telemetry_plot(s),
-                  fmt::format("Telemetry of GPU {} over the run: each result's (or burn-in "
-                              "interval's) median SM clock, highest temperature and mean power; "
-                              "throttled windows shaded, events marked.",
+                  fmt::format("Telemetry of GPU {} (it has a finding) over the run: each "
+                              "result's (or burn-in interval's) median SM clock, highest "
+                              "temperature and mean power, with the GPU's limits dashed; slowed "
+                              "windows shaded, a power cap marked grey, events marked.",
                               d.index));
   }
   return out;
@@ -260,7 +282,8 @@ std::string roofline_section(const report& r) {
   }
   std::string out;
   for (const auto& [name, m] : models)
-    if (m.bandwidth > 0 && m.peak > 0 && std::isfinite(m.peak / m.bandwidth))
+    // A roof without points says nothing about this run's results: drawn only with points.
+    if (!m.points.empty() && m.bandwidth > 0 && m.peak > 0 && std::isfinite(m.peak / m.bandwidth))
       out += figure(roofline_plot(m),
                     fmt::format("Roofline of {} from its measured ceilings: the best STREAM "
                                 "bandwidth and the best measured throughput; results with FLOP "
@@ -274,7 +297,7 @@ std::string roofline_section(const report& r) {
 std::string node_plots(const node_verdict& n, const report* r) {
   std::string out = efficiency_section(n, r);
   if (r != nullptr)
-    out += size_section(*r) + p2p_section(*r) + telemetry_section(*r) + roofline_section(*r);
+    out += size_section(*r) + p2p_section(*r) + telemetry_section(n, *r) + roofline_section(*r);
   return out;
 }
 

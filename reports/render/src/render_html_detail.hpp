@@ -43,6 +43,26 @@ struct json_block {
 [[nodiscard]] std::string diff_page(const diff_output& d, const std::vector<report>* reports);
 [[nodiscard]] std::string compare_page(const compare_output& c);
 
+/// One row of the check page's opening (render_html_answer.cpp): a node's GPUs that share a
+/// verdict, codes and action, or its host.
+struct answer_row {
+  std::size_t node_index = 0; ///< in check_outcome::nodes
+  const node_verdict* node = nullptr;
+  std::vector<int> devices; ///< empty: the host, or the node as a whole
+  verdict_status status = verdict_status::warn;
+  std::vector<std::string> codes; ///< worst first
+  std::string action;             ///< the worst finding's, or why the node is not passing
+};
+/// Every node and GPU not passing, worst first, then hosts in natural order.
+[[nodiscard]] std::vector<answer_row> answer_rows(const check_outcome& outcome);
+/// The opening: the table of answer_rows, and for a page of many nodes the passing ones as
+/// hostlist groups. "" for a single passing node.
+[[nodiscard]] std::string answer_html(const check_outcome& outcome);
+/// "GPU 2", "GPUs 0-7", "GPUs 1,3,5-7"; "host" for none.
+[[nodiscard]] std::string gpu_list_text(const std::vector<int>& devices);
+/// The node's host name, or its report's file name without one.
+[[nodiscard]] std::string node_name(const node_verdict& n);
+
 /// The verdict's badge: <span class="badge fail">FAIL</span>.
 [[nodiscard]] std::string badge(std::string_view status);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -35,21 +36,51 @@ const char* heat_colour(double fraction) {
 }
 const char* heat_text(double fraction) { return heat_bin(fraction) <= 2 ? "#FFFFFF" : "#000000"; }
 
+/// The marks of one kind (datasheet or clock-adjusted) of a row, GPUs of one verdict on the same
+/// pixel gathered: (pixel, status) -> the GPUs and their fraction.
+struct mark_group {
+  double fraction = 0;
+  std::vector<std::string> gpus;
+};
+using mark_groups = std::map<std::pair<long, std::string>, mark_group>;
+
+mark_groups group_marks(const efficiency_case& k, const svg::scale& x,
+                        std::optional<double> efficiency_point::*field) {
+  mark_groups out;
+  for (const auto& p : k.points)
+    if (const auto f = p.*field) {
+      const double v = std::min(*f, x.hi);
+      auto& g = out[{std::lround(x.at(v)), p.status}];
+      g.fraction = v;
+      g.gpus.push_back(p.gpu);
+    }
+  return out;
+}
+
+std::string gpus_tip(const efficiency_case& k, const mark_group& g, std::string_view frame) {
+  std::string names;
+  for (const auto& n : g.gpus)
+    names += (names.empty() ? "" : ", ") + n;
+  return fmt::format("{} {}: {} of {}", k.label, names, pct(g.fraction), frame);
+}
+
 void efficiency_row(svg::canvas& c, const efficiency_case& k, const svg::scale& x, double y) {
   c.text(x.from - 8, y + 12, k.label, "end", 10);
   if (k.warn)
     c.line(x.at(*k.warn), y + 1, x.at(*k.warn), y + 17, "#000000", 1, "3,2");
   if (k.pass)
     c.line(x.at(*k.pass), y + 1, x.at(*k.pass), y + 17, "#000000", 1.5);
-  for (const auto& p : k.points) {
-    const std::string tip =
-        fmt::format("{} {}: {} of datasheet, {} of clock-adjusted ({})", k.label, p.gpu,
-                    pct(p.datasheet), pct(p.clock_adjusted), p.status);
-    if (p.datasheet)
-      c.circle(x.at(std::min(*p.datasheet, x.hi)), y + 6, 3.5, svg::status_colour(p.status), tip);
-    if (p.clock_adjusted)
-      c.rect(x.at(std::min(*p.clock_adjusted, x.hi)) - 3, y + 10, 6, 6, "#FFFFFF", tip,
-             svg::status_colour(p.status));
+  for (const auto& [at, g] : group_marks(k, x, &efficiency_point::datasheet)) {
+    c.circle(x.at(g.fraction), y + 6, 3.5, svg::status_colour(at.second),
+             gpus_tip(k, g, "datasheet (" + at.second + ")"));
+    if (g.gpus.size() > 1)
+      c.text(x.at(g.fraction) + 5, y + 8, fmt::format("×{}", g.gpus.size()), "start", 8);
+  }
+  for (const auto& [at, g] : group_marks(k, x, &efficiency_point::clock_adjusted)) {
+    c.rect(x.at(g.fraction) - 3, y + 10, 6, 6, "#FFFFFF",
+           gpus_tip(k, g, "clock-adjusted (" + at.second + ")"), svg::status_colour(at.second));
+    if (g.gpus.size() > 1)
+      c.text(x.at(g.fraction) + 5, y + 17, fmt::format("×{}", g.gpus.size()), "start", 8);
   }
 }
 
@@ -191,10 +222,13 @@ struct band {
   const char* name;
   const char* unit;
   std::optional<double> telemetry_window::*field;
+  std::optional<double> telemetry_series::*limit;
+  const char* limit_name; ///< "max", "slowdown", "limit"
 };
 
 void telemetry_band(svg::canvas& c, const telemetry_series& s, const band& b, const svg::scale& x,
-                    double top, std::optional<double> limit, std::size_t k) {
+                    double top, std::size_t k) {
+  const std::optional<double> limit = s.*b.limit;
   double hi = limit.value_or(0);
   for (const auto& w : s.windows)
     hi = std::max(hi, (w.*b.field).value_or(0));
@@ -208,7 +242,8 @@ void telemetry_band(svg::canvas& c, const telemetry_series& s, const band& b, co
   c.text(x.from + 4, top - 4, fmt::format("{} ({})", b.name, b.unit), "start", 10);
   if (limit) {
     c.line(x.from, y.at(*limit), x.to, y.at(*limit), "#000000", 1, "6,3");
-    c.text(x.to, y.at(*limit) - 3, fmt::format("limit {}", format_figure(*limit)), "end", 9);
+    c.text(x.to, y.at(*limit) - 3, fmt::format("{} {}", b.limit_name, format_figure(*limit)), "end",
+           9);
   }
   const char* colour = svg::series_colour(k);
   for (const auto& w : s.windows)
@@ -233,12 +268,14 @@ std::string telemetry_plot(const telemetry_series& s) {
   if (t1 <= t0)
     t1 = t0 + 1;
   const double height = 400;
-  svg::canvas c(plot_width, height, fmt::format("Telemetry of {}", s.gpu),
-                fmt::format("{} over {} windows from {} s to {} s: SM clock, temperature and power "
-                            "(power limit dashed); windows with a throttle reason shaded; {} "
-                            "events marked.",
-                            s.gpu, s.windows.size(), format_figure(t0), format_figure(t1),
-                            s.marks.size()));
+  svg::canvas c(
+      plot_width, height, fmt::format("Telemetry of {}", s.gpu),
+      fmt::format("{} over {} windows from {} s to {} s: SM clock, temperature and power, "
+                  "each with the GPU's limit dashed (maximum clock, slowdown "
+                  "temperature, power limit) where it is known; windows with a thermal "
+                  "or other slowdown shaded, a power cap alone marked grey over the "
+                  "power band; {} events marked.",
+                  s.gpu, s.windows.size(), format_figure(t0), format_figure(t1), s.marks.size()));
   const svg::scale x{t0, t1, 70, plot_width - 20, false};
   for (const auto& w : s.windows)
     if (!w.throttle_reasons.empty()) {
@@ -248,18 +285,24 @@ std::string telemetry_plot(const telemetry_series& s) {
           why += ", ";
         why += r;
       }
+      // A power cap alone is how a GEMM runs on a healthy GPU at its limit: no warning shade.
       const bool power_only =
           std::all_of(w.throttle_reasons.begin(), w.throttle_reasons.end(),
                       [](const std::string& r) { return r.find("power") != std::string::npos; });
-      c.rect(x.at(w.start_s), 16, std::max(x.at(w.end_s) - x.at(w.start_s), 2.0), 334,
-             power_only ? "#FAF3C0" : "#F7D4C0", fmt::format("{}: throttled ({})", w.label, why));
+      const double x0 = x.at(w.start_s), span = std::max(x.at(w.end_s) - x0, 2.0);
+      if (power_only)
+        c.rect(x0, 250, span, 5, "#BBBBBB", fmt::format("{}: at its power cap ({})", w.label, why));
+      else
+        c.rect(x0, 16, span, 334, "#F7D4C0", fmt::format("{}: slowed down ({})", w.label, why));
     }
-  const std::array<band, 3> bands = {band{"SM clock", "MHz", &telemetry_window::sm_clock_mhz},
-                                     band{"temperature", "C", &telemetry_window::temperature_c},
-                                     band{"power", "W", &telemetry_window::power_w}};
+  const std::array<band, 3> bands = {
+      band{"SM clock", "MHz", &telemetry_window::sm_clock_mhz, &telemetry_series::sm_clock_max_mhz,
+           "max"},
+      band{"temperature", "C", &telemetry_window::temperature_c,
+           &telemetry_series::temperature_slowdown_c, "slowdown"},
+      band{"power", "W", &telemetry_window::power_w, &telemetry_series::power_limit_w, "limit"}};
   for (std::size_t k = 0; k < bands.size(); ++k)
-    telemetry_band(c, s, bands[k], x, 20 + 115 * static_cast<double>(k),
-                   k == 2 ? s.power_limit_w : std::nullopt, k);
+    telemetry_band(c, s, bands[k], x, 20 + 115 * static_cast<double>(k), k);
   for (const auto& m : s.marks) {
     c.line(x.at(m.time_s), 16, x.at(m.time_s), 350, svg::okabe_ito[6], 1.5, "2,2");
     c.circle(x.at(m.time_s), 16, 4, svg::okabe_ito[6],
@@ -268,7 +311,7 @@ std::string telemetry_plot(const telemetry_series& s) {
   for (const double t : x.ticks())
     c.text(x.at(t), 366, svg::tick_label(t, false), "middle", 10);
   c.text((x.from + x.to) / 2, 390,
-         "time since the run started (s); shaded: throttled (yellow: power, red: thermal or other)",
+         "time since the run started (s); shaded: slowed down (thermal or other); grey: power cap",
          "middle");
   return c.str();
 }
@@ -316,35 +359,81 @@ std::string diff_plot(const std::vector<diff_bar>& bars, double min_effect) {
   return c.str();
 }
 
-std::string compare_heatmap(const std::vector<std::string>& gpus,
-                            const std::vector<std::string>& cases,
-                            const std::vector<std::vector<heat_cell>>& cells) {
-  const double left = 230, top = 150;
+std::array<double, 8> deviation_edges(double min_deviation) {
+  const double d = min_deviation;
+  return {-8 * d, -4 * d, -2 * d, -d, d, 2 * d, 4 * d, 8 * d};
+}
+
+std::size_t deviation_bin(double signed_deviation, double min_deviation) {
+  const auto edges = deviation_edges(min_deviation);
+  std::size_t b = 0;
+  while (b < edges.size() && signed_deviation >= edges[b])
+    ++b;
+  return b;
+}
+
+namespace {
+
+/// The key of the diverging scale at (x, y): the nine bins, worse to better, and the outlier ring.
+void deviation_legend(svg::canvas& c, double x, double y, double min_deviation) {
+  c.text(x, y - 4,
+         "deviation from the median of the GPU's model (worse \u2190 \u2192 better); "
+         "ringed: outlier; grey: not compared",
+         "start", 10);
+  const auto edges = deviation_edges(min_deviation);
+  const double w = 60;
+  for (std::size_t b = 0; b < svg::tol_burd.size(); ++b) {
+    c.rect(x + static_cast<double>(b) * w, y, w, 12, svg::tol_burd[b]);
+    std::string label;
+    if (b == 0)
+      label = "< " + format_percent(edges[0]);
+    else if (b == 8)
+      label = "> +" + format_percent(edges[7]);
+    else if (b == 4)
+      label = "within " + format_percent(edges[4]);
+    else
+      label = (b > 4 ? "+" : "") + format_percent(b < 4 ? edges[b - 1] : edges[b]);
+    c.text(x + static_cast<double>(b) * w + w / 2, y + 24, label, "middle", 9);
+  }
+}
+
+} // namespace
+
+std::string compare_heatmap(const std::vector<heat_row>& rows,
+                            const std::vector<std::string>& cases, double min_deviation) {
+  const double left = 230, key = 30, top = key + 250; // room for the turned case labels
   const double cw =
       std::clamp(640.0 / std::max<double>(1, static_cast<double>(cases.size())), 14.0, 60.0);
   const double ch = 14;
   const double width = std::max(plot_width, left + cw * static_cast<double>(cases.size()) + 20);
-  const double height = top + ch * static_cast<double>(gpus.size()) + 50;
-  svg::canvas c(width, height, "Fraction of each GPU's own spec",
-                fmt::format("{} GPUs (rows) by {} cases (columns), each cell coloured on a fixed "
-                            "scale by the GPU's fraction of its own reference; outliers among "
-                            "GPUs of one model ringed.",
-                            gpus.size(), cases.size()));
+  const double height = top + ch * static_cast<double>(rows.size()) + 10;
+  svg::canvas c(width, height, "Deviation from each model's median",
+                fmt::format("{} GPUs (rows, grouped by node) by {} cases (columns), each cell "
+                            "coloured by its deviation from the median of the GPUs of its model "
+                            "on the diverging scale at the top (within {} near white, grey not "
+                            "compared); outliers ringed.",
+                            rows.size(), cases.size(), format_percent(min_deviation)));
+  deviation_legend(c, left, key, min_deviation);
   for (std::size_t j = 0; j < cases.size(); ++j) {
     const double x = left + cw * static_cast<double>(j) + cw / 2;
     c.rotated_text(x + 4, top - 6, cases[j], -60, "start", 10);
   }
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
     const double y = top + ch * static_cast<double>(i);
-    c.text(left - 6, y + 11, gpus[i], "end", 10);
-    for (std::size_t j = 0; j < cases.size() && j < cells[i].size(); ++j) {
-      const auto& k = cells[i][j];
+    if (i == 0 || rows[i - 1].group != row.group) {
+      c.line(4, y, left + cw * static_cast<double>(cases.size()), y, "#777777");
+      c.text(4, y + 11, row.group, "start", 10);
+    }
+    c.text(left - 6, y + 11, row.label, "end", 10);
+    for (std::size_t j = 0; j < cases.size() && j < row.cells.size(); ++j) {
+      const auto& k = row.cells[j];
       const double x = left + cw * static_cast<double>(j);
-      c.rect(x, y, cw - 1, ch - 1, k.fraction ? heat_colour(*k.fraction) : "#FFFFFF", k.tooltip,
-             k.outlier ? svg::okabe_ito[5] : "");
+      c.rect(x, y + 1, cw - 1, ch - 2,
+             k.deviation ? svg::tol_burd[deviation_bin(*k.deviation, min_deviation)] : "#CCCCCC",
+             k.tooltip, k.outlier ? "#000000" : "");
     }
   }
-  heat_legend(c, left, height - 34);
   return c.str();
 }
 

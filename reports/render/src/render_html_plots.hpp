@@ -28,7 +28,8 @@ struct efficiency_case {
   std::vector<efficiency_point> points;
 };
 /// Measured against ceiling: a row per case, each GPU a mark at its % of datasheet (filled) and
-/// of clock-adjusted (hollow), pass (solid) and warn (dashed) lines drawn on the row.
+/// of clock-adjusted (hollow), pass (solid) and warn (dashed) lines drawn on the row. GPUs of
+/// one verdict whose marks fall on the same pixel are one mark labelled with their count ("×8").
 [[nodiscard]] std::string efficiency_plot(const std::vector<efficiency_case>& cases);
 
 /// One line of a size sweep: (bytes, value) points, sorted by bytes, and its ceiling.
@@ -76,9 +77,14 @@ struct telemetry_series {
   std::vector<telemetry_window> windows; ///< in time order
   std::optional<double> power_limit_w;
   std::vector<telemetry_mark> marks;
+  /// The GPU's own limits, from its inventory: the highest SM clock, and NVML's slowdown
+  /// temperature (null where the GPU does not report one).
+  std::optional<double> sm_clock_max_mhz, temperature_slowdown_c;
 };
-/// Telemetry over time: SM clock, temperature and power (with the power limit) in three bands
-/// on one time axis; windows with a throttle reason shaded across all three; events as marks.
+/// Telemetry over time: SM clock, temperature and power in three bands on one time axis, each
+/// with the GPU's limit dashed (maximum clock, slowdown temperature, power limit); windows with
+/// a thermal or other slowdown shaded across all three; a power cap alone (what a GEMM reaches
+/// on a healthy GPU) only marked by a grey strip over the power band; events as marks.
 [[nodiscard]] std::string telemetry_plot(const telemetry_series& s);
 
 /// One metric of a diff: its relative change and how diff judged it (change_kind's names).
@@ -90,16 +96,31 @@ struct diff_bar {
 /// % change per metric, coloured by significance, the noise band (+-min_effect) shaded.
 [[nodiscard]] std::string diff_plot(const std::vector<diff_bar>& bars, double min_effect);
 
+/// The comparison's diverging scale: a cell's deviation from its model's median, signed so that
+/// negative is worse (slower, or a longer time), in nine bins whose edges are the outlier rule's
+/// smallest deviation d (`--min-deviation`) and its doublings: under -8d, -8d, -4d, -2d, within
+/// d (the middle: no GPU there can be an outlier), 2d, 4d, 8d, over 8d.
+[[nodiscard]] std::array<double, 8> deviation_edges(double min_deviation);
+/// The bin of a signed deviation: 0 (worst) .. 4 (within d) .. 8 (best).
+[[nodiscard]] std::size_t deviation_bin(double signed_deviation, double min_deviation);
+
 struct heat_cell {
-  std::optional<double> fraction; ///< of the GPU's own reference; nullopt: none
+  std::optional<double> deviation; ///< signed (negative: worse); nullopt: not compared
   bool outlier = false;
   std::string tooltip;
 };
-/// GPU x benchmark: a row per GPU, a column per case, each cell coloured on the fixed scale by
-/// its fraction of the GPU's own spec; outliers ringed. cells[row][column].
-[[nodiscard]] std::string compare_heatmap(const std::vector<std::string>& gpus,
+/// One GPU's row of the heatmap, under the node (group) it belongs to.
+struct heat_row {
+  std::string group; ///< the node: its host name, or its report's label
+  std::string label; ///< "GPU 3"
+  std::vector<heat_cell> cells;
+};
+/// GPU x benchmark: a row per GPU, grouped by node (a rule and the node's name above each
+/// group), a column per case, each cell coloured on the diverging scale by its deviation from
+/// its model's median; outliers ringed; the key at the top.
+[[nodiscard]] std::string compare_heatmap(const std::vector<heat_row>& rows,
                                           const std::vector<std::string>& cases,
-                                          const std::vector<std::vector<heat_cell>>& cells);
+                                          double min_deviation);
 
 struct roofline_point {
   std::string label;

@@ -28,6 +28,12 @@ inline constexpr std::array<const char*, 9> tol_ylorbr = {"#FFFFE5", "#FFF7BC", 
                                                           "#FEC44F", "#FB9A29", "#EC7014",
                                                           "#CC4C02", "#993404", "#662506"};
 
+/// Paul Tol's diverging "BuRd" scheme (the same note, figure 18), red to blue: the comparison's
+/// scale of deviation from a model's median, worse (red) to better (blue), white the middle.
+inline constexpr std::array<const char*, 9> tol_burd = {"#B2182B", "#D6604D", "#F4A582",
+                                                        "#FDDBC7", "#F7F7F7", "#D1E5F0",
+                                                        "#92C5DE", "#4393C3", "#2166AC"};
+
 /// Verdict colours, from Okabe-Ito: pass bluish green, warn orange, fail vermillion,
 /// inconclusive reddish purple, skipped grey.
 [[nodiscard]] const char* status_colour(std::string_view status);

@@ -181,6 +181,11 @@ TEST(Compare, ModifiedZOnKnownValues) {
   EXPECT_NEAR(*c.rows[0].cells[0]->modified_z, -0.6745 * 2, 1e-12);
   EXPECT_TRUE(c.rows[0].cells[4]->outlier);
   EXPECT_EQ(c.outliers, 1U);
+  // The deviation from the model's median the HTML page colours by: (30 - 12) / 12, (10 - 12) / 12.
+  EXPECT_NEAR(*c.rows[0].cells[4]->deviation, 1.5, 1e-12);
+  EXPECT_NEAR(*c.rows[0].cells[0]->deviation, -2.0 / 12, 1e-12);
+  EXPECT_NEAR(gr::to_json(c).at("rows")[0].at("cells")[4].at("deviation").get<double>(), 1.5,
+              1e-12);
 }
 
 TEST(Compare, ZeroMadFallsBackToRelativeDeviation) {

@@ -83,7 +83,9 @@ TEST(html_plots, telemetry_golden) {
                             {3.5, 6.0, 1650, 92, 690, {"hw_thermal", "sw_thermal"}, "gemm"},
                             {6.5, 8.0, 1755, 80, 700, {"sw_power_cap"}, "gemm fp8"}},
                            700.0,
-                           {{4.2, "xid 79"}}};
+                           {{4.2, "xid 79"}},
+                           1980.0,
+                           90.0};
   expect_golden("telemetry", html::telemetry_plot(s));
 }
 
@@ -96,13 +98,12 @@ TEST(html_plots, diff_golden) {
 }
 
 TEST(html_plots, compare_golden) {
-  std::vector<std::vector<html::heat_cell>> cells = {
-      {{0.91, false, "a"}, {0.72, false, "b"}},
-      {{0.55, true, "c"}, {std::nullopt, false, "d"}},
-      {{1.02, false, "e"}, {0.88, false, "f"}}};
-  expect_golden("compare",
-                html::compare_heatmap({"a.json/GPU 0", "a.json/GPU 1", "b.json/GPU 0"},
-                                      {"memory.stream.triad fp32", "gemm.cublas.fp16_tc"}, cells));
+  std::vector<html::heat_row> rows = {
+      {"node-2", "GPU 0", {{0.01, false, "a"}, {-0.05, false, "b"}}},
+      {"node-2", "GPU 1", {{-0.45, true, "c"}, {std::nullopt, false, "d"}}},
+      {"node-10", "GPU 0", {{0.02, false, "e"}, {0.3, false, "f"}}}};
+  expect_golden("compare", html::compare_heatmap(
+                               rows, {"memory.stream.triad fp32", "gemm.cublas.fp16_tc"}, 0.03));
 }
 
 TEST(html_plots, roofline_golden) {
@@ -272,7 +273,7 @@ TEST(html_page, diff_and_compare) {
   const auto c = compare_reports(j.reports, {"a", "b", "c"}, specs);
   const std::string page = make_renderer(output_format::html)->render(c);
   EXPECT_NE(page.find("OUTLIER"), std::string::npos);
-  EXPECT_NE(page.find("Fraction of each GPU&#39;s own spec"), std::string::npos);
+  EXPECT_NE(page.find("Deviation from each model&#39;s median"), std::string::npos);
   EXPECT_EQ(nlohmann::ordered_json::parse(embedded(page, "gpuspec-compare")), to_json(c));
   expect_offline(page);
 }

@@ -54,6 +54,9 @@ struct compare_cell {
   bool reference_replaced = false; ///< the spec table's figure replaced the report's own
   bool outlier = false;
   std::optional<double> modified_z; ///< when the cell was in a group tested for outliers
+  /// (value - the median of its model's group) / |that median|, when the cell was in a group
+  /// tested for outliers: what the compare page colours by (-0.5: half the median).
+  std::optional<double> deviation;
 };
 
 /// One case (bench id and axes); cells[i] belongs to columns[i].
