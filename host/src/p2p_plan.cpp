@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "gpuspec/host/pcie_link.hpp"
+#include "gpuspec/reports/model/reference.hpp"
 
 namespace gpuspec::host {
 namespace {
@@ -19,15 +20,6 @@ std::optional<int> parse_index(std::string_view text) {
   if (ec != std::errc{} || end != text.data() + text.size() || value < 0)
     return std::nullopt;
   return value;
-}
-
-/// The link as the collective ceiling reads it: NVML's maximum generation (an idle link
-/// downtrains), the width as trained.
-std::optional<double> pcie_gbs(const reports::device_info& d) {
-  const auto [gen, width] = pcie_link_for_ceiling(d.pcie);
-  if (!gen || !width)
-    return std::nullopt;
-  return pcie_link_gbs(*gen, *width);
 }
 
 } // namespace
@@ -101,28 +93,22 @@ reports::ceiling p2p_ceiling(const reports::topology_info& topology,
                              const reports::device_info& src, const reports::device_info& dst,
                              int directions) {
   reports::ceiling c;
-  const reports::gpu_pair* pair = reports::find_pair(topology, src.index, dst.index);
-  const reports::gpu_topology* g = reports::find_gpu(topology, src.index);
-  if (pair != nullptr && pair->nvlink_links > 0 && g != nullptr && g->nvlink_link_gbs) {
-    c.clock_adjusted = pair->nvlink_links * *g->nvlink_link_gbs * directions;
+  const auto path = reports::peer_copy_path(topology, src, dst);
+  if (!path)
+    return c;
+  c.clock_adjusted = path->gbs_per_direction * directions;
+  if (path->nvlink) {
+    const reports::gpu_topology* g = reports::find_gpu(topology, src.index);
     c.clock_adjusted_source = fmt::format(
         "NVLink {}: {} active link(s) between GPU {} and GPU {} x {:g} GB/s per link and "
         "direction{} ({})",
-        g->nvlink_version, pair->nvlink_links, src.index, dst.index, *g->nvlink_link_gbs,
+        g->nvlink_version, path->nvlink_links, src.index, dst.index, path->nvlink_link_gbs,
         directions == 2 ? " x 2 directions" : "", g->nvlink_link_source);
   } else {
-    const auto a = pcie_gbs(src);
-    const auto b = pcie_gbs(dst);
-    if (!a || !b)
-      return c;
-    const bool src_slower = *a <= *b;
-    const auto& slower = src_slower ? src : dst;
-    const auto [gen, width] = pcie_link_for_ceiling(slower.pcie);
-    c.clock_adjusted = std::min(*a, *b) * directions;
     c.clock_adjusted_source = fmt::format(
         "no NVLink between GPU {} and GPU {}: the slower PCIe link, GPU {}'s, at NVML's maximum "
         "generation (an idle link downtrains) and the width as trained: {}",
-        src.index, dst.index, slower.index, pcie_link_formula(*gen, *width, directions));
+        src.index, dst.index, path->slower, pcie_link_formula(path->gen, path->width, directions));
   }
   c.reference = reports::reference_kind::clock_adjusted;
   return c;

@@ -126,13 +126,8 @@ reports::ceiling pcie_transfer_ceiling(const pcie_ceiling_inputs& in) {
 }
 
 pcie_link_state pcie_link_for_ceiling(const reports::pcie_link& p) {
-  // The generation the card and its slot can reach: the lower of NVML's GPU maximum and its
-  // device-and-system maximum where both were read (reports::pcie_reachable_link's rule, without
-  // the spec row's width, since the width here is the one trained).
-  std::optional<int> gen = p.gen_max;
-  if (p.gen_max_system)
-    gen = gen ? std::min(*gen, *p.gen_max_system) : p.gen_max_system;
-  return {gen ? gen : p.gen_current, p.width_current ? p.width_current : p.width_max};
+  const auto link = reports::pcie_link_for_ceiling(p);
+  return {link.gen, link.width};
 }
 
 } // namespace gpuspec::host

@@ -287,10 +287,57 @@ void rule_imex(const health_input& in, const report& r, std::vector<diagnosis>& 
   out.push_back(std::move(d));
 }
 
+/// Whether NVML lists the GPU at `address`.
+bool nvml_lists(const report& r, const std::optional<pci_address>& address) {
+  return std::any_of(r.devices.begin(), r.devices.end(), [&](const auto& d) {
+    return address && parse_pci_address(d.pci_bus_id) == address;
+  });
+}
+
+/// The driver's "fallen off the bus" message of this boot for a GPU that NVML does not list and
+/// the bus listing does not show (rule_pci_bus judges one it shows): at probe time the driver
+/// gives it no Xid and NVML simply lists one GPU fewer. Only the driver's own message counts:
+/// the parser takes "NVRM:" where a kernel message starts, never inside another line (a
+/// process's name or file, which an unprivileged user chooses: xid_log.hpp), nor from a
+/// user-space syslog line.
+void rule_fallen_off_bus(const pci_bus_reading& bus, const report& r,
+                         const std::vector<gpu_bus_message>& messages,
+                         std::vector<diagnosis>& out) {
+  std::vector<std::string> named;
+  for (const auto& m : messages) {
+    if (!m.address || m.text.find("fallen off the bus") == std::string::npos ||
+        nvml_lists(r, m.address) ||
+        std::find(named.begin(), named.end(), m.pci_bus_id) != named.end())
+      continue;
+    const bool on_bus =
+        bus.read && std::any_of(bus.gpus.begin(), bus.gpus.end(), [&](const std::string& id) {
+          return parse_pci_address(id) == m.address;
+        });
+    if (on_bus)
+      continue; // rule_pci_bus names it, with this message
+    named.push_back(m.pci_bus_id);
+    auto d = make_diagnosis(
+        "GPUSPEC-GPU-NOT-IN-NVML", verdict_status::fail,
+        fmt::format("the NVIDIA GPU at PCI {} has fallen off the bus (the driver's message in "
+                    "this boot's kernel log) and NVML does not list it ({} GPU{} listed{}): {}",
+                    m.pci_bus_id, r.devices.size(), r.devices.size() == 1 ? "" : "s",
+                    bus.read ? "; not on the PCI bus either" : "; the PCI bus was not read",
+                    m.text),
+        nullptr, r.host);
+    d.evidence["pci_bus_id"] = m.pci_bus_id;
+    d.evidence["nvml.gpus"] = std::to_string(r.devices.size());
+    d.evidence["kernel_log.message"] = m.text;
+    out.push_back(std::move(d));
+  }
+}
+
 void rule_pci_bus(const pci_bus_reading& bus, const report& r,
                   const std::vector<gpu_bus_message>& messages, std::vector<diagnosis>& out) {
-  if (!bus.read || r.host.gpu_status != "ok")
+  if (r.host.gpu_status != "ok")
     return; // without NVML nothing is listed to compare with: the node is inconclusive already
+  rule_fallen_off_bus(bus, r, messages, out);
+  if (!bus.read)
+    return;
   for (const auto& id : bus.gpus) {
     const auto address = parse_pci_address(id);
     const bool listed = std::any_of(r.devices.begin(), r.devices.end(), [&](const auto& d) {

@@ -1,45 +1,12 @@
 // gpuspec check (check.hpp): node by node (check_node.cpp and the frames it calls), then the
 // relative frames (check_relative.cpp), then the roll-up.
 
+#include "carried_ceilings.hpp"
 #include "check_frames.hpp"
 
 namespace gpuspec::reports::inline judge {
 
 using namespace check_detail;
-
-namespace {
-
-/// A host transfer on a GPU attached by NVLink-C2C crossed the C2C link, not PCIe: it is judged
-/// against the C2C link of the check's own spec table (reference.hpp c2c_transfer_ceiling),
-/// whatever ceiling the report carries (a PCIe one from an older harness would make a healthy
-/// transfer "impossible"). Returns how many results changed.
-std::size_t judge_host_transfers_by_c2c(report& r, const spec_table& specs) {
-  std::size_t changed = 0;
-  for (auto& x : r.results) {
-    if (x.devices.size() != 1 || !(x.bench_id == "transfer.h2d" || x.bench_id == "transfer.d2h" ||
-                                   x.bench_id == "transfer.bidir"))
-      continue;
-    const auto dev = std::find_if(r.devices.begin(), r.devices.end(), [&](const device_info& d) {
-      return d.index == x.devices.front();
-    });
-    if (dev == r.devices.end() || !is_c2c_attached(*dev))
-      continue;
-    ceiling c = c2c_transfer_ceiling(spec_of(specs, *dev), x.bench_id == "transfer.bidir" ? 2 : 1);
-    if (c == x.ceiling_value)
-      continue;
-    if (x.ceiling_value.datasheet || x.ceiling_value.clock_adjusted)
-      c.datasheet_source += "; replaces the ceiling the report carried (" +
-                            (x.ceiling_value.datasheet ? x.ceiling_value.datasheet_source
-                                                       : x.ceiling_value.clock_adjusted_source) +
-                            ")";
-    x.ceiling_value = std::move(c);
-    settle_efficiency(x);
-    ++changed;
-  }
-  return changed;
-}
-
-} // namespace
 
 check_outcome check(std::span<const report> given, const spec_table& specs,
                     const expectations& rules, const check_options& options) {
@@ -56,17 +23,24 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
         origin.push_back(i);
       }
   std::span<const report> reports = multi_node ? std::span<const report>(by_node) : given;
-  // Copies only where a GPU is attached by NVLink-C2C (judge_host_transfers_by_c2c).
-  std::vector<report> by_c2c;
-  std::size_t c2c_judged = 0;
-  if (std::any_of(reports.begin(), reports.end(), [](const report& r) {
-        return std::any_of(r.devices.begin(), r.devices.end(), is_c2c_attached);
-      })) {
-    by_c2c.assign(reports.begin(), reports.end());
-    for (auto& r : by_c2c)
-      c2c_judged += judge_host_transfers_by_c2c(r, specs);
-    reports = by_c2c;
+  // The carried ceilings recomputed from each report's own inventory (carried_ceilings.hpp),
+  // on copies, only where one changes.
+  std::vector<report> recomputed;
+  recomputed_ceilings changed;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    report copy = reports[i];
+    const auto n = recompute_carried_ceilings(copy, specs, rules.settings.datasheet_tolerance);
+    if (n.total() == 0 && recomputed.empty())
+      continue;
+    if (recomputed.empty())
+      recomputed.assign(reports.begin(), reports.begin() + static_cast<std::ptrdiff_t>(i));
+    recomputed.push_back(std::move(copy));
+    changed.c2c += n.c2c;
+    changed.host_link += n.host_link;
+    changed.peer += n.peer;
   }
+  if (!recomputed.empty())
+    reports = recomputed;
 
   std::optional<baseline_index> baseline;
   if (options.baseline != nullptr)
@@ -95,11 +69,17 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
         "{} result(s) carried a datasheet ceiling further than {:.0f}% from the spec table's (a "
         "stale or edited report): judged by the spec table, as each result's message says",
         replaced, 100 * rules.settings.datasheet_tolerance));
-  if (c2c_judged > 0)
+  if (changed.c2c > 0)
     out.notes.push_back(fmt::format(
         "{} host transfer(s) on GPUs attached by NVLink-C2C judged against the C2C link of the "
         "spec table, not the ceiling the report carried",
-        c2c_judged));
+        changed.c2c));
+  if (changed.host_link + changed.peer > 0)
+    out.notes.push_back(fmt::format(
+        "{} host transfer(s) and {} peer cop(ies) carried a ceiling other than the one their "
+        "report's own inventory gives (an earlier gpuspec held them to the link as read at "
+        "idle): judged against the recomputed one, as each result's message says",
+        changed.host_link, changed.peer));
   sibling_frame(reports, out, rules.settings);
   fleet_frame(reports, out, rules.settings);
   for (std::size_t n = 0; n < out.nodes.size(); ++n) {

@@ -1,5 +1,6 @@
 // The reference frames: a result against its datasheet or clock-adjusted ceiling by its
 // expectation rule, or against its partner in a baseline; and what explains a warn or a fail.
+#include "carried_ceilings.hpp"
 #include "check_frames.hpp"
 
 namespace gpuspec::reports::inline judge::check_detail {
@@ -133,6 +134,8 @@ bool node_checker::frame_by_rule(const result& r, const device_info* dev, verdic
   } else if (!reference.note.empty()) {
     frame_note += "; " + reference.note;
   }
+  if (const auto it = r.observations.find(recomputed_ceiling_key); it != r.observations.end())
+    frame_note += "; " + it->get<std::string>();
   v.frame = reference.kind == reference_kind::datasheet ? "spec" : "clock_adjusted";
   v.expected = reference.value;
   v.efficiency = fraction_of(r.stats.median, reference.value, r.higher_is_better);

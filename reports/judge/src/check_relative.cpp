@@ -98,11 +98,16 @@ void sibling_frame(std::span<const report> reports, check_outcome& out,
                                        members.size() - 1, 100 * t.deviation));
         if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
           continue;
+        // Past the widest spread identical healthy GPUs show, the GPU fails whatever its
+        // datasheet fraction (a lowered datasheet line must not let a lame GPU pass).
+        const bool fails = -t.deviation > s.sibling_fail_threshold;
         auto d = make_diagnosis(
-            "GPUSPEC-SIBLING-OUTLIER", verdict_status::warn,
-            fmt::format("{:.1f}% below the median of {} identical GPU(s) in this node{}",
+            "GPUSPEC-SIBLING-OUTLIER", fails ? verdict_status::fail : verdict_status::warn,
+            fmt::format("{:.1f}% below the median of {} identical GPU(s) in this node{} ({} "
+                        "beyond {:.0f}%)",
                         -100 * t.deviation, members.size() - 1,
-                        std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : ""),
+                        std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : "",
+                        fails ? "fails" : "warns; fails", 100 * s.sibling_fail_threshold),
             dev, reports[n].host);
         d.evidence["bench_id"] = v.bench_id;
         add_finding(v, std::move(d));

@@ -43,6 +43,42 @@ std::optional<double> pcie_bandwidth_gbs(int gen, int width) {
   return per_lane[gen] * width;
 }
 
+pcie_ceiling_link pcie_link_for_ceiling(const pcie_link& p) {
+  std::optional<int> gen = p.gen_max;
+  if (p.gen_max_system)
+    gen = gen ? std::min(*gen, *p.gen_max_system) : p.gen_max_system;
+  return {gen ? gen : p.gen_current, p.width_current ? p.width_current : p.width_max};
+}
+
+std::optional<peer_path> peer_copy_path(const topology_info& topology, const device_info& src,
+                                        const device_info& dst) {
+  const gpu_pair* pair = find_pair(topology, src.index, dst.index);
+  const gpu_topology* g = find_gpu(topology, src.index);
+  peer_path p;
+  if (pair != nullptr && pair->nvlink_links > 0 && g != nullptr && g->nvlink_link_gbs) {
+    p.nvlink = true;
+    p.nvlink_links = pair->nvlink_links;
+    p.nvlink_link_gbs = *g->nvlink_link_gbs;
+    p.gbs_per_direction = pair->nvlink_links * *g->nvlink_link_gbs;
+    return p;
+  }
+  const auto gbs = [](const device_info& d) -> std::optional<double> {
+    const auto link = pcie_link_for_ceiling(d.pcie);
+    return link.gen && link.width ? pcie_bandwidth_gbs(*link.gen, *link.width) : std::nullopt;
+  };
+  const auto a = gbs(src);
+  const auto b = gbs(dst);
+  if (!a || !b)
+    return std::nullopt;
+  const device_info& slower = *a <= *b ? src : dst;
+  const auto link = pcie_link_for_ceiling(slower.pcie);
+  p.slower = slower.index;
+  p.gen = *link.gen;
+  p.width = *link.width;
+  p.gbs_per_direction = std::min(*a, *b);
+  return p;
+}
+
 ceiling c2c_transfer_ceiling(const gpu_spec* spec, int directions) {
   ceiling c;
   const int n = directions > 1 ? 2 : 1;

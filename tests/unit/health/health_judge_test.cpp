@@ -505,6 +505,44 @@ TEST(HealthJudge, AGpuOnTheBusThatNvmlDoesNotListFailsTheNode) {
   EXPECT_NE(u.check.notes.back().find("the PCI bus was not read"), std::string::npos);
 }
 
+TEST(HealthJudge, AGpuThatFellOffTheBusAtProbeTimeFailsTheNodeWithoutABusListing) {
+  // Issue 30: the driver's three-line probe message for 0000:9a:00.0, no Xid, NVML lists 7, and
+  // the PCI bus could not be read: the kernel log's driver message is the evidence.
+  auto in = inventory("seven-of-eight.json");
+  in.kernel_log = log_file("rminitadapter-9a.log");
+  in.pci_bus = pci_bus("does-not-exist");
+  ASSERT_FALSE(in.pci_bus.read);
+  const auto h = judge_report(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto* d = find(h, "GPUSPEC-GPU-NOT-IN-NVML");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->evidence.at("pci_bus_id"), "0000:9a:00.0");
+  EXPECT_NE(d->cause.find("has fallen off the bus"), std::string::npos) << d->cause;
+  EXPECT_NE(d->cause.find("7 GPUs listed"), std::string::npos) << d->cause;
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-GPU-NOT-IN-NVML:node");
+  // With the bus read and the GPU on it, one finding, not two.
+  in.pci_bus = pci_bus("hgx-eight-gpu");
+  const auto both = judge_report(in);
+  EXPECT_EQ(std::count_if(both.check.nodes.front().diagnoses.begin(),
+                          both.check.nodes.front().diagnoses.end(),
+                          [](const diagnosis& x) { return x.code == "GPUSPEC-GPU-NOT-IN-NVML"; }),
+            1);
+}
+
+TEST(HealthJudge, AForgedFallenOffTheBusLineNeverFailsANode) {
+  // The same words inside a segfault line of a program an unprivileged user named after them,
+  // on a node whose NVML lists 7 and whose bus was not read: no driver message, no finding.
+  auto in = inventory("seven-of-eight.json");
+  in.kernel_log = log_file("forged-xid79-in-segfault.log");
+  in.pci_bus = pci_bus("does-not-exist");
+  EXPECT_EQ(find(judge_report(in), "GPUSPEC-GPU-NOT-IN-NVML"), nullptr);
+  // And the driver's message for a GPU NVML does list says nothing of a missing one.
+  auto listed = inventory("eight-healthy.json");
+  listed.kernel_log = log_file("rminitadapter-9a.log");
+  listed.pci_bus = pci_bus("does-not-exist");
+  EXPECT_EQ(find(judge_report(listed), "GPUSPEC-GPU-NOT-IN-NVML"), nullptr);
+}
+
 TEST(PciBus, CountsNvidiaDisplayFunctionsOnlyAndSetsAsideOtherDrivers) {
   const auto hgx = pci_bus("hgx-eight-gpu");
   ASSERT_TRUE(hgx.read) << hgx.why;

@@ -113,7 +113,10 @@ struct rule_choice {
 };
 
 struct expectation_settings {
-  double sibling_threshold = 0.05;  ///< below the siblings' median by more than this
+  double sibling_threshold = 0.05; ///< below the siblings' median by more than this: warns
+  /// Below the siblings' median by more than this (and an outlier by the z bound) fails: beyond
+  /// the widest spread identical healthy GPUs show (docs/check.md, "Three frames").
+  double sibling_fail_threshold = 0.25;
   double outlier_z = -3.5;          ///< modified z-score bound (siblings and fleet)
   int fleet_min_reports = 10;       ///< reports of one model for the fleet frame
   double baseline_tolerance = 0.05; ///< pass within this of the baseline median

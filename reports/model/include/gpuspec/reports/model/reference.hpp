@@ -29,6 +29,33 @@ inline constexpr double default_datasheet_tolerance = 0.01;
 /// Per-direction PCIe bandwidth in GB/s of a link (gen 1-6, width lanes); nullopt if unknown.
 [[nodiscard]] std::optional<double> pcie_bandwidth_gbs(int gen, int width);
 
+/// A GPU's PCIe link for a ceiling read from the inventory (not under load): the generation at
+/// the lower of NVML's GPU maximum and its device-and-system maximum (an idle link downtrains
+/// for power saving, so the idle generation would lower the bar), the idle one only where no
+/// maximum was read; the width as trained (power saving does not change it), the maximum where
+/// it was not read. The rule the harness's peer-copy and collective ceilings and the check's
+/// recomputation of them share (host pcie_link.hpp pcie_link_for_ceiling forwards here).
+struct pcie_ceiling_link {
+  std::optional<int> gen, width;
+};
+[[nodiscard]] pcie_ceiling_link pcie_link_for_ceiling(const pcie_link& p);
+
+/// The path a peer copy from GPU `src` to GPU `dst` can use, per direction: NVLink (the pair's
+/// active links x the source GPU's per-link rate, as `host.topology` carries them) where the
+/// pair has any, else the slower of the two GPUs' PCIe links (pcie_link_for_ceiling). nullopt
+/// where neither is known. One rule: the harness's ceiling (host p2p_plan.hpp p2p_ceiling) and
+/// the check's recomputation of a carried one read it.
+struct peer_path {
+  double gbs_per_direction = 0;
+  bool nvlink = false;
+  int nvlink_links = 0;
+  double nvlink_link_gbs = 0;
+  int slower = -1; ///< PCIe: the GPU whose link is the slower
+  int gen = 0, width = 0;
+};
+[[nodiscard]] std::optional<peer_path>
+peer_copy_path(const topology_info& topology, const device_info& src, const device_info& dst);
+
 /// The ceiling of a host transfer (transfer.h2d, .d2h: `directions` 1; .bidir: 2) on a GPU
 /// attached by NVLink-C2C (host_rules.hpp is_c2c_attached): the spec row's C2C link, half its
 /// c2c_gbs per direction x `directions`, as the datasheet reference; no value (and the source
