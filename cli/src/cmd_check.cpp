@@ -43,9 +43,9 @@ void setup_check(CLI::App& app, check_cli_options& o) {
   cmd->add_option("--rules", o.rules, "Site rules merged over the expectation rules")
       ->type_name(value_name::file);
   cmd->add_option("--format", o.format,
-                  "Output: table, md, json, junit, prom, nccl-tests (the collectives' results "
-                  "in nccl-tests' table layout), or html (one self-contained page)")
-      ->check(CLI::IsMember({"table", "md", "json", "junit", "prom", "nccl-tests", "html"}))
+                  "Output: table (or text), md, json, junit, prom, nccl-tests (the collectives' "
+                  "results in nccl-tests' table layout), or html (one self-contained page)")
+      ->check(CLI::IsMember({"table", "text", "md", "json", "junit", "prom", "nccl-tests", "html"}))
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Print JSON for programs (same as --format json)");
   cmd->add_option("-o,--output", o.output, "Write the output to this file (atomically)")
@@ -147,24 +147,6 @@ bool load_check_reports(const check_cli_options& o, std::vector<reports::report>
   return !bad;
 }
 
-/// The text on stdout, or written atomically to `output` with the verdict on stderr.
-bool deliver(const std::string& text, const std::string& output,
-             const reports::check_outcome& outcome) {
-  if (output.empty()) {
-    std::cout << text << std::flush;
-    return true;
-  }
-  try {
-    reports::write_file_atomically(output, text);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuspec check: cannot write {}: {}\n", output, e.what());
-    return false;
-  }
-  fmt::print(stderr, "gpuspec check: {} (exit code {}), written to {}\n",
-             reports::to_string(outcome.status), reports::exit_code_of(outcome.status), output);
-  return true;
-}
-
 } // namespace
 
 exit_code run_check(const check_cli_options& o) {
@@ -173,13 +155,8 @@ exit_code run_check(const check_cli_options& o) {
     return exit_code::unknown;
   std::vector<std::string> inputs = o.reports;
   inputs.insert(inputs.end(), {o.baseline, o.specs, o.expect, o.rules});
-  if (const auto clash = output_clash(o.output, inputs); !clash.empty()) {
-    fmt::print(stderr,
-               "gpuspec check: -o {} is the input {}: it would be overwritten; write it "
-               "elsewhere\n",
-               o.output, clash);
+  if (!output_is_safe("check", o.output, inputs))
     return exit_code::unknown;
-  }
   std::vector<reports::report> reports;
   std::optional<reports::report> baseline;
   const bool read = load_check_reports(o, reports, baseline);
@@ -205,7 +182,9 @@ exit_code run_check(const check_cli_options& o) {
     renderer = std::make_unique<nccl_tests_renderer>(reports, o.reports);
   else
     renderer = reports::make_renderer(*format, render);
-  if (!deliver(renderer->render(outcome), o.output, outcome))
+  if (!deliver_output("check", renderer->render(outcome), o.output,
+                      fmt::format("{} (exit code {})", reports::to_string(outcome.status),
+                                  reports::exit_code_of(outcome.status))))
     return exit_code::unknown;
   return to_exit_code(outcome.status);
 }

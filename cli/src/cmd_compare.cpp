@@ -9,6 +9,7 @@
 
 #include "gpuspec/cli/cli_model.hpp"
 #include "gpuspec/cli/format.hpp"
+#include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/specs_location.hpp"
 #include "gpuspec/reports/import/import.hpp"
 #include "gpuspec/reports/judge/diff.hpp"
@@ -31,10 +32,15 @@ void setup_compare(CLI::App& app, compare_cli_options& options) {
                   "Spec table (default: $GPUSPEC_SPECS, else the source tree's specs/gpus.json)")
       ->type_name(value_name::file);
   cmd->add_option("--format", options.format,
-                  "Output: table, md, json or html (one self-contained page)")
-      ->check(CLI::IsMember({"table", "md", "json", "html"}))
+                  "Output: table (or text), md, json or html (one self-contained page)")
+      ->check(CLI::IsMember({"table", "text", "md", "json", "html"}))
       ->capture_default_str();
   cmd->add_flag("--json", options.json, "Print JSON for programs (same as --format json)");
+  cmd->add_option("-o,--output", options.output, "Write the output to this file (atomically)")
+      ->type_name(value_name::file);
+  cmd->add_flag("-v,--verbose", options.verbose,
+                "Table: every cell side by side, and the legend of the columns (other formats "
+                "hold every cell)");
   cmd->add_option("--outlier-z", options.compare.outlier_z,
                   "Outlier when |modified z-score| (median absolute deviation) exceeds this")
       ->check(CLI::PositiveNumber)
@@ -46,6 +52,10 @@ void setup_compare(CLI::App& app, compare_cli_options& options) {
 }
 
 exit_code run_compare(const compare_cli_options& options) {
+  std::vector<std::string> inputs = options.files;
+  inputs.push_back(options.specs);
+  if (!output_is_safe("compare", options.output, inputs))
+    return exit_code::unknown;
   std::vector<reports::report> loaded;
   for (const auto& file : options.files) {
     auto r = reports::load_report_or_log(file, chosen_tool(options.tool));
@@ -88,9 +98,14 @@ exit_code run_compare(const compare_cli_options& options) {
   if (!format)
     return exit_code::unknown;
   reports::render_options render;
-  render.width = stdout_table_width();
-  std::cout << reports::make_renderer(*format, render)->render(c);
-  return c.outliers > 0 ? exit_code::warn : exit_code::pass;
+  render.width = options.output.empty() ? stdout_table_width() : 0;
+  render.verbose = options.verbose;
+  const auto code = static_cast<exit_code>(reports::exit_code_of(c));
+  if (!deliver_output("compare", reports::make_renderer(*format, render)->render(c), options.output,
+                      fmt::format("{} (exit code {})", c.outliers > 0 ? "warn" : "pass",
+                                  static_cast<int>(code))))
+    return exit_code::unknown;
+  return code;
 }
 
 } // namespace gpuspec::cli

@@ -8,6 +8,7 @@
 #include "gpuspec/cli/cli_model.hpp"
 #include "gpuspec/cli/cmd_import.hpp"
 #include "gpuspec/cli/format.hpp"
+#include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/reports/import/import.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/units.hpp"
@@ -26,10 +27,12 @@ void setup_diff(CLI::App& app, diff_cli_options& options) {
       ->type_name(value_name::file);
   add_tool_option(cmd, options.tool, "OLD and NEW");
   cmd->add_option("--format", options.format,
-                  "Output: table, md, json or html (one self-contained page)")
-      ->check(CLI::IsMember({"table", "md", "json", "html"}))
+                  "Output: table (or text), md, json or html (one self-contained page)")
+      ->check(CLI::IsMember({"table", "text", "md", "json", "html"}))
       ->capture_default_str();
   cmd->add_flag("--json", options.json, "Print JSON for programs (same as --format json)");
+  cmd->add_option("-o,--output", options.output, "Write the output to this file (atomically)")
+      ->type_name(value_name::file);
   cmd->add_option("--alpha", options.diff.alpha,
                   "False-discovery rate over all metrics (Benjamini-Hochberg q-value bound)")
       ->check(CLI::Range(1e-12, 0.5))
@@ -50,6 +53,8 @@ exit_code run_diff(const diff_cli_options& options) {
                options.diff.fail_threshold, options.diff.min_effect);
     return exit_code::unknown;
   }
+  if (!output_is_safe("diff", options.output, {options.old_file, options.new_file}))
+    return exit_code::unknown;
   auto old_report = reports::load_report_or_log(options.old_file, chosen_tool(options.tool));
   if (!old_report) {
     fmt::print(stderr, "gpuspec diff: {}\n", old_report.error().to_string());
@@ -68,19 +73,13 @@ exit_code run_diff(const diff_cli_options& options) {
   if (!format)
     return exit_code::unknown;
   reports::render_options render;
-  render.width = stdout_table_width();
+  render.width = options.output.empty() ? stdout_table_width() : 0;
   render.reports = &both; // the html page embeds OLD and NEW
-  std::cout << reports::make_renderer(*format, render)->render(d);
-  switch (d.verdict) {
-  case reports::check_status::fail:
-    return exit_code::fail;
-  case reports::check_status::warn:
-    return exit_code::warn;
-  case reports::check_status::pass:
-  case reports::check_status::skipped:
-    return exit_code::pass;
-  }
-  return exit_code::pass;
+  const int code = reports::exit_code_of(d);
+  if (!deliver_output("diff", reports::make_renderer(*format, render)->render(d), options.output,
+                      fmt::format("{} (exit code {})", reports::to_string(d.verdict), code)))
+    return exit_code::unknown;
+  return static_cast<exit_code>(code);
 }
 
 } // namespace gpuspec::cli

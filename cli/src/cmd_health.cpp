@@ -14,6 +14,7 @@
 
 #include "gpuspec/cli/cli_model.hpp"
 #include "gpuspec/cli/format.hpp"
+#include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/specs_location.hpp"
 #include "gpuspec/host/fabric_services.hpp"
 #include "gpuspec/host/host_checks.hpp"
@@ -32,10 +33,10 @@ void setup_health(CLI::App& app, health_options& o) {
       "health", "Passive node health check for a scheduler's hook: inventory, counters, Xids since "
                 "boot, driver; no kernels");
   cmd->add_option("--format", o.format,
-                  "Output: text, json, prom (node_exporter textfile), reason (the drain reason "
-                  "alone) or kube (the Kubernetes Node's labels, annotation and taint: "
-                  "deploy/kubernetes)")
-      ->check(CLI::IsMember({"text", "json", "prom", "reason", "kube"}))
+                  "Output: table (or text), json, prom (node_exporter textfile), reason (the "
+                  "drain reason alone) or kube (the Kubernetes Node's labels, annotation and "
+                  "taint: deploy/kubernetes)")
+      ->check(CLI::IsMember({"table", "text", "json", "prom", "reason", "kube"}))
       ->capture_default_str();
   cmd->add_flag("--json", o.json, "Same as --format json");
   cmd->add_option("--specs", o.specs, "Spec table (default: $GPUSPEC_SPECS or specs/gpus.json)")
@@ -86,7 +87,7 @@ reports::pci_bus_reading read_pci_bus(const std::string& root) {
 
 exit_code run_health(const health_options& o) {
   const auto started = std::chrono::steady_clock::now();
-  // text, json, prom, reason or kube: the CLI accepts only those.
+  // table (text), json, prom, reason or kube: the CLI accepts only those.
   const auto format = chosen_format("health", o.json, o.format);
   if (!format)
     return exit_code::unknown;
@@ -133,16 +134,9 @@ exit_code run_health(const health_options& o) {
               h, elapsed, fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)))});
 
   const auto code = static_cast<exit_code>(reports::exit_code_of(h.check.status));
-  if (o.output.empty()) {
-    std::cout << text << std::flush;
-    return code;
-  }
-  try {
-    reports::write_file_atomically(o.output, text);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuspec health: cannot write {}: {}\n", o.output, e.what());
+  // A scheduler's hook reads the file: nothing more is said on stderr.
+  if (!deliver_output("health", text, o.output, ""))
     return exit_code::unknown;
-  }
   return code;
 }
 

@@ -5,7 +5,12 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <iostream>
 #include <system_error>
+
+#include <fmt/format.h>
+
+#include "gpuspec/reports/model/report_json.hpp"
 
 namespace gpuspec::cli {
 
@@ -40,6 +45,34 @@ std::string output_clash(const std::string& output, const std::vector<std::strin
       return input;
   }
   return "";
+}
+
+bool deliver_output(std::string_view command, const std::string& text, const std::string& output,
+                    std::string_view verdict) {
+  if (output.empty()) {
+    std::cout << text << std::flush;
+    return true;
+  }
+  try {
+    reports::write_file_atomically(output, text);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuspec {}: cannot write {}: {}\n", command, output, e.what());
+    return false;
+  }
+  if (!verdict.empty())
+    fmt::print(stderr, "gpuspec {}: {}, written to {}\n", command, verdict, output);
+  return true;
+}
+
+bool output_is_safe(std::string_view command, const std::string& output,
+                    const std::vector<std::string>& inputs) {
+  const auto clash = output_clash(output, inputs);
+  if (clash.empty())
+    return true;
+  fmt::print(stderr,
+             "gpuspec {}: -o {} is the input {}: it would be overwritten; write it elsewhere\n",
+             command, output, clash);
+  return false;
 }
 
 } // namespace gpuspec::cli

@@ -64,6 +64,26 @@ std::string header() {
   return h;
 }
 
+/// nccl-tests' closing lines, which scripts grep (NVIDIA/nccl-tests src/common.cu, the end of
+/// run()): "# Out of bounds values : N OK|FAILED", the sum of #wrong, and "# Avg bus bandwidth
+/// : %g", the mean busbw over every size and placement timed; then "#".
+template <class Rows> std::string footer(const Rows& rows) {
+  std::int64_t wrong = 0;
+  double busbw = 0;
+  std::size_t timed = 0;
+  for (const auto& [size, rw] : rows)
+    for (const auto* p : rw.placement) {
+      if (p == nullptr || p->samples.empty())
+        continue;
+      wrong += observed<std::int64_t>(*p, "wrong").value_or(0);
+      busbw += p->stats.median;
+      ++timed;
+    }
+  return fmt::format("# Out of bounds values : {} {}\n# Avg bus bandwidth    : {:g}\n#\n", wrong,
+                     wrong != 0 ? "FAILED" : "OK",
+                     timed > 0 ? busbw / static_cast<double>(timed) : 0.0);
+}
+
 std::uint64_t parse_size(const std::string& text) {
   std::uint64_t value = 0;
   std::size_t i = 0;
@@ -140,6 +160,7 @@ std::string render_nccl_tests_table(const reports::report& r) {
           out += fmt::format("#   {} {}: {}: {}\n", p == 0 ? "out-of-place" : "in-place",
                              axis(*res, "size"), reports::to_string(res->status), res->reason);
     }
+    out += footer(rows);
   }
   return out;
 }

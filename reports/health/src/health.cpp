@@ -385,16 +385,24 @@ std::string drain_reason_of(const check_outcome& outcome) {
   const verdict_status target = outcome.status;
   if (target != verdict_status::fail && target != verdict_status::warn)
     return "";
+  // The gravest finding of the verdict's severity (graver_finding: an uncorrected ECC error
+  // over a temperature); among equals, the first in the GPUs' order, then the node's.
+  const diagnosis* chosen = nullptr;
+  std::string where;
+  const auto consider = [&](const diagnosis& d, std::string place) {
+    if (d.severity == target && (chosen == nullptr || graver_finding(d, *chosen))) {
+      chosen = &d;
+      where = std::move(place);
+    }
+  };
   for (const auto& node : outcome.nodes) {
     for (const auto& g : node.gpus)
       for (const auto& d : g.diagnoses)
-        if (d.severity == target)
-          return fmt::format("gpuspec:{}:gpu{}", d.code, g.index);
+        consider(d, fmt::format("gpu{}", g.index));
     for (const auto& d : node.diagnoses)
-      if (d.severity == target)
-        return fmt::format("gpuspec:{}:node", d.code);
+      consider(d, "node");
   }
-  return "";
+  return chosen == nullptr ? "" : fmt::format("gpuspec:{}:{}", chosen->code, where);
 }
 
 kernel_log_reading kernel_log_from_text(std::string source, std::string_view text, log_span span) {
@@ -488,7 +496,10 @@ gpu_verdict judge_health_gpu(const device_info& d, const report& r, const spec_t
   gpu_verdict g = gpu_verdict_of(d, spec);
   const gpu_facts facts{r, d, spec, siblings, std::nullopt, settings};
   g.diagnoses = diagnose_device(facts);
-  if (spec == nullptr)
+  // As in check: a GPU NVML lost before it could name it has nothing to match a row by, and
+  // GPU-LOST already says what is wrong with it.
+  const bool unnamed_and_lost = gpu_is_lost(d) && d.name.empty() && !d.pci_device_id;
+  if (spec == nullptr && !unnamed_and_lost)
     g.diagnoses.push_back(make_diagnosis(
         "GPUSPEC-NO-SPEC-ROW", verdict_status::warn,
         fmt::format("no spec-table row matches '{}': the PCIe link is judged against NVML's "

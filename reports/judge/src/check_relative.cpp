@@ -6,6 +6,11 @@ namespace gpuspec::reports::inline judge::check_detail {
 
 namespace {
 
+/// Which metric an outlier is low on, as the terminal names it: "memory.stream.triad fp32".
+std::string metric_name(const result_verdict& v) {
+  return v.bench_id + (v.axes_values.empty() ? "" : " " + v.axes_values);
+}
+
 /// Groups of comparable results: same case, same model, judged with a value.
 using group_map = std::unordered_map<std::string, std::vector<member>>;
 
@@ -103,9 +108,9 @@ void sibling_frame(std::span<const report> reports, check_outcome& out,
         const bool fails = -t.deviation > s.sibling_fail_threshold;
         auto d = make_diagnosis(
             "GPUSPEC-SIBLING-OUTLIER", fails ? verdict_status::fail : verdict_status::warn,
-            fmt::format("{:.1f}% below the median of {} identical GPU(s) in this node{} ({} "
+            fmt::format("{}: {:.1f}% below the median of {} identical GPU(s) in this node{} ({} "
                         "beyond {:.0f}%)",
-                        -100 * t.deviation, members.size() - 1,
+                        metric_name(v), -100 * t.deviation, members.size() - 1,
                         std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : "",
                         fails ? "fails" : "warns; fails", 100 * s.sibling_fail_threshold),
             dev, reports[n].host);
@@ -152,8 +157,9 @@ void fleet_frame(std::span<const report> reports, check_outcome& out,
       const auto& res = reports[m.node].results[v.result_index];
       auto d = make_diagnosis(
           "GPUSPEC-FLEET-OUTLIER", verdict_status::warn,
-          fmt::format("{:.1f}% below the fleet median over {} reports{}", -100 * t.deviation,
-                      distinct, std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : ""),
+          fmt::format("{}: {:.1f}% below the fleet median over {} reports{}", metric_name(v),
+                      -100 * t.deviation, distinct,
+                      std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : ""),
           device_of(reports[m.node], res.devices.front()), reports[m.node].host);
       d.evidence["bench_id"] = v.bench_id;
       add_finding(v, std::move(d));

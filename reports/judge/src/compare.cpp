@@ -1,6 +1,7 @@
 #include "gpuspec/reports/judge/compare.hpp"
 #include "gpuspec/reports/model/fraction.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -108,7 +109,15 @@ compare_output compare_reports(const std::vector<report>& reports,
   // column index by (report, NVML index)
   std::vector<std::map<int, std::size_t>> column_of(reports.size());
   std::vector<const gpu_spec*> spec_of_column;
-  for (std::size_t r = 0; r < reports.size(); ++r) {
+  // Columns by host in natural order, as an operator counts nodes (node2 before node10); the
+  // shell's glob gives them sorted as text.
+  std::vector<std::size_t> order(reports.size());
+  for (std::size_t r = 0; r < order.size(); ++r)
+    order[r] = r;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return natural_less(reports[a].host.hostname, reports[b].host.hostname);
+  });
+  for (const std::size_t r : order) {
     const std::string file = r < labels.size() ? labels[r] : fmt::format("#{}", r + 1);
     for (const auto& d : reports[r].devices) {
       const gpu_spec* spec = spec_of(specs, d);
@@ -120,7 +129,7 @@ compare_output compare_reports(const std::vector<report>& reports,
     }
   }
   std::unordered_map<std::string, std::size_t> row_of;
-  for (std::size_t r = 0; r < reports.size(); ++r) {
+  for (const std::size_t r : order) {
     for (const auto& res : reports[r].results) {
       if (res.devices.empty())
         continue;
@@ -151,6 +160,45 @@ compare_output compare_reports(const std::vector<report>& reports,
     mark_outliers(row, out.columns, options, out.outliers);
   return out;
 }
+
+std::vector<compare_finding> compare_findings(const compare_output& c) {
+  std::vector<compare_finding> out;
+  for (const auto& row : c.rows) {
+    std::map<std::string, std::size_t> at; // by report label, for this row
+    for (std::size_t i = 0; i < row.cells.size(); ++i) {
+      const auto& cell = row.cells[i];
+      if (!cell || !cell->outlier)
+        continue;
+      const auto& col = c.columns[i];
+      auto [it, fresh] = at.try_emplace(col.report, out.size());
+      if (fresh) {
+        compare_finding f{col.hostname, col.report, {}, &row, 0, 0, 0};
+        for (std::size_t k = 0; k < row.cells.size(); ++k)
+          if (c.columns[k].report == col.report && row.cells[k] &&
+              row.cells[k]->state == cell_state::measured)
+            ++f.gpus_in_report;
+        out.push_back(std::move(f));
+      }
+      auto& f = out[it->second];
+      f.gpus.push_back(col.device_index);
+      const double dev = cell->deviation.value_or(0);
+      if (f.gpus.size() == 1 || std::fabs(dev) > std::fabs(f.deviation)) {
+        f.deviation = dev;
+        f.value = cell->value;
+      }
+    }
+  }
+  for (auto& f : out)
+    std::sort(f.gpus.begin(), f.gpus.end());
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    if (std::fabs(a.deviation) != std::fabs(b.deviation))
+      return std::fabs(a.deviation) > std::fabs(b.deviation);
+    return natural_less(a.hostname, b.hostname);
+  });
+  return out;
+}
+
+int exit_code_of(const compare_output& c) { return c.outliers > 0 ? 1 : 0; }
 
 std::string format_cell(const std::optional<compare_cell>& cell) {
   if (!cell)
@@ -222,7 +270,24 @@ nlohmann::ordered_json to_json(const compare_output& c) {
 }
 
 std::string to_markdown(const compare_output& c) {
-  std::string out = "# gpuspec compare\n\n";
+  // The answer first (issue 31): the verdict and the outliers, named by host, GPU and metric;
+  // then every cell; the verdict again last.
+  const char* verdict = c.outliers > 0 ? "WARN" : "PASS";
+  std::string out = fmt::format(
+      "# gpuspec compare: {}\n\n**{} (exit code {}); {} GPUs, {} outlier{}**\n\n", verdict, verdict,
+      exit_code_of(c), c.columns.size(), c.outliers, c.outliers == 1 ? "" : "s");
+  const auto findings = compare_findings(c);
+  if (!findings.empty()) {
+    out += "## Outliers, worst first\n\n| host | report | GPUs | benchmark | axes | value | "
+           "from the model's median |\n| --- | --- | --- | --- | --- | ---: | ---: |\n";
+    for (const auto& f : findings)
+      out += fmt::format("| {} | {} | {} | {} | {} | {} {} | {:+.1f}% |\n",
+                         markdown_cell(f.hostname), markdown_cell(f.report),
+                         format_gpu_ranges(f.gpus), markdown_cell(f.row->bench_id),
+                         markdown_cell(format_parameters(f.row->axes)), format_figure(f.value),
+                         markdown_cell(to_string(f.row->unit)), 100 * f.deviation);
+    out += '\n';
+  }
   out += "Each cell: the median, and in brackets the fraction of the result's reference, the "
          "ceiling `check` judges it by (\"clk\": the ceiling at the clock seen during the run; "
          "otherwise the datasheet). \"not supported\" and \"failed\" are what the report says; "
@@ -248,7 +313,7 @@ std::string to_markdown(const compare_output& c) {
     }
     out += '\n';
   }
-  out += fmt::format("\n{} outlier(s).\n", c.outliers);
+  out += fmt::format("\n**Verdict: {} (exit code {})**\n", verdict, exit_code_of(c));
   return out;
 }
 

@@ -481,10 +481,60 @@ nlohmann::ordered_json to_json(const diff_output& d) {
   return j;
 }
 
+int exit_code_of(const diff_output& d) {
+  switch (d.verdict) {
+  case check_status::fail:
+    return 2;
+  case check_status::warn:
+    return 1;
+  case check_status::pass:
+  case check_status::skipped:
+    return 0;
+  }
+  return 0;
+}
+
+std::vector<const metric_diff*> not_passing(const diff_output& d) {
+  std::vector<const metric_diff*> out;
+  for (const auto want : {check_status::fail, check_status::warn})
+    for (const auto& m : d.metrics)
+      if (m.verdict == want)
+        out.push_back(&m);
+  return out;
+}
+
+std::string metric_gpus_text(const metric_diff& m) {
+  const auto& devices = m.new_devices.empty() ? m.old_devices : m.new_devices;
+  return devices.empty() ? "-" : format_gpu_ranges(devices);
+}
+
 std::string to_markdown(const diff_output& d) {
-  std::string out =
-      fmt::format("# gpuspec diff\n\nOld: {}  \nNew: {}  \nVerdict: **{}**\n\n",
-                  markdown_cell(d.old_label), markdown_cell(d.new_label), to_string(d.verdict));
+  // The answer first (issue 31), as in the terminal: the verdict, then what is not passing;
+  // the details after, and the verdict again last.
+  std::string verdict(
+      to_string(d.verdict == check_status::skipped ? check_status::pass : d.verdict));
+  for (auto& c : verdict)
+    c = static_cast<char>(c - 'a' + 'A');
+  const auto bad = not_passing(d);
+  std::string out = fmt::format(
+      "# gpuspec diff: {}\n\n**{} (exit code {}); {} metric{}, {}**\n\n", verdict, verdict,
+      exit_code_of(d), d.metrics.size(), d.metrics.size() == 1 ? "" : "s",
+      bad.empty() ? std::string("all passing") : fmt::format("{} not passing", bad.size()));
+  if (!bad.empty()) {
+    out +=
+        "## Not passing, worst first\n\n| benchmark | axes | GPU | change | q | verdict | note |\n"
+        "| --- | --- | --- | ---: | ---: | --- | --- |\n";
+    for (const auto* m : bad)
+      out += fmt::format(
+          "| {} | {} | {} ({}) | {} | {} | {} | {} |\n", markdown_cell(m->bench_id),
+          markdown_cell(format_parameters(m->axes)), metric_gpus_text(*m), markdown_cell(m->device),
+          m->relative_change ? fmt::format("{:+.2f}%", 100 * *m->relative_change) : "—",
+          m->q_value ? fmt::format("{:.2g}", *m->q_value) : "—", to_string(m->verdict),
+          markdown_cell(m->note));
+    out += '\n';
+  }
+  out +=
+      fmt::format("Old: {}  \nNew: {}\n\n", markdown_cell(d.old_label), markdown_cell(d.new_label));
   out += "## Inventory\n\n";
   if (d.inventory.empty()) {
     out += "No inventory differences.\n\n";
@@ -518,6 +568,7 @@ std::string to_markdown(const diff_output& d) {
                        m.p_value ? fmt::format("{:.2g}", *m.p_value) : "—",
                        m.q_value ? fmt::format("{:.2g}", *m.q_value) : "—", to_string(m.verdict),
                        markdown_cell(m.note));
+  out += fmt::format("\n**Verdict: {} (exit code {})**\n", verdict, exit_code_of(d));
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <string_view>
 
 #include "gpuspec/reports/judge/diagnosis.hpp"
 
@@ -315,6 +316,30 @@ const reason_code& find_reason(std::string_view code) {
   if (it == codes.end())
     throw std::out_of_range("unknown reason code " + std::string(code));
   return *it;
+}
+
+bool untrusted_answers(std::string_view code) {
+  constexpr std::array<std::string_view, 9> untrusted = {
+      "GPUSPEC-GPU-LOST",
+      "GPUSPEC-GPU-NOT-IN-NVML",
+      "GPUSPEC-ECC-UNCORRECTED",
+      "GPUSPEC-ROW-REMAP-FAILURE",
+      "GPUSPEC-VERIFICATION-FAILED",
+      "GPUSPEC-MEMORY-BAD-WORDS",
+      "GPUSPEC-XID-HARDWARE",
+      "GPUSPEC-BURNIN-CHECKSUM-MISMATCH",
+      "GPUSPEC-BURNIN-CHECKSUM-DIFFERS",
+  };
+  return std::find(untrusted.begin(), untrusted.end(), code) != untrusted.end();
+}
+
+bool graver_finding(const diagnosis& a, const diagnosis& b) {
+  if (a.severity != b.severity)
+    return a.severity > b.severity;
+  const bool ua = untrusted_answers(a.code);
+  if (ua != untrusted_answers(b.code))
+    return ua;
+  return a.step > b.step;
 }
 
 diagnosis make_diagnosis(std::string_view code, verdict_status severity, std::string cause,

@@ -176,4 +176,56 @@ std::string processes_text(const std::vector<gpu_process>& processes) {
   return out;
 }
 
+std::string format_gpu_ranges(const std::vector<int>& devices) {
+  std::string out;
+  for (std::size_t i = 0; i < devices.size();) {
+    std::size_t j = i;
+    while (j + 1 < devices.size() && devices[j + 1] == devices[j] + 1)
+      ++j;
+    out += out.empty() ? "" : ",";
+    if (j >= i + 2) {
+      out += fmt::format("{}-{}", devices[i], devices[j]);
+      i = j + 1;
+    } else {
+      out += std::to_string(devices[i]);
+      ++i;
+    }
+  }
+  return out;
+}
+
+bool natural_less(std::string_view a, std::string_view b) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      // Compare the runs as numbers: leading zeros skipped, then the longer run is larger,
+      // then the digits in order.
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie]))
+        ++ie;
+      while (je < b.size() && digit(b[je]))
+        ++je;
+      std::size_t is = i, js = j;
+      while (is + 1 < ie && a[is] == '0')
+        ++is;
+      while (js + 1 < je && b[js] == '0')
+        ++js;
+      if (ie - is != je - js)
+        return ie - is < je - js;
+      const int c = a.substr(is, ie - is).compare(b.substr(js, je - js));
+      if (c != 0)
+        return c < 0;
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j])
+      return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 } // namespace gpuspec::reports::model

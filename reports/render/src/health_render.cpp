@@ -177,8 +177,8 @@ std::string health_verdict_lines(const health_outcome& h, double elapsed_s) {
       out += fmt::format("  {} {}{}: {}\n", detail::upper(to_string(d->severity)), d->code,
                          d->device ? fmt::format(" gpu {}", *d->device) : "",
                          escape_control(d->cause));
-      out += fmt::format("      action: {} (remediation: {})\n", escape_control(d->action),
-                         to_string(d->step));
+      out += fmt::format("      action: {}\n",
+                         detail::action_text(escape_control(d->action), d->step));
     }
   }
   for (const auto& note : h.check.notes)

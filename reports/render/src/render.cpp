@@ -29,6 +29,12 @@ std::string upper(std::string_view s) {
   return out;
 }
 
+std::string action_text(std::string_view action, remediation step) {
+  if (step == remediation::none)
+    return std::string(action);
+  return fmt::format("{} (remediation: {})", action, to_string(step));
+}
+
 std::vector<const diagnosis*> unique_diagnoses(const node_verdict& node) {
   std::vector<const diagnosis*> out;
   std::set<std::tuple<std::string, int, std::string>> seen;

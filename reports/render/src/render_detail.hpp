@@ -23,7 +23,9 @@ std::unique_ptr<renderer> make_html_renderer(const render_options& options);
 /// The table renderer's layouts of a diff and a comparison (render_tables.cpp), fitted to
 /// `width` columns (0: no limit).
 std::string diff_text_table(const diff_output& d, std::size_t width);
-std::string compare_text_table(const compare_output& c, std::size_t width);
+/// The comparison's every cell only when `verbose` (or a few GPUs); otherwise its outliers and
+/// one line per case and model.
+std::string compare_text_table(const compare_output& c, std::size_t width, bool verbose);
 
 /// The nodes that are not passing, worst first (render_text_summary.cpp), for the opening of
 /// every check layout (table, md, html): each with the GPUs not passing ("2,3"; "host" for a
@@ -52,6 +54,11 @@ std::string short_code(std::string_view code);
 /// rest indented by `indent` spaces; a word longer than a line is never cut. Ends in '\n'.
 std::string wrap_hanging(std::string_view first, std::string_view text, std::size_t width,
                          std::size_t indent);
+
+/// The action and its rung of the remediation ladder, in the one word every output uses:
+/// "reseat the GPU (remediation: reseat_or_service)"; the action alone where the rung is none
+/// (a concrete action needs no "(remediation: none)" after it). `action` is already escaped.
+std::string action_text(std::string_view action, remediation step);
 
 /// ASCII upper case: "FAIL".
 std::string upper(std::string_view s);

@@ -47,9 +47,9 @@ std::string xml(const std::string& s) {
 std::string diagnoses_text(const std::vector<diagnosis>& list) {
   std::string out;
   for (const auto& d : list)
-    out += fmt::format("{} {}{}: {}\naction: {} (remediation: {})\n", to_string(d.severity), d.code,
-                       d.device ? fmt::format(" gpu {}", *d.device) : "", d.cause, d.action,
-                       to_string(d.step));
+    out += fmt::format("{} {}{}: {}\naction: {}\n", to_string(d.severity), d.code,
+                       d.device ? fmt::format(" gpu {}", *d.device) : "", d.cause,
+                       action_text(d.action, d.step));
   return out;
 }
 

@@ -3,6 +3,7 @@
 // to_markdown) chosen here.
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -58,24 +59,17 @@ std::string gpus_text(const std::vector<int>& devices) {
   return out;
 }
 
-/// The terminal's "0-7", "1,3", "0-3,6": runs of three or more consecutive GPUs as a range, so
-/// that a collective over eight GPUs fits a narrow terminal whole.
-std::string gpu_ranges_text(const std::vector<int>& devices) {
-  std::string out;
-  for (std::size_t i = 0; i < devices.size();) {
-    std::size_t j = i;
-    while (j + 1 < devices.size() && devices[j + 1] == devices[j] + 1)
-      ++j;
-    out += out.empty() ? "" : ",";
-    if (j >= i + 2) {
-      out += fmt::format("{}-{}", devices[i], devices[j]);
-      i = j + 1;
-    } else {
-      out += std::to_string(devices[i]);
-      ++i;
-    }
-  }
-  return out;
+/// The efficiency and the bar it is held to: "70.7% (pass ≥ 60%)"; the efficiency alone where
+/// no pass fraction judges it (a baseline's tolerance, a relative frame).
+std::string efficiency_text(const result_verdict& r) {
+  std::string out = format_percent(r.efficiency);
+  if (out.empty() || !r.pass_fraction || !std::isfinite(*r.pass_fraction))
+    return out;
+  // A no-break space between "≥" and the figure: a narrow terminal wraps the cell before the
+  // bracket, or at its narrowest after "(pass", never between the sign and its number.
+  const double pass = 100 * *r.pass_fraction;
+  return out + (pass == std::round(pass) ? fmt::format(" (pass ≥\u00a0{:.0f}%)", pass)
+                                         : fmt::format(" (pass ≥\u00a0{:.1f}%)", pass));
 }
 
 class table_renderer final : public renderer {
@@ -119,7 +113,7 @@ protected:
     return diff_text_table(d, m_options.width);
   }
   [[nodiscard]] std::string render_compare(const compare_output& c) const override {
-    return compare_text_table(c, m_options.width);
+    return compare_text_table(c, m_options.width, m_options.verbose);
   }
   [[nodiscard]] std::string render_db(const db_output& d) const override {
     return db_text_table(d, m_options.width);
@@ -164,7 +158,8 @@ private:
     // At the terminal's width the note, then the check, wrap at spaces (never cut: both are
     // identifiers), and where that is not enough the note goes under its row.
     t.set_highlight(6);
-    t.set_shrinkable({7, 0}, 16);
+    // The efficiency's bar, then the figures' units, go under their value where still too wide.
+    t.set_shrinkable({7, 0, 4, 3, 2}, 8);
     t.set_wrap();
     t.set_below(7);
     for (const auto& r : node.results) {
@@ -180,10 +175,9 @@ private:
         }
       }
       const std::string axes = compact_axes_text(r);
-      t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), gpu_ranges_text(r.devices),
+      t.add_row({r.bench_id + (axes.empty() ? "" : " " + axes), format_gpu_ranges(r.devices),
                  format_quantity(r.measured, r.unit), format_quantity(r.expected, r.unit),
-                 format_percent(r.efficiency), frame_text(r.frame),
-                 std::string(to_string(r.status)), note},
+                 efficiency_text(r), frame_text(r.frame), std::string(to_string(r.status)), note},
                 colour_on(r.status), colour_off());
     }
     return t.empty() ? "" : t.render(m_options.width);
@@ -249,10 +243,8 @@ private:
                           escape_control(d.cause), m_options.width, 6);
       if (!summary.empty())
         out += wrap_hanging("      ", escape_control(summary), m_options.width, 6);
-      out += wrap_hanging(
-          "      action: ",
-          fmt::format("{} (remediation: {})", escape_control(d.action), to_string(d.step)),
-          m_options.width, 8);
+      out += wrap_hanging("      action: ", action_text(escape_control(d.action), d.step),
+                          m_options.width, 8);
     }
     return out;
   }
@@ -311,8 +303,8 @@ protected:
               "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
               markdown_cell(r.bench_id + (r.parameters.empty() ? "" : " " + r.parameters)),
               gpus_text(r.devices), markdown_cell(format_quantity(r.measured, r.unit)),
-              markdown_cell(format_quantity(r.expected, r.unit)), format_percent(r.efficiency),
-              r.frame, to_string(r.status), markdown_cell(note));
+              markdown_cell(format_quantity(r.expected, r.unit)), efficiency_text(r), r.frame,
+              to_string(r.status), markdown_cell(note));
         }
         out += "\n";
       }
@@ -332,10 +324,10 @@ protected:
           const diagnosis& d = *grp.shown;
           const std::string summary = group_summary(grp);
           out += fmt::format(
-              "- **{}** `{}`{}: {}.{} Action: {} (remediation: {}).\n", to_string(grp.severity),
-              d.code, d.device ? fmt::format(" (gpu {})", *d.device) : "", markdown_cell(d.cause),
+              "- **{}** `{}`{}: {}.{} Action: {}.\n", to_string(grp.severity), d.code,
+              d.device ? fmt::format(" (gpu {})", *d.device) : "", markdown_cell(d.cause),
               summary.empty() ? std::string() : fmt::format(" {}.", markdown_cell(summary)),
-              markdown_cell(d.action), to_string(d.step));
+              action_text(markdown_cell(d.action), d.step));
         }
         out += "\n";
       }

@@ -154,15 +154,21 @@ TEST(Render, DiffAndCompareGoThroughTheSameRenderers) {
   d.old_label = "old.json";
   d.new_label = "new.json";
   const auto table = make_renderer(output_format::table)->render(d);
-  EXPECT_EQ(table.rfind("Old: old.json\nNew: new.json\n\nInventory differences\n  none\n", 0), 0u)
+  EXPECT_EQ(table.rfind("Verdict: PASS (exit code 0); 0 metrics, all passing\n\nOld: old.json\n"
+                        "New: new.json\n\nInventory differences\n  none\n",
+                        0),
+            0u)
       << table;
-  EXPECT_NE(table.find("\nVerdict: pass\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nVerdict: PASS (exit code 0)\n"), std::string::npos) << table;
   EXPECT_EQ(make_renderer(output_format::markdown)->render(d), to_markdown(d));
   EXPECT_EQ(make_renderer(output_format::json)->render(d), to_json(d).dump(2) + "\n");
   compare_output c;
   EXPECT_EQ(make_renderer(output_format::markdown)->render(c), to_markdown(c));
   EXPECT_EQ(make_renderer(output_format::json)->render(c), to_json(c).dump(2) + "\n");
-  EXPECT_NE(make_renderer(output_format::table)->render(c).find("0 outlier(s)"), std::string::npos);
+  EXPECT_EQ(make_renderer(output_format::table)
+                ->render(c)
+                .rfind("Verdict: PASS (exit code 0); 0 GPUs", 0),
+            0u);
 }
 
 TEST(Render, TableHasVerdictsDiagnosesAndColourOnlyWhenAsked) {

@@ -9,6 +9,7 @@
 
 #include "diff_samples.hpp"
 #include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/model/text_format.hpp"
 
 namespace gr = gpuspec::reports;
 namespace gt = gpuspec::reports::testing;
@@ -233,4 +234,35 @@ TEST(Compare, TinyDeviationAmongTightSiblingsIsNotAnOutlier) {
   gr::compare_options strict;
   strict.min_relative_deviation = 0.001;
   EXPECT_EQ(gr::compare_reports(reports, {}, synthetic_specs(), strict).outliers, 1U);
+}
+
+// Issue 31: a fleet is read in the order its hosts are counted, and its outliers are named.
+TEST(Compare, HostsInNaturalOrderAndOutliersNamedWithTheirDeviation) {
+  EXPECT_TRUE(gr::natural_less("node2", "node10"));
+  EXPECT_FALSE(gr::natural_less("node10", "node2"));
+  EXPECT_TRUE(gr::natural_less("node02", "node3"));
+  EXPECT_TRUE(gr::natural_less("a", "ab"));
+  EXPECT_FALSE(gr::natural_less("node7", "node7"));
+  // As a shell's glob gives the files: sorted as text.
+  const std::vector<std::string> hosts = {"node1", "node10", "node11", "node2", "node3"};
+  std::vector<gr::report> reports;
+  for (std::size_t i = 0; i < hosts.size(); ++i)
+    reports.push_back(
+        node(hosts[i], "Synthetic Big GPU", hosts[i] == "node10" ? 1500 : 1800 + i, 30 + i));
+  const auto c = gr::compare_reports(reports, {}, synthetic_specs(), {});
+  std::vector<std::string> order;
+  for (const auto& col : c.columns)
+    order.push_back(col.hostname);
+  EXPECT_EQ(order, (std::vector<std::string>{"node1", "node2", "node3", "node10", "node11"}));
+  const auto findings = gr::compare_findings(c);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].hostname, "node10");
+  EXPECT_EQ(findings[0].gpus, std::vector<int>{0});
+  EXPECT_EQ(findings[0].row->bench_id, "memory.stream.triad");
+  EXPECT_NEAR(findings[0].deviation, 1500.0 / 1802.0 - 1, 0.01);
+  EXPECT_EQ(gr::exit_code_of(c), 1);
+  // A healthy fleet has nothing to name.
+  reports[1] = node("node10", "Synthetic Big GPU", 1801, 99);
+  EXPECT_TRUE(
+      gr::compare_findings(gr::compare_reports(reports, {}, synthetic_specs(), {})).empty());
 }

@@ -50,7 +50,9 @@ TEST_F(DiffProcess, ExitCodesFollowTheVerdict) {
   const auto fail = gpuspec("diff " + fixture("baseline.json") + " " + fixture("regressed.json"));
   EXPECT_EQ(fail.exit_code, 2) << fail.out << fail.err;
   EXPECT_NE(fail.out.find("Inventory differences"), std::string::npos);
-  EXPECT_NE(fail.out.find("Verdict: fail"), std::string::npos) << fail.out;
+  // The answer first and last, in check's words (issue 31).
+  EXPECT_EQ(fail.out.rfind("Verdict: FAIL (exit code 2);", 0), 0U) << fail.out;
+  EXPECT_NE(fail.out.find("\nVerdict: FAIL (exit code 2)\n"), std::string::npos) << fail.out;
   EXPECT_NE(fail.out.find("paired by serial"), std::string::npos);
 
   const auto warn =

@@ -402,7 +402,10 @@ TEST(Diff, JsonAndMarkdown) {
   EXPECT_NE(md.find("## Inventory"), std::string::npos);
   EXPECT_LT(md.find("## Inventory"), md.find("## Metrics"));
   EXPECT_NE(md.find("| memory.stream.triad |"), std::string::npos);
-  EXPECT_NE(md.find("**fail**"), std::string::npos);
+  // For a ticket, the answer first (issue 31): the verdict and the regression before the details.
+  EXPECT_EQ(md.rfind("# gpuspec diff: FAIL\n\n**FAIL (exit code 2);", 0), 0U) << md;
+  EXPECT_LT(md.find("## Not passing, worst first"), md.find("## Inventory"));
+  EXPECT_NE(md.find("\n**Verdict: FAIL (exit code 2)**\n"), std::string::npos);
 }
 
 // The fixture files are these reports as save_report writes them. Regenerate with

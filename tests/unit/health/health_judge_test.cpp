@@ -418,6 +418,54 @@ TEST(HealthJudge, AContainedErrorThatAccountsForTheEccCountWarnsResetWhenConveni
   EXPECT_EQ(judge_report(in).check.status, verdict_status::fail);
 }
 
+// Issue 31: the drain reason names the gravest finding, not the first in rule order. A GPU
+// over the temperature limit fails, and its rule runs before the ECC rules and on a GPU listed
+// before the one with the uncorrected error; the error, which says the GPU's answers cannot be
+// trusted, is still what the node is drained for.
+TEST(HealthJudge, TheDrainReasonTakesAnUncorrectedEccErrorOverATemperature) {
+  auto in = inventory("eight-one-uncorrected-ecc.json");
+  in.kernel_log = log_file("xid95-uncontained-gpu3.log");
+  in.inventory.devices[1].temperature_c = 91;
+  in.inventory.devices[3].temperature_c = 91;
+  const auto h = judge_report(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto* hot = find(h, "GPUSPEC-GPU-TEMPERATURE-HIGH");
+  ASSERT_NE(hot, nullptr);
+  EXPECT_EQ(hot->severity, verdict_status::fail);
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-ECC-UNCORRECTED:gpu3");
+  // Without the error (a clean log, no count), the temperature is the node's reason.
+  in.kernel_log = log_file("clean-boot.log");
+  in.inventory.devices[3].counters_before["ecc.volatile.uncorrected"] = reading::of(0);
+  in.inventory.devices[3].counters_after["ecc.volatile.uncorrected"] = reading::of(0);
+  const auto hot_only = judge_report(in);
+  EXPECT_EQ(find(hot_only, "GPUSPEC-ECC-UNCORRECTED"), nullptr);
+  EXPECT_EQ(hot_only.drain_reason, "gpuspec:GPUSPEC-GPU-TEMPERATURE-HIGH:gpu1");
+}
+
+// A GPU lost before NVML could name it fails as lost, without "no spec-table row matches ''"
+// beside it; its named sibling with no row still gets the finding.
+TEST(HealthJudge, ALostGpuIsNotAlsoAGpuWithNoSpecRow) {
+  auto in = inventory("mixed-lost.json");
+  in.kernel_log = log_file("clean-boot.log");
+  const auto h = judge_report(in);
+  EXPECT_EQ(h.check.status, verdict_status::fail);
+  const auto& lost = gpu(h, 1);
+  std::vector<std::string> codes;
+  for (const auto& d : lost.diagnoses)
+    codes.push_back(d.code);
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "GPUSPEC-GPU-LOST"), codes.end());
+  EXPECT_EQ(std::find(codes.begin(), codes.end(), "GPUSPEC-NO-SPEC-ROW"), codes.end());
+  EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-GPU-LOST:gpu1");
+  // The spec row of a named GPU taken away: that GPU still gets the finding.
+  in.inventory.devices[0].name = "NVIDIA GeForce RTX 9999 (no row)";
+  in.inventory.devices[0].pci_device_id.reset();
+  in.inventory.devices[0].spec_id.clear();
+  const auto unnamed_row = judge_report(in);
+  const auto& named = gpu(unnamed_row, 0);
+  EXPECT_TRUE(std::any_of(named.diagnoses.begin(), named.diagnoses.end(),
+                          [](const diagnosis& d) { return d.code == "GPUSPEC-NO-SPEC-ROW"; }));
+}
+
 TEST(HealthJudge, TheRecoveryActionXidFailsWithTheActionItNames) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid154-reset-required-gpu1.log");

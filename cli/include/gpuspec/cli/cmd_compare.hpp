@@ -13,8 +13,10 @@ struct compare_cli_options {
   std::vector<std::string> files;
   std::string tool;             ///< --tool: every file is this tool's log; "" = recognised
   std::string specs;            ///< --specs FILE; "" for the default spec table
-  std::string format = "table"; ///< table | md | json
+  std::string format = "table"; ///< table (or text) | md | json | html
   bool json = false;            ///< --json: same as --format json
+  std::string output;           ///< -o FILE: written atomically; "" for stdout
+  bool verbose = false;         ///< -v: the table holds every cell
   reports::compare_options compare;
 };
 

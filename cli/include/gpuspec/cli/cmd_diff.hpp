@@ -11,8 +11,9 @@ namespace gpuspec::cli {
 struct diff_cli_options {
   std::string old_file, new_file;
   std::string tool;             ///< --tool: both files are this tool's logs; "" = recognised
-  std::string format = "table"; ///< table | md | json
+  std::string format = "table"; ///< table (or text) | md | json | html
   bool json = false;            ///< --json: same as --format json
+  std::string output;           ///< -o FILE: written atomically; "" for stdout
   reports::diff_options diff;
 };
 

@@ -8,7 +8,7 @@
 namespace gpuspec::cli {
 
 struct health_options {
-  std::string format = "text"; ///< text | json | prom | reason
+  std::string format = "table"; ///< table (or text) | json | prom | reason | kube
   bool json = false;
   std::string specs;  ///< spec table (default: the shipped one)
   std::string output; ///< write here atomically instead of stdout

@@ -121,9 +121,10 @@ struct health_outcome {
   fabric_services_reading fabric_services;
   kernel_log_state kernel_log = kernel_log_state::not_read;
   std::string kernel_log_source, kernel_log_why;
-  /// "gpuspec:<reason-code>:gpu<N>" (":node" for a host finding) naming the first worst finding
-  /// when the node fails, or the first warning when it warns; "" for a pass and for a node that
-  /// could not be judged. One word, so a scheduler can take it as a drain reason.
+  /// "gpuspec:<reason-code>:gpu<N>" (":node" for a host finding) naming the gravest finding of
+  /// the node's severity (graver_finding: untrusted answers, such as an uncorrected ECC error,
+  /// before a temperature; then the costlier remedy) when it fails or warns; "" for a pass and
+  /// for a node that could not be judged. One word, so a scheduler can take it as a drain reason.
   std::string drain_reason;
 };
 

@@ -71,14 +71,31 @@ struct compare_row {
 
 struct compare_output {
   compare_options options;
-  std::vector<compare_column> columns;
-  std::vector<compare_row> rows; ///< in order of first appearance
+  std::vector<compare_column> columns; ///< hosts in natural order (node2 before node10)
+  std::vector<compare_row> rows;       ///< in order of first appearance
   std::size_t outliers = 0;
 };
 
+/// The outliers of one case on one report's GPUs: a node pattern (every GPU of a node low on
+/// one metric) is one entry naming its GPUs, not eight.
+struct compare_finding {
+  std::string hostname, report;
+  std::vector<int> gpus; ///< NVML indices, ascending
+  const compare_row* row = nullptr;
+  double deviation = 0;           ///< the largest |deviation| of them, with its sign
+  double value = 0;               ///< that cell's value, in the row's unit
+  std::size_t gpus_in_report = 0; ///< the report's GPUs measured on this case
+};
+/// Every outlier, grouped per report and case, the largest deviation first (hosts in natural
+/// order among equals): what a reader of a fleet is shown first.
+[[nodiscard]] std::vector<compare_finding> compare_findings(const compare_output& c);
+/// The exit code of a comparison (docs/diff-compare.md): 1 when an outlier is marked, else 0.
+[[nodiscard]] int exit_code_of(const compare_output& c);
+
 /// Side by side. `labels[i]` names reports[i] (a file name); missing labels become "#i".
-/// A column per GPU of each report (a multi-GPU result goes to its first GPU's column). The
-/// spec row of a GPU is spec_of(specs, gpu). A measured cell's value is converted to its row's
+/// A column per GPU of each report, the reports ordered by hostname in natural order (stable:
+/// reports of one host keep the order given) (a multi-GPU result goes to its first GPU's column).
+/// The spec row of a GPU is spec_of(specs, gpu). A measured cell's value is converted to its row's
 /// unit (the first result's), its fraction is resolve_reference's. Outliers: per row, the
 /// measured cells of GPUs of one model (spec id, else GPU name) form a group; with at least
 /// min_group cells, a cell is an outlier when is_outlier(test_outlier(x, group),

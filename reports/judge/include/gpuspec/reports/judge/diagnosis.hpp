@@ -30,6 +30,17 @@ struct reason_code {
 /// The entry of `code`; throws std::out_of_range for a code not in the table (a bug).
 [[nodiscard]] const reason_code& find_reason(std::string_view code);
 
+/// Whether `code` says the GPU's answers cannot be trusted: it is gone (lost, not brought up),
+/// its memory lost data (an uncorrected ECC error, no spare rows left, words read back wrong), it
+/// computed a wrong answer, or a hardware Xid hit it. Such a finding comes before one that says
+/// the GPU is slow, hot or set up wrong, at the same severity.
+[[nodiscard]] bool untrusted_answers(std::string_view code);
+/// The reader's "worst first" (the check's actions and diagnoses, health's drain reason): the
+/// worse severity; then untrusted_answers over the rest; then the costlier rung of the
+/// remediation ladder. False for two findings of the same gravity (a stable sort keeps the
+/// rules' order among them).
+[[nodiscard]] bool graver_finding(const diagnosis& a, const diagnosis& b);
+
 /// A diagnosis of `code` with its table action and step, the device's identity as evidence
 /// (when `device` is given) and `cause`.
 [[nodiscard]] diagnosis make_diagnosis(std::string_view code, verdict_status severity,

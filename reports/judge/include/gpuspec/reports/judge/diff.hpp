@@ -124,6 +124,14 @@ struct diff_output {
 
 [[nodiscard]] std::string_view to_string(change_kind k);
 
+/// The exit code of the diff's verdict (docs/design.md, "CLI contract"): 2 fail, 1 warn, else 0.
+[[nodiscard]] int exit_code_of(const diff_output& d);
+/// The metrics that fail or warn, failures first, each in the diff's order: what a reader is
+/// shown first (every layout of a diff opens with them).
+[[nodiscard]] std::vector<const metric_diff*> not_passing(const diff_output& d);
+/// The GPUs a metric ran on, by NVML index, NEW's where it has them ("0-7", "1,3"; "-": none).
+[[nodiscard]] std::string metric_gpus_text(const metric_diff& m);
+
 /// Machine-readable form ("gpuspec.diff.v2"; v1 keyed pairs on every parameter): stable key
 /// order; every key present.
 [[nodiscard]] nlohmann::ordered_json to_json(const diff_output& d);

@@ -52,15 +52,16 @@ enum class output_format {
 
 struct render_options {
   bool colour = false; ///< ANSI colours in the table (the caller decides: a TTY, no NO_COLOR)
-  /// The table fits this many columns (the terminal's; the caller decides), shortening the
-  /// check and note columns with "…"; 0: as wide as it needs.
+  /// The table fits this many columns (the terminal's; the caller decides), wrapping the
+  /// identifiers and notes at spaces, never cutting them; 0: as wide as it needs.
   std::size_t width = 0;
   /// The reports the document was made from (check's, in its order; diff's OLD and NEW;
   /// compare's), for a format that draws the measurements themselves (html: its plots and the
   /// embedded report JSON); null: none, and the page holds the verdicts and tables alone.
   const std::vector<report>* reports = nullptr;
-  /// The terminal table lists the passing results, GPUs and nodes too (`check -v`); otherwise
-  /// it counts them. The other formats always list everything.
+  /// The terminal table lists the passing results, GPUs and nodes too (`check -v`), and every
+  /// cell of a comparison (`compare -v`); otherwise it counts or sums them. The other formats
+  /// always list everything.
   bool verbose = false;
 };
 

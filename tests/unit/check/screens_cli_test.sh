@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# The screens of `gpuspec diff` and `gpuspec compare` as an operator reads them (issue 31):
+# at COLUMNS=80 no line is wider, the answer (the verdict, then what is not passing, naming
+# benchmark and GPU in full) comes first and the verdict again last, `-o` writes the file, and
+# the format names are the same as check's. check's own sweep is in check_cli_test.sh; health's
+# in tests/unit/health/health_cli_test.sh. Usage: screens_cli_test.sh GPUSPEC FIXTURES OUTDIR
+set -u
+bin=$1
+fx=$2
+out=$3
+rm -rf "$out"
+mkdir -p "$out"
+failures=0
+# expect, has: tests/support/cli_expect.sh.
+# shellcheck source=/dev/null # (tests/support/cli_expect.sh, checked on its own)
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_expect.sh"
+command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
+
+# narrow CODE ARGS...: runs gpuspec at COLUMNS=80 (stdout not a terminal), output in
+# $out/stdout, then the same with --json in $out/json.
+narrow() {
+  local want=$1
+  shift
+  COLUMNS=80 expect "$want" "$@"
+}
+
+# screen KIND: checks $out/stdout against $out/json: every line within 80 columns; the first
+# line is the verdict, as check says it ("Verdict: FAIL (exit code 2)"), and the last line too;
+# every metric the JSON says is not passing has a row, before the details, that starts with its
+# benchmark and names its GPUs whole.
+screen() {
+  python3 - "$1" "$out/stdout" "$out/json" <<'PY' || failures=$((failures + 1))
+import json, sys
+kind, text_file, json_file = sys.argv[1:]
+text = open(text_file, encoding="utf-8").read().splitlines()
+doc = json.load(open(json_file, encoding="utf-8"))
+bad = 0
+def fail(msg):
+    global bad
+    bad += 1
+    print(f"FAIL: {kind}: {msg}")
+for l in text:
+    if len(l) > 80:
+        fail(f"a line over 80 columns: {l}")
+def ranges(ds):
+    runs, i = [], 0
+    while i < len(ds):
+        j = i
+        while j + 1 < len(ds) and ds[j + 1] == ds[j] + 1:
+            j += 1
+        runs.append(f"{ds[i]}-{ds[j]}" if j >= i + 2 else str(ds[i]))
+        i = j + 1 if j >= i + 2 else i + 1
+    return ",".join(runs)
+if kind == "diff":
+    verdict, code = doc["verdict"].upper(), {"fail": 2, "warn": 1}.get(doc["verdict"], 0)
+    end = next((k for k, l in enumerate(text) if l.startswith("Old: ")), len(text))
+    for m in doc["metrics"]:
+        if m["verdict"] not in ("fail", "warn"):
+            continue
+        gpus = ranges(m["new_devices"] or m["old_devices"])
+        if not any(l.startswith(m["bench_id"] + " ") and f"  {gpus}  " in l and m["verdict"] in l
+                   for l in text[:end]):
+            fail(f"no row before the details names {m['bench_id']} on GPU {gpus} in full")
+else:
+    verdict, code = ("WARN", 1) if doc["outliers"] else ("PASS", 0)
+    end = next((k for k, l in enumerate(text) if l.startswith("By case")), len(text))
+    cols = doc["columns"]
+    for row in doc["rows"]:
+        for k, cell in enumerate(row["cells"]):
+            if cell and cell["outlier"]:
+                host, gpu = cols[k]["hostname"], str(cols[k]["device_index"])
+                if not any(host in l and row["bench_id"] in l and
+                           any(gpu == g or (("-" in g) and int(g.split("-")[0]) <= int(gpu) <= int(g.split("-")[1]))
+                               for part in l.split() for g in part.split(",") if g.replace("-", "").isdigit())
+                           for l in text[:end]):
+                    fail(f"the outlier {row['bench_id']} on {host} GPU {gpu} is not named first")
+want = f"Verdict: {verdict} (exit code {code})"
+if not text or not text[0].startswith(want):
+    fail(f"the first line is not '{want}': {text[:1]}")
+if not text or text[-1] != want:
+    fail(f"the last line is not '{want}': {text[-1:]}")
+sys.exit(1 if bad else 0)
+PY
+}
+
+d=$fx/diff
+# diff: OLD against every fixture (fail, warn, pass), and back.
+for new in regressed slightly-slower improved baseline; do
+  case $new in regressed) code=2 ;; slightly-slower) code=1 ;; *) code=0 ;; esac
+  narrow "$code" diff "$d/baseline.json" "$d/$new.json"
+  NO_COLOR=1 "$bin" diff --json "$d/baseline.json" "$d/$new.json" >"$out/json" 2>/dev/null
+  screen diff
+done
+narrow 2 diff "$d/baseline.json" "$d/regressed.json"
+head -1 "$out/stdout" | grep -q '^Verdict: FAIL (exit code 2); 4 metrics, 1 not passing$' ||
+  { echo "FAIL: diff's first line: $(head -1 "$out/stdout")"; failures=$((failures + 1)); }
+
+# compare: one node against a node with an outlier GPU (the same host name: the report named).
+c=$fx/check
+narrow 1 compare "$c/healthy.json" "$c/degraded-sibling-outlier.json"
+NO_COLOR=1 "$bin" compare --json "$c/healthy.json" "$c/degraded-sibling-outlier.json" >"$out/json" 2>/dev/null
+screen compare
+has stdout "  (degraded-sibling-outlier.json)"
+
+# A fleet of 12 nodes copied from the healthy one, named as a shell's glob sorts them
+# (node1, node10, node11, node12, node2, ...); node7's GPUs are all 10% slow at STREAM triad (a
+# node pattern: one row naming "0-7"), node10's GPU 3 at copy.
+python3 - "$c/healthy.json" "$out/fleet" <<'PY'
+import copy, json, os, sys
+base = json.load(open(sys.argv[1]))
+os.makedirs(sys.argv[2], exist_ok=True)
+for n in range(1, 13):
+    r = copy.deepcopy(base)
+    r["host"]["hostname"] = f"node{n}"
+    for res in r["results"]:
+        slow = (n == 7 and res["bench_id"] == "memory.stream.triad") or \
+               (n == 10 and res["bench_id"] == "memory.stream.copy" and res["devices"] == [3])
+        if slow:
+            res["samples"] = [s * 0.9 for s in res["samples"]]
+            for k in ("median", "mean", "min", "max", "p25", "p75", "q1", "q3", "stddev"):
+                if isinstance(res["stats"].get(k), (int, float)):
+                    res["stats"][k] *= 0.9
+    json.dump(r, open(os.path.join(sys.argv[2], f"node{n}.json"), "w"))
+PY
+fleet=$(printf '%s\n' "$out"/fleet/node*.json | sort) # text order: node1, node10, ..., node2
+# shellcheck disable=SC2086 # file names without spaces
+narrow 1 compare $fleet
+# shellcheck disable=SC2086
+NO_COLOR=1 "$bin" compare --json $fleet >"$out/json" 2>/dev/null
+screen compare
+has stdout "node7   0-7  memory.stream.triad"
+has stdout "node10  3    memory.stream.copy"
+lines=$(wc -l <"$out/stdout")
+[ "$lines" -le 40 ] || { echo "FAIL: compare of 12 nodes printed $lines lines without -v"; failures=$((failures + 1)); }
+python3 -c 'import json, sys; h = [c["hostname"] for c in json.load(open(sys.argv[1]))["columns"]][::8]; sys.exit(h != [f"node{n}" for n in range(1, 13)])' "$out/json" ||
+  { echo "FAIL: compare's columns are not in natural host order"; failures=$((failures + 1)); }
+# -v: every cell, in slices that fit the 80 columns.
+# shellcheck disable=SC2086
+COLUMNS=80 expect 1 compare -v $fleet
+python3 -c 'import sys; sys.exit(any(len(l) > 80 for l in open(sys.argv[1], encoding="utf-8").read().splitlines()))' "$out/stdout" ||
+  { echo "FAIL: compare -v has a line over 80 columns"; failures=$((failures + 1)); }
+has stdout "node12.json/GPU 7"
+
+# -o on diff and compare (README: every report command writes a file with -o), atomically; the
+# verdict on stderr; an output that is an input is refused.
+expect 2 diff "$d/baseline.json" "$d/regressed.json" -o "$out/diff.md" --format md
+[ -s "$out/diff.md" ] && [ ! -s "$out/stdout" ] || { echo "FAIL: diff -o"; failures=$((failures + 1)); }
+has stderr "gpuspec diff: fail (exit code 2), written to $out/diff.md"
+head -1 "$out/diff.md" | grep -q '^# gpuspec diff: FAIL$' || { echo "FAIL: diff md heading"; failures=$((failures + 1)); }
+expect 1 compare "$c/healthy.json" "$c/degraded-sibling-outlier.json" -o "$out/compare.txt"
+[ -s "$out/compare.txt" ] && [ ! -s "$out/stdout" ] || { echo "FAIL: compare -o"; failures=$((failures + 1)); }
+cp "$d/baseline.json" "$out/old.json"
+expect 3 diff "$out/old.json" "$d/regressed.json" -o "$out/old.json"
+has stderr "it would be overwritten"
+
+# One set of format names: "table" and its alias "text" on every report command.
+for cmd in "check $c/healthy.json" "diff $d/baseline.json $d/baseline.json" "compare $c/healthy.json"; do
+  # shellcheck disable=SC2086
+  NO_COLOR=1 "$bin" $cmd --format table >"$out/table.txt" 2>/dev/null
+  # shellcheck disable=SC2086
+  NO_COLOR=1 "$bin" $cmd --format text >"$out/text.txt" 2>"$out/stderr"
+  cmp -s "$out/table.txt" "$out/text.txt" || { echo "FAIL: $cmd: --format text is not table: $(head -2 "$out/stderr")"; failures=$((failures + 1)); }
+done
+
+# One word for the ladder, and no "(remediation: none)" after a concrete action: the power limit's
+# action (rung none) is said alone, a reset's with its rung.
+for format in table md junit; do
+  expect 1 check --format "$format" "$c/degraded-power-limit-low.json"
+  has stdout "nvidia-smi"
+  if grep -q "remediation: none\|remedy" "$out/stdout"; then
+    echo "FAIL: check --format $format: $(grep -m1 "remediation: none\|remedy" "$out/stdout")"
+    failures=$((failures + 1))
+  fi
+done
+expect 2 check "$c/degraded-ecc-uncorrected.json"
+has stdout "(remediation: reset_gpu)"
+
+# Each result shows its bar (the efficiency and the pass fraction it is held to), and a sibling
+# outlier says which metric it is low on.
+expect 1 check --format md "$c/degraded-sibling-outlier.json"
+has stdout "| 82.4% (pass"
+has stdout "memory.stream.copy fp32: 8.0% below the median of 7 identical GPU(s)"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all passed"
