@@ -9,6 +9,7 @@
 
 #include "diff_samples.hpp"
 #include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/model/host_names.hpp"
 #include "gpuspec/reports/model/text_format.hpp"
 
 namespace gr = gpuspec::reports;

@@ -55,10 +55,6 @@ namespace gpuspec::reports::inline model {
 /// range ("0-7", "1,3", "0-3,6"), so that eight GPUs fit a narrow terminal whole.
 [[nodiscard]] std::string format_gpu_ranges(const std::vector<int>& devices);
 
-/// Natural order of names: runs of digits compare as numbers, so "node2" comes before "node10"
-/// (a fleet's hosts as an operator counts them); otherwise byte by byte.
-[[nodiscard]] bool natural_less(std::string_view a, std::string_view b);
-
 /// `text` as one Markdown table cell: '|' escaped, line breaks turned into spaces.
 [[nodiscard]] std::string markdown_cell(std::string_view text);
 
