@@ -80,10 +80,10 @@ std::string diagnosis_html(const detail::diagnosis_group& g) {
     evidence += fmt::format("<dt>{}</dt><dd>{}</dd>", escape(k), escape(v));
   const std::string summary = detail::group_summary(g);
   return fmt::format("<div class=\"finding {}\">\n<p>{} <span class=\"code\">{}</span> {}</p>\n"
-                     "<p><b>Cause:</b> {}</p>\n<p><b>Action:</b> {} (remedy: {})</p>\n{}{}</div>\n",
+                     "<p><b>Cause:</b> {}</p>\n<p><b>Action:</b> {}</p>\n{}{}</div>\n",
                      status, badge(status), escape(d.code),
                      d.device ? fmt::format("GPU {}", *d.device) : std::string("host"),
-                     escape(d.cause), escape(d.action), escape(to_string(d.step)),
+                     escape(d.cause), escape(detail::action_text(d.action, d.step)),
                      summary.empty() ? "" : fmt::format("<p>{}</p>\n", escape(summary)),
                      evidence.empty()
                          ? ""
