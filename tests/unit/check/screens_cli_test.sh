@@ -164,7 +164,7 @@ done
 
 # One word for the ladder, and no "(remediation: none)" after a concrete action: the power limit's
 # action (rung none) is said alone, a reset's with its rung.
-for format in table md junit; do
+for format in table md junit html; do
   expect 1 check --format "$format" "$c/degraded-power-limit-low.json"
   has stdout "nvidia-smi"
   if grep -q "remediation: none\|remedy" "$out/stdout"; then
