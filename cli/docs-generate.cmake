@@ -1,12 +1,15 @@
 # cmake -P: runs the freshly linked gpuspec (under EMULATOR, '|'-separated, in a cross build) to
 # write OUT/man/man1/*.1 (gpuspec __man), their *.1.gz (GZIP -9n, when GZIP is set) and
 # OUT/completion/{gpuspec,_gpuspec}; touches STAMP last. Pages of a subcommand since removed go:
-# the folder is emptied first. Called by cli/docs.cmake's custom command.
+# the folder is emptied first of gpuspec's own pages (gpuspec.1, gpuspec-<command>.1), but not of
+# gpuspec-mpi.1, which help2man writes there when gpuspec-mpi links (cli/CMakeLists.txt): the two
+# targets build in either order. Called by cli/docs.cmake's custom command.
 string(REPLACE "|" ";" _run "${EMULATOR}")
 list(APPEND _run "${GPUSPEC}")
 
 set(_man "${OUT}/man/man1")
 file(GLOB _old "${_man}/*.1" "${_man}/*.1.gz")
+list(FILTER _old EXCLUDE REGEX "/gpuspec-mpi\\.1(\\.gz)?$")
 if(_old)
   file(REMOVE ${_old})
 endif()
