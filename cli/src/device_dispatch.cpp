@@ -12,6 +12,7 @@
 
 #include "gpuspec/cli/backend.hpp"
 #include "gpuspec/cli/build_stamp.hpp"
+#include "gpuspec/cli/device_libraries.hpp"
 #include "gpuspec/cli/executable_folder.hpp"
 #include "gpuspec/cli/exit_code.hpp"
 
@@ -35,6 +36,12 @@ bool needs_device_build(int argc, char** argv) {
   return false;
 }
 
+// The commands the host build answers itself, with what it can see, when the CUDA build cannot
+// start: --version (gpuspec's own version, exit 0) and info (the inventory through NVML).
+bool host_answers_without_device_build(std::string_view command) {
+  return command == "--version" || command == "info";
+}
+
 } // namespace
 
 std::filesystem::path device_build_path() {
@@ -53,6 +60,13 @@ std::optional<int> dispatch_to_device_build(int argc, char** argv) {
   const auto device = device_build_path();
   if (device.empty() || ::access(device.c_str(), X_OK) != 0)
     return std::nullopt;
+  // cuBLAS missing or off the loader's path: one line, never the loader's exit 127.
+  if (const auto missing = missing_device_library()) {
+    fmt::print(stderr, "{}\n", *missing);
+    if (host_answers_without_device_build(argv[1]))
+      return std::nullopt;
+    return to_int(exit_code::unknown);
+  }
   // The CUDA build compares this with its own version (handed_over_version_mismatch): the two
   // packages come from one build, and a mix of versions is said in one line, not met as an odd
   // failure half-way through a run.

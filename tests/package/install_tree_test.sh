@@ -47,8 +47,10 @@ set -e
 # The hand-over to gpuspec-cuda13 (cli/include/gpuspec/cli/device_dispatch.hpp), with a fake device build: a
 # host-only gpuspec execs it for run, list, info, __worker and --version with the same arguments, and
 # runs every other command itself. A CUDA build runs everything itself.
+# The stand-in needs no library: GPUSPEC_DEVICE_LIBRARIES empty (cli/.../device_libraries.hpp).
 fake="$out/fake-gpuspec-cuda13"
 printf '#!/bin/sh\necho "fake device build: $*"\nexit 7\n' >"$fake" && chmod +x "$fake"
+export GPUSPEC_DEVICE_LIBRARIES=
 set +e
 GPUSPEC_DEVICE_BUILD="$fake" "$out/moved/bin/gpuspec" list --json >"$out/dispatch.txt" 2>&1
 rc=$?
@@ -65,6 +67,23 @@ if [ ! -x "$out/moved/libexec/gpuspec/gpuspec-cuda13" ]; then
   set -e
   [ "$rc" = 7 ] && grep -qx 'fake device build: --version' "$out/dispatch.txt" ||
     fail "a host-only gpuspec --version did not hand over to the device build: exit $rc"
+  # A library the CUDA build needs (cuBLAS) that the loader cannot find: one line naming it,
+  # where the loader looked and the package that brings it; run exits 3, --version answers itself.
+  absent=libgpuspec-test-absent.so.13
+  set +e
+  GPUSPEC_DEVICE_LIBRARIES="$absent" GPUSPEC_DEVICE_BUILD="$fake" "$out/moved/bin/gpuspec" run \
+    >"$out/dispatch.txt" 2>&1
+  rc=$?
+  set -e
+  [ "$rc" = 3 ] && [ "$(wc -l <"$out/dispatch.txt")" = 1 ] &&
+    grep -q "needs $absent (from libcublas-13-0), which the loader did not find in LD_LIBRARY_PATH" "$out/dispatch.txt" &&
+    grep -q "install libcublas-13-0 from NVIDIA's CUDA repository" "$out/dispatch.txt" ||
+    fail "with $absent missing, gpuspec run: exit $rc (expected 3 and one line): $(cat "$out/dispatch.txt")"
+  GPUSPEC_DEVICE_LIBRARIES="$absent" GPUSPEC_DEVICE_BUILD="$fake" "$out/moved/bin/gpuspec" --version \
+    >"$out/dispatch.txt" 2>"$out/dispatch-err.txt" ||
+    fail "with $absent missing, gpuspec --version failed: $(cat "$out/dispatch-err.txt")"
+  head -1 "$out/dispatch.txt" | grep -q '^gpuspec ' && grep -q "needs $absent" "$out/dispatch-err.txt" ||
+    fail "with $absent missing, gpuspec --version: $(cat "$out/dispatch.txt" "$out/dispatch-err.txt")"
   # The device build moved with the tree, found relative to bin/:
   mkdir -p "$out/moved/libexec/gpuspec" && cp "$fake" "$out/moved/libexec/gpuspec/gpuspec-cuda13"
   set +e

@@ -15,7 +15,9 @@ namespace gpuspec::cli {
 
 /// In a host-only build, for `run`, `list`, `info`, `__worker` and `--version`: execs the CUDA
 /// build with the same arguments when it is installed (does not return), returns 3 with a message
-/// when the exec fails. Returns nullopt when this build has the device code itself, for every other
+/// when the exec fails. When a library the CUDA build needs is missing (device_libraries.hpp),
+/// says which in one line and returns 3, or nullopt for `--version` and `info`, which this build
+/// then answers itself. Returns nullopt when this build has the device code itself, for every other
 /// command, and when no CUDA build is installed (the host-only command then runs and says that
 /// benchmarks need the gpuspec-cuda13 package).
 [[nodiscard]] std::optional<int> dispatch_to_device_build(int argc, char** argv);
