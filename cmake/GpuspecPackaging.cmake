@@ -24,6 +24,11 @@ install(PROGRAMS scripts/slurm/gpuspec-healthcheck.sh scripts/slurm/gpuspec-acce
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/scripts/slurm COMPONENT host)
 install(PROGRAMS scripts/node-exporter/gpuspec-textfile.sh
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuspec/scripts/node-exporter COMPONENT host)
+# The systemd timer and service that run gpuspec-textfile.sh every 5 minutes, installed
+# disabled (no maintainer script enables them; docs/deploy.md, "systemd"). lib/, not
+# CMAKE_INSTALL_LIBDIR (lib/<triplet> on Debian): systemd reads /usr/lib/systemd/system.
+install(FILES deploy/systemd/gpuspec-health.service deploy/systemd/gpuspec-health.timer
+        DESTINATION lib/systemd/system COMPONENT host)
 
 # Debian wants /usr/share/doc/<package>/copyright and a changelog in every package (changelog.gz:
 # a version without a Debian revision is a native package's).
