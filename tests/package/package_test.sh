@@ -70,6 +70,27 @@ for script in gpuspec-job.sh gpuspec-node-health.sh gpuspec-idle-sweep.sh; do
 done
 dpkg-deb -f "$host_deb" Depends | grep -qiE 'cuda|nvidia|libnccl|libcublas' &&
   fail "gpuspec Depends on CUDA or the driver: $(dpkg-deb -f "$host_deb" Depends)"
+# The systemd timer and service (deploy/systemd), installed disabled: no maintainer script, and
+# systemd-analyze verify (where systemd is installed) in the package's own tree, with the
+# targets they name copied from this machine; a warning fails as an error does.
+# (grep >/dev/null, not -q: an early exit would kill dpkg-deb with SIGPIPE, which pipefail sees.)
+dpkg-deb -c "$host_deb" | grep '/usr/lib/systemd/system/gpuspec-health.timer$' >/dev/null ||
+  fail "the gpuspec package has no gpuspec-health.timer"
+dpkg-deb -c "$host_deb" | grep '/usr/share/man/man1/gpuspec-health.1.gz$' >/dev/null ||
+  fail "the gpuspec package has no gpuspec-health(1), which the units' Documentation names"
+dpkg-deb --ctrl-tarfile "$host_deb" | tar -t | grep -E 'postinst|prerm|postrm' >/dev/null &&
+  fail "the gpuspec package has a maintainer script (the units are installed disabled)"
+if command -v systemd-analyze >/dev/null && [ -d /lib/systemd/system ]; then
+  units="$out/units-root"
+  rm -rf "$units" && mkdir -p "$units" && dpkg-deb -x "$host_deb" "$units"
+  cp -a /lib/systemd/system/*.target "$units/usr/lib/systemd/system/"
+  systemd-analyze verify --man=no --root="$units" "$units"/usr/lib/systemd/system/gpuspec-health.{service,timer} \
+    >"$out/systemd-verify.txt" 2>&1 || fail "systemd-analyze verify: $(cat "$out/systemd-verify.txt")"
+  [ ! -s "$out/systemd-verify.txt" ] || fail "systemd-analyze verify warns: $(cat "$out/systemd-verify.txt")"
+  rm -rf "$units"
+else
+  echo "package_test: no systemd-analyze here: the units are not verified"
+fi
 dpkg -i "$host_deb" >/dev/null || fail "dpkg -i $host_deb"
 installed=(gpuspec)
 dpkg -L gpuspec | sort >"$out/files-gpuspec.txt"
