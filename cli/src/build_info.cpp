@@ -59,7 +59,9 @@ std::string version_text(std::string_view program) {
   line("built against NCCL", b.built_against.nccl);
   line("built against NVML", b.built_against.nvml + " (nvml.h API version)");
   line("found NVIDIA driver (NVML)", found_text(found.driver_version, nvml_problem));
-  line("found CUDA driver", found_text(found.cuda_driver_version, nvml_problem));
+  // The same driver, asked through NVML (and cudaDriverGetVersion): its problem is said once.
+  line("found CUDA driver",
+       found_text(found.cuda_driver_version, nvml_problem.empty() ? "" : "as the line above"));
   line("found CUDA runtime", found_text(found.cuda_runtime_version, ""));
   line("found cuBLAS", found_text(found.cublas_version, ""));
   line("found NCCL", found_text(found.nccl_version, ""));
