@@ -19,10 +19,12 @@ namespace gpuspec::reports::inline judge {
 
 namespace {
 
-using detail::element;
-using detail::fail;
-using detail::object_reader;
-using detail::presence;
+// model::detail, named in full: in a unity batch with the check's frames, judge::detail
+// (integrity.hpp) would be found first.
+using model::detail::element;
+using model::detail::fail;
+using model::detail::object_reader;
+using model::detail::presence;
 
 constexpr std::array<std::string_view, 3> top_keys{"schema", "settings", "rules"};
 constexpr std::array<std::string_view, 10> rule_keys{
@@ -76,7 +78,7 @@ constexpr auto setting_keys = [] {
 
 /// A fraction in (0, 2].
 double read_fraction(element e, const std::string& path) {
-  const double v = detail::read_double(e, path);
+  const double v = model::detail::read_double(e, path);
   if (v <= 0 || v > 2)
     fail(path, fmt::format("a fraction must be in (0, 2], got {}", v));
   return v;
@@ -89,7 +91,7 @@ void read_settings(element e, expectation_settings& s) {
     if (!value)
       continue;
     const std::string field = o.path_of(entry.key);
-    const double v = detail::read_double(*value, field);
+    const double v = model::detail::read_double(*value, field);
     if (v < entry.min || v > entry.max)
       fail(field, fmt::format("expected a number in [{}, {}], got {}", entry.min, entry.max, v));
     if (entry.integer) {
@@ -106,19 +108,20 @@ void read_settings(element e, expectation_settings& s) {
 std::vector<std::pair<std::string, std::vector<std::string>>> read_axes(element e,
                                                                         const std::string& path) {
   if (!e.is_object())
-    fail(path, fmt::format("expected an object of axis values, got {}", detail::describe(e)));
+    fail(path,
+         fmt::format("expected an object of axis values, got {}", model::detail::describe(e)));
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
-  for (const auto field : detail::object_of(e)) {
+  for (const auto field : model::detail::object_of(e)) {
     const std::string name(field.key);
-    const std::string at = detail::member_path(path, name);
+    const std::string at = model::detail::member_path(path, name);
     std::vector<std::string> values;
     if (field.value.is_string())
-      values.push_back(detail::read_string(field.value, at));
+      values.push_back(model::detail::read_string(field.value, at));
     else if (field.value.is_array())
-      values = detail::read_array(field.value, at, detail::read_string);
+      values = model::detail::read_array(field.value, at, model::detail::read_string);
     else
       fail(at, fmt::format("expected a value or an array of values, got {}",
-                           detail::describe(field.value)));
+                           model::detail::describe(field.value)));
     if (values.empty())
       fail(at, "an axis condition needs at least one value");
     out.emplace_back(name, std::move(values));
@@ -132,11 +135,12 @@ std::vector<std::string> read_values(element e, const std::string& path, std::st
                                      std::span<const std::string_view> allowed) {
   std::vector<std::string> values;
   if (e.is_string())
-    values.push_back(detail::read_string(e, path));
+    values.push_back(model::detail::read_string(e, path));
   else if (e.is_array())
-    values = detail::read_array(e, path, detail::read_string);
+    values = model::detail::read_array(e, path, model::detail::read_string);
   else
-    fail(path, fmt::format("expected a {} or an array of them, got {}", what, detail::describe(e)));
+    fail(path, fmt::format("expected a {} or an array of them, got {}", what,
+                           model::detail::describe(e)));
   if (values.empty())
     fail(path, fmt::format("expected at least one {}", what));
   for (const auto& v : values) {
@@ -181,13 +185,13 @@ rule_override read_override(element e, const std::string& path) {
     fail(path, "an override names the architectures (\"arch\") or spec-table rows (\"spec\") "
                "it is for");
   if (const auto v = o.find("informational"))
-    out.informational = detail::read_bool(*v, o.path_of("informational"));
+    out.informational = model::detail::read_bool(*v, o.path_of("informational"));
   if (!out.informational) {
     out.pass = read_fraction(o.at("pass"), o.path_of("pass"));
     out.warn = read_fraction(o.at("warn"), o.path_of("warn"));
   }
   if (const auto v = o.find("why"))
-    out.why = detail::read_string(*v, o.path_of("why"));
+    out.why = model::detail::read_string(*v, o.path_of("why"));
   check_fractions(out.pass, out.warn, o.path_of("warn"));
   return out;
 }
@@ -228,13 +232,13 @@ rule_key read_key(const object_reader& o, bool v3) {
 void read_rule(element e, const std::string& path, bool require_all, expectation_rule& rule) {
   const object_reader o(e, path, rule_keys, presence::optional_keys);
   if (const auto v = o.find("informational"))
-    rule.informational = detail::read_bool(*v, o.path_of("informational"));
+    rule.informational = model::detail::read_bool(*v, o.path_of("informational"));
   if (require_all)
     for (const std::string_view key : {"pattern", "pass", "warn"})
       if (!rule.informational || key == "pattern")
         (void)o.at(key);
   if (const auto p = o.find("pattern")) {
-    rule.pattern = detail::read_string(*p, o.path_of("pattern"));
+    rule.pattern = model::detail::read_string(*p, o.path_of("pattern"));
     if (rule.pattern.empty())
       fail(o.path_of("pattern"), "the pattern is empty");
   }
@@ -243,7 +247,7 @@ void read_rule(element e, const std::string& path, bool require_all, expectation
   if (const auto v = o.find("warn"))
     rule.warn = read_fraction(*v, o.path_of("warn"));
   if (const auto v = o.find("why"))
-    rule.why = detail::read_string(*v, o.path_of("why"));
+    rule.why = model::detail::read_string(*v, o.path_of("why"));
   check_fractions(rule.pass, rule.warn, o.path_of("warn"));
   // A site rule that sets the fractions and says nothing of overrides holds for every GPU: the
   // lower layer's overrides go with the fractions they refined.
@@ -253,10 +257,10 @@ void read_rule(element e, const std::string& path, bool require_all, expectation
   if (const auto v = o.find("overrides")) {
     const std::string at = o.path_of("overrides");
     if (!v->is_array())
-      fail(at, fmt::format("expected an array of overrides, got {}", detail::describe(*v)));
+      fail(at, fmt::format("expected an array of overrides, got {}", model::detail::describe(*v)));
     std::size_t i = 0;
     std::vector<rule_override> given;
-    for (const element oe : detail::array_of(*v)) {
+    for (const element oe : model::detail::array_of(*v)) {
       auto next = read_override(oe, fmt::format("{}[{}]", at, i++));
       for (const auto& g : given)
         if (g.arch == next.arch && g.spec == next.spec)
@@ -280,11 +284,11 @@ void read_rule(element e, const std::string& path, bool require_all, expectation
 /// Shared by the base parse and the merge: `base` is null for a base file.
 expectations apply(const expectations* base, element root) {
   if (!root.is_object())
-    fail("", fmt::format("expected a JSON object, got {}", detail::describe(root)));
+    fail("", fmt::format("expected a JSON object, got {}", model::detail::describe(root)));
   element schema;
-  if (detail::object_of(root).at_key("schema").get(schema))
+  if (model::detail::object_of(root).at_key("schema").get(schema))
     fail("schema", "missing");
-  const std::string version = detail::read_string(schema, "schema");
+  const std::string version = model::detail::read_string(schema, "schema");
   if (version == "gpuspec.expect.v1")
     fail("schema", fmt::format("\"gpuspec.expect.v1\" files named the ceiling of each rule; since "
                                "\"{}\" each result carries its reference (docs/check.md): remove "
@@ -292,7 +296,7 @@ expectations apply(const expectations* base, element root) {
                                expectations_schema_version, expectations_schema_version));
   if (version != expectations_schema_version && version != expectations_schema_v2)
     fail("schema", fmt::format("expected \"{}\" (or \"{}\"), got {}", expectations_schema_version,
-                               expectations_schema_v2, detail::quote(version)));
+                               expectations_schema_v2, model::detail::quote(version)));
   const bool v3 = version == expectations_schema_version;
   const object_reader o(root, "", top_keys, presence::optional_keys);
   if (base == nullptr)
@@ -309,12 +313,12 @@ expectations apply(const expectations* base, element root) {
   if (!rules)
     return out;
   if (!rules->is_array())
-    fail("rules", fmt::format("expected an array, got {}", detail::describe(*rules)));
+    fail("rules", fmt::format("expected an array, got {}", model::detail::describe(*rules)));
   std::size_t i = 0;
-  for (const element rj : detail::array_of(*rules)) {
+  for (const element rj : model::detail::array_of(*rules)) {
     const std::string path = fmt::format("rules[{}]", i++);
     const object_reader ro(rj, path, rule_keys, presence::optional_keys);
-    const std::string pattern = detail::read_string(ro.at("pattern"), ro.path_of("pattern"));
+    const std::string pattern = model::detail::read_string(ro.at("pattern"), ro.path_of("pattern"));
     const rule_key key = read_key(ro, v3);
     // A pattern (with the same axis conditions and selectors) already in this layer is a
     // duplicate; one in a lower layer is overridden.
@@ -339,31 +343,32 @@ expectations apply(const expectations* base, element root) {
 }
 
 outcome<expectations> read_document(const expectations* base,
-                                    const outcome<detail::json_document>& document,
+                                    const outcome<model::detail::json_document>& document,
                                     std::string_view file) {
   if (!document)
     return document.error();
-  return detail::read_guarded(file, "", [&]() { return apply(base, document.value().root()); });
+  return model::detail::read_guarded(file, "",
+                                     [&]() { return apply(base, document.value().root()); });
 }
 
 outcome<expectations> load(const expectations* base, const std::filesystem::path& file) {
-  auto text = detail::read_input_file(file, "rule set");
+  auto text = model::detail::read_input_file(file, "rule set");
   if (!text)
     return text.error();
-  return read_document(base, detail::parse_json(text.value(), file.string(), "rule set"),
+  return read_document(base, model::detail::parse_json(text.value(), file.string(), "rule set"),
                        file.string());
 }
 
 } // namespace
 
 outcome<expectations> parse_expectations(const nlohmann::ordered_json& j, std::string_view file) {
-  return read_document(nullptr, detail::parse_json_value(j, file, "rule set"), file);
+  return read_document(nullptr, model::detail::parse_json_value(j, file, "rule set"), file);
 }
 
 outcome<expectations> merge_expectations(const expectations& base,
                                          const nlohmann::ordered_json& site,
                                          std::string_view file) {
-  return read_document(&base, detail::parse_json_value(site, file, "rule set"), file);
+  return read_document(&base, model::detail::parse_json_value(site, file, "rule set"), file);
 }
 
 outcome<expectations> load_expectations(const std::filesystem::path& file) {
