@@ -83,7 +83,19 @@ void print_device(const reports::device_info& d) {
   line("temperature", d.temperature_c ? fmt::format("{} °C", *d.temperature_c) : unknown_text);
   line("ecc mode",
        fmt::format("{} (pending {})", or_unknown(d.ecc_mode), or_unknown(d.ecc_mode_pending)));
-  line("mig mode", or_unknown(d.mig_mode));
+  line("mig mode", d.mig_mode_pending.empty()
+                       ? or_unknown(d.mig_mode)
+                       : fmt::format("{} (pending {}: after a GPU reset)", or_unknown(d.mig_mode),
+                                     d.mig_mode_pending));
+  // Each MIG device under its GPU, as `nvidia-smi -L` numbers them (docs/mig.md).
+  for (const auto& m : d.mig_instances) {
+    line(fmt::format("MIG device {}", m.mig_index).c_str(),
+         fmt::format("{}: GI {} CI {}, {} SMs, {}", or_unknown(m.profile), m.gpu_instance_id,
+                     m.compute_instance_id, or_unknown(m.sm_count), format_bytes(m.memory_bytes)));
+    line("", or_unknown(m.uuid));
+    for (const auto& problem : m.problems)
+      line("problem", problem);
+  }
   line("persistence mode", or_unknown(d.persistence_mode));
   for (const auto& [name, value] : d.counters_before)
     line(name.c_str(), format_reading(value));

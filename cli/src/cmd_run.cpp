@@ -35,6 +35,7 @@
 #include "gpuspec/reports/model/text_format.hpp"
 #include "gpuspec/reports/model/units.hpp"
 #include "gpuspec/spine/journal.hpp"
+#include "gpuspec/spine/mig_units.hpp"
 #include "gpuspec/spine/session.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
 #include "gpuspec/spine/worker.hpp"
@@ -51,7 +52,9 @@ void setup_run(CLI::App& app, run_cli_options& o) {
   cmd->add_option("--duration", o.duration,
                   "How long the burn-in loads every GPU (--suite burnin only): 30m, 90s, 2h, "
                   "1h30m; Ctrl-C keeps what was done");
-  cmd->add_option("--devices", o.devices, "GPUs to measure, by nvidia-smi index, e.g. 0,2");
+  cmd->add_option("--devices", o.devices,
+                  "GPUs to measure, by nvidia-smi index, e.g. 0,2; a MIG device as 0:mig3 or "
+                  "its MIG-<uuid>");
   cmd->add_option("--concurrency", o.concurrency,
                   "GPUs measured at once (default: all; 1: one after another)")
       ->check(CLI::Range(1, 4096));
@@ -276,8 +279,19 @@ spine::session_options session_options_of(const run_cli_options& o,
   s.measurement = o.measurement;
   s.measurement.duration_s = duration_s;
   s.filter = o.filter;
-  if (!o.devices.empty())
-    s.devices = parse_device_list(o.devices);
+  if (!o.devices.empty()) {
+    // GPU indices, and MIG devices ("0:mig3", "MIG-<uuid>": docs/mig.md) apart.
+    std::vector<std::string> gpus;
+    std::size_t begin = 0;
+    while (begin <= o.devices.size()) {
+      const std::size_t end = std::min(o.devices.find(',', begin), o.devices.size());
+      std::string item = o.devices.substr(begin, end - begin);
+      (spine::names_a_mig_device(item) ? s.mig_devices : gpus).push_back(std::move(item));
+      begin = end + 1;
+    }
+    if (!gpus.empty())
+      s.devices = parse_device_list(fmt::format("{}", fmt::join(gpus, ",")));
+  }
   s.concurrency = o.concurrency;
   s.output = o.output.empty() ? default_report_name(local_hostname()) : o.output;
   s.specs_file_given = !o.specs.empty();

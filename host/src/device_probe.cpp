@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/host/mig_probe.hpp"
 #include "gpuspec/host/pci_bus_id.hpp"
 #include "gpuspec/reports/judge/host_rules.hpp"
 
@@ -573,9 +574,15 @@ void probe_modes(const nvml_api& api, device_queries& q, nvmlDevice_t device,
     unsigned current = 0, pending = 0;
     const nvmlReturn_t s =
         q.ask_mode("nvmlDeviceGetMigMode", api.mig_mode, device, &current, &pending);
-    if (s == NVML_SUCCESS)
-      d.mig_mode = current == NVML_DEVICE_MIG_ENABLE ? "enabled" : "disabled";
-    else if (unsupported(s))
+    const auto mig_text = [](unsigned mode) {
+      return mode == NVML_DEVICE_MIG_ENABLE ? "enabled" : "disabled";
+    };
+    if (s == NVML_SUCCESS) {
+      d.mig_mode = mig_text(current);
+      // A change of MIG mode waits for a GPU reset (health: mig.pending_reset).
+      if (pending != current)
+        d.mig_mode_pending = mig_text(pending);
+    } else if (unsupported(s))
       d.mig_mode = "not supported";
   }
   {
@@ -686,6 +693,8 @@ std::vector<reports::device_info> probe_devices(const nvml_library& nvml) {
       probe_modes(api, q, device, d);
       probe_c2c(api, device, d);
       probe_fabric(nvml, q, device, d);
+      if (d.mig_mode == "enabled")
+        probe_mig(nvml, device, d);
     }
     d.counters_before = read_error_counters(nvml, d.index);
   }

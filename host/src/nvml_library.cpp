@@ -74,6 +74,11 @@ void resolve_optional(void* handle, nvml_api& api) {
   resolve(handle, api.ecc_mode, "nvmlDeviceGetEccMode");
   resolve(handle, api.mig_mode, "nvmlDeviceGetMigMode");
   resolve(handle, api.persistence_mode, "nvmlDeviceGetPersistenceMode");
+  resolve(handle, api.max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount");
+  resolve(handle, api.mig_device_handle_by_index, "nvmlDeviceGetMigDeviceHandleByIndex");
+  resolve(handle, api.gpu_instance_id, "nvmlDeviceGetGpuInstanceId");
+  resolve(handle, api.compute_instance_id, "nvmlDeviceGetComputeInstanceId");
+  resolve(handle, api.device_attributes, "nvmlDeviceGetAttributes_v2");
   resolve(handle, api.c2c_mode_info, "nvmlDeviceGetC2cModeInfoV");
   resolve(handle, api.addressing_mode, "nvmlDeviceGetAddressingMode");
   resolve(handle, api.total_ecc_errors, "nvmlDeviceGetTotalEccErrors");

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -123,7 +124,26 @@ std::string_view line_splitter::pending() const {
   return std::string_view(m_buffer).substr(m_begin);
 }
 
-child_process child_process::spawn(const std::vector<std::string>& argv) {
+namespace {
+
+/// The current environment with `overrides` ("KEY=value") in place of the same keys.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  const auto key_of = [](std::string_view kv) { return kv.substr(0, kv.find('=')); };
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view kv(*e);
+    if (std::none_of(overrides.begin(), overrides.end(),
+                     [&](const std::string& o) { return key_of(o) == key_of(kv); }))
+      env.emplace_back(kv);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
+} // namespace
+
+child_process child_process::spawn(const std::vector<std::string>& argv,
+                                   const std::vector<std::string>& environment) {
   if (argv.empty())
     throw std::invalid_argument("child_process::spawn: no program");
   std::array<int, 2> in = make_pipe(), out{-1, -1}, err{-1, -1};
@@ -140,9 +160,14 @@ child_process child_process::spawn(const std::vector<std::string>& argv) {
     for (const auto& a : argv)
       args.push_back(const_cast<char*>(a.c_str())); // NOLINT: posix_spawn's signature
     args.push_back(nullptr);
+    const std::vector<std::string> env = environment_with(environment);
+    std::vector<char*> envp;
+    for (const auto& e : env)
+      envp.push_back(const_cast<char*>(e.c_str())); // NOLINT: posix_spawn's signature
+    envp.push_back(nullptr);
     pid_t pid = -1;
-    const int rc =
-        ::posix_spawnp(&pid, argv.front().c_str(), &actions, nullptr, args.data(), environ);
+    const int rc = ::posix_spawnp(&pid, argv.front().c_str(), &actions, nullptr, args.data(),
+                                  environment.empty() ? environ : envp.data());
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0)
       throw std::system_error(rc, std::generic_category(),

@@ -143,7 +143,7 @@ private:
   void start(worker& w) {
     w.started = w.last_message = clock::now();
     try {
-      w.child = child_process::spawn(m_options.worker_command);
+      w.child = child_process::spawn(m_options.worker_command, worker_environment(*w.job));
     } catch (const std::exception& e) {
       const std::string why = fmt::format("the worker could not be started: {}", e.what());
       for (auto i = static_cast<std::size_t>(w.next_case); i < w.job->cases.size(); ++i)
@@ -429,6 +429,9 @@ private:
       entry.result.devices = w.job->devices;
       entry.result.gpus_busy = static_cast<int>(w.job->devices.size());
     }
+    // A MIG device's results are the instance's, the watchdog's too (docs/mig.md).
+    if (w.job->mig)
+      entry.result.mig = w.job->mig;
     m_observer.on_result(entry);
   }
 
@@ -582,10 +585,21 @@ private:
 } // namespace
 
 std::string worker_job::label() const {
+  if (mig)
+    return fmt::format("GPU {} {}", device, reports::mig_label(*mig));
   if (!node_wide())
     return fmt::format("GPU {}", device);
   return fmt::format("GPU{} {} (node-wide)", devices.size() == 1 ? "" : "s",
                      fmt::join(devices, ","));
+}
+
+std::vector<std::string> worker_environment(const worker_job& job) {
+  // A MIG device is selected with CUDA_VISIBLE_DEVICES=MIG-<uuid> (CUDA C++ Programming Guide,
+  // "CUDA Environment Variables"; docs/mig.md); a whole GPU's worker keeps every GPU visible
+  // (docs/design.md, "Collectives, many nodes, burn-in").
+  if (!job.mig)
+    return {};
+  return {"CUDA_VISIBLE_DEVICES=" + job.mig->uuid};
 }
 
 reports::result unmeasured_result(const planned_case& c, int device, result_status status,

@@ -87,13 +87,22 @@ void sort_into_report_order(std::vector<journal_entry>& entries, const std::vect
     return it == devices.end() ? devices.size() + static_cast<std::size_t>(device)
                                : static_cast<std::size_t>(it - devices.begin());
   };
-  std::stable_sort(entries.begin(), entries.end(),
-                   [&](const journal_entry& a, const journal_entry& b) {
-                     if (a.node_wide != b.node_wide)
-                       return b.node_wide; // node-wide results after every one-GPU result
-                     const auto pa = position(a.device), pb = position(b.device);
-                     return pa != pb ? pa < pb : a.case_index < b.case_index;
-                   });
+  std::stable_sort(
+      entries.begin(), entries.end(), [&](const journal_entry& a, const journal_entry& b) {
+        if (a.node_wide != b.node_wide)
+          return b.node_wide; // node-wide results after every one-GPU result
+        const auto pa = position(a.device), pb = position(b.device);
+        if (pa != pb)
+          return pa < pb;
+        // A partitioned GPU's instances one after the other, by their ids.
+        const auto instance = [](const journal_entry& e) {
+          return e.result.mig
+                     ? std::pair{e.result.mig->gpu_instance_id, e.result.mig->compute_instance_id}
+                     : std::pair{-1, -1};
+        };
+        const auto ia = instance(a), ib = instance(b);
+        return ia != ib ? ia < ib : a.case_index < b.case_index;
+      });
 }
 
 namespace {

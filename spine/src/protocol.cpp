@@ -168,9 +168,9 @@ worker_plan read_plan(element root) {
   return plan;
 }
 
-constexpr std::array<std::string_view, 8> assignment_keys{
-    "protocol",  "device",          "cases",        "options",
-    "spec_rows", "clock_origin_ns", "nvml_library", "first_case"};
+constexpr std::array<std::string_view, 9> assignment_keys{
+    "protocol",        "device",       "cases",      "options", "spec_rows",
+    "clock_origin_ns", "nvml_library", "first_case", "mig_uuid"};
 
 worker_assignment read_assignment(element root, std::string_view source) {
   const object_reader o(root, "", assignment_keys, presence::optional_keys);
@@ -194,6 +194,12 @@ worker_assignment read_assignment(element root, std::string_view source) {
     if (a.first_case < 0 || a.first_case > static_cast<int>(a.cases.size()))
       fail(o.path_of("first_case"),
            fmt::format("expected an integer from 0 to {}, got {}", a.cases.size(), a.first_case));
+  }
+  if (o.find("mig_uuid")) { // optional: only a MIG device's worker has one
+    a.mig_uuid = o.string("mig_uuid");
+    if (!reports::find_mig_instance(a.device.mig_instances, a.mig_uuid))
+      fail(o.path_of("mig_uuid"), fmt::format("{} is not a MIG device of GPU {}",
+                                              reports::detail::quote(a.mig_uuid), a.device.index));
   }
   return a;
 }
@@ -308,6 +314,8 @@ std::string assignment_to_text(const worker_assignment& a) {
          {"nvml_library", a.nvml_library}};
   if (a.first_case != 0)
     j["first_case"] = a.first_case;
+  if (!a.mig_uuid.empty())
+    j["mig_uuid"] = a.mig_uuid;
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -26,6 +26,7 @@
 #include "gpuspec/reports/model/text_format.hpp"
 #include "gpuspec/spine/child_process.hpp"
 #include "gpuspec/spine/journal.hpp"
+#include "gpuspec/spine/mig_units.hpp"
 
 namespace gpuspec::spine {
 namespace {
@@ -163,7 +164,7 @@ void add_kernel_log_xids(const session_options& o, reports::report& report,
 
 std::vector<int> selected_devices(const session_options& o, const inventory& inv) {
   std::vector<int> out;
-  if (o.devices.empty()) {
+  if (o.devices.empty() && o.mig_devices.empty()) {
     for (const auto& d : inv.devices)
       out.push_back(d.index);
     return out;
@@ -178,6 +179,10 @@ std::vector<int> selected_devices(const session_options& o, const inventory& inv
     if (seen.insert(index).second)
       out.push_back(index);
   }
+  // A MIG device named alone selects its GPU, measured as the MIG devices named.
+  for (const mig_choice& c : resolve_mig_choices(o.mig_devices, inv.devices))
+    if (seen.insert(c.device).second)
+      out.push_back(c.device);
   return out;
 }
 
@@ -259,6 +264,18 @@ std::vector<int> apply_idle_precondition(const session_options& o, const reports
   return measured;
 }
 
+/// The GPUs of `measured` that are not partitioned.
+std::vector<int> whole_gpus(const std::vector<int>& measured,
+                            const std::vector<reports::device_info>& devices) {
+  std::vector<int> out;
+  for (int index : measured)
+    if (std::none_of(devices.begin(), devices.end(), [&](const reports::device_info& d) {
+          return d.index == index && is_partitioned(d);
+        }))
+      out.push_back(index);
+  return out;
+}
+
 /// The worker's plan for the GPUs measured, or (no_run) why nothing can be measured.
 struct planned_run {
   worker_plan plan;
@@ -269,8 +286,11 @@ planned_run plan_run(const session_options& o, const std::vector<int>& measured,
                      const inventory& inv) {
   planned_run out;
   try {
-    // The plan fits the node: the node-wide cases are planned for the GPUs measured.
-    out.plan = ask_plan(o.worker_command, plan_request{o.measurement.suite, o.filter, measured});
+    // The plan fits the node: the node-wide cases are planned for the GPUs measured, the whole
+    // ones where some are partitioned (a MIG device takes part in none: docs/mig.md).
+    const std::vector<int> whole = whole_gpus(measured, inv.devices);
+    out.plan = ask_plan(o.worker_command, plan_request{o.measurement.suite, o.filter,
+                                                       whole.empty() ? measured : whole});
   } catch (const session_input_error&) {
     throw;
   } catch (const std::exception& e) {
@@ -297,13 +317,16 @@ planned_run plan_run(const session_options& o, const std::vector<int>& measured,
 struct run_jobs {
   std::vector<planned_case> gpu_cases, node_cases;
   std::vector<worker_job> gpu_jobs, node_jobs;
+  /// The node-wide cases' results on partitioned GPUs, which take part in none (not_supported).
+  std::vector<journal_entry> not_on_mig;
 };
 
 /// The assignment of a worker measuring `cases` on `indices`: the GPUs, the run's measurement
 /// options, the spec-table rows the GPUs matched, the run's clock origin, the NVML to open.
 std::string assignment_text(const session_options& o, const session_outcome& out,
                             const std::vector<int>& indices, std::vector<planned_case> cases,
-                            std::chrono::steady_clock::time_point clock_origin) {
+                            std::chrono::steady_clock::time_point clock_origin,
+                            const std::string& mig_uuid = "") {
   worker_assignment a;
   std::vector<std::string> spec_ids;
   for (int index : indices) {
@@ -320,26 +343,52 @@ std::string assignment_text(const session_options& o, const session_outcome& out
   a.clock_origin_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(clock_origin.time_since_epoch()).count();
   a.nvml_library = nvml_library_path();
+  a.mig_uuid = mig_uuid;
   return assignment_to_text(a);
 }
 
 run_jobs make_jobs(const session_options& o, const session_outcome& out,
-                   const std::vector<int>& measured, const worker_plan& plan,
-                   std::chrono::steady_clock::time_point clock_origin) {
+                   const std::vector<measured_unit>& units, const std::vector<int>& measured,
+                   const worker_plan& plan, std::chrono::steady_clock::time_point clock_origin) {
   run_jobs jobs;
   for (const auto& c : plan.cases)
     (c.node_wide ? jobs.node_cases : jobs.gpu_cases).push_back(c);
   if (!jobs.gpu_cases.empty())
-    for (int index : measured)
-      jobs.gpu_jobs.push_back(
-          worker_job{index,
-                     jobs.gpu_cases,
-                     assignment_text(o, out, {index}, jobs.gpu_cases, clock_origin),
-                     {}});
-  if (!jobs.node_cases.empty())
+    for (const measured_unit& u : units) {
+      std::optional<reports::mig_ref> mig;
+      if (u.mig)
+        mig = reports::ref_of(*u.mig);
+      jobs.gpu_jobs.push_back(worker_job{u.device,
+                                         jobs.gpu_cases,
+                                         assignment_text(o, out, {u.device}, jobs.gpu_cases,
+                                                         clock_origin, u.mig ? u.mig->uuid : ""),
+                                         {},
+                                         std::move(mig)});
+    }
+  if (jobs.node_cases.empty())
+    return jobs;
+  // Node-wide cases run over the whole GPUs; partitioned GPUs take part in none, and each case
+  // says so on them (docs/mig.md).
+  const std::vector<int> whole = whole_gpus(measured, out.report.devices);
+  std::vector<int> partitioned;
+  for (int index : measured)
+    if (std::find(whole.begin(), whole.end(), index) == whole.end())
+      partitioned.push_back(index);
+  if (!whole.empty())
     jobs.node_jobs.push_back(
-        worker_job{measured.front(), jobs.node_cases,
-                   assignment_text(o, out, measured, jobs.node_cases, clock_origin), measured});
+        worker_job{whole.front(),
+                   jobs.node_cases,
+                   assignment_text(o, out, whole, jobs.node_cases, clock_origin),
+                   whole,
+                   {}});
+  for (std::size_t i = 0; !partitioned.empty() && i < jobs.node_cases.size(); ++i) {
+    reports::result r = unmeasured_result(
+        jobs.node_cases[i], partitioned.front(), reports::result_status::not_supported,
+        reports::failure_kind::none, mig_node_wide_reason(partitioned));
+    r.devices = partitioned;
+    jobs.not_on_mig.push_back(
+        journal_entry{partitioned.front(), static_cast<int>(i), std::move(r), true});
+  }
   return jobs;
 }
 
@@ -363,7 +412,9 @@ session_plan estimate(const session_options& o, const worker_plan& plan, const r
     told.deadline_s += c.deadline_s(m);
   }
   const double waves =
-      jobs.gpu_cases.empty() ? 0.0 : std::ceil(static_cast<double>(measured.size()) / concurrency);
+      jobs.gpu_cases.empty()
+          ? 0.0
+          : std::ceil(static_cast<double>(jobs.gpu_jobs.size()) / concurrency); // a MIG device each
   told.expected_s *= waves;
   told.deadline_s = told.deadline_s * waves + plan.startup_allowance_s * waves;
   for (const auto& c : jobs.node_cases) {
@@ -441,6 +492,8 @@ void measure(const session_options& o, const worker_plan& plan, const run_jobs& 
       return reports::gpu_is_lost(d);
     };
   journalling_observer journalled(observer, journal, report, o.output);
+  for (const journal_entry& e : jobs.not_on_mig)
+    journalled.on_result(e);
   if (!jobs.gpu_jobs.empty())
     run_workers(co, jobs.gpu_jobs, journalled, interrupted);
   if (!jobs.node_jobs.empty() && !interrupted.load())
@@ -492,10 +545,19 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
     return write_without_run(o, std::move(out), planned.no_run);
 
   out.report.run.backend = planned.plan.backend;
-  const int gpu_count = static_cast<int>(measured.size());
-  const int concurrency = o.concurrency > 0 ? std::min(o.concurrency, gpu_count) : gpu_count;
+  // A partitioned GPU is measured as its MIG devices, each in its own worker (docs/mig.md).
+  const std::vector<measured_unit> units = measured_units(
+      measured, out.report.devices, resolve_mig_choices(o.mig_devices, out.report.devices));
+  for (int index : measured)
+    if (is_partitioned(device_of(out.report, index)) &&
+        device_of(out.report, index).mig_instances.empty())
+      observer.on_note(fmt::format("GPU {}: MIG is on and NVML lists no MIG device: nothing on it "
+                                   "can be measured",
+                                   index));
+  const int unit_count = std::max(1, static_cast<int>(units.size()));
+  const int concurrency = o.concurrency > 0 ? std::min(o.concurrency, unit_count) : unit_count;
   out.report.run.concurrency = concurrency;
-  const run_jobs jobs = make_jobs(o, out, measured, planned.plan, clock_origin);
+  const run_jobs jobs = make_jobs(o, out, units, measured, planned.plan, clock_origin);
   observer.on_plan(estimate(o, planned.plan, jobs, measured, concurrency, std::move(told)));
   measure(o, planned.plan, jobs, concurrency, inv, clock_origin, out, observer, interrupted);
   return out;

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuspec/host/mig_ceilings.hpp"
 #include "gpuspec/spine/coordinator.hpp"
 #include "gpuspec/spine/stop_signals.hpp"
 #include "gpuspec/spine/write_all.hpp"
@@ -151,6 +152,18 @@ int worker_main(const worker_backend& backend) {
   return serve_assignment(backend, text);
 }
 
+std::optional<host::mig_share> take_mig_device(worker_assignment& a) {
+  if (a.mig_uuid.empty())
+    return std::nullopt;
+  const reports::mig_instance* m = reports::find_mig_instance(a.device.mig_instances, a.mig_uuid);
+  if (m == nullptr) // the assignment's reader holds it to the device's instances
+    throw std::logic_error("the assignment's MIG device is not one of its GPU's");
+  host::mig_share share = host::mig_share_of(a.device, *m);
+  a.device.sm_count = m->sm_count;
+  a.device.memory_bytes = m->memory_bytes;
+  return share;
+}
+
 int serve_assignment(const worker_backend& backend, const std::string& text) {
   // Dies with the coordinator: a coordinator killed outright leaves no worker loading a GPU.
   const pid_t parent = ::getppid();
@@ -169,7 +182,10 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
     fmt::print(stderr, "gpuspec worker: {}\n", parsed.error().to_string());
     return 2;
   }
-  const worker_assignment& a = parsed.value();
+  worker_assignment& a = parsed.value();
+  // A MIG device's worker: its device shows the instance's SMs and memory, and its results'
+  // ceilings are the instance's share of the GPU's (docs/mig.md).
+  const std::optional<host::mig_share> share = take_mig_device(a);
 
   std::unique_ptr<case_executor> executor;
   std::string open_error;
@@ -210,6 +226,8 @@ int serve_assignment(const worker_backend& backend, const std::string& text) {
           c, a.device.index, reports::result_status::failed, reports::failure_kind::gpu_start,
           fmt::format("GPU {} could not be started: {}", a.device.index, open_error));
     }
+    if (share)
+      host::scale_result_to_mig(*result.result, *share);
     const std::string sticky = executor && result.result->status == reports::result_status::failed
                                    ? executor->sticky_error()
                                    : std::string();

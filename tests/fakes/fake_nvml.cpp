@@ -24,9 +24,11 @@
 
 #include <nlohmann/json.hpp>
 
-// nvml.h leaves the device struct opaque; the fake's handle is its index.
+// nvml.h leaves the device struct opaque; the fake's handle is its index, and a MIG device's
+// handle its GPU's index and its place in the GPU's "mig" "devices".
 struct nvmlDevice_st {
   unsigned index = 0;
+  int mig = -1; ///< -1: the GPU itself
 };
 
 // An event set: when it was made (a fixture's event times count from then), the types each
@@ -47,6 +49,7 @@ struct fake_state {
   int init_count = 0;
   json config = json::object();
   std::vector<nvmlDevice_st> handles;
+  std::vector<std::vector<nvmlDevice_st>> mig_handles; ///< per GPU, one per "mig" "devices" entry
 };
 
 fake_state& state() {
@@ -106,6 +109,9 @@ const json* device_of(nvmlDevice_t device) {
   const json& devices = s.config.at("devices");
   if (device->index >= devices.size())
     return nullptr;
+  if (device->mig >= 0) // a MIG device: its own entry answers (tests/fakes/README.md)
+    return &devices[device->index].at("mig").at("devices").at(
+        static_cast<std::size_t>(device->mig));
   return &devices[device->index];
 }
 
@@ -250,8 +256,14 @@ nvmlReturn_t nvmlInit_v2(void) {
     config["devices"] = json::array();
   s.config = std::move(config);
   s.handles.assign(s.config["devices"].size(), nvmlDevice_st{});
-  for (unsigned i = 0; i < s.handles.size(); ++i)
+  s.mig_handles.assign(s.handles.size(), {});
+  for (unsigned i = 0; i < s.handles.size(); ++i) {
     s.handles[i].index = i;
+    const json& dev = s.config["devices"][i];
+    if (dev.contains("mig") && dev["mig"].contains("devices"))
+      for (std::size_t m = 0; m < dev["mig"]["devices"].size(); ++m)
+        s.mig_handles[i].push_back(nvmlDevice_st{i, static_cast<int>(m)});
+  }
   s.init_count = 1;
   return NVML_SUCCESS;
 }
@@ -264,6 +276,7 @@ nvmlReturn_t nvmlShutdown(void) {
   if (--s.init_count == 0) {
     s.config = json::object();
     s.handles.clear();
+    s.mig_handles.clear();
   }
   return NVML_SUCCESS;
 }
@@ -508,6 +521,59 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* currentMode
                      return enable_state(v) == NVML_FEATURE_ENABLED ? NVML_DEVICE_MIG_ENABLE
                                                                     : NVML_DEVICE_MIG_DISABLE;
                    });
+}
+
+// MIG devices: a GPU's "mig" {"max_devices", "devices": [...]}; a device entry that is null
+// leaves its index empty (NOT_FOUND), as NVML answers for an index without a MIG device.
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int* count) {
+  return number(device, "nvmlDeviceGetMaxMigDeviceCount", count, {"mig", "max_devices"});
+}
+
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
+                                                 nvmlDevice_t* migDevice) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetMigDeviceHandleByIndex", dev);
+      g != NVML_SUCCESS)
+    return g;
+  if (device->mig >= 0 || migDevice == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const json* devices = find(*dev, {"mig", "devices"});
+  if (devices == nullptr)
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (index >= devices->size() || (*devices)[index].is_null())
+    return NVML_ERROR_NOT_FOUND;
+  *migDevice = &state().mig_handles.at(device->index).at(index);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int* id) {
+  if (device != nullptr && device->mig < 0)
+    return NVML_ERROR_INVALID_ARGUMENT; // asked of a GPU, not of a MIG device
+  return number(device, "nvmlDeviceGetGpuInstanceId", id, {"gpu_instance_id"});
+}
+
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int* id) {
+  if (device != nullptr && device->mig < 0)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  return number(device, "nvmlDeviceGetComputeInstanceId", id, {"compute_instance_id"});
+}
+
+nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t* attributes) {
+  const json* dev = nullptr;
+  if (const nvmlReturn_t g = gate(device, "nvmlDeviceGetAttributes_v2", dev); g != NVML_SUCCESS)
+    return g;
+  const json* a = find(*dev, {"attributes"});
+  if (a == nullptr || device->mig < 0) // NVML answers for MIG device handles only
+    return NVML_ERROR_NOT_SUPPORTED;
+  if (attributes == nullptr)
+    return NVML_ERROR_INVALID_ARGUMENT;
+  *attributes = nvmlDeviceAttributes_t{};
+  attributes->multiprocessorCount = a->value("multiprocessors", 0U);
+  attributes->sharedCopyEngineCount = a->value("copy_engines", 0U);
+  attributes->gpuInstanceSliceCount = a->value("gpu_instance_slices", 0U);
+  attributes->computeInstanceSliceCount = a->value("compute_instance_slices", 0U);
+  attributes->memorySizeMB = a->value("memory_mib", 0ULL);
+  return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t* mode) {

@@ -35,6 +35,7 @@
 
 #include "gpuspec/host/burnin_timeline.hpp"
 #include "gpuspec/host/p2p_plan.hpp"
+#include "gpuspec/reports/model/reference.hpp"
 #include "gpuspec/reports/model/statistics.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "gpuspec/spine/worker.hpp"
@@ -183,8 +184,17 @@ std::vector<int> devices_of(const spine::worker_assignment& a) {
     out = {a.device.index};
   return out;
 }
-std::string behaviour_key(const spine::worker_assignment& a) {
-  return is_node_wide(a) ? "node" : std::to_string(a.device.index);
+/// "node", "0", or for a MIG device's worker "0:mig3" when the script has that key (else the
+/// GPU's behaviour holds for each of its MIG devices).
+std::string behaviour_key(const json& script, const spine::worker_assignment& a) {
+  if (is_node_wide(a))
+    return "node";
+  if (const auto* m = reports::find_mig_instance(a.device.mig_instances, a.mig_uuid)) {
+    const std::string key = fmt::format("{}:mig{}", a.device.index, m->mig_index);
+    if (script.contains("gpus") && script["gpus"].contains(key))
+      return key;
+  }
+  return std::to_string(a.device.index);
 }
 
 /// The script's entry for a planned case (the assignment holds a subset of the plan).
@@ -326,7 +336,7 @@ class stand_in_executor final : public spine::case_executor {
 public:
   stand_in_executor(json script, const spine::worker_assignment& a, const std::atomic<bool>& stop)
       : m_script(std::move(script)), m_devices(devices_of(a)), m_stop(stop),
-        m_behaviour(behaviour_of(m_script, behaviour_key(a))),
+        m_behaviour(behaviour_of(m_script, behaviour_key(m_script, a))),
         m_duration_s(a.options.duration_s.value_or(0)),
         m_clock_origin_s(static_cast<double>(a.clock_origin_ns) * 1e-9), m_next(a.first_case) {}
 
@@ -372,6 +382,18 @@ public:
     // The window the pretended measurement took, on the run's clock, as the harness records it
     // (the kernel log's Xids are placed by it).
     reports::result r = synthetic_result(c, m_devices, value);
+    // A datasheet ceiling where the script gives one, as the harness attaches it (the worker's
+    // loop scales it for a MIG device).
+    if (spec.contains("ceiling")) {
+      r.ceiling_value.spec_figure = spec["ceiling"].value("spec_figure", "");
+      r.ceiling_value.datasheet = spec["ceiling"].at("datasheet").get<double>();
+      r.ceiling_value.datasheet_source = "stand-in: the script's figure";
+      r.ceiling_value.reference = reports::choose_reference(r.ceiling_value);
+      reports::settle_efficiency(r);
+    }
+    // What the coordinator selected the device with, for the tests to see (docs/mig.md).
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr)
+      r.observations["CUDA_VISIBLE_DEVICES"] = visible;
     r.telemetry.window_start_s = began_s;
     r.telemetry.window_end_s = since_origin();
     return r;
@@ -452,7 +474,7 @@ int main(int argc, char** argv) {
   const std::string text{std::istreambuf_iterator<char>(std::cin),
                          std::istreambuf_iterator<char>()};
   if (auto a = spine::assignment_from_text(text, "stdin")) {
-    const behaviour b = behaviour_of(script, behaviour_key(a.value()));
+    const behaviour b = behaviour_of(script, behaviour_key(script, a.value()));
     if (b.kind == "garbage" || b.kind == "truncated")
       return misbehave(b, script, a.value());
     if (b.kind == "silent") { // never says hello: a GPU whose context creation hangs

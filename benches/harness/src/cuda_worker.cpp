@@ -83,7 +83,9 @@ public:
       m_events =
           std::make_unique<host::nvml_event_watcher>(*m_nvml, std::vector<int>{m_device.index});
     }
-    m_ordinal = cuda_ordinal_of(m_device);
+    // A MIG device's worker sees that device alone, as CUDA device 0 (its coordinator set
+    // CUDA_VISIBLE_DEVICES=MIG-<uuid>: docs/mig.md); a whole GPU is found by its PCI bus id.
+    m_ordinal = a.mig_uuid.empty() ? cuda_ordinal_of(m_device) : std::optional<int>(0);
     if (!m_ordinal) {
       m_unavailable =
           fmt::format("GPU {} is not visible to the CUDA runtime (CUDA_VISIBLE_DEVICES, "

@@ -486,8 +486,27 @@ node_verdict judge_health_node(const health_input& in, const report& r, const he
   return node;
 }
 
+/// A MIG mode change that waits for a GPU reset (NVML's pending mode, nvml.h
+/// nvmlDeviceGetMigMode: "the pending MIG mode refers to the target mode following the next
+/// activation trigger"): the GPU runs in its old mode, so what a scheduler expects of it (its
+/// MIG devices, or the whole GPU) is not what it has (docs/mig.md).
+void rule_mig_pending(const device_info& d, const host_info& host, std::vector<diagnosis>& out) {
+  if (d.mig_mode_pending.empty() || d.mig_mode_pending == d.mig_mode)
+    return;
+  auto diag = make_diagnosis(
+      "GPUSPEC-MIG-PENDING-RESET", verdict_status::warn,
+      fmt::format("MIG mode is {} and becomes {} at the GPU's next reset: until then the GPU "
+                  "runs {}",
+                  d.mig_mode.empty() ? "unknown" : d.mig_mode, d.mig_mode_pending,
+                  d.mig_mode == "enabled" ? "as its MIG devices" : "whole"),
+      &d, host);
+  diag.evidence["mig_mode"] = d.mig_mode;
+  diag.evidence["mig_mode_pending"] = d.mig_mode_pending;
+  out.push_back(std::move(diag));
+}
+
 /// One GPU's rules: the device's own, its spec-table row, ECC since load, VBIOS among its
-/// siblings, its Xids.
+/// siblings, its Xids, a MIG mode pending a reset.
 gpu_verdict judge_health_gpu(const device_info& d, const report& r, const spec_table& specs,
                              const expectation_settings& settings,
                              const std::vector<const device_info*>& siblings,
@@ -509,6 +528,7 @@ gpu_verdict judge_health_gpu(const device_info& d, const report& r, const spec_t
   rule_ecc_since_load(d, out.xids, r.host, g.diagnoses);
   rule_vbios_mixed(d, siblings, r.host, g.diagnoses);
   rule_xids(out.xids, &d, r.host, g.diagnoses);
+  rule_mig_pending(d, r.host, g.diagnoses);
   g.status = verdict_status::pass;
   for (const auto& diag : g.diagnoses)
     g.status = worst(g.status, diag.severity);

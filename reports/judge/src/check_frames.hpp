@@ -46,6 +46,20 @@ namespace gpuspec::reports::inline judge::check_detail {
 std::string group_of(const std::string& bench_id);
 std::string model_key(const device_info& d);
 
+// A MIG device's results (check_mig.cpp; docs/mig.md).
+/// "GPU 0 MIG 1g.10gb, GI 7 CI 0, MIG-...": how a verdict names the instance it judges.
+std::string mig_instance_name(int device, const mig_ref& m);
+/// A MIG device's verdict named by its instance: the name, the message, each finding's cause
+/// and evidence. Nothing for a whole GPU's result.
+void name_mig_instance(result_verdict& v, const result& r);
+/// One finding of a MIG device's result named by its instance (the relative frames' own).
+void name_mig_finding(diagnosis& d, const result& r);
+/// What keeps a MIG device's results apart from a whole GPU's and another profile's in the
+/// relative frames; "" for a whole GPU's.
+std::string mig_group_suffix(const result& r);
+/// "3 identical GPU(s)", or "6 MIG device(s) of profile 1g.10gb": a result's siblings.
+std::string siblings_text(const result& r, std::size_t others);
+
 /// Why a result that ran cannot be judged, with its reason code; empty when it can.
 struct unjudgeable {
   std::string code, why;

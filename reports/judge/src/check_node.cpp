@@ -28,6 +28,7 @@ node_verdict node_checker::run() {
     auto v = judge(i, node);
     add_event_findings(v, m_report.results[i], node);
     add_telemetry_notes(v, m_report.results[i]);
+    name_mig_instance(v, m_report.results[i]);
     auto& count = names[v.name];
     if (++count > 1)
       v.name += fmt::format(" #{}", count);

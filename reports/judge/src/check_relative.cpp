@@ -27,7 +27,7 @@ void add_to_groups(group_map& groups, const report& r, const node_verdict& node,
     const auto it = devices.find(res.devices.front());
     if (it == devices.end())
       continue;
-    std::string key = case_key(res) + '\x1e' + model_key(*it->second);
+    std::string key = case_key(res) + '\x1e' + model_key(*it->second) + mig_group_suffix(res);
     if (per_node)
       key += '\x1f' + std::to_string(node_index);
     groups[key].push_back({node_index, i, oriented(res), res.telemetry.sm_clock_mhz_median});
@@ -87,20 +87,21 @@ void sibling_frame(std::span<const report> reports, check_outcome& out,
             auto d = make_diagnosis(
                 "GPUSPEC-SM-CLOCK-BELOW-SIBLINGS", verdict_status::warn,
                 fmt::format("SM clock median {:.0f} MHz during {}, {:.0f}% of the {:.0f} MHz "
-                            "median of {} identical GPU(s) in this node (warns under {:.0f}%)",
+                            "median of {} in this node (warns under {:.0f}%)",
                             *members[k].sm_clock, res.bench_id, 100 * *members[k].sm_clock / clock,
-                            clock, others.clocks, 100 * s.sibling_clock_fraction),
+                            clock, siblings_text(res, others.clocks),
+                            100 * s.sibling_clock_fraction),
                 dev, reports[n].host);
             d.evidence["bench_id"] = v.bench_id;
+            name_mig_finding(d, res);
             add_finding(v, std::move(d));
           }
         }
         const auto& t = others.value;
         if (awaits_relative_frame(v))
           judge_relatively(v, "siblings",
-                           fmt::format("judged against {} identical GPU(s) in this node: {:+.1f}% "
-                                       "from their median",
-                                       members.size() - 1, 100 * t.deviation));
+                           fmt::format("judged against {} in this node: {:+.1f}% from their median",
+                                       siblings_text(res, members.size() - 1), 100 * t.deviation));
         if (!is_outlier(t, s.sibling_threshold, std::abs(s.outlier_z), -1))
           continue;
         // Past the widest spread identical healthy GPUs show, the GPU fails whatever its
@@ -108,13 +109,13 @@ void sibling_frame(std::span<const report> reports, check_outcome& out,
         const bool fails = -t.deviation > s.sibling_fail_threshold;
         auto d = make_diagnosis(
             "GPUSPEC-SIBLING-OUTLIER", fails ? verdict_status::fail : verdict_status::warn,
-            fmt::format("{}: {:.1f}% below the median of {} identical GPU(s) in this node{} ({} "
-                        "beyond {:.0f}%)",
-                        metric_name(v), -100 * t.deviation, members.size() - 1,
+            fmt::format("{}: {:.1f}% below the median of {} in this node{} ({} beyond {:.0f}%)",
+                        metric_name(v), -100 * t.deviation, siblings_text(res, members.size() - 1),
                         std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : "",
                         fails ? "fails" : "warns; fails", 100 * s.sibling_fail_threshold),
             dev, reports[n].host);
         d.evidence["bench_id"] = v.bench_id;
+        name_mig_finding(d, res);
         add_finding(v, std::move(d));
       }
     }
@@ -162,6 +163,7 @@ void fleet_frame(std::span<const report> reports, check_outcome& out,
                       std::isfinite(t.z) ? fmt::format(" (modified z {:.1f})", t.z) : ""),
           device_of(reports[m.node], res.devices.front()), reports[m.node].host);
       d.evidence["bench_id"] = v.bench_id;
+      name_mig_finding(d, res);
       add_finding(v, std::move(d));
     }
   }

@@ -19,6 +19,8 @@ namespace gpuspec::reports::inline judge {
 
 namespace {
 
+// model::detail, named in full: in a unity batch with the check's frames, judge::detail
+// (integrity.hpp) would be found first.
 using model::detail::element;
 using model::detail::fail;
 using model::detail::object_reader;

@@ -138,6 +138,10 @@ constexpr std::array codes = {
                 "restore the default limit (nvidia-smi -pl) and check the BMC's power capping"},
     reason_code{"GPUSPEC-PERSISTENCE-OFF", remediation::none, "persistence mode off",
                 "enable nvidia-persistenced (or nvidia-smi -pm 1)"},
+    reason_code{"GPUSPEC-MIG-PENDING-RESET", remediation::reset_gpu,
+                "a MIG mode change waits for a GPU reset: the GPU runs in its old mode",
+                "reset the GPU when it is idle (nvidia-smi -r) or reboot, so the MIG mode the site "
+                "set applies; or set the mode back"},
     reason_code{"GPUSPEC-GPU-TEMPERATURE-HIGH", remediation::reseat_or_service,
                 "GPU temperature at or near the site limit or its own slowdown threshold",
                 "check fans, airflow, inlet temperature, blanking panels and the heatsink; service "

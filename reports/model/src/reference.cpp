@@ -209,10 +209,13 @@ judged_reference resolve_reference(const result& r, const gpu_spec* spec, double
     j.note = "no spec-table row matches the GPU, so its datasheet ceiling is not believed";
     return j;
   }
-  const auto table =
+  auto table =
       is_spec_figure(c.spec_figure)
           ? spec_figure_value(*spec, c.spec_figure, r.unit, c.roofline_bytes, r.flops_per_iteration)
           : std::nullopt;
+  // A MIG device's share of the GPU's figure (docs/mig.md), as its worker scaled it.
+  if (table && c.mig_fraction)
+    *table *= *c.mig_fraction;
   j.kind = reference_kind::datasheet;
   if (!table) {
     // Nothing in the table to hold it to (a figure the row lacks): the report's own value.
@@ -225,7 +228,9 @@ judged_reference resolve_reference(const result& r, const gpu_spec* spec, double
     return j;
   }
   j.value = table;
-  j.source = fmt::format("spec row {}: {}", spec->id, c.spec_figure);
+  j.source = c.mig_fraction ? fmt::format("spec row {}: {} x {:.4g} (the MIG device's share)",
+                                          spec->id, c.spec_figure, *c.mig_fraction)
+                            : fmt::format("spec row {}: {}", spec->id, c.spec_figure);
   if (!c.datasheet) {
     j.note = fmt::format("the report carries no datasheet ceiling; the spec table's {} ({:.4g} "
                          "{}) judges",

@@ -5,6 +5,8 @@
 
 #include "gpuspec/reports/model/report_fields.hpp"
 
+#include "gpuspec/reports/model/report.hpp"
+
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -14,6 +16,9 @@ namespace gpuspec::reports::inline model {
 namespace {
 
 using f = report_field;
+
+/// v1, v1.1 and v1.2 (report.hpp readable_report_versions).
+constexpr int minor_versions = static_cast<int>(readable_report_versions.size());
 
 constexpr std::array report_keys{f{"schema"},
                                  f{"run"},
@@ -104,7 +109,26 @@ constexpr std::array device_keys{f{"index"},
                                  f{"problems"},
                                  f{"activity", 1, true},
                                  f{"c2c", 1, true},
-                                 f{"fabric", 1, true}};
+                                 f{"fabric", 1, true},
+                                 f{"mig_mode_pending", 2, true},
+                                 f{"mig_memory_slices", 2, true},
+                                 f{"mig_instances", 2, true}};
+// A MIG device of a partitioned GPU (mig.hpp mig_instance), inside a device's "mig_instances".
+constexpr std::array mig_instance_keys{f{"mig_index", 2},
+                                       f{"uuid", 2},
+                                       f{"profile", 2},
+                                       f{"gpu_instance_id", 2},
+                                       f{"compute_instance_id", 2},
+                                       f{"sm_count", 2},
+                                       f{"memory_bytes", 2},
+                                       f{"copy_engines", 2},
+                                       f{"gpu_slices", 2},
+                                       f{"compute_slices", 2},
+                                       f{"memory_slices", 2},
+                                       f{"problems", 2}};
+// The MIG device a result measured (mig.hpp mig_ref), a result's "mig".
+constexpr std::array mig_ref_keys{f{"uuid", 2}, f{"profile", 2}, f{"gpu_instance_id", 2},
+                                  f{"compute_instance_id", 2}};
 // A device's `c2c` (report.hpp c2c_link): its NVLink-C2C link to the CPU.
 constexpr std::array c2c_keys{f{"mode", 1}, f{"addressing_mode", 1}};
 // A device's `activity` (report.hpp gpu_activity) and its processes.
@@ -116,8 +140,8 @@ constexpr std::array process_keys{f{"pid"}, f{"name"}, f{"used_memory_bytes"}, f
 constexpr std::array stats_keys{f{"n"},      f{"median"}, f{"mean"}, f{"min"}, f{"max"},
                                 f{"stddev"}, f{"cv"},     f{"q1"},   f{"q3"}};
 constexpr std::array ceiling_keys{
-    f{"datasheet"},    f{"datasheet_source"}, f{"clock_adjusted"},   f{"clock_adjusted_source"},
-    f{"reference", 1}, f{"spec_figure", 1},   f{"roofline_bytes", 1}};
+    f{"datasheet"},    f{"datasheet_source"}, f{"clock_adjusted"},    f{"clock_adjusted_source"},
+    f{"reference", 1}, f{"spec_figure", 1},   f{"roofline_bytes", 1}, f{"mig_fraction", 2, true}};
 constexpr std::array verification_keys{f{"status"}, f{"max_rel_error"}, f{"tolerance"},
                                        f{"detail"}};
 constexpr std::array telemetry_keys{f{"samples"},
@@ -163,7 +187,8 @@ constexpr std::array result_keys{f{"bench_id"},
                                  f{"failure", 1},
                                  f{"gpus_busy", 1},
                                  f{"burnin", 1, true},
-                                 f{"events", 1, true}};
+                                 f{"events", 1, true},
+                                 f{"mig", 2, true}};
 // An event during a result (gpu_event.hpp), inside a result's optional "events".
 constexpr std::array gpu_event_keys{f{"time_s", 1}, f{"device", 1}, f{"type", 1},
                                     f{"xid", 1},    f{"source", 1}, f{"detail", 1}};
@@ -228,6 +253,8 @@ constexpr std::array objects{
     report_object{"nvlink_port", nvlink_port_keys},
     report_object{"gpu_pair", gpu_pair_keys},
     report_object{"device_info", device_keys},
+    report_object{"mig_instance", mig_instance_keys},
+    report_object{"mig_ref", mig_ref_keys},
     report_object{"pcie_link", pcie_keys},
     report_object{"result", result_keys},
     report_object{"sample_stats", stats_keys},
@@ -246,10 +273,10 @@ constexpr std::array objects{
 
 /// The keys of each object at each minor version, built once from the lists above.
 struct key_tables {
-  std::array<std::array<std::vector<std::string_view>, 2>, objects.size()> keys;
+  std::array<std::array<std::vector<std::string_view>, minor_versions>, objects.size()> keys;
   key_tables() {
     for (std::size_t o = 0; o < objects.size(); ++o)
-      for (int minor = 0; minor < 2; ++minor)
+      for (int minor = 0; minor < minor_versions; ++minor)
         for (const auto& field : objects[o].fields)
           if (field.since_minor <= minor)
             keys[o][static_cast<std::size_t>(minor)].push_back(field.key);
@@ -273,7 +300,7 @@ std::span<const report_field> report_fields_of(std::string_view object) {
 
 std::span<const std::string_view> report_keys_of(std::string_view object, int minor) {
   static const key_tables tables;
-  if (minor < 0 || minor > 1)
+  if (minor < 0 || minor >= minor_versions)
     throw std::out_of_range("no report minor version " + std::to_string(minor));
   return tables.keys[object_index(object)][static_cast<std::size_t>(minor)];
 }

@@ -35,5 +35,8 @@ using detail::read_string;
 object_reader reader(element e, const path_ref& path, std::string_view object, int minor);
 /// One result (report_read_results.cpp).
 result read_result(element e, const path_ref& path, int minor);
+/// A device's MIG device and a result's reference to one (report_mig_json.cpp; v1.2).
+mig_instance read_mig_instance(element e, const path_ref& path);
+mig_ref read_mig_ref(element e, const path_ref& path);
 
 } // namespace gpuspec::reports::model::report_read

@@ -38,6 +38,15 @@ ceiling read_ceiling(element e, const path_ref& path, int minor) {
     }
     c.roofline_bytes = o.nullable_number("roofline_bytes");
   }
+  if (minor >= 2) {
+    if (const auto fraction = o.find("mig_fraction")) {
+      c.mig_fraction = read_double(*fraction, o.field("mig_fraction"));
+      if (!(*c.mig_fraction > 0 && *c.mig_fraction <= 1))
+        fail(o.path_of("mig_fraction"),
+             fmt::format("expected a share of the GPU, over 0 and at most 1, got {}",
+                         *c.mig_fraction));
+    }
+  }
   return c;
 }
 
@@ -321,6 +330,10 @@ result read_result(element e, const path_ref& path, int minor) {
       r.events = read_array(*events, o.field("events"), read_gpu_event);
       if (r.events.empty())
         fail(o.field("events").str(), "an empty list is written as no key at all");
+    }
+    if (minor >= 2) {
+      if (const auto mig = o.find("mig"))
+        r.mig = read_mig_ref(*mig, o.field("mig"));
     }
   } else {
     detail::derive_version_1(r, parameters);

@@ -321,6 +321,17 @@ device_info read_device(element e, const path_ref& path, int minor) {
       d.fabric = read_fabric(*fabric, o.field("fabric"));
     }
   }
+  if (minor >= 2) {
+    if (o.find("mig_mode_pending"))
+      d.mig_mode_pending = o.string("mig_mode_pending");
+    if (const auto slices = o.find("mig_memory_slices"))
+      d.mig_memory_slices = read_integer<int>(*slices, o.field("mig_memory_slices"));
+    if (const auto instances = o.find("mig_instances")) {
+      d.mig_instances = read_array(*instances, o.field("mig_instances"), read_mig_instance);
+      if (d.mig_instances.empty())
+        fail(o.field("mig_instances").str(), "an empty list is written as no key at all");
+    }
+  }
   return d;
 }
 
@@ -399,7 +410,7 @@ outcome<result> result_from_json(const nlohmann::ordered_json& j, std::string_vi
   }
   const element root = document.value().root();
   return detail::read_guarded(file, field, [&]() {
-    return read_result(root, std::string(field), report_minor_version(report_schema_version));
+    return read_result(root, std::string(field), report_minor_version(report_schema_version_mig));
   });
 }
 

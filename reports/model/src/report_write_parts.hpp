@@ -132,5 +132,10 @@ inline void require_one_of(const std::string& value, const std::array<std::strin
 
 /// One result (report_write_results.cpp).
 json result_json(const result& r, const field_path& path);
+/// A device's MIG device and a result's reference to one (report_mig_json.cpp; v1.2).
+json mig_instance_json(const mig_instance& m);
+json mig_ref_json(const mig_ref& m);
+/// True when `r` holds a key v1.2 added: it is then written as v1.2, else as v1.1.
+bool holds_version_1_2_keys(const report& r);
 
 } // namespace gpuspec::reports::model::report_write

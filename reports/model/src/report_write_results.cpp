@@ -32,7 +32,7 @@ json ceiling_json(const ceiling& c, const field_path& path) {
     unwritable(field_path(path, "spec_figure"),
                fmt::format("{} is not a spec-table figure", quote(c.spec_figure)));
   }
-  object_writer j(7);
+  object_writer j(8);
   j["datasheet"] = number(c.datasheet, field_path(path, "datasheet"));
   j["datasheet_source"] = c.datasheet_source;
   j["clock_adjusted"] = number(c.clock_adjusted, field_path(path, "clock_adjusted"));
@@ -40,6 +40,8 @@ json ceiling_json(const ceiling& c, const field_path& path) {
   j["reference"] = to_string(c.reference);
   j["spec_figure"] = c.spec_figure;
   j["roofline_bytes"] = number(c.roofline_bytes, field_path(path, "roofline_bytes"));
+  if (c.mig_fraction)
+    j["mig_fraction"] = number(*c.mig_fraction, field_path(path, "mig_fraction"));
   return j.take();
 }
 
@@ -268,7 +270,7 @@ json result_json(const result& r, const field_path& path) {
     unwritable(at("gpus_busy"),
                fmt::format("at least 1 (the result's own GPU), got {}", *r.gpus_busy));
   }
-  object_writer j(26);
+  object_writer j(27);
   j["bench_id"] = r.bench_id;
   j["devices"] = r.devices;
   j["parameters"] = parameters_of(r);
@@ -305,6 +307,8 @@ json result_json(const result& r, const field_path& path) {
       events.push_back(gpu_event_json(r.events[i], field_path(events_at, i)));
     j["events"] = std::move(events);
   }
+  if (r.mig)
+    j["mig"] = mig_ref_json(*r.mig);
   return j.take();
 }
 

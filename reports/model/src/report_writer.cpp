@@ -192,7 +192,7 @@ json pcie_json(const pcie_link& link) {
 
 json device_json(const device_info& d, const field_path& path) {
   const auto at = [&](std::string_view key) { return field_path(path, key); };
-  object_writer j(37);
+  object_writer j(40);
   j["index"] = d.index;
   j["cuda_index"] = nullable(d.cuda_index);
   j["name"] = d.name;
@@ -259,6 +259,17 @@ json device_json(const device_info& d, const field_path& path) {
     fabric["health_summary"] = d.fabric->health_summary;
     j["fabric"] = fabric.take();
   }
+  // Optional (v1.2): written for a GPU whose MIG mode is on, or about to change.
+  if (!d.mig_mode_pending.empty())
+    j["mig_mode_pending"] = d.mig_mode_pending;
+  if (d.mig_memory_slices)
+    j["mig_memory_slices"] = *d.mig_memory_slices;
+  if (!d.mig_instances.empty()) {
+    json instances = json::array();
+    for (const mig_instance& m : d.mig_instances)
+      instances.push_back(mig_instance_json(m));
+    j["mig_instances"] = std::move(instances);
+  }
   return j.take();
 }
 
@@ -299,7 +310,7 @@ nlohmann::ordered_json to_json(const report& r) {
   object_writer j(8);
   // A report read from an older version is written as the current one: its added fields
   // hold their defaults (or what was derived), which is what the older version meant.
-  j["schema"] = report_schema_version;
+  j["schema"] = holds_version_1_2_keys(r) ? report_schema_version_mig : report_schema_version;
   j["run"] = run_json(r.run);
   j["host"] = host_json(r.host);
   const field_path devices_at("devices");

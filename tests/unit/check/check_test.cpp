@@ -149,9 +149,10 @@ TEST(Check, EveryReasonCodeHasAVariantOrATestOfItsOwn) {
   covered.insert("GPUSPEC-BELOW-BASELINE"); // Baseline.*
   covered.insert("GPUSPEC-NO-RESULTS");     // Check.IncompleteOrEmptyReportIsInconclusive
   // gpuspec health's own codes: tests/unit/health (HealthJudge.*), judged by judge_health.
-  for (const char* code : {"GPUSPEC-XID-HARDWARE", "GPUSPEC-XID-DRIVER", "GPUSPEC-XID-UNKNOWN",
-                           "GPUSPEC-KERNEL-LOG-UNREAD", "GPUSPEC-DRIVER-MISMATCH",
-                           "GPUSPEC-VBIOS-MIXED", "GPUSPEC-SXID-FATAL", "GPUSPEC-GPU-NOT-IN-NVML"})
+  for (const char* code :
+       {"GPUSPEC-XID-HARDWARE", "GPUSPEC-XID-DRIVER", "GPUSPEC-XID-UNKNOWN",
+        "GPUSPEC-KERNEL-LOG-UNREAD", "GPUSPEC-DRIVER-MISMATCH", "GPUSPEC-VBIOS-MIXED",
+        "GPUSPEC-SXID-FATAL", "GPUSPEC-GPU-NOT-IN-NVML", "GPUSPEC-MIG-PENDING-RESET"})
     covered.insert(code);
   // Peer paths need host.topology, which the DGX H200 fixtures do not carry: p2p_check_test
   // (PeerPaths.*) trips each over inventories the fake NVML gives (an HGX with a GPU's links down).

@@ -110,10 +110,31 @@ for page in $expected_pages; do
     fi
   done
   grep -q '^EXIT STATUS$' "$text" || fail "$page: no EXIT STATUS"
+  if ((${#words[@]})); then
+    # Examples (cli/src/command_examples.cpp): the page's EXAMPLES are the --help footer's, and
+    # each uses only options of its command (for db, of the subcommand it names).
+    examples="$(help_of "${words[@]}" | sed -n '/^Examples:$/,/^Exit codes:/{/^  gpuspec /p}' | sed 's/^  //')"
+    [[ -n $examples ]] || fail "gpuspec ${words[*]} --help: no Examples"
+    help_of "${words[@]}" | grep -q '^Exit codes: 0 pass, 1 warn, 2 fail, 3 unknown$' ||
+      fail "gpuspec ${words[*]} --help: no exit codes line"
+    grep -q '^EXAMPLES$' "$text" || fail "$page: no EXAMPLES"
+    while read -r example; do
+      [[ -n $example ]] || continue
+      grep -qF -- "$example" "$text" || fail "$page: EXAMPLES lacks '$example'"
+      read -ra tokens <<<"$example"
+      scope=("${words[@]}")
+      [[ -n $subs && ${#tokens[@]} -gt 2 ]] && scope+=("${tokens[2]}")
+      for token in "${tokens[@]}"; do
+        [[ $token == -* ]] || continue
+        help_options "${scope[@]}" | grep -qxF -- "$token" ||
+          fail "example '$example': gpuspec ${scope[*]} has no option $token"
+      done
+    done <<<"$examples"
+  fi
 done
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2
   exit 1
 fi
-echo "man pages: one per command, no warnings, every option listed"
+echo "man pages: one per command, no warnings, every option listed, examples that exist"

@@ -118,6 +118,24 @@ TEST(HealthJudge, PendingRowRemapWarnsAndTheDrainReasonNamesTheGpu) {
   EXPECT_EQ(h.drain_reason, "gpuspec:GPUSPEC-ROW-REMAP-PENDING:gpu3");
 }
 
+TEST(HealthJudge, AMigModePendingAResetWarnsAndAPartitionedGpuDoesNot) {
+  auto in = inventory("a100-mig-pending-reset.json");
+  in.kernel_log = log_file("clean-boot.log");
+  auto h = judge_report(in);
+  const auto* d = find(h, "GPUSPEC-MIG-PENDING-RESET");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, verdict_status::warn);
+  EXPECT_EQ(d->device, 0);
+  EXPECT_NE(d->cause.find("MIG mode is disabled and becomes enabled"), std::string::npos)
+      << d->cause;
+  EXPECT_EQ(gpu(h, 0).status, verdict_status::warn);
+  // A GPU partitioned and settled (7 x 1g.10gb, nothing pending) is no finding.
+  in = inventory("a100-mig-7x1g.json");
+  in.kernel_log = log_file("clean-boot.log");
+  h = judge_report(in);
+  EXPECT_EQ(find(h, "GPUSPEC-MIG-PENDING-RESET"), nullptr);
+}
+
 TEST(HealthJudge, Xid79InTheKernelLogFailsItsGpuOnly) {
   auto in = inventory("eight-healthy.json");
   in.kernel_log = log_file("xid79-gpu3.log");

@@ -18,6 +18,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+/// The minor version this build writes (v1.2).
+constexpr int current_minor = 2;
+
 /// Where each object sits in a written report (its first instance), as a JSON pointer.
 struct object_path {
   std::string_view object;
@@ -64,6 +67,12 @@ constexpr object_path multi_node_paths[] = {
     // Not a multi-node object, but testing::multi_node_report() holds it: the build's.
     {"build_info", "/run/build"},
     {"built_against", "/run/build/built_against"},
+};
+
+/// The MIG objects, in testing::mig_report().
+constexpr object_path mig_paths[] = {
+    {"mig_instance", "/devices/0/mig_instances/0"},
+    {"mig_ref", "/results/0/mig"},
 };
 
 /// The object of an imported report (gpuspec import): testing::synthetic_report() with a source.
@@ -124,7 +133,7 @@ json schema() {
 /// and with a key it does not list, naming that key.
 void expect_the_reader_needs_every_key_and_no_other(const json& good, const object_path& p) {
   SCOPED_TRACE(std::string(p.object));
-  for (const auto& key : listed(p.object, 1)) {
+  for (const auto& key : listed(p.object, current_minor)) {
     SCOPED_TRACE(key);
     json j = good;
     j.at(json::json_pointer(std::string(p.pointer))).erase(key);
@@ -145,10 +154,11 @@ void expect_the_reader_needs_every_key_and_no_other(const json& good, const obje
 void expect_written_read_and_in_the_schema(const json& good, const object_path& p) {
   SCOPED_TRACE(std::string(p.object));
   const json s = schema();
-  EXPECT_EQ(keys(good.at(json::json_pointer(std::string(p.pointer)))), listed(p.object, 1));
+  EXPECT_EQ(keys(good.at(json::json_pointer(std::string(p.pointer)))),
+            listed(p.object, current_minor));
   const json& def = s.at("$defs").at(std::string(p.object));
-  EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1));
-  EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, 1));
+  EXPECT_EQ(keys(def.at("properties")), listed(p.object, current_minor));
+  EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, current_minor));
   EXPECT_FALSE(def.at("additionalProperties").get<bool>());
   expect_the_reader_needs_every_key_and_no_other(good, p);
 }
@@ -165,6 +175,8 @@ TEST(ReportFields, EveryObjectIsListedWithItsPath) {
   for (const auto& p : multi_node_paths)
     with_path.insert(p.object);
   for (const auto& p : imported_paths)
+    with_path.insert(p.object);
+  for (const auto& p : mig_paths)
     with_path.insert(p.object);
   EXPECT_EQ(named, with_path);
 }
@@ -206,6 +218,47 @@ TEST(ReportFields, TheMultiNodeObjectsAreWrittenReadAndInTheSchema) {
   json null_ports = good;
   null_ports.at("/host"_json_pointer)["network_ports"] = nullptr;
   EXPECT_FALSE(report_from_json(null_ports, "null.json"));
+}
+
+TEST(ReportFields, TheMigObjectsAreWrittenReadAndInTheSchema) {
+  const json good = to_json(testing::mig_report());
+  const auto back = report_from_json(good, "good.json");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back.value(), testing::mig_report());
+  EXPECT_EQ(good.at("schema"), "gpuspec.report.v1.2");
+  // A whole-GPU report is still written as v1.1, which v1.1's readers read.
+  EXPECT_EQ(to_json(testing::synthetic_report()).at("schema"), "gpuspec.report.v1.1");
+  for (const auto& p : mig_paths)
+    expect_written_read_and_in_the_schema(good, p);
+  // A whole GPU's report leaves every MIG key out; an empty list and null are not how a writer
+  // says so.
+  const json whole = to_json(testing::synthetic_report());
+  EXPECT_FALSE(whole.at("/devices/0"_json_pointer).contains("mig_instances"));
+  EXPECT_FALSE(whole.at("/results/0"_json_pointer).contains("mig"));
+  json empty = good;
+  empty.at("/devices/0"_json_pointer)["mig_instances"] = json::array();
+  EXPECT_FALSE(report_from_json(empty, "empty.json"));
+  json null_ref = good;
+  null_ref.at("/results/0"_json_pointer)["mig"] = nullptr;
+  EXPECT_FALSE(report_from_json(null_ref, "null.json"));
+}
+
+TEST(ReportFields, AVersionOnePointOneDocumentHoldsNoneOfTheKeysVersionOnePointTwoAdded) {
+  json j = to_json(testing::mig_report());
+  j["schema"] = "gpuspec.report.v1.1";
+  for (const char* pointer :
+       {"/devices/0/mig_mode_pending", "/devices/0/mig_memory_slices", "/devices/0/mig_instances",
+        "/results/0/mig", "/results/0/ceiling/mig_fraction"}) {
+    SCOPED_TRACE(pointer);
+    const auto loaded = report_from_json(j, "v1.1.json");
+    ASSERT_FALSE(loaded);
+    json::json_pointer p(pointer);
+    EXPECT_TRUE(loaded.error().field.ends_with(p.back())) << loaded.error().field;
+    j.at(p.parent_pointer()).erase(p.back());
+  }
+  const auto without = report_from_json(j, "v1.1.json");
+  ASSERT_TRUE(without) << without.error().to_string();
+  EXPECT_TRUE(without.value().devices.at(0).mig_instances.empty());
 }
 
 /// The listed keys of `object` the writer writes into `written`: every key, and an optional one
@@ -252,11 +305,12 @@ TEST(ReportFields, TheReaderNeedsEveryBurnInKeyAndNoOther) {
 
 TEST(ReportFields, TheSchemaListsTheBurnInObjects) {
   const json s = schema();
-  EXPECT_EQ(keys(s.at("$defs").at("result").at("properties")), listed("result", 1, -1, true));
+  EXPECT_EQ(keys(s.at("$defs").at("result").at("properties")),
+            listed("result", current_minor, -1, true));
   for (const auto& p : burnin_paths) {
     SCOPED_TRACE(std::string(p.object));
     const json& def = s.at("$defs").at(std::string(p.object));
-    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1, -1, true));
+    EXPECT_EQ(keys(def.at("properties")), listed(p.object, current_minor, -1, true));
     EXPECT_EQ(def.at("required").get<std::vector<std::string>>(), listed(p.object, 1));
     EXPECT_FALSE(def.at("additionalProperties").get<bool>());
   }
@@ -266,7 +320,7 @@ TEST(ReportFields, TheReaderNeedsEveryListedKeyAndNoOther) {
   const json good = to_json(testing::synthetic_report());
   ASSERT_TRUE(report_from_json(good, "good.json"));
   for (const auto& p : paths) {
-    for (const auto& key : listed(p.object, 1)) {
+    for (const auto& key : listed(p.object, current_minor)) {
       SCOPED_TRACE(std::string(p.object) + "." + key);
       json j = good;
       j.at(json::json_pointer(std::string(p.pointer))).erase(key);
@@ -318,7 +372,7 @@ TEST(ReportFields, TheSchemaListsThePropertiesAndTheirVersions) {
   for (const auto& p : paths) {
     SCOPED_TRACE(std::string(p.object));
     const json& def = p.object == "report" ? s : s.at("$defs").at(std::string(p.object));
-    EXPECT_EQ(keys(def.at("properties")), listed(p.object, 1, -1, true));
+    EXPECT_EQ(keys(def.at("properties")), listed(p.object, current_minor, -1, true));
     std::vector<std::string> required = def.at("required");
     EXPECT_EQ(required, listed(p.object, 0)) << "the keys of version 1 are required always";
     EXPECT_FALSE(def.at("additionalProperties").get<bool>());
@@ -345,7 +399,8 @@ void collect_required(const json& j, std::set<std::string>& out) {
 TEST(ReportFields, TheSchemaRequiresTheAddedKeysInVersionOnePointOneAndForbidsThemInOne) {
   const json s = schema();
   const json& branch = s.at("allOf").at(0);
-  ASSERT_EQ(branch.at("if").at("properties").at("schema").at("const"), "gpuspec.report.v1.1");
+  ASSERT_EQ(branch.at("if").at("properties").at("schema").at("enum"),
+            json::array({"gpuspec.report.v1.1", "gpuspec.report.v1.2"}));
   // Where each object with added keys sits in the branch.
   const std::pair<std::string_view, json::json_pointer> places[] = {
       {"run_info", json::json_pointer("/properties/run")},

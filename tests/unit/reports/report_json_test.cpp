@@ -28,6 +28,7 @@ using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 using testing::burnin_report;
 using testing::interrupted_report;
+using testing::mig_report;
 using testing::multi_node_report;
 using testing::no_gpu_report;
 using testing::random_report;
@@ -395,9 +396,9 @@ struct bad_input {
 std::vector<bad_input> bad_inputs() {
   return {
       {"schema of another version", [](json& j) { j["schema"] = "gpuspec.report.v2"; }, "schema",
-       R"(expected "gpuspec.report.v1", "gpuspec.report.v1.1", got "gpuspec.report.v2")"},
+       R"(expected "gpuspec.report.v1", "gpuspec.report.v1.1", "gpuspec.report.v1.2", got "gpuspec.report.v2")"},
       {"schema missing", [](json& j) { j.erase("schema"); }, "schema",
-       R"(missing; expected "gpuspec.report.v1", "gpuspec.report.v1.1")"},
+       R"(missing; expected "gpuspec.report.v1", "gpuspec.report.v1.1", "gpuspec.report.v1.2")"},
       {"schema a number", [](json& j) { j["schema"] = 1; }, "schema", "got a number"},
       {"top level not an object", [](json& j) { j = json::array(); }, "", "got an array"},
       {"required field missing", [](json& j) { j["results"][0]["stats"].erase("median"); },
@@ -874,7 +875,8 @@ TEST(WrittenReports, SaveForSchemaValidation) {
       {"synthetic-two-gpus.json", synthetic_report()},
       {"synthetic-interrupted.json", interrupted_report()},
       {"synthetic-burnin.json", burnin_report()},
-      {"synthetic-multi-node.json", multi_node_report()}};
+      {"synthetic-multi-node.json", multi_node_report()},
+      {"synthetic-mig.json", mig_report()}};
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     reports.emplace_back("random-" + std::to_string(seed) + ".json", random_report(seed));
   }
@@ -884,7 +886,7 @@ TEST(WrittenReports, SaveForSchemaValidation) {
     ASSERT_TRUE(loaded) << loaded.error().to_string();
     EXPECT_EQ(loaded.value(), r) << name;
   }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 45);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 46);
   if (keep == nullptr || *keep == '\0') {
     fs::remove_all(dir);
   }

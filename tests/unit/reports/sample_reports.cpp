@@ -187,6 +187,7 @@ report synthetic_report() {
                          "synthetic: memory clock at max",
                          reference_kind::datasheet,
                          "memory_bandwidth_gbs",
+                         std::nullopt,
                          std::nullopt};
   triad.efficiency = 0.5;
   triad.efficiency_clock_adjusted = 0.5;
@@ -217,7 +218,8 @@ report synthetic_report() {
                         "synthetic: SM clock at half",
                         reference_kind::datasheet,
                         "peaks.fp16_tc",
-                        6000000.0};
+                        6000000.0,
+                        std::nullopt};
   gemm.efficiency = 0.5;                // against the datasheet, the reference
   gemm.efficiency_clock_adjusted = 1.0; // at the clock seen during the run
   gemm.check = {verification_status::failed, 0.5, 0.01, "host reference"};
@@ -683,7 +685,8 @@ report random_report(std::uint64_t seed) {
         rnd.text(),
         rnd.pick({reference_kind::none, reference_kind::datasheet, reference_kind::clock_adjusted}),
         rnd.pick({"", "memory_bandwidth_gbs", "peaks.fp16_tc", "pcie_gbs"}),
-        rnd.maybe_number()};
+        rnd.maybe_number(),
+        std::nullopt}; // v1.2's MIG share: mig_report() has one
     x.efficiency = rnd.maybe_number();
     x.efficiency_clock_adjusted = rnd.maybe_number();
     x.check = {rnd.pick({verification_status::passed, verification_status::failed,
@@ -739,6 +742,41 @@ report random_report(std::uint64_t seed) {
   }
   r.complete = rnd.coin();
   r.incomplete_reason = rnd.text();
+  return r;
+}
+
+} // namespace gpuspec::reports::testing
+
+namespace gpuspec::reports::testing {
+
+report mig_report() {
+  report r = synthetic_report();
+  r.schema = report_schema_version_mig; // as it is read back
+  device_info& d = r.devices.at(0);
+  d.mig_mode = "enabled";
+  d.mig_mode_pending = "disabled";
+  d.mig_memory_slices = 8;
+  mig_instance a;
+  a.mig_index = 0;
+  a.uuid = "MIG-5e7e71c0-0000-4000-8000-000000000001";
+  a.profile = "1g.10gb";
+  a.gpu_instance_id = 7;
+  a.compute_instance_id = 0;
+  a.sm_count = 14;
+  a.memory_bytes = std::int64_t{9728} << 20;
+  a.copy_engines = 1;
+  a.gpu_slices = 1;
+  a.compute_slices = 1;
+  a.memory_slices = 1;
+  mig_instance b = a;
+  b.mig_index = 1;
+  b.uuid = "MIG-5e7e71c0-0000-4000-8000-000000000002";
+  b.gpu_instance_id = 8;
+  b.memory_slices.reset();
+  b.problems = {"nvmlDeviceGetAttributes: Not Supported"};
+  d.mig_instances = {a, b};
+  r.results.at(0).mig = ref_of(a);
+  r.results.at(0).ceiling_value.mig_fraction = 0.125;
   return r;
 }
 

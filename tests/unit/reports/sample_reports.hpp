@@ -28,6 +28,10 @@ namespace gpuspec::reports::testing {
 /// (run.build).
 [[nodiscard]] report multi_node_report();
 
+/// synthetic_report() with GPU 0 partitioned (v1.2): MIG on (off after the next reset), two
+/// 1g.10gb instances (the second's attributes not given), and result 0 measured on the first.
+[[nodiscard]] report mig_report();
+
 /// `r` as a version 1 document holds it: the fields version 1.1 added at their defaults
 /// (`failure` stays: version 1 readers derive it from the status and the verification).
 [[nodiscard]] report without_version_1_1_fields(report r);

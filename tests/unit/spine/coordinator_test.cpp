@@ -90,7 +90,7 @@ protected:
       a.cases = m_cases;
       a.options.suite = "quick";
       a.nvml_library = "/nonexistent";
-      jobs.push_back({d, m_cases, spine::assignment_to_text(a), {}});
+      jobs.push_back({d, m_cases, spine::assignment_to_text(a), {}, {}});
     }
     spine::coordinator_options o;
     o.worker_command = std::move(command);

@@ -47,6 +47,12 @@ struct nvml_api {
   decltype(&::nvmlDeviceGetEccMode) ecc_mode = nullptr;
   decltype(&::nvmlDeviceGetMigMode) mig_mode = nullptr;
   decltype(&::nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
+  // A partitioned GPU's MIG devices (host mig_probe.hpp; docs/mig.md).
+  decltype(&::nvmlDeviceGetMaxMigDeviceCount) max_mig_device_count = nullptr;
+  decltype(&::nvmlDeviceGetMigDeviceHandleByIndex) mig_device_handle_by_index = nullptr;
+  decltype(&::nvmlDeviceGetGpuInstanceId) gpu_instance_id = nullptr;
+  decltype(&::nvmlDeviceGetComputeInstanceId) compute_instance_id = nullptr;
+  decltype(&::nvmlDeviceGetAttributes_v2) device_attributes = nullptr;
   /// NVLink-C2C (r550+): spelled out, with the layouts of nvmlC2cModeInfo_v1_t (one unsigned,
   /// isC2cEnabled) and nvmlDeviceAddressingMode_v1_t (version, value), which older nvml.h lack.
   nvmlReturn_t (*c2c_mode_info)(nvmlDevice_t, unsigned int*) = nullptr;

@@ -50,8 +50,11 @@ private:
 class child_process {
 public:
   /// Starts argv[0] (searched on PATH when it has no '/') with argv and the current
-  /// environment. Throws std::system_error naming the program when it cannot be started.
-  [[nodiscard]] static child_process spawn(const std::vector<std::string>& argv);
+  /// environment, `environment`'s "KEY=value" entries set over it (a MIG device's worker gets
+  /// CUDA_VISIBLE_DEVICES). Throws std::system_error naming the program when it cannot be
+  /// started.
+  [[nodiscard]] static child_process spawn(const std::vector<std::string>& argv,
+                                           const std::vector<std::string>& environment = {});
 
   child_process(child_process&& other) noexcept;
   child_process& operator=(child_process&& other) noexcept;

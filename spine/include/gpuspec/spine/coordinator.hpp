@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,14 @@ struct worker_job {
   /// A node-wide job's GPUs (`device` first), which every one of its results covers; empty for
   /// a one-GPU job.
   std::vector<int> devices;
+  /// The MIG device of a partitioned GPU the job measures (docs/mig.md): its worker is started
+  /// with CUDA_VISIBLE_DEVICES naming it, and every result of the job carries it. Unset for a
+  /// whole GPU and for the node-wide job.
+  std::optional<reports::mig_ref> mig;
 
   [[nodiscard]] bool node_wide() const { return !devices.empty(); }
-  /// "GPU 3", or "GPUs 0,1,2,3 (node-wide)": how messages name the job.
+  /// "GPU 3", "GPU 0 MIG 1g.10gb, GI 7 CI 0", or "GPUs 0,1,2,3 (node-wide)": how messages name
+  /// the job.
   [[nodiscard]] std::string label() const;
 };
 
@@ -83,6 +89,10 @@ public:
                               const std::string& /*log_tail*/) {}
   virtual void on_worker_finished(int /*device*/) {}
 };
+
+/// The environment a job's worker is started with, over the coordinator's own: for a MIG
+/// device, CUDA_VISIBLE_DEVICES=MIG-<uuid>; nothing for a whole GPU.
+[[nodiscard]] std::vector<std::string> worker_environment(const worker_job& job);
 
 /// Runs every job to its end and returns when all workers have ended. Each case of each job gets
 /// exactly one on_result, except after an interrupt: cases not started then get none. Throws

@@ -59,7 +59,8 @@ private:
 };
 
 /// Results in report order: one-GPU results by the position of their GPU in `run.devices` (the
-/// order the run was asked for), then by case; node-wide results after them, by case. Stable for
+/// order the run was asked for), a partitioned GPU's by MIG device (GPU instance, then compute
+/// instance), then by case; node-wide results after them, by case. Stable for
 /// results of one GPU and case.
 void sort_into_report_order(std::vector<journal_entry>& entries, const std::vector<int>& devices);
 

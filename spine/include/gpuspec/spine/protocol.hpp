@@ -96,6 +96,10 @@ struct worker_assignment {
   /// it are not measured again; every message names cases by their index in `cases`. Optional
   /// on the wire, written only when not 0.
   int first_case = 0;
+  /// The MIG device of `device` the worker measures ("MIG-<uuid>", one of
+  /// device.mig_instances; docs/mig.md); "" for a whole GPU. Optional on the wire, written only
+  /// when set.
+  std::string mig_uuid;
 };
 
 /// A worker's exit status after a case left its GPU's context unusable (a sticky CUDA error:

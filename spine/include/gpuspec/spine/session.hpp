@@ -26,8 +26,11 @@ struct session_options {
   /// How each case is measured (suite, stopping rule, telemetry period, STREAM arrays, the
   /// burn-in's duration): sent as it is to every worker in its assignment.
   host::measurement_options measurement;
-  std::string filter;           ///< ECMAScript regex on the dotted id; "" = all
-  std::vector<int> devices;     ///< NVML indices; empty = every GPU
+  std::string filter;       ///< ECMAScript regex on the dotted id; "" = all
+  std::vector<int> devices; ///< NVML indices; empty = every GPU (unless mig_devices)
+  /// MIG devices `--devices` names ("0:mig3", "MIG-<uuid>": mig_units.hpp): their GPUs are
+  /// measured as these MIG devices only.
+  std::vector<std::string> mig_devices;
   int concurrency = 0;          ///< GPUs measured at once; 0 = all
   std::filesystem::path output; ///< the report; its journal is beside it (journal_path_for)
   std::filesystem::path specs_file;

@@ -6,10 +6,12 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpuspec/host/mig_ceilings.hpp"
 #include "gpuspec/reports/model/report.hpp"
 #include "gpuspec/spine/protocol.hpp"
 
@@ -86,6 +88,12 @@ int worker_plan_main(const worker_backend& backend, const plan_request& request)
 /// it returns that case's result (its reason names the error) and exits with
 /// sticky_error_exit_code without starting another case.
 int worker_main(const worker_backend& backend);
+
+/// For a MIG device's assignment (`mig_uuid` set): the instance's share of its GPU (mig_
+/// ceilings.hpp), taken before `a.device` is made to show the instance's SM count and memory,
+/// as the instance's CUDA device does. Every result of the worker has its ceilings scaled by the
+/// share. Nullopt for a whole GPU.
+[[nodiscard]] std::optional<host::mig_share> take_mig_device(worker_assignment& a);
 
 /// worker_main with the assignment already read (a test's stand-in reads it first).
 int serve_assignment(const worker_backend& backend, const std::string& assignment_text);

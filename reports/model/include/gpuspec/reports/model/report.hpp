@@ -17,16 +17,21 @@
 
 #include "gpuspec/reports/model/burnin_record.hpp"
 #include "gpuspec/reports/model/gpu_event.hpp"
+#include "gpuspec/reports/model/mig.hpp"
 #include "gpuspec/reports/model/topology.hpp"
 
 namespace gpuspec::reports::inline model {
 
-/// The version this build writes. Readers accept every version of the same major listed in
-/// `readable_report_versions`: a minor version only adds fields, and a document of an older
-/// minor version loads with the added fields at their defaults.
+/// The versions this build writes: a report that holds a key v1.2 added (a partitioned GPU's MIG
+/// devices, docs/mig.md) is written as `report_schema_version_mig`, every other as
+/// `report_schema_version`, so that a reader of v1.1 keeps reading whole-GPU reports. Readers
+/// accept every version of the same major listed in `readable_report_versions`: a minor version
+/// only adds fields, and a document of an older minor version loads with the added fields at
+/// their defaults.
 inline constexpr const char* report_schema_version = "gpuspec.report.v1.1";
-inline constexpr std::array<std::string_view, 2> readable_report_versions = {"gpuspec.report.v1",
-                                                                             "gpuspec.report.v1.1"};
+inline constexpr const char* report_schema_version_mig = "gpuspec.report.v1.2";
+inline constexpr std::array<std::string_view, 3> readable_report_versions = {
+    "gpuspec.report.v1", "gpuspec.report.v1.1", "gpuspec.report.v1.2"};
 
 /// A counter or value that may be unsupported by the GPU. Serialised as the number, or as the
 /// string in `status` ("not supported", or "unavailable: <why>") when there is no value:
@@ -208,6 +213,15 @@ struct device_info {
   /// says the GPU has no fabric (a PCIe card, NVLink bridges, a pre-Hopper GPU) or when it was
   /// not read (older reports).
   std::optional<gpu_fabric> fabric;
+  /// MIG mode after the next reset, when it differs from `mig_mode` (a change waits for a GPU
+  /// reset). v1.2, an optional key: absent when the same or not read.
+  std::string mig_mode_pending;
+  /// How many memory slices the GPU's memory is divided into under MIG (8 on A100, H100, H200,
+  /// B200; 4 on A30: docs/mig.md). v1.2, an optional key: absent when MIG is off.
+  std::optional<int> mig_memory_slices;
+  /// The MIG devices of a GPU whose MIG mode is on, in NVML's order. v1.2, an optional key:
+  /// absent when there are none (MIG off, or older reports).
+  std::vector<mig_instance> mig_instances;
   friend bool operator==(const device_info&, const device_info&) = default;
 };
 
@@ -282,6 +296,10 @@ struct ceiling {
   /// memory roofline (bandwidth x flops / bytes): a GEMM shape too small to be compute-bound.
   /// v1.1; null when no roofline applies.
   std::optional<double> roofline_bytes;
+  /// The share of the GPU a MIG device's ceiling was scaled by (its SMs or memory slices over
+  /// the GPU's: docs/mig.md), which `check` applies to its own table's figure too. v1.2; absent
+  /// for a whole GPU's result and a ceiling MIG does not divide.
+  std::optional<double> mig_fraction;
   friend bool operator==(const ceiling&, const ceiling&) = default;
 };
 
@@ -361,6 +379,10 @@ struct result {
   /// The events (gpu_event.hpp) of the result's GPUs during its window: Xids, ECC errors, clock
   /// changes. Written only when there are some (an optional key of v1.1).
   std::vector<gpu_event> events;
+  /// The MIG device the result measured, when its GPU is partitioned (docs/mig.md): the result
+  /// is the instance's, judged against the instance's share of the GPU. v1.2, an optional key:
+  /// absent for a whole GPU.
+  std::optional<mig_ref> mig;
   friend bool operator==(const result&, const result&) = default;
 };
 

@@ -11,7 +11,7 @@ namespace gpuspec::reports::inline model {
 
 struct report_field {
   std::string_view key;
-  int since_minor = 0; ///< 0: in gpuspec.report.v1; 1: added by v1.1
+  int since_minor = 0; ///< 0: in gpuspec.report.v1; 1: added by v1.1; 2: by v1.2
   /// Written only when it has a value, and accepted absent (never null) by the reader: a
   /// result's `burnin`, `host.topology`, a device's `activity`. The one exception to "every key
   /// is always present", so that reports without them are unchanged and v1.1 documents written
@@ -30,7 +30,7 @@ struct report_object {
 [[nodiscard]] std::span<const report_object> report_objects();
 /// The fields of one object; throws std::out_of_range for a name not in report_objects().
 [[nodiscard]] std::span<const report_field> report_fields_of(std::string_view object);
-/// The keys an object holds in a document of minor version `minor` (0 or 1), in order.
+/// The keys an object holds in a document of minor version `minor` (0, 1 or 2), in order.
 /// Static storage: the span outlives every reader.
 [[nodiscard]] std::span<const std::string_view> report_keys_of(std::string_view object, int minor);
 
