@@ -26,6 +26,7 @@
 #include "gpuspec/cli/cmd_run.hpp"
 #include "gpuspec/cli/cmd_specs.hpp"
 #include "gpuspec/cli/cmd_worker.hpp"
+#include "gpuspec/cli/command_examples.hpp"
 #include "gpuspec/cli/device_dispatch.hpp"
 #include "gpuspec/cli/exit_code.hpp"
 
@@ -105,6 +106,8 @@ int main(int argc, char** argv) {
   gpuspec::cli::setup_worker(app, worker);
   gpuspec::cli::man_options man;
   gpuspec::cli::setup_man(app, man);
+  gpuspec::cli::add_example_footers(app);
+  app.footer(gpuspec::cli::help_footer(""));
 
   try {
     app.parse(argc, argv);

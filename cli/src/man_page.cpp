@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/cli/command_examples.hpp"
 #include "gpuspec/cli/exit_code.hpp"
 
 namespace gpuspec::cli {
@@ -113,6 +114,17 @@ std::string exit_status() {
   return out;
 }
 
+/// EXAMPLES of a command (command_examples.hpp); nothing where it has none.
+std::string examples(const command_spec& c) {
+  if (c.path.size() != 2)
+    return "";
+  std::string out;
+  for (const auto& e : examples_of(c.name()))
+    out += ".TP\n.B " + literal(std::string(e.command_line)) + "\n" + text(std::string(e.what)) +
+           ".\n";
+  return out.empty() ? "" : ".SH EXAMPLES\n" + out;
+}
+
 std::string see_also(const command_spec& root, const command_spec* self) {
   std::string out;
   for (const command_spec* c : [&] {
@@ -175,6 +187,7 @@ man_page command_page(const command_spec& root, const command_spec& c, const man
     for (const auto& s : c.subcommands)
       t += ".SS " + literal(s.display_path()) + "\n" + text(s.description) + ".\n" + arguments(s);
   }
+  t += examples(c);
   t += exit_status();
   t += see_also(root, &c);
   return {page_name(c) + ".1", t};

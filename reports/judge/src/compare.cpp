@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/model/host_names.hpp"
 #include "gpuspec/reports/model/identity.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/statistics.hpp"
-#include "gpuspec/reports/model/host_names.hpp"
 #include "gpuspec/reports/model/text_format.hpp"
 #include "gpuspec/reports/model/units.hpp"
 
