@@ -91,7 +91,7 @@ std::string fabric_line(const health_outcome& h) {
 }
 
 /// The node, its driver and GPUs, what was read of the kernel log, the fabric's services.
-std::string health_header(const health_outcome& h) {
+std::string health_header(const health_outcome& h, std::size_t width) {
   const auto& node = h.check.nodes.front();
   std::string out = fmt::format(
       "gpuspec health: {}, driver {}, CUDA {}, {} GPU{}\n",
@@ -99,10 +99,10 @@ std::string health_header(const health_outcome& h) {
       node.driver_version.empty() ? "unknown" : escape_control(node.driver_version),
       node.cuda_driver_version.empty() ? "unknown" : escape_control(node.cuda_driver_version),
       node.gpus.size(), node.gpus.size() == 1 ? "" : "s");
-  out += fmt::format("kernel log: {}\n", kernel_log_line(h));
+  out += detail::wrap_hanging("kernel log: ", kernel_log_line(h), width, 4);
   out += fabric_line(h);
   if (!node.message.empty())
-    out += fmt::format("GPUs: {}\n", escape_control(node.message));
+    out += detail::wrap_hanging("GPUs: ", escape_control(node.message), width, 4);
   return out;
 }
 
@@ -168,21 +168,23 @@ std::string kernel_log_tables(const health_outcome& h, std::size_t width) {
 }
 
 /// Each diagnosis once, the notes, the verdict and the drain reason.
-std::string health_verdict_lines(const health_outcome& h, double elapsed_s) {
+/// Wrapped to `width` (0: one line each) with a hanging indent, as check's diagnoses are.
+std::string health_verdict_lines(const health_outcome& h, double elapsed_s, std::size_t width) {
   std::string out;
   const auto diagnoses = detail::unique_diagnoses(h.check.nodes.front());
   if (!diagnoses.empty()) {
     out += "\nDiagnosis\n";
     for (const auto* d : diagnoses) {
-      out += fmt::format("  {} {}{}: {}\n", detail::upper(to_string(d->severity)), d->code,
-                         d->device ? fmt::format(" gpu {}", *d->device) : "",
-                         escape_control(d->cause));
-      out += fmt::format("      action: {}\n",
-                         detail::action_text(escape_control(d->action), d->step));
+      out += detail::wrap_hanging(fmt::format("  {} {}{}: ", detail::upper(to_string(d->severity)),
+                                              d->code,
+                                              d->device ? fmt::format(" gpu {}", *d->device) : ""),
+                                  escape_control(d->cause), width, 6);
+      out += detail::wrap_hanging(
+          "      action: ", detail::action_text(escape_control(d->action), d->step), width, 10);
     }
   }
   for (const auto& note : h.check.notes)
-    out += fmt::format("\nnote: {}\n", escape_control(note));
+    out += "\n" + detail::wrap_hanging("note: ", escape_control(note), width, 6);
   out += fmt::format("\nVerdict: {} (exit code {})\n", detail::upper(to_string(h.check.status)),
                      exit_code_of(h.check.status));
   if (!h.drain_reason.empty())
@@ -195,8 +197,8 @@ std::string health_verdict_lines(const health_outcome& h, double elapsed_s) {
 
 std::string render_health_text(const health_outcome& h, double elapsed_s,
                                const render_options& options) {
-  return health_header(h) + gpus_table(h.check.nodes.front(), options.width) +
-         kernel_log_tables(h, options.width) + health_verdict_lines(h, elapsed_s);
+  return health_header(h, options.width) + gpus_table(h.check.nodes.front(), options.width) +
+         kernel_log_tables(h, options.width) + health_verdict_lines(h, elapsed_s, options.width);
 }
 
 nlohmann::ordered_json health_to_json(const health_outcome& h, double elapsed_s) {

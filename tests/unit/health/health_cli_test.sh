@@ -40,6 +40,11 @@ expect() {
   got=$(sed -n 's/^drain reason: //p' "$out/last.out")
   [ "$got" = "$reason" ] || fail "$name: drain reason '$got', expected '$reason'"
   cp "$out/last.out" "$out/$name.txt"
+  # At 80 columns no line is wider (display width: a cut cell ends in a 3-byte '…'), but for one
+  # word longer than a line (a path), which is never cut.
+  COLUMNS=80 health "$@"
+  python3 -c 'import sys; sys.exit(any(len(l) > 80 and " " in l.strip() for l in open(sys.argv[1], encoding="utf-8").read().splitlines()))' \
+    "$out/last.out" || fail "$name: at COLUMNS=80 a line is wider: $(awk 'length($0) > 82' "$out/last.out" | head -1)"
   health "$@" --format reason
   got=$(cat "$out/last.out")
   [ "$got" = "$reason" ] || fail "$name: --format reason printed '$got', expected '$reason'"
