@@ -78,6 +78,7 @@ if [ "$minimal" = 0 ]; then
 fi
 if [ "$with_package" = 1 ]; then
   packages+=(lintian equivs man-db binutils help2man) # tests/package: lint, stand-ins, man, strings; gpuspec-mpi's page
+  packages+=(mmdebstrap apt-utils) # tests/package: clean Debian roots, the local apt repository
 fi
 if [ "$with_slurm" = 1 ]; then
   packages+=(slurm-wlm munge) # slurmctld, slurmd, srun, sbatch, munged: tests/slurm
@@ -93,6 +94,39 @@ if [ "${#missing[@]}" -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
   echo "install-deps: Debian packages already installed"
+fi
+# simdjson's amalgamated simdjson.cpp, of the version of the installed libsimdjson-dev, which
+# ships the header and the shared library only: the build compiles it into the executables so
+# that the packages need no libsimdjson<N>, whose name differs in every release
+# (cmake/GpuspecStaticLibraries.cmake). From Debian's source package, fetched with a deb-src
+# list of this script's own (the system's sources are not touched) into .deps/simdjson-<version>
+# of this checkout; apt checks it against the archive's signed index. About 12 MB of index and
+# 1.6 MB of source, once per version.
+simdjson_debian="$(dpkg-query -W -f='${Version}' libsimdjson-dev 2>/dev/null || true)"
+simdjson_upstream="${simdjson_debian%-*}"
+simdjson_dir="$here/.deps/simdjson-$simdjson_upstream"
+if [ -n "$simdjson_debian" ] && [ ! -f "$simdjson_dir/singleheader/simdjson.cpp" ]; then
+  echo "install-deps: fetching simdjson $simdjson_debian's source into $simdjson_dir"
+  apt_src="$(mktemp -d)"
+  # The suites of the system's own sources, as deb-src lines ("deb" lines and deb822 files).
+  mirror="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
+    2>/dev/null | sed -n 's/^URIs: *//p; s/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' | head -1 || true)"
+  codename="$(. /etc/os-release && echo "$VERSION_CODENAME")"
+  components=main
+  [ "$(. /etc/os-release && echo "$ID")" = ubuntu ] && components="main universe" # Ubuntu's simdjson
+  echo "deb-src ${mirror:-http://deb.debian.org/debian} $codename $components" >"$apt_src/sources.list"
+  apt_opts=(-o Dir::Etc::SourceList="$apt_src/sources.list" -o Dir::Etc::SourceParts=/dev/null
+            -o Dir::State::Lists="$apt_src/lists" -o APT::Sandbox::User=root)
+  mkdir -p "$apt_src/lists/partial"
+  apt-get "${apt_opts[@]}" update -qq
+  (cd "$apt_src" && apt-get "${apt_opts[@]}" source -qq --download-only "simdjson=$simdjson_debian")
+  mkdir -p "$simdjson_dir"
+  tar -xzf "$apt_src"/simdjson_"$simdjson_upstream".orig.tar.gz -C "$simdjson_dir" --strip-components=1 \
+    "simdjson-$simdjson_upstream/singleheader/simdjson.cpp" \
+    "simdjson-$simdjson_upstream/singleheader/simdjson.h" "simdjson-$simdjson_upstream/LICENSE"
+  rm -rf "$apt_src"
+else
+  echo "install-deps: simdjson's source already in $simdjson_dir"
 fi
 # libFuzzer's runtime: a package of its own since Debian 12 (libclang-rt-dev, which clang only
 # recommends); part of clang's own packages on Ubuntu 22.04, which has no such name.
