@@ -68,7 +68,7 @@ host_deb=$(ls "$out"/host/gpuspec_"$version"_*.deb)
 lint "$host_deb"
 check_description "$host_deb" "GPU server benchmark and bottleneck diagnosis: host tools"
 # The licence, machine-readable, and the scripts docs/deploy.md runs keep their run bit.
-dpkg-deb --fsys-tarfile "$host_deb" | tar -xO ./usr/share/doc/gpuspec/copyright | grep -qx 'License: Apache-2.0' ||
+dpkg-deb --fsys-tarfile "$host_deb" | tar -xO ./usr/share/doc/gpuspec/copyright | grep -x 'License: Apache-2.0' >/dev/null ||
   fail "the copyright file names no 'License: Apache-2.0'"
 for script in gpuspec-job.sh gpuspec-node-health.sh gpuspec-idle-sweep.sh; do
   dpkg-deb -c "$host_deb" | grep -E "^-rwxr-xr-x .*/kubernetes/base/$script\$" >/dev/null ||
@@ -145,7 +145,7 @@ if [ -n "$cuda_build" ] && [ -x "$cuda_build/cli/gpuspec" ]; then
   dpkg -i "$cuda_deb" >/dev/null || fail "dpkg -i $cuda_deb"
   installed=(gpuspec-cuda13 "${installed[@]}")
   dpkg -L gpuspec-cuda13 | sort >"$out/files-gpuspec-cuda13.txt"
-  if ! ldconfig -p | grep -q 'libcublas\.so\.13 '; then
+  if ! ldconfig -p | grep 'libcublas\.so\.13 ' >/dev/null; then
     LD_LIBRARY_PATH="$(dirname "$(sed -n 's/^CUDA_cublas_LIBRARY:FILEPATH=//p' "$cuda_build/CMakeCache.txt")")"
     export LD_LIBRARY_PATH
   fi
