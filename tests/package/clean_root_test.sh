@@ -26,10 +26,10 @@ if [ ! -s "$tarball" ]; then
   mv "$tarball.part" "$tarball"
   say "made $tarball in $(($(date +%s) - made)) s"
 fi
-rm -rf "$root" && mkdir -p "$root"
+rm -rf --one-file-system "$root" && mkdir -p "$root"
 cleanup() {
   umount "$root/proc" 2>/dev/null || true
-  rm -rf "$root"
+  rm -rf --one-file-system "$root" # never into a /proc still mounted
 }
 trap cleanup EXIT
 tar -xf "$tarball" -C "$root"
