@@ -3,9 +3,8 @@
 # wrote, into a clean Debian root that mmdebstrap makes from Debian's archive; then used by a user
 # without root (nobody), then purged, leaving no path behind.
 #   clean_root_test.sh SUITE CACHE_DIR REPO_DIR STAND_IN_DIR SOURCE_DIR OUT_DIR [LATER_REPO_DIR]
-# SUITE: bookworm (Debian 12) or trixie (Debian 13). The root (mmdebstrap's apt variant: the
-# Essential packages and apt, so libc6, libstdc++6 and libgcc-s1 and nothing of ours) is made
-# once and kept as CACHE_DIR/SUITE.tar; delete it to make it anew.
+# SUITE: bookworm (Debian 12) or trixie (Debian 13). The root is CACHE_DIR/SUITE.tar, made once
+# by make_clean_root.sh (or by .ci/run in the background, while it builds).
 # REPO_DIR: the repository (packaging/apt-repository.sh). STAND_IN_DIR: a second one, of the
 # stand-ins for NVIDIA's packages that gpuspec-cuda13 depends on (empty: no gpuspec-cuda13); they
 # hold no library, so the CUDA build meets a node without cuBLAS.
@@ -19,13 +18,7 @@ say() { echo "clean_root_test[$suite]: $*"; }
 root="$out/root-$suite"
 tarball="$cache/$suite.tar"
 mkdir -p "$cache" "$out"
-if [ ! -s "$tarball" ]; then
-  made=$(date +%s)
-  mmdebstrap --quiet --variant=apt --mode=root "$suite" "$tarball.part" http://deb.debian.org/debian \
-    >"$out/mmdebstrap-$suite.log" 2>&1 || fail "mmdebstrap $suite: $(tail -3 "$out/mmdebstrap-$suite.log")"
-  mv "$tarball.part" "$tarball"
-  say "made $tarball in $(($(date +%s) - made)) s"
-fi
+bash "$(dirname "${BASH_SOURCE[0]}")/make_clean_root.sh" "$suite" "$cache" || fail "no clean $suite root"
 rm -rf --one-file-system "$root" && mkdir -p "$root"
 cleanup() {
   umount "$root/proc" 2>/dev/null || true

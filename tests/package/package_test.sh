@@ -181,7 +181,7 @@ fi
 # as this tree was (its build type, -Werror, unity batches, simdjson source), in the same folder
 # of the clone as this build's in the checkout: CCACHE_BASEDIR (the source folder) then makes
 # both trees' compile commands alike, and every object a cache hit. .deps is linked (nvml.h,
-# simdjson's source).
+# fmt's and simdjson's sources).
 later_src="$out/later-src"
 case "$host_build" in
 "$src"/*) later_build="$later_src/${host_build#"$src"/}" ;;
@@ -192,12 +192,13 @@ git -C "$later_src" -c user.name=package_test -c user.email=package-test@gpuspec
   commit --quiet --allow-empty -m "package_test: a later commit"
 [ -e "$src/.deps" ] && ln -s "$(cd "$src/.deps" && pwd -P)" "$later_src/.deps"
 cached() { sed -n "s/^$1:[A-Z]*=//p" "$host_build/CMakeCache.txt"; }
-simdjson_source=$(cached GPUSPEC_SIMDJSON_SOURCE)
-case "$simdjson_source" in "$src"/*) simdjson_source="$later_src/${simdjson_source#"$src"/}" ;; esac
+in_later() { case "$1" in "$src"/*) echo "$later_src/${1#"$src"/}" ;; *) echo "$1" ;; esac; }
+simdjson_source=$(in_later "$(cached GPUSPEC_SIMDJSON_SOURCE)")
+fmt_source=$(in_later "$(cached GPUSPEC_FMT_SOURCE_DIR)")
 (cmake -S "$later_src" -B "$later_build" -G Ninja -DCMAKE_BUILD_TYPE="$(cached CMAKE_BUILD_TYPE)" \
   -DGPUSPEC_CUDA=OFF -DGPUSPEC_BUILD_TESTS=OFF -DGPUSPEC_WERROR="$(cached GPUSPEC_WERROR)" \
   -DGPUSPEC_UNITY="$(cached GPUSPEC_UNITY)" -DGPUSPEC_SANITIZE="$(cached GPUSPEC_SANITIZE)" \
-  -DGPUSPEC_SIMDJSON_SOURCE="$simdjson_source" &&
+  -DGPUSPEC_SIMDJSON_SOURCE="$simdjson_source" -DGPUSPEC_FMT_SOURCE_DIR="$fmt_source" &&
   cmake --build "$later_build" && cd "$later_build" && cpack -G DEB -B "$out/later") \
   >"$out/later-build.log" 2>&1 || fail "the later commit's build: $(tail -5 "$out/later-build.log")"
 later_deb=$(ls "$out"/later/gpuspec_*.deb)
