@@ -69,7 +69,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_HOST_PACKAGE_NAME gpuspec)
-set(CPACK_DEBIAN_HOST_PACKAGE_SHLIBDEPS ON) # Debian's fmt, sqlite3, zstd, libstdc++: dpkg-owned
+set(CPACK_DEBIAN_HOST_PACKAGE_SHLIBDEPS ON) # libc6, libstdc++6, libgcc-s1: dpkg-owned
 # string(CONCAT): set() with several strings would make a list, whose ";" separators CPack
 # writes at the start of every description line.
 string(CONCAT CPACK_DEBIAN_HOST_DESCRIPTION
@@ -83,13 +83,27 @@ string(CONCAT CPACK_DEBIAN_HOST_DESCRIPTION
 set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME gpuspec-cuda13)
 # The CUDA toolkit's libraries are not dpkg-owned on a build machine with NVIDIA's runfile
 # install, so dpkg-shlibdeps cannot name their packages: the Depends are written here. The
-# binary links libcublas.so.13 and libcublasLt.so.13 (both in NVIDIA's libcublas-13-0), the CUDA
-# runtime statically, and opens NVML (the driver) and NCCL (libnccl2) at run time: the driver is
-# no dependency (a node has its own), NCCL only a recommendation (without it the collective cases
-# skip, saying why).
+# binary links libcublas.so.13 and libcublasLt.so.13, the CUDA runtime statically, fmt, simdjson,
+# SQLite and zstd statically (cmake/GpuspecStaticLibraries.cmake), and opens NVML (the driver)
+# and NCCL (libnccl2) at run time: the driver is no dependency (a node has its own), NCCL only a
+# recommendation (without it the collective cases skip, saying why). cuBLAS 13 comes in one
+# package per CUDA 13 minor release, each with libcublas.so.13 and libcublasLt.so.13, under the
+# names of NVIDIA's CUDA repository, which Ubuntu's multiverse keeps (packages.ubuntu.com:
+# libcublas-13-1 holds cuBLAS 13.2.1.1, libcublas-13-2 13.4.1.3, libcublas-13-3 13.6.0.2): any
+# of them will do. libc6 and libstdc++6 no lower than dpkg-shlibdeps writes for the host
+# package, built by the same compiler (libc6 (>= 2.34), libstdc++6 (>= 11) on Debian 12).
 set(CPACK_DEBIAN_DEVICE_PACKAGE_SHLIBDEPS OFF)
+set(GPUSPEC_CUBLAS_PACKAGES "libcublas-13-0 | libcublas-13-1 | libcublas-13-2 | libcublas-13-3")
 set(CPACK_DEBIAN_DEVICE_PACKAGE_DEPENDS
-    "gpuspec (= ${PROJECT_VERSION}), libcublas-13-0, libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libfmt9, libsimdjson14, libsqlite3-0, libzstd1")
+    "gpuspec (= ${PROJECT_VERSION}), ${GPUSPEC_CUBLAS_PACKAGES}, libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1")
+# Built without simdjson's source (scripts/install-deps.sh fetches it), the executables link
+# Debian's libsimdjson.so.N, whose package (libsimdjsonN) is then a dependency too.
+get_target_property(_simdjson_type gpuspec_simdjson TYPE)
+if(NOT _simdjson_type STREQUAL "STATIC_LIBRARY")
+  get_target_property(_simdjson_so simdjson::simdjson LOCATION)
+  string(REGEX REPLACE "^.*/lib([a-z0-9]+)\\.so\\.([0-9]+).*$" "lib\\1\\2" _simdjson_package "${_simdjson_so}")
+  string(APPEND CPACK_DEBIAN_DEVICE_PACKAGE_DEPENDS ", ${_simdjson_package}")
+endif()
 set(CPACK_DEBIAN_DEVICE_PACKAGE_RECOMMENDS "libnccl2")
 string(CONCAT CPACK_DEBIAN_DEVICE_DESCRIPTION
     "GPU server benchmark and bottleneck diagnosis: CUDA 13 benchmarks\n"

@@ -78,6 +78,7 @@ if [ "$minimal" = 0 ]; then
 fi
 if [ "$with_package" = 1 ]; then
   packages+=(lintian equivs man-db binutils help2man) # tests/package: lint, stand-ins, man, strings; gpuspec-mpi's page
+  packages+=(mmdebstrap apt-utils) # tests/package: clean Debian roots, the local apt repository
 fi
 if [ "$with_slurm" = 1 ]; then
   packages+=(slurm-wlm munge) # slurmctld, slurmd, srun, sbatch, munged: tests/slurm
@@ -94,6 +95,58 @@ if [ "${#missing[@]}" -gt 0 ]; then
 else
   echo "install-deps: Debian packages already installed"
 fi
+# fmt's and simdjson's sources, of the versions of the installed libfmt-dev and libsimdjson-dev,
+# which ship headers and shared libraries only: the build compiles them into the executables so
+# that the packages need no libfmt<N> or libsimdjson<N>, whose names differ in every release
+# (cmake/GpuspecStaticLibraries.cmake). From Debian's source packages, fetched with a deb-src
+# list of this script's own (the system's sources are not touched) into .deps/<name>-<version> of
+# this checkout; apt checks them against the archive's signed index. About 12 MB of index and
+# 2 MB of sources, once per version.
+# fetch_debian_source DEV_PACKAGE NAME MEMBER...: MEMBERs (paths in the upstream tarball, below
+# its top folder) into .deps/NAME-<upstream version>.
+fetch_debian_source() {
+  local dev=$1 name=$2
+  shift 2
+  local debian source upstream dir
+  debian="$(dpkg-query -W -f='${Version}\n' "$dev" 2>/dev/null | head -1 || true)" # one line: :arm64 too
+  [ -n "$debian" ] || return 0
+  source="$(dpkg-query -W -f='${source:Package}\n' "$dev" | head -1)"
+  upstream="${debian%-*}"
+  dir="$here/.deps/$name-${upstream%+ds*}"
+  if [ -f "$dir/$1" ]; then
+    echo "install-deps: $name's source already in $dir"
+    return 0
+  fi
+  echo "install-deps: fetching $source $debian's source into $dir"
+  local apt_src mirror codename components=main
+  apt_src="$(mktemp -d)"
+  # The suites of the system's own sources, as deb-src lines ("deb" lines and deb822 files).
+  mirror="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
+    2>/dev/null | sed -n 's/^URIs: *//p; s/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' | head -1 || true)"
+  codename="$(. /etc/os-release && echo "$VERSION_CODENAME")"
+  [ "$(. /etc/os-release && echo "$ID")" = ubuntu ] && components="main universe" # Ubuntu's simdjson
+  echo "deb-src ${mirror:-http://deb.debian.org/debian} $codename $components" >"$apt_src/sources.list"
+  local apt_opts=(-o Dir::Etc::SourceList="$apt_src/sources.list" -o Dir::Etc::SourceParts=/dev/null
+                  -o Dir::State::Lists="$apt_src/lists" -o APT::Sandbox::User=root)
+  mkdir -p "$apt_src/lists/partial"
+  apt-get "${apt_opts[@]}" update -qq &&
+    (cd "$apt_src" && apt-get "${apt_opts[@]}" source -qq --download-only "$source=$debian") ||
+    { rm -rf "$apt_src"; return 1; }
+  mkdir -p "$dir"
+  local members=() # the tarball's top folder is SOURCE-UPSTREAM (fmtlib-9.1.0+ds1, simdjson-3.0.1)
+  for member in "$@"; do members+=("$source-$upstream/$member"); done
+  # .orig.tar.gz or .tar.xz, as the source package has it
+  tar -xf "$(ls "$apt_src/${source}_$upstream".orig.tar.*)" -C "$dir" --strip-components=1 "${members[@]}" ||
+    { rm -rf "$apt_src" "$dir"; return 1; }
+  rm -rf "$apt_src"
+}
+# Without them gpuspec still builds, linked to the shared libraries: a warning, not a failure.
+for wanted in "libfmt-dev fmt src/format.cc src/os.cc include LICENSE.rst" \
+  "libsimdjson-dev simdjson singleheader/simdjson.cpp singleheader/simdjson.h LICENSE"; do
+  # shellcheck disable=SC2086 # the words of one entry, split on purpose
+  fetch_debian_source $wanted || echo "install-deps: warning: no source of ${wanted%% *} from \
+Debian's archive: gpuspec links its shared library, and the packages depend on it" >&2
+done
 # libFuzzer's runtime: a package of its own since Debian 12 (libclang-rt-dev, which clang only
 # recommends); part of clang's own packages on Ubuntu 22.04, which has no such name.
 if [ "$minimal" = 0 ] && apt-cache show libclang-rt-dev >/dev/null 2>&1 &&

@@ -3,7 +3,13 @@
 # build tree (gpuspec) and, when given, the CUDA build tree (gpuspec-cuda13 and the tarball);
 # lintian with no errors; dpkg -i; the installed commands; dpkg -r; nothing left behind.
 #   package_test.sh SOURCE_DIR HOST_BUILD_DIR [CUDA_BUILD_DIR] [OUT_DIR]
-# Exit 77 (skipped) when not root or without dpkg, lintian or equivs.
+# Then the operator's path (clean_root_test.sh): both packages from a local apt repository
+# (packaging/apt-repository.sh) into clean Debian 12 and 13 roots made by mmdebstrap, used as
+# nobody, purged; and a second build of the host tree at a later commit (a clone with one more,
+# empty commit; ccache makes its compile cheap), whose package apt-get upgrade installs over this one.
+# The roots are kept in HOST_BUILD_DIR/package-roots (GPUSPEC_PACKAGE_ROOTS), made once from
+# Debian's archive (docs/deploy.md, "The package test", has the times).
+# Exit 77 (skipped) when not root or without dpkg, lintian, equivs, mmdebstrap or apt-ftparchive.
 #
 # gpuspec-cuda13 Depends on NVIDIA's CUDA 13 runtime packages (libcublas-13-0), which no apt
 # repository reachable from CI has: the test installs it beside equivs-made stand-ins for exactly
@@ -18,7 +24,7 @@ if [ -n "$cuda_build" ] && [ -d "$cuda_build" ]; then cuda_build="$(cd "$cuda_bu
 skip() { echo "package_test: skipped: $*"; exit 77; }
 fail() { echo "package_test: FAIL: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || skip "not root (dpkg -i needs it)"
-for tool in dpkg dpkg-deb cpack lintian equivs-build man; do
+for tool in dpkg dpkg-deb cpack lintian equivs-build man mmdebstrap apt-ftparchive git; do
   command -v "$tool" >/dev/null || skip "no $tool (scripts/install-deps.sh --package installs it)"
 done
 [ -x "$host_build/cli/gpuspec" ] || skip "$host_build/cli/gpuspec is not built"
@@ -62,7 +68,7 @@ host_deb=$(ls "$out"/host/gpuspec_"$version"_*.deb)
 lint "$host_deb"
 check_description "$host_deb" "GPU server benchmark and bottleneck diagnosis: host tools"
 # The licence, machine-readable, and the scripts docs/deploy.md runs keep their run bit.
-dpkg-deb --fsys-tarfile "$host_deb" | tar -xO ./usr/share/doc/gpuspec/copyright | grep -qx 'License: Apache-2.0' ||
+dpkg-deb --fsys-tarfile "$host_deb" | tar -xO ./usr/share/doc/gpuspec/copyright | grep -x 'License: Apache-2.0' >/dev/null ||
   fail "the copyright file names no 'License: Apache-2.0'"
 for script in gpuspec-job.sh gpuspec-node-health.sh gpuspec-idle-sweep.sh; do
   dpkg-deb -c "$host_deb" | grep -E "^-rwxr-xr-x .*/kubernetes/base/$script\$" >/dev/null ||
@@ -70,6 +76,12 @@ for script in gpuspec-job.sh gpuspec-node-health.sh gpuspec-idle-sweep.sh; do
 done
 dpkg-deb -f "$host_deb" Depends | grep -qiE 'cuda|nvidia|libnccl|libcublas' &&
   fail "gpuspec Depends on CUDA or the driver: $(dpkg-deb -f "$host_deb" Depends)"
+# libc6, libstdc++6 and libgcc-s1 alone (fmt, simdjson, SQLite and zstd are linked in:
+# cmake/GpuspecStaticLibraries.cmake), names every Debian and Ubuntu release has.
+host_depends=$(dpkg-deb -f "$host_deb" Depends)
+echo "package_test: gpuspec Depends: $host_depends"
+others=$(tr ',' '\n' <<<"$host_depends" | sed 's/(.*//; s/ //g' | grep -vxE 'libc6|libstdc\+\+6|libgcc-s1' || true)
+[ -z "$others" ] || fail "gpuspec depends on more than libc6, libstdc++6 and libgcc-s1: $others"
 # The systemd timer and service (deploy/systemd), installed disabled: no maintainer script, and
 # systemd-analyze verify (where systemd is installed) in the package's own tree, with the
 # targets they name copied from this machine; a warning fails as an error does.
@@ -133,7 +145,7 @@ if [ -n "$cuda_build" ] && [ -x "$cuda_build/cli/gpuspec" ]; then
   dpkg -i "$cuda_deb" >/dev/null || fail "dpkg -i $cuda_deb"
   installed=(gpuspec-cuda13 "${installed[@]}")
   dpkg -L gpuspec-cuda13 | sort >"$out/files-gpuspec-cuda13.txt"
-  if ! ldconfig -p | grep -q 'libcublas\.so\.13 '; then
+  if ! ldconfig -p | grep 'libcublas\.so\.13 ' >/dev/null; then
     LD_LIBRARY_PATH="$(dirname "$(sed -n 's/^CUDA_cublas_LIBRARY:FILEPATH=//p' "$cuda_build/CMakeCache.txt")")"
     export LD_LIBRARY_PATH
   fi
@@ -158,4 +170,48 @@ for list in "$out"/files-*.txt; do
 done
 [ ! -e /usr/share/gpuspec ] || fail "/usr/share/gpuspec is left after dpkg -r"
 [ ! -e /usr/libexec/gpuspec ] || fail "/usr/libexec/gpuspec is left after dpkg -r"
+# --- one apt source: clean Debian 12 and 13 roots, and an upgrade to a later commit ---
+roots_start=$(date +%s)
+bash "$src/packaging/apt-repository.sh" "$out/apt-repository" "$host_deb" ${cuda_deb:+"$cuda_deb"} >/dev/null
+mkdir -p "$out/stand-ins"
+if [ -n "${cuda_deb:-}" ] && [ -n "$(ls "$out"/*_0.0-gpuspec-test-stand-in_all.deb 2>/dev/null)" ]; then
+  bash "$src/packaging/apt-repository.sh" "$out/stand-ins" "$out"/*_0.0-gpuspec-test-stand-in_all.deb >/dev/null
+fi
+# The later commit: a clone of this checkout's HEAD with one empty commit more, built host-only
+# as this tree was (its build type, -Werror, unity batches, simdjson source), in the same folder
+# of the clone as this build's in the checkout: CCACHE_BASEDIR (the source folder) then makes
+# both trees' compile commands alike, and every object a cache hit. .deps is linked (nvml.h,
+# fmt's and simdjson's sources).
+later_src="$out/later-src"
+case "$host_build" in
+"$src"/*) later_build="$later_src/${host_build#"$src"/}" ;;
+*) later_build="$later_src/build/host-only" ;;
+esac
+git clone --quiet --shared "$src" "$later_src"
+git -C "$later_src" -c user.name=package_test -c user.email=package-test@gpuspec.invalid \
+  commit --quiet --allow-empty -m "package_test: a later commit"
+[ -e "$src/.deps" ] && ln -s "$(cd "$src/.deps" && pwd -P)" "$later_src/.deps"
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$host_build/CMakeCache.txt"; }
+in_later() { case "$1" in "$src"/*) echo "$later_src/${1#"$src"/}" ;; *) echo "$1" ;; esac; }
+simdjson_source=$(in_later "$(cached GPUSPEC_SIMDJSON_SOURCE)")
+fmt_source=$(in_later "$(cached GPUSPEC_FMT_SOURCE_DIR)")
+(cmake -S "$later_src" -B "$later_build" -G Ninja -DCMAKE_BUILD_TYPE="$(cached CMAKE_BUILD_TYPE)" \
+  -DGPUSPEC_CUDA=OFF -DGPUSPEC_BUILD_TESTS=OFF -DGPUSPEC_WERROR="$(cached GPUSPEC_WERROR)" \
+  -DGPUSPEC_UNITY="$(cached GPUSPEC_UNITY)" -DGPUSPEC_SANITIZE="$(cached GPUSPEC_SANITIZE)" \
+  -DGPUSPEC_SIMDJSON_SOURCE="$simdjson_source" -DGPUSPEC_FMT_SOURCE_DIR="$fmt_source" &&
+  cmake --build "$later_build" && cd "$later_build" && cpack -G DEB -B "$out/later") \
+  >"$out/later-build.log" 2>&1 || fail "the later commit's build: $(tail -5 "$out/later-build.log")"
+later_deb=$(ls "$out"/later/gpuspec_*.deb)
+later_version=$(dpkg-deb -f "$later_deb" Version)
+dpkg --compare-versions "$later_version" gt "$version" ||
+  fail "the later commit's package, $later_version, does not order above this one's, $version"
+bash "$src/packaging/apt-repository.sh" "$out/apt-repository-later" "$later_deb" >/dev/null
+echo "package_test: the later commit's gpuspec $later_version built in $(($(date +%s) - roots_start)) s"
+roots="${GPUSPEC_PACKAGE_ROOTS:-$host_build/package-roots}"
+bash "$src/tests/package/clean_root_test.sh" bookworm "$roots" "$out/apt-repository" \
+  "$out/stand-ins" "$src" "$out/roots" "$out/apt-repository-later"
+bash "$src/tests/package/clean_root_test.sh" trixie "$roots" "$out/apt-repository" \
+  "$out/stand-ins" "$src" "$out/roots"
+echo "package_test: the apt repository, the clean roots and the upgrade in $(($(date +%s) - roots_start)) s"
+
 echo "package_test: ok in $(($(date +%s) - start)) s"
