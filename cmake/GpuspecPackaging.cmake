@@ -5,13 +5,15 @@
 #   gpuspec         host-only             /usr/bin/gpuspec (no CUDA, no driver dependency), the
 #                                         spec table, docs, man pages, completion, dashboards,
 #                                         Kubernetes manifests, Slurm and node_exporter scripts
+#   gpuspec-mpi     host-only with        /usr/bin/gpuspec-mpi, the multi-node launcher, which
+#                   GPUSPEC_MPI=ON        links the system's OpenMPI (libopenmpi3 on Debian 12)
 #   gpuspec-cuda13  default (CUDA 13)     /usr/libexec/gpuspec/gpuspec-cuda13, the benchmark
 #                                         workers, which the host gpuspec execs for run, list and
 #                                         info (cli/include/gpuspec/cli/device_dispatch.hpp)
 #   gpuspec-<v>-Linux.tar.gz  default     the CUDA build's whole install tree (bin/gpuspec is the
 #                                         CUDA build itself there)
 #
-# `cpack` in build/host-only makes the first, in build/default the other two
+# `cpack` in build/host-only makes the first two, in build/default the other two
 # (tests/package/package_test.sh builds, lints, installs and removes them).
 include(GNUInstallDirs)
 
@@ -34,7 +36,7 @@ install(FILES deploy/systemd/gpuspec-health.service deploy/systemd/gpuspec-healt
 # a version without a Debian revision is a native package's).
 set(GPUSPEC_PACKAGE_MAINTAINER "gpuspec maintainers <gpuspec@example.org>"
     CACHE STRING "The Maintainer field of the packages (a site sets its own)")
-foreach(_pkg gpuspec gpuspec-cuda13)
+foreach(_pkg gpuspec gpuspec-mpi gpuspec-cuda13)
   set(_dir "${CMAKE_BINARY_DIR}/packaging/${_pkg}")
   file(MAKE_DIRECTORY "${_dir}")
   string(TIMESTAMP _date "%a, %d %b %Y %H:%M:%S +0000" UTC)
@@ -48,6 +50,8 @@ foreach(_pkg gpuspec gpuspec-cuda13)
 endforeach()
 install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec/changelog.gz"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gpuspec COMPONENT host)
+install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec-mpi/changelog.gz"
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gpuspec-mpi COMPONENT mpi)
 install(FILES packaging/copyright "${CMAKE_BINARY_DIR}/packaging/gpuspec-cuda13/changelog.gz"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gpuspec-cuda13 COMPONENT device)
 install(FILES packaging/lintian/gpuspec DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
@@ -80,6 +84,20 @@ string(CONCAT CPACK_DEBIAN_HOST_DESCRIPTION
     "Grafana dashboards, Kubernetes manifests and Slurm scripts. No CUDA and no\n"
     "driver dependency (NVML is opened at run time). Benchmarks need the\n"
     "gpuspec-cuda13 package.")
+# gpuspec-mpi: dpkg-shlibdeps names the OpenMPI the build linked (libopenmpi3 on Debian 12,
+# libopenmpi3t64 on Debian 13), so the package installs where its build's OpenMPI ABI is; the
+# gpuspec package never depends on it.
+set(CPACK_DEBIAN_MPI_PACKAGE_NAME gpuspec-mpi)
+set(CPACK_DEBIAN_MPI_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_MPI_PACKAGE_DEPENDS "gpuspec (= ${PROJECT_VERSION})")
+string(CONCAT CPACK_DEBIAN_MPI_DESCRIPTION
+    "GPU server benchmark and bottleneck diagnosis: multi-node launcher
+"
+    "gpuspec-mpi runs gpuspec's collectives across nodes, one rank per GPU under
+"
+    "mpirun or srun, linked to the system's OpenMPI. The benchmarks themselves
+"
+    "need the gpuspec-cuda13 package.")
 set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME gpuspec-cuda13)
 # The CUDA toolkit's libraries are not dpkg-owned on a build machine with NVIDIA's runfile
 # install, so dpkg-shlibdeps cannot name their packages: the Depends are written here. The
@@ -118,6 +136,9 @@ if(GPUSPEC_CUDA)
   set(CPACK_GENERATOR DEB TGZ)
 else()
   set(GPUSPEC_CPACK_DEB_COMPONENTS host)
+  if(GPUSPEC_MPI)
+    list(APPEND GPUSPEC_CPACK_DEB_COMPONENTS mpi)
+  endif()
   set(CPACK_GENERATOR DEB)
 endif()
 set(CPACK_PROJECT_CONFIG_FILE "${CMAKE_BINARY_DIR}/packaging/cpack_project_config.cmake")

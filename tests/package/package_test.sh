@@ -119,6 +119,25 @@ expect_exit 3 gpuspec list
 grep -q 'gpuspec-cuda13' "$out/last.out" || fail "gpuspec list does not name gpuspec-cuda13: $(cat "$out/last.out")"
 expect_exit 3 env GPUSPEC_NVML_LIBRARY=/nonexistent gpuspec run -o "$out/run.json"
 
+# --- gpuspec-mpi: the multi-node launcher, where the build has it (GPUSPEC_MPI=ON) ---
+# Its own package: it links the system's OpenMPI, whose package name differs between releases,
+# and gpuspec must not depend on it. It depends on gpuspec of the same version.
+mpi_deb=$(ls "$out"/host/gpuspec-mpi_"$version"_*.deb 2>/dev/null || true)
+if [ -n "$mpi_deb" ]; then
+  lint "$mpi_deb"
+  check_description "$mpi_deb" "GPU server benchmark and bottleneck diagnosis: multi-node launcher"
+  mpi_depends=$(dpkg-deb -f "$mpi_deb" Depends)
+  echo "package_test: gpuspec-mpi Depends: $mpi_depends"
+  grep -q "gpuspec (= $version)" <<<"$mpi_depends" || fail "gpuspec-mpi does not depend on gpuspec (= $version)"
+  grep -q "libopenmpi" <<<"$mpi_depends" || fail "gpuspec-mpi names no OpenMPI package: $mpi_depends"
+  dpkg -i "$mpi_deb" >/dev/null || fail "dpkg -i $mpi_deb"
+  installed=(gpuspec-mpi "${installed[@]}")
+  dpkg -L gpuspec-mpi | sort >"$out/files-gpuspec-mpi.txt"
+  expect_exit 0 gpuspec-mpi --version
+  grep -qx "gpuspec-mpi $version" "$out/last.out" || fail "gpuspec-mpi --version: $(head -1 "$out/last.out")"
+  man -w gpuspec-mpi >/dev/null 2>&1 || fail "man gpuspec-mpi: no manual page installed"
+fi
+
 # --- gpuspec-cuda13 and the tarball ---
 if [ -n "$cuda_build" ] && [ -x "$cuda_build/cli/gpuspec" ]; then
   (cd "$cuda_build" && cpack -B "$out/cuda" >"$out/cpack-cuda.log") || fail "cpack in $cuda_build: $(tail -5 "$out/cpack-cuda.log")"
