@@ -45,8 +45,10 @@ if(GPUSPEC_GZIP)
 else()
   set(_man_pattern "*.1")
 endif()
+# gpuspec-mpi's page, which help2man writes into the same folder, goes with its own package
+# (cli/CMakeLists.txt), not gpuspec's.
 install(DIRECTORY "${_docs_dir}/man/man1/" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1"
-        COMPONENT host FILES_MATCHING PATTERN "${_man_pattern}")
+        COMPONENT host FILES_MATCHING PATTERN "${_man_pattern}" PATTERN "gpuspec-mpi.1*" EXCLUDE)
 install(FILES "${_docs_dir}/completion/gpuspec"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/bash-completion/completions" COMPONENT host)
 install(FILES "${_docs_dir}/completion/_gpuspec"
