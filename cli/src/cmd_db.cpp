@@ -65,7 +65,7 @@ void setup_db(CLI::App& app, db_cli_options& o) {
     o.db = env;
   auto* db = app.add_subcommand("db", "The fleet history: reports in one SQLite file, queried");
   db->require_subcommand(1);
-  auto* ingest = add_action(db, o, "ingest", "Add reports (files or folders of *.json)");
+  auto* ingest = add_action(db, o, "ingest", "Add reports and logs (files, or folders read whole)");
   ingest->add_option("REPORT", o.inputs, "Report files or folders")
       ->required()
       ->type_name(value_name::file);

@@ -323,10 +323,22 @@ std::vector<std::filesystem::path> report_files(const std::vector<std::filesyste
       out.push_back(p);
       continue;
     }
+    // Every file, not only *.json: a folder of foreign tools' logs beside reports is read whole,
+    // and what cannot be read is named by its ingest (docs/fleet.md). Hidden files and folders
+    // (".git", an editor's ".swp") are not a site's logs.
     std::vector<std::filesystem::path> found;
-    for (const auto& e : std::filesystem::recursive_directory_iterator(p, ec))
-      if (e.is_regular_file() && e.path().extension() == ".json")
-        found.push_back(e.path());
+    for (auto it = std::filesystem::recursive_directory_iterator(p, ec);
+         it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec)
+        break;
+      if (it->path().filename().string().starts_with('.')) {
+        if (it->is_directory(ec))
+          it.disable_recursion_pending();
+        continue;
+      }
+      if (it->is_regular_file(ec))
+        found.push_back(it->path());
+    }
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }

@@ -81,9 +81,17 @@ result_row result_row_of(const result& res, const result_verdict& v, std::size_t
   return row;
 }
 
-node_record node_of(const report& node_report, const node_verdict& v) {
+/// The node a report is filed under: its hostname; a report with none (a foreign tool's log that
+/// names no host, docs/import.md) is a node of its own, named by its run, so that two such logs
+/// never share a node or a GPU key ("<node>/<index>") they cannot be shown to share.
+std::string filed_node(const report& node_report, const std::string& run_id) {
+  return node_report.host.hostname.empty() ? unnamed_node_prefix + run_id
+                                           : node_report.host.hostname;
+}
+
+node_record node_of(const report& node_report, const node_verdict& v, const std::string& node) {
   node_record n;
-  n.node = node_report.host.hostname;
+  n.node = node;
   n.stack = stack_of(node_report);
   n.verdict = std::string(to_string(v.status));
   std::map<int, std::size_t> by_index;
@@ -150,7 +158,7 @@ run_record record_of(const report& r, std::string canonical, const spec_table& s
   for (const auto& node_report : reports_by_node(r)) {
     const auto outcome = check(node_report, specs, rules);
     for (const auto& v : outcome.nodes) {
-      out.nodes.push_back(node_of(node_report, v));
+      out.nodes.push_back(node_of(node_report, v, filed_node(node_report, out.run_id)));
       worst_status = worst(worst_status, v.status);
     }
   }

@@ -79,6 +79,41 @@ outcome<report> load_log(const std::filesystem::path& file, std::optional<foreig
   return import_log(text.str(), file.string(), tool);
 }
 
+namespace {
+
+/// A log that names no GPU (nccl-tests without its "# Using devices" lines): the inventory's
+/// GPUs are the node's, and every result that names none ran on all of them, unless its rank
+/// count (read from the figures) is not the inventory's GPU count: then the run was not this
+/// node's alone, and only the log's own rank lines could say which GPUs it used.
+std::optional<input_error> adopt_inventory_gpus(report& r, const report& inv,
+                                                const std::filesystem::path& file) {
+  std::vector<int> all;
+  for (const auto& d : inv.devices)
+    all.push_back(d.index);
+  for (auto& x : r.results) {
+    if (!x.devices.empty())
+      continue;
+    if (const auto n = x.observations.find("nranks");
+        n != x.observations.end() && n->is_number_integer() && n->get<long long>() > 0 &&
+        n->get<long long>() != static_cast<long long>(all.size()))
+      return input_error{
+          file.string(), "",
+          fmt::format("the log names no GPU and its figures are of {} ranks, where this "
+                      "inventory has {} GPUs: a run across nodes, or on some of this node's "
+                      "GPUs, needs the log's \"# Using devices\" lines to be judged",
+                      n->get<long long>(), all.size())};
+    x.devices = all;
+  }
+  r.devices = inv.devices;
+  r.run.devices = all;
+  r.run.source->notes.push_back("the log names no GPU: its results are taken to have run on every "
+                                "GPU of the inventory, " +
+                                file.string());
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<input_error> apply_inventory(report& r, const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in)
@@ -111,6 +146,9 @@ std::optional<input_error> apply_inventory(report& r, const std::filesystem::pat
     r.host.nccl_version = nccl;
   if (r.host.driver_version.empty())
     r.host.driver_version = driver;
+  if (r.devices.empty())
+    if (auto error = adopt_inventory_gpus(r, inv, file))
+      return error;
   for (auto& d : r.devices) {
     const device_info* match = nullptr;
     for (const auto& i : inv.devices)

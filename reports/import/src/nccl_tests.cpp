@@ -235,6 +235,40 @@ std::string collective_by_factor(const parsed_log& p) {
   return {};
 }
 
+/// The rank count from the figures where the log has no "# Using devices" lines: busbw / algbw
+/// is the collective's bus factor (nccl-tests doc/PERFORMANCE.md), 2(n-1)/n for all-reduce and
+/// (n-1)/n for reduce-scatter, all-gather and alltoall, read at the row with the largest algbw
+/// (the most digits). Broadcast's, reduce's and sendrecv's factor is 1 and tells nothing.
+std::optional<long long> ranks_by_factor(const parsed_log& p, const std::string& collective) {
+  const bool all_reduce = collective == "all_reduce";
+  if (!all_reduce && collective != "reduce_scatter" && collective != "all_gather" &&
+      collective != "alltoall")
+    return std::nullopt;
+  double best_alg = 0, factor = 0;
+  for (const auto& row : p.rows) {
+    const auto a = row.out_of_place.find("algbw");
+    const auto b = row.out_of_place.find("busbw");
+    if (a == row.out_of_place.end() || b == row.out_of_place.end())
+      continue;
+    const auto alg = number_of(a->second);
+    const auto bus = number_of(b->second);
+    if (alg && bus && *alg > best_alg) {
+      best_alg = *alg;
+      factor = *bus / *alg;
+    }
+  }
+  // Two decimals of a figure of 1 GB/s or more keep the factor within 1%: n within 0.15 of a
+  // whole number up to 16 ranks (all-reduce) is read, anything else is not.
+  const double room = all_reduce ? 2 - factor : 1 - factor;
+  if (best_alg < 1 || room <= 0.01)
+    return std::nullopt;
+  const double n = (all_reduce ? 2 : 1) / room;
+  const double whole = std::round(n);
+  if (whole < 2 || std::abs(n - whole) > 0.15)
+    return std::nullopt;
+  return static_cast<long long>(whole);
+}
+
 std::string collective_of(const parsed_log& p, run_source& source) {
   if (!p.collective.empty())
     return p.collective;
@@ -315,7 +349,7 @@ std::string_view cell(const table_row& row, const std::map<std::string, std::str
 }
 
 result row_result(const table_row& row, bool in_place, const std::string& collective,
-                  const parsed_log& p, const report& r) {
+                  const parsed_log& p, const report& r, long long nranks) {
   const auto& half = in_place ? row.in_place : row.out_of_place;
   const auto busbw = number_of(cell(row, half, "busbw"));
   if (!busbw)
@@ -331,7 +365,7 @@ result row_result(const table_row& row, bool in_place, const std::string& collec
   for (const auto& d : r.devices)
     res.devices.push_back(d.index);
   auto& o = res.observations;
-  o["nranks"] = p.ranks.size();
+  o["nranks"] = nranks;
   o["size_bytes"] = bytes;
   o["count"] = *integer_of(row.common.at("count"));
   o["nccl_tests_type"] = std::string(type);
@@ -369,14 +403,16 @@ result row_result(const table_row& row, bool in_place, const std::string& collec
                  "busbw is 0 by its formula";
   }
   // Which link bounds busbw: on one node with NVLink the spec row's NVLink figure, which the
-  // check takes from its own table for the GPU the log names; across nodes, the network, whose
-  // rate the log does not state.
-  if (r.nodes.empty() && p.ranks.size() > 1) {
+  // check takes from its own table for the GPU the log (or, without rank lines, the inventory)
+  // names; across nodes, the network, whose rate the log does not state.
+  if (r.nodes.empty() && nranks > 1) {
     res.ceiling_value.reference = reference_kind::datasheet;
     res.ceiling_value.spec_figure = "nvlink_gbs";
     res.ceiling_value.datasheet_source =
-        "the spec table's NVLink figure per direction for the GPU the log names (no inventory: "
-        "whether the links were up is not known)";
+        p.ranks.empty() ? "the spec table's NVLink figure per direction for the GPU the "
+                          "inventory names (the log names none)"
+                        : "the spec table's NVLink figure per direction for the GPU the log "
+                          "names (no inventory: whether the links were up is not known)";
   }
   return res;
 }
@@ -407,15 +443,29 @@ report read_nccl_tests(const std::vector<log_line>& lines, run_source source) {
     source.notes.push_back("the log starts below the table's header: the columns are read as "
                            "the current nccl-tests layout (size count type redop root, then "
                            "time algbw busbw #wrong out of place and in place)");
-  if (p.ranks.empty())
-    source.notes.push_back("no \"# Using devices\" lines: the GPUs, their number and their hosts "
-                           "are not known, so busbw is not held to any link");
+
   source.truncated = !p.avg_busbw;
   source.notes.push_back("nccl-tests prints one average per size, not samples: each result has "
                          "one figure, and no spread");
   source.notes.push_back("the log has no telemetry (clocks, temperature, throttling): whether "
                          "the GPUs throttled cannot be ruled out");
   std::string collective = collective_of(p, source);
+  auto nranks = static_cast<long long>(p.ranks.size());
+  if (p.ranks.empty()) {
+    // No "# Using devices" lines: the GPUs, their model and their hosts are not in the log.
+    // The figures still are, and #wrong needs no model; the rank count is read from the bus
+    // factor where the collective has one, and the model comes from --inventory.
+    const auto by_factor = ranks_by_factor(p, collective);
+    nranks = by_factor.value_or(0);
+    source.notes.push_back(
+        by_factor ? fmt::format("no \"# Using devices\" lines: the GPUs, their model and their "
+                                "hosts are not in the log; {} ranks, read from busbw / algbw (the "
+                                "bus factor of {}); without --inventory, busbw is held to no link",
+                                *by_factor, collective)
+                  : "no \"# Using devices\" lines: the GPUs, their number, their model and "
+                    "their hosts are not in the log; without --inventory, busbw is held to no "
+                    "link");
+  }
   report r = imported_report(std::move(source));
   add_devices(p, r);
   if (!r.nodes.empty())
@@ -425,9 +475,9 @@ report read_nccl_tests(const std::vector<log_line>& lines, run_source source) {
   if (!p.nccl_version.empty())
     r.host.nccl_version = p.nccl_version;
   for (const auto& row : p.rows) {
-    r.results.push_back(row_result(row, false, collective, p, r));
+    r.results.push_back(row_result(row, false, collective, p, r, nranks));
     if (!row.in_place.empty())
-      r.results.push_back(row_result(row, true, collective, p, r));
+      r.results.push_back(row_result(row, true, collective, p, r, nranks));
   }
   if (p.out_of_bounds && !p.out_of_bounds->second &&
       std::none_of(r.results.begin(), r.results.end(),

@@ -27,6 +27,7 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
   // on copies, only where one changes.
   std::vector<report> recomputed;
   recomputed_ceilings changed;
+  std::size_t imported_links = 0;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     report copy = reports[i];
     const auto n = recompute_carried_ceilings(copy, specs, rules.settings.datasheet_tolerance);
@@ -36,7 +37,9 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
       recomputed.assign(reports.begin(), reports.begin() + static_cast<std::ptrdiff_t>(i));
     recomputed.push_back(std::move(copy));
     changed.c2c += n.c2c;
-    changed.host_link += n.host_link;
+    // An imported log carries no ceiling of an earlier gpuspec: its copies are held to the
+    // link its inventory (or the spec row) gives, and the note says so, not "an earlier gpuspec".
+    (reports[i].run.backend == "imported" ? imported_links : changed.host_link) += n.host_link;
     changed.peer += n.peer;
   }
   if (!recomputed.empty())
@@ -80,6 +83,11 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
         "report's own inventory gives (an earlier gpuspec held them to the link as read at "
         "idle): judged against the recomputed one, as each result's message says",
         changed.host_link, changed.peer));
+  if (imported_links > 0)
+    out.notes.push_back(fmt::format(
+        "{} host transfer(s) of imported logs held to the PCIe link the GPU and its slot can "
+        "reach (the inventory's, else the spec row's): the log states no link",
+        imported_links));
   sibling_frame(reports, out, rules.settings);
   fleet_frame(reports, out, rules.settings);
   for (std::size_t n = 0; n < out.nodes.size(); ++n) {

@@ -119,13 +119,33 @@ bool node_checker::frame_by_rule(const result& r, const device_info* dev, verdic
     add_finding(v, std::move(d));
     return false;
   }
+  if (!reference.value && r.devices.empty() && m_report.run.backend == "imported") {
+    // A foreign log that names no GPU (nccl-tests without "# Using devices"): a figure the
+    // rules judge, with no model to hold it to. Inconclusive, saying what is missing, not
+    // "skipped": the figure is there, the node is not known (docs/import.md).
+    v.frame = "spec";
+    auto d = make_diagnosis(
+        "GPUSPEC-LOG-NAMES-NO-GPU", verdict_status::inconclusive,
+        "the log names no GPU, so no model and no link to hold this figure to: give the node's "
+        "inventory (gpuspec import --inventory INFO.json, INFO.json from gpuspec info --json "
+        "there)",
+        nullptr, m_report.host);
+    d.evidence["bench_id"] = r.bench_id;
+    v.message = d.cause;
+    add_finding(v, std::move(d));
+    return false;
+  }
   if (!reference.value) {
     v.status = worst(findings, verdict_status::skipped);
     v.message = r.ceiling_value.reference == reference_kind::none
                     ? "no ceiling judges this result (no vendor figure and none at the clock "
                       "seen): it is judged only against a baseline, its siblings and the fleet"
                     : "its reference has no value" +
-                          (reference.note.empty() ? std::string() : " (" + reference.note + ")");
+                          (!reference.note.empty() ? " (" + reference.note + ")"
+                           : spec != nullptr && !r.ceiling_value.spec_figure.empty()
+                               ? fmt::format(" (the spec row {} states no {})", spec->id,
+                                             r.ceiling_value.spec_figure)
+                               : std::string());
     return false;
   }
   if (reference.replaced) {

@@ -38,6 +38,11 @@ constexpr std::array codes = {
                 "neither passed nor failed",
                 "read the tool's reason; run the test where it can run (DCGM: the level, the "
                 "permissions or the allowlist it needs), or accept the gap knowingly"},
+    reason_code{"GPUSPEC-LOG-NAMES-NO-GPU", remediation::none,
+                "a foreign tool's log names no GPU (nccl-tests without its \"# Using devices\" "
+                "lines): its figures have no model and no link to be held to",
+                "import it with the node's inventory (--inventory, from gpuspec info --json on "
+                "that node), or rerun the tool so that its log names the GPUs"},
     reason_code{"GPUSPEC-NO-WORK", remediation::rerun,
                 "the result measured no work (no samples, or a median of 0 or less)",
                 "rerun; if it recurs, report the benchmark: its timer saw nothing"},

@@ -169,6 +169,8 @@ TEST(Check, EveryReasonCodeHasAVariantOrATestOfItsOwn) {
   covered.insert("GPUSPEC-C2C-DOWN");
   // A test dcgmi diag skipped, text and JSON: import_unit (DcgmImport.ASkippedTest*).
   covered.insert("GPUSPEC-TOOL-TEST-SKIPPED");
+  // An nccl-tests log without its rank lines: import_unit (NcclTestsImport.WithoutRankLines*).
+  covered.insert("GPUSPEC-LOG-NAMES-NO-GPU");
   for (const auto& c : reason_codes())
     EXPECT_TRUE(covered.contains(std::string(c.code))) << c.code;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <unistd.h>
 #include <vector>
 
@@ -47,6 +48,54 @@ TEST_F(fleet_cli, IngestNamesABadFileSkipsItAndKeepsTheRest) {
   r = db("ingest reports");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 new run(s), 3 already present, 0 bad file(s) skipped"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(fleet_cli, AFolderOfMixedLogsAndReportsIngestsEveryLogItKnowsAndNamesTheRest) {
+  // It took only *.json: the foreign tools' logs beside the reports were silently left out.
+  copy_fixture("check/healthy.json", "site/a-healthy.json");
+  copy_fixture("import/nccl-tests/h100x8-all_reduce-nvls-256M-2G.log", "site/b-nccl.log");
+  copy_fixture("import/babelstream/a100-sxm4-80gbx1-cuda-v4-double.log", "site/node2/stream.txt");
+  copy_fixture("import/babelstream/v100-pcie-16gbx1-cuda-v4-double.log", "site/node3/stream.txt");
+  copy_fixture("import/dcgm/virtualclient-diag-r2-pass.json", "site/node2/diag.json");
+  std::ofstream(m_dir / "site/notes.md") << "# what we ran\nall_reduce on node1\n";
+  std::ofstream(m_dir / "site/.hidden.swp") << "\x01\x02";
+  auto r = db("ingest site --json");
+  EXPECT_EQ(r.exit_code, 3) << r.err; // one file could not be read
+  EXPECT_NE(r.err.find("notes.md: line 1: not a log gpuspec can import"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find(".hidden.swp"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 6U) << r.out;
+  std::map<std::string, std::string> status;
+  for (const auto& row : j["rows"])
+    status[std::filesystem::path(row["file"].get<std::string>()).filename().string() +
+           (row["file"].get<std::string>().find("node3") != std::string::npos ? "@3" : "")] =
+        row["status"];
+  EXPECT_EQ(status["a-healthy.json"], "added");
+  EXPECT_EQ(status["b-nccl.log"], "added");
+  EXPECT_EQ(status["stream.txt"], "added");
+  EXPECT_EQ(status["stream.txt@3"], "added");
+  EXPECT_EQ(status["diag.json"], "added");
+  EXPECT_EQ(status["notes.md"], "bad");
+  // Filed by node and GPU: the nccl-tests log under the host its rank lines name; the two
+  // BabelStream logs, which name none, each under a node of its own, never as one GPU "/0".
+  r = db("history --model a100-sxm4-80gb --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto a100 = nlohmann::json::parse(r.out);
+  ASSERT_EQ(a100["rows"].size(), 1U) << r.out;
+  EXPECT_EQ(a100["rows"][0]["node"].get<std::string>().rfind("unnamed-", 0), 0U) << r.out;
+  r = db("history --model v100-pcie-16gb --json");
+  const auto v100 = nlohmann::json::parse(r.out);
+  ASSERT_EQ(v100["rows"].size(), 1U) << r.out;
+  EXPECT_NE(v100["rows"][0]["gpu_key"], a100["rows"][0]["gpu_key"]);
+  r = db("history --node host --json");
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rows"].size(), 8U) << r.out;
+  // Again, nothing lost and nothing doubled: the logs are the same runs.
+  std::filesystem::remove(m_dir / "site/notes.md");
+  r = db("ingest site");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 new run(s), 5 already present, 0 bad file(s) skipped"), std::string::npos)
       << r.out;
 }
 

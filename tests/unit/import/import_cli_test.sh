@@ -30,7 +30,7 @@ done <<'TABLE'
 3 nccl-tests/rtx5090x1-alltoall-single-size.log one-rank run measures no link
 3 nccl-tests/h100x16-2node-all_reduce-a3mega-tcpxo.log
 3 nccl-tests/h100x16-2node-alltoall-ib-inplace-na.log
-3 nccl-tests/h800x8-all_reduce-nvlink.log no result was judged
+3 nccl-tests/h800x8-all_reduce-nvlink.log the log names no GPU
 3 nccl-tests/t4x2-2node-all_reduce-efa-mpi-nccl-info.log
 2 gpu-burn/gtx1080tix8-gpuburn-cublas-init-error-ok.log
 2 gpu-burn/k80x4-gpuburn-load-module-died.log DIED

@@ -131,8 +131,9 @@ private:
   std::size_t m_batch_runs = 0, m_committed = 0;
 };
 
-/// The report files under each path: a file as it is; a folder's *.json files, recursively,
-/// sorted by path. A path that does not exist is returned as it is (its ingest names it).
+/// The files under each path: a file as it is; every file of a folder (reports and foreign
+/// tools' logs alike), recursively, sorted by path, hidden files and folders left out. A path
+/// that does not exist is returned as it is (its ingest names it).
 [[nodiscard]] std::vector<std::filesystem::path>
 report_files(const std::vector<std::filesystem::path>& paths);
 

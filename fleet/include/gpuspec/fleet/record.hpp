@@ -39,8 +39,11 @@ struct result_row {
   std::vector<double> samples;
 };
 
+/// The node of a report that names no host: this prefix and its run id (record_of).
+inline constexpr const char* unnamed_node_prefix = "unnamed-";
+
 struct node_record {
-  std::string node; ///< the hostname
+  std::string node; ///< the hostname; a report without one: unnamed_node_prefix + its run id
   stack_info stack;
   std::string verdict, reason_codes;
   std::vector<gpu_row> gpus;
