@@ -8,6 +8,7 @@
 
 #include "gpuspec/fleet/queries.hpp"
 #include "gpuspec/fleet/record.hpp"
+#include "gpuspec/reports/model/identity.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/units.hpp"
 
@@ -73,7 +74,9 @@ side_row row_of(const statement& s) {
 
 using latest_map = std::map<std::pair<std::string, std::string>, side_row>;
 
-/// The two reports diff compares: one GPU per key seen on both sides, its pairs' results.
+/// The two reports diff compares: one GPU per key seen on both sides, its pairs' results. A
+/// MIG device's results (their stored case key ends in its mig_key) are a GPU of their own,
+/// "<gpu key> MIG 1g.10gb, GI 7 CI 0", so that diff pairs each with its own instance only.
 std::pair<report, report> as_reports(const latest_map& before, const latest_map& after) {
   std::pair<report, report> out;
   std::map<std::string, int> index;
@@ -81,12 +84,17 @@ std::pair<report, report> as_reports(const latest_map& before, const latest_map&
     const auto a = after.find(key);
     if (a == after.end())
       continue;
-    auto [it, added] = index.emplace(key.first, static_cast<int>(index.size()));
+    const std::string plain = case_key(b.res);
+    const std::string mig = key.second.size() > plain.size() && key.second.starts_with(plain)
+                                ? key.second.substr(plain.size() + 1) // after the '\x1d'
+                                : std::string();
+    const std::string unit = mig.empty() ? key.first : key.first + " " + mig;
+    auto [it, added] = index.emplace(unit, static_cast<int>(index.size()));
     if (added) {
       for (auto* rep : {&out.first, &out.second}) {
         device_info d;
         d.index = it->second;
-        d.serial = key.first;
+        d.serial = unit;
         d.name = (rep == &out.first ? b : a->second).model;
         d.vbios = (rep == &out.first ? b : a->second).vbios;
         rep->devices.push_back(std::move(d));

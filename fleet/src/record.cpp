@@ -62,7 +62,9 @@ result_row result_row_of(const result& res, const result_verdict& v, std::size_t
   row.gpu = gpu;
   row.bench_id = res.bench_id;
   row.axes = res.axes.dump();
-  row.case_key = case_key(res);
+  // A MIG device's result is its own case: never paired with a whole GPU's or another
+  // profile's (docs/mig.md).
+  row.case_key = case_key(res) + mig_key(res);
   row.metric = res.metric;
   row.unit = std::string(to_string(res.unit));
   row.status = std::string(to_string(res.status));

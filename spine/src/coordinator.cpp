@@ -151,7 +151,7 @@ private:
              unmeasured_result(w.job->cases[i], w.job->device, result_status::failed,
                                failure_kind::worker_exit,
                                fmt::format("{}: {}", w.job->label(), why)));
-      m_observer.on_worker_lost(w.job->device, why, "");
+      m_observer.on_worker_lost(*w.job, why, "");
       w.state = phase::ended;
       return;
     }
@@ -160,7 +160,7 @@ private:
     if (w.next_case > 0) // a fresh worker after a lost one: from the next case on
       w.pending_input = fresh_assignment(w);
     (void)w.child->write_stdin(w.pending_input);
-    m_observer.on_worker_started(w.job->device, w.child->pid());
+    m_observer.on_worker_started(*w.job, w.child->pid());
   }
 
   // --------------------------------------------------------------------------- input
@@ -262,13 +262,13 @@ private:
       w.case_started = now;
       w.longest_run = 0;
       update_busy();
-      m_observer.on_case_started(w.job->device, w.current, w.job->cases[w.current]);
+      m_observer.on_case_started(*w.job, w.current, w.job->cases[w.current]);
       break;
     case message_kind::progress:
       if (w.state != phase::in_case || m.case_index != w.current)
         return out_of_turn("progress");
       w.longest_run = std::max(w.longest_run, m.longest_run_s);
-      m_observer.on_progress(w.job->device, w.current, m.runs);
+      m_observer.on_progress(*w.job, w.current, m.runs);
       break;
     case message_kind::result: {
       if (w.state != phase::in_case || m.case_index != w.current || !m.result)
@@ -446,7 +446,7 @@ private:
     if (!w.failure && said_done && measured_all) {
       // Normal end. An unclean exit after every result arrived loses nothing; it is logged.
       if (!status.clean())
-        m_observer.on_worker_lost(device, fmt::format("{} after its last case", status.describe()),
+        m_observer.on_worker_lost(*w.job, fmt::format("{} after its last case", status.describe()),
                                   w.log_tail);
       end(w);
       return;
@@ -511,7 +511,7 @@ private:
     const int remaining = static_cast<int>(cases.size()) - w.next_case;
     const std::string no_fresh = remaining > 0 ? why_no_fresh_worker(w) : std::string();
     if (remaining > 0 && no_fresh.empty()) {
-      m_observer.on_worker_lost(device,
+      m_observer.on_worker_lost(*w.job,
                                 fmt::format("{}; a fresh worker measures its {} remaining case{}",
                                             headline, remaining, remaining == 1 ? "" : "s"),
                                 w.log_tail);
@@ -523,7 +523,7 @@ private:
            unmeasured_result(cases[i], device, result_status::failed, kind,
                              fmt::format("{}: not run: the worker was lost {}: {}{}{}",
                                          w.job->label(), where, what, killed, no_fresh)));
-    m_observer.on_worker_lost(device, headline + no_fresh, w.log_tail);
+    m_observer.on_worker_lost(*w.job, headline + no_fresh, w.log_tail);
     end(w);
   }
 
@@ -572,7 +572,7 @@ private:
     w.current = -1;
     w.child.reset();
     update_busy();
-    m_observer.on_worker_finished(w.job->device);
+    m_observer.on_worker_finished(*w.job);
   }
 
   const coordinator_options& m_options;

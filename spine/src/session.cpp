@@ -78,12 +78,14 @@ public:
                        const std::filesystem::path& output)
       : m_next(next), m_journal(journal), m_report(report), m_output(output) {}
 
-  void on_worker_started(int device, int pid) override { m_next.on_worker_started(device, pid); }
-  void on_case_started(int device, int index, const planned_case& c) override {
-    m_next.on_case_started(device, index, c);
+  void on_worker_started(const worker_job& job, int pid) override {
+    m_next.on_worker_started(job, pid);
   }
-  void on_progress(int device, int index, int runs) override {
-    m_next.on_progress(device, index, runs);
+  void on_case_started(const worker_job& job, int index, const planned_case& c) override {
+    m_next.on_case_started(job, index, c);
+  }
+  void on_progress(const worker_job& job, int index, int runs) override {
+    m_next.on_progress(job, index, runs);
   }
   void on_result(const journal_entry& entry) override {
     m_entries.push_back(entry);
@@ -99,11 +101,12 @@ public:
     }
     m_next.on_result(entry);
   }
-  void on_worker_lost(int device, const std::string& what, const std::string& log) override {
-    m_next.on_worker_lost(device, what, log);
+  void on_worker_lost(const worker_job& job, const std::string& what,
+                      const std::string& log) override {
+    m_next.on_worker_lost(job, what, log);
     checkpoint();
   }
-  void on_worker_finished(int device) override { m_next.on_worker_finished(device); }
+  void on_worker_finished(const worker_job& job) override { m_next.on_worker_finished(job); }
 
   /// The report so far, results in report order, written atomically.
   void checkpoint() {
@@ -395,10 +398,12 @@ run_jobs make_jobs(const session_options& o, const session_outcome& out,
 /// What the run will do, told before it starts: per case 1 s of setup plus --min-time (or the
 /// burn-in's duration), and the sum of the deadlines, over the waves --concurrency makes.
 session_plan estimate(const session_options& o, const worker_plan& plan, const run_jobs& jobs,
-                      const std::vector<int>& measured, int concurrency, session_plan told) {
+                      const std::vector<int>& measured, const std::vector<measured_unit>& units,
+                      int concurrency, session_plan told) {
   const host::measurement_options& m = o.measurement;
   told.backend = plan.backend;
   told.devices = measured;
+  told.units = units;
   told.cases_per_gpu = jobs.gpu_cases.size();
   told.node_cases = jobs.node_cases.size();
   told.concurrency = concurrency;
@@ -558,7 +563,7 @@ session_outcome run_session(const session_options& o, const runtime_enrichment& 
   const int concurrency = o.concurrency > 0 ? std::min(o.concurrency, unit_count) : unit_count;
   out.report.run.concurrency = concurrency;
   const run_jobs jobs = make_jobs(o, out, units, measured, planned.plan, clock_origin);
-  observer.on_plan(estimate(o, planned.plan, jobs, measured, concurrency, std::move(told)));
+  observer.on_plan(estimate(o, planned.plan, jobs, measured, units, concurrency, std::move(told)));
   measure(o, planned.plan, jobs, concurrency, inv, clock_origin, out, observer, interrupted);
   return out;
 }

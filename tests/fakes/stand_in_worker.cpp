@@ -68,6 +68,9 @@ struct behaviour {
   /// by their index in the GPU's plan.
   std::vector<int> at_cases{0};
   int checksum_changes_at = -1; ///< burn-in: the first iteration whose checksum differs
+  /// burn-in: iteration 0's checksum, the same on every GPU unless the script gives one (a GPU
+  /// that computes wrong from its first iteration on: only the other GPUs can tell)
+  std::uint64_t reference_checksum = 0x5e5e00000000c0deull;
 
   [[nodiscard]] bool strikes_at(int index) const {
     return std::find(at_cases.begin(), at_cases.end(), index) != at_cases.end();
@@ -85,6 +88,8 @@ behaviour behaviour_of(const json& script, const std::string& key) {
     else
       b.at_cases = {g.value("at_case", 0)};
     b.checksum_changes_at = g.value("checksum_changes_at", -1);
+    if (g.contains("reference_checksum"))
+      b.reference_checksum = std::stoull(g["reference_checksum"].get<std::string>(), nullptr, 16);
   }
   return b;
 }
@@ -266,7 +271,7 @@ reports::result stand_in_burnin_result(const spine::planned_case& c, int device,
 }
 
 reports::result stand_in_burnin(const spine::planned_case& c, int device, const json& spec,
-                                double duration_s, int changes_at,
+                                double duration_s, const behaviour& misbehaviour,
                                 const spine::progress_callback& progress,
                                 const std::atomic<bool>& stop, double clock_origin_s) {
   using clock = std::chrono::steady_clock;
@@ -277,7 +282,8 @@ reports::result stand_in_burnin(const spine::planned_case& c, int device, const 
   };
   const double start = now_s();
   gpuspec::host::burnin_timeline timeline(start, spec.value("interval_s", 60.0));
-  const std::uint64_t reference = 0x5e5e00000000c0deull;
+  const int changes_at = misbehaviour.checksum_changes_at;
+  const std::uint64_t reference = misbehaviour.reference_checksum;
   reports::burnin_gemm g = stand_in_gemm(reference);
   const gpuspec::host::burnin_schedule schedule{duration_s, spec.value("gemm_phase_s", duration_s),
                                                 spec.value("memtest_phase_s", 0.0)};
@@ -369,8 +375,8 @@ public:
       }
     }
     if (spec.value("burnin", false))
-      return stand_in_burnin(c, m_devices.front(), spec, m_duration_s,
-                             m_behaviour.checksum_changes_at, progress, m_stop, m_clock_origin_s);
+      return stand_in_burnin(c, m_devices.front(), spec, m_duration_s, m_behaviour, progress,
+                             m_stop, m_clock_origin_s);
     const double slow = m_behaviour.kind == "slow" ? m_script.value("slow_s", 2.0) : 0.0;
     const double began_s = since_origin();
     if (!sleep_with_progress(seconds + slow, progress, m_stop)) {

@@ -115,7 +115,7 @@ TEST_F(run_benchmarks_test, an_interruption_keeps_what_was_done_and_starts_nothi
   // between samples and returns that case; no other case starts.
   struct interrupting final : spine::session_observer {
     explicit interrupting(std::atomic<bool>& f) : flag(f) {}
-    void on_case_started(int, int, const spine::planned_case&) override {
+    void on_case_started(const spine::worker_job&, int, const spine::planned_case&) override {
       ++starts;
       flag.store(true);
     }

@@ -181,11 +181,20 @@ void rule_power_brake(const result& res, const report& r, const device_info* dev
 using comparison_key = std::tuple<std::string, std::string, std::string, std::int64_t, std::int64_t,
                                   std::int64_t, std::int64_t, std::string>;
 
-std::string model_of(const report& r, int index) {
+/// The model a result ran on, and its MIG profile on a partitioned GPU: a MIG device's GEMM is
+/// compared with the same profile's only (docs/mig.md), as the one-GPU checks compare it.
+std::string model_of(const report& r, const result& res) {
+  std::string model;
   for (const auto& d : r.devices)
-    if (d.index == index)
-      return d.spec_id.empty() ? d.name : d.spec_id;
-  return {};
+    if (d.index == res.devices.front())
+      model = d.spec_id.empty() ? d.name : d.spec_id;
+  return res.mig ? model + " MIG " + res.mig->profile : model;
+}
+
+/// "GPU 3", or "GPU 0 MIG 1g.10gb, GI 11 CI 0" for a MIG device: what a burn-in ran on.
+std::string unit_of(const result& res) {
+  return res.mig ? fmt::format("GPU {} {}", res.devices.front(), mig_label(*res.mig))
+                 : fmt::format("GPU {}", res.devices.front());
 }
 
 } // namespace
@@ -238,19 +247,23 @@ checksum_comparison compare_burnin_checksums(const report& r) {
       continue;
     const burnin_gemm& g = *res.burnin->gemm;
     groups[{res.bench_id + " " + res.axes.dump(), g.dtype, g.algorithm, g.m, g.n, g.k, g.seed,
-            model_of(r, res.devices.front())}]
+            model_of(r, res)}]
         .push_back(i);
   }
   // Results of one bench id that fell in different groups: say why they were not compared.
   std::map<std::string, std::size_t> groups_per_case;
-  for (const auto& [key, members] : groups)
+  std::map<std::string, bool> mig_in_case;
+  for (const auto& [key, members] : groups) {
     ++groups_per_case[std::get<0>(key)];
+    for (const std::size_t i : members)
+      mig_in_case[std::get<0>(key)] |= r.results[i].mig.has_value();
+  }
   for (const auto& [which, count] : groups_per_case)
     if (count > 1)
       out.notes.push_back(fmt::format(
-          "{}: the GPUs' burn-in GEMMs differ in shape, seed, algorithm or model ({} kinds), so "
-          "their checksums were compared only among equals",
-          which, count));
+          "{}: the GPUs' burn-in GEMMs differ in shape, seed, algorithm or model{} ({} kinds), "
+          "so their checksums were compared only among equals",
+          which, mig_in_case[which] ? " or MIG profile" : "", count));
   for (const auto& [key, members] : groups) {
     if (members.size() < 2)
       continue;
@@ -273,8 +286,12 @@ checksum_comparison compare_burnin_checksums(const report& r) {
     const bool majority = 2 * top->second > members.size();
     std::string all;
     for (const std::size_t i : members)
-      all += fmt::format("{}GPU {} {}", all.empty() ? "" : ", ", r.results[i].devices.front(),
+      all += fmt::format("{}{} {}", all.empty() ? "" : ", ", unit_of(r.results[i]),
                          r.results[i].burnin->gemm->reference_checksum);
+    // MIG devices are compared with their profile's siblings and named as instances.
+    const result& head = r.results[members.front()];
+    const std::string equals =
+        head.mig ? fmt::format("MIG devices of profile {}", head.mig->profile) : "GPUs";
     for (const std::size_t i : members) {
       const result& res = r.results[i];
       const std::string& mine = res.burnin->gemm->reference_checksum;
@@ -287,13 +304,14 @@ checksum_comparison compare_burnin_checksums(const report& r) {
           device = &d;
       auto d = make_diagnosis(
           "GPUSPEC-BURNIN-CHECKSUM-DIFFERS", verdict_status::fail,
-          majority ? fmt::format("GPU {}'s GEMM checksum {} differs from {} of the {} GPUs with "
-                                 "the same inputs, shape, algorithm and model ({}): {}",
-                                 index, mine, top->first, members.size(), top->second, all)
-                   : fmt::format("the {} GPUs with the same inputs, shape, algorithm and model "
+          majority ? fmt::format("{}'s GEMM checksum {} differs from {} of the {} {} with the "
+                                 "same inputs, shape, algorithm and model ({}): {}",
+                                 unit_of(res), mine, top->first, members.size(), equals,
+                                 top->second, all)
+                   : fmt::format("the {} {} with the same inputs, shape, algorithm and model "
                                  "disagree and no checksum has a majority, so none can be "
                                  "trusted: {}",
-                                 members.size(), all),
+                                 members.size(), equals, all),
           device, r.host);
       d.evidence["checksum"] = mine;
       d.evidence["bench_id"] = res.bench_id;

@@ -75,8 +75,7 @@ void mark_outliers(compare_row& row, const std::vector<compare_column>& columns,
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < row.cells.size(); ++i)
     if (row.cells[i] && row.cells[i]->state == cell_state::measured)
-      groups[columns[i].spec_id.empty() ? "name:" + columns[i].gpu_name
-                                        : "spec:" + columns[i].spec_id]
+      groups[(columns[i].spec_id.empty() ? "name:" : "spec:") + comparison_group(columns[i])]
           .push_back(i);
   for (const auto& [model, members] : groups) {
     if (members.size() < o.min_group)
@@ -100,15 +99,28 @@ void mark_outliers(compare_row& row, const std::vector<compare_column>& columns,
   }
 }
 
+/// True when some result of `r` on GPU `index` is the GPU's own (no MIG device): a partitioned
+/// GPU's not-run node-wide cases, say.
+bool has_whole_gpu_results(const report& r, int index) {
+  return std::any_of(r.results.begin(), r.results.end(), [&](const result& x) {
+    return !x.mig && !x.devices.empty() && x.devices.front() == index;
+  });
+}
+
 } // namespace
+
+std::string comparison_group(const compare_column& col) {
+  const std::string& model = col.spec_id.empty() ? col.gpu_name : col.spec_id;
+  return col.mig ? fmt::format("{} MIG {}", model, col.mig->profile) : model;
+}
 
 compare_output compare_reports(const std::vector<report>& reports,
                                const std::vector<std::string>& labels, const spec_table& specs,
                                const compare_options& options) {
   compare_output out;
   out.options = options;
-  // column index by (report, NVML index)
-  std::vector<std::map<int, std::size_t>> column_of(reports.size());
+  // column index by (report, NVML index, MIG device UUID or "")
+  std::vector<std::map<std::pair<int, std::string>, std::size_t>> column_of(reports.size());
   std::vector<const gpu_spec*> spec_of_column;
   // Columns by host in natural order, as an operator counts nodes (node2 before node10); the
   // shell's glob gives them sorted as text.
@@ -122,11 +134,22 @@ compare_output compare_reports(const std::vector<report>& reports,
     const std::string file = r < labels.size() ? labels[r] : fmt::format("#{}", r + 1);
     for (const auto& d : reports[r].devices) {
       const gpu_spec* spec = spec_of(specs, d);
-      column_of[r][d.index] = out.columns.size();
-      out.columns.push_back({fmt::format("{}/GPU {}", file, d.index), file,
-                             reports[r].host.hostname, d.index, d.name,
-                             spec != nullptr ? spec->id : std::string()});
-      spec_of_column.push_back(spec);
+      const std::string spec_id = spec != nullptr ? spec->id : std::string();
+      // A partitioned GPU is its MIG devices (docs/mig.md), and itself only where it has
+      // results of its own.
+      if (d.mig_instances.empty() || has_whole_gpu_results(reports[r], d.index)) {
+        column_of[r][{d.index, ""}] = out.columns.size();
+        out.columns.push_back({fmt::format("{}/GPU {}", file, d.index), file,
+                               reports[r].host.hostname, d.index, d.name, spec_id, std::nullopt});
+        spec_of_column.push_back(spec);
+      }
+      for (const auto& m : d.mig_instances) {
+        const mig_ref ref = ref_of(m);
+        column_of[r][{d.index, m.uuid}] = out.columns.size();
+        out.columns.push_back({fmt::format("{}/GPU {} {}", file, d.index, mig_label(ref)), file,
+                               reports[r].host.hostname, d.index, d.name, spec_id, ref});
+        spec_of_column.push_back(spec);
+      }
     }
   }
   std::unordered_map<std::string, std::size_t> row_of;
@@ -134,9 +157,10 @@ compare_output compare_reports(const std::vector<report>& reports,
     for (const auto& res : reports[r].results) {
       if (res.devices.empty())
         continue;
-      const auto col = column_of[r].find(res.devices.front());
+      const auto col =
+          column_of[r].find({res.devices.front(), res.mig ? res.mig->uuid : std::string()});
       if (col == column_of[r].end())
-        continue; // a result on a GPU the report does not list: no column to put it in
+        continue; // a result on a GPU (or MIG device) the report does not list: no column
       auto [it, added] = row_of.emplace(case_key(res), out.rows.size());
       if (added) {
         compare_row row;
@@ -173,7 +197,7 @@ std::vector<compare_finding> compare_findings(const compare_output& c) {
       const auto& col = c.columns[i];
       auto [it, fresh] = at.try_emplace(col.report, out.size());
       if (fresh) {
-        compare_finding f{col.hostname, col.report, {}, &row, 0, 0, 0};
+        compare_finding f{col.hostname, col.report, {}, {}, &row, 0, 0, 0};
         for (std::size_t k = 0; k < row.cells.size(); ++k)
           if (c.columns[k].report == col.report && row.cells[k] &&
               row.cells[k]->state == cell_state::measured)
@@ -181,7 +205,12 @@ std::vector<compare_finding> compare_findings(const compare_output& c) {
         out.push_back(std::move(f));
       }
       auto& f = out[it->second];
-      f.gpus.push_back(col.device_index);
+      if (std::find(f.gpus.begin(), f.gpus.end(), col.device_index) == f.gpus.end())
+        f.gpus.push_back(col.device_index);
+      if (col.mig)
+        f.mig_devices.push_back(fmt::format("{} GI {} CI {}", col.device_index,
+                                            col.mig->gpu_instance_id,
+                                            col.mig->compute_instance_id));
       const double dev = cell->deviation.value_or(0);
       if (f.gpus.size() == 1 || std::fabs(dev) > std::fabs(f.deviation)) {
         f.deviation = dev;
@@ -238,6 +267,12 @@ nlohmann::ordered_json to_json(const compare_output& c) {
                     {"device_index", col.device_index},
                     {"gpu_name", col.gpu_name},
                     {"spec_id", col.spec_id}});
+  for (std::size_t i = 0; i < c.columns.size(); ++i)
+    if (const auto& m = c.columns[i].mig) // only where there is one: v2's columns are unchanged
+      cols[i]["mig"] = {{"uuid", m->uuid},
+                        {"profile", m->profile},
+                        {"gpu_instance_id", m->gpu_instance_id},
+                        {"compute_instance_id", m->compute_instance_id}};
   auto& rows = j["rows"] = nlohmann::ordered_json::array();
   for (const auto& row : c.rows) {
     nlohmann::ordered_json e;

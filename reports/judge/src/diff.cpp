@@ -59,9 +59,9 @@ check_status worse(check_status a, check_status b) {
   return rank(b) > rank(a) ? b : a;
 }
 
-/// The pair key: the same result on the same GPU.
+/// The pair key: the same result on the same GPU (and the same MIG device of it).
 std::string result_key(const result& res, const std::string& device) {
-  return case_key(res) + '\x1e' + device;
+  return case_key(res) + mig_key(res) + '\x1e' + device;
 }
 
 std::string value_text(const nlohmann::ordered_json& j) {

@@ -37,6 +37,8 @@ std::string case_key(const result& r) {
   return key;
 }
 
+std::string mig_key(const result& r) { return r.mig ? '\x1d' + mig_label(*r.mig) : std::string(); }
+
 std::string_view to_string(device_key k) {
   switch (k) {
   case device_key::serial:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuspec/reports/judge/compare.hpp"
 #include "gpuspec/reports/judge/diff.hpp"
@@ -139,8 +140,10 @@ std::string compare_findings_table(const compare_output& c, std::size_t width) {
   t.set_shrinkable({0, 2}, 16);
   t.set_wrap();
   for (const auto& f : compare_findings(c))
-    t.add_row({host_text(c, f.hostname, f.report), format_gpu_ranges(f.gpus), case_text(*f.row),
-               fmt::format("{:+.1f}%", 100 * f.deviation)});
+    t.add_row({host_text(c, f.hostname, f.report),
+               f.mig_devices.empty() ? format_gpu_ranges(f.gpus)
+                                     : fmt::format("{}", fmt::join(f.mig_devices, ", ")),
+               case_text(*f.row), fmt::format("{:+.1f}%", 100 * f.deviation)});
   return t.render(width);
 }
 
@@ -151,7 +154,7 @@ std::string compare_summary_tables(const compare_output& c, std::size_t width) {
   std::map<std::string, std::set<std::size_t>> gpus_of;
   for (std::size_t i = 0; i < c.columns.size(); ++i) {
     const auto& col = c.columns[i];
-    const std::string model = col.spec_id.empty() ? col.gpu_name : col.spec_id;
+    const std::string model = comparison_group(col); // a MIG profile apart from whole GPUs
     if (gpus_of[model].empty())
       models.push_back(model);
     gpus_of[model].insert(i);

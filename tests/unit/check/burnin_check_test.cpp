@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "check_fixtures.hpp"
@@ -221,6 +222,38 @@ TEST(BurnIn, TheMinorityChecksumAcrossGpusFailsAndTwoThatDisagreeBothFail) {
   c = compare_burnin_checksums(two);
   ASSERT_EQ(c.findings.size(), 2u);
   EXPECT_NE(c.findings[0].second.cause.find("no checksum has a majority"), std::string::npos);
+}
+
+TEST(BurnIn, AMigDevicesChecksumIsComparedWithItsProfilesSiblingsOnlyNeverAWholeGpus) {
+  // GPU 0 measured as one 1g MIG device (docs/mig.md): its GEMM may round otherwise than the
+  // whole GPUs' (fewer SMs), so a checksum of its own is no finding; the note says why.
+  report r = healthy_burnin_report();
+  result& mig = burnin_on(r, 0);
+  mig.mig = mig_ref{"MIG-5e7e71c0-0000-4000-8000-000000000007", "1g.10gb", 7, 0};
+  mig.burnin->gemm->reference_checksum = "0x0000000000000001";
+  auto c = compare_burnin_checksums(r);
+  EXPECT_TRUE(c.findings.empty());
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("model or MIG profile (2 kinds)"), std::string::npos) << c.notes[0];
+
+  // Two more instances of that profile that agree with each other: the odd one is named as its
+  // instance, among its profile's siblings.
+  for (int gpu : {1, 2}) {
+    result& sibling = burnin_on(r, gpu);
+    sibling.devices = {0};
+    sibling.mig = mig_ref{fmt::format("MIG-5e7e71c0-0000-4000-8000-00000000000{}", 7 + gpu),
+                          "1g.10gb", 7 + gpu, 0};
+  }
+  c = compare_burnin_checksums(r);
+  ASSERT_EQ(c.findings.size(), 1u);
+  const std::string& cause = c.findings[0].second.cause;
+  EXPECT_EQ(cause.rfind("GPU 0 MIG 1g.10gb, GI 7 CI 0's GEMM checksum 0x0000000000000001 "
+                        "differs from ",
+                        0),
+            0u)
+      << cause;
+  EXPECT_NE(cause.find("of the 3 MIG devices of profile 1g.10gb"), std::string::npos) << cause;
+  EXPECT_NE(cause.find("GPU 0 MIG 1g.10gb, GI 9 CI 0 0x"), std::string::npos) << cause;
 }
 
 TEST(BurnIn, DifferentAlgorithmsOrSeedsAreNotComparedAndTheCheckSaysWhy) {

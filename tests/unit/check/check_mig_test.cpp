@@ -12,10 +12,13 @@
 #include <gtest/gtest.h>
 
 #include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/compare.hpp"
+#include "gpuspec/reports/judge/diff.hpp"
 #include "gpuspec/reports/judge/verdict.hpp"
 #include "gpuspec/reports/model/reference.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/statistics.hpp"
+#include "mig_fixtures.hpp"
 #include "shipped_tables.hpp"
 #include "stock_fixtures.hpp"
 
@@ -25,93 +28,8 @@ namespace {
 using gpuspec::testing::shipped_rules;
 using gpuspec::testing::shipped_specs;
 
-constexpr int partitioned_gpus = 4;
-constexpr int instances_per_gpu = 7;
-
-/// GPU `g`'s 1g.10gb MIG device `k` as NVML lists it (GPU instances 7-13, as on an A100).
-mig_instance one_g(int g, int k) {
-  mig_instance m;
-  m.mig_index = k;
-  m.uuid = fmt::format("MIG-5e7e71c0-{:04d}-4000-8000-{:012d}", g, k);
-  m.profile = "1g.10gb";
-  m.gpu_instance_id = 7 + k;
-  m.compute_instance_id = 0;
-  m.sm_count = 14;
-  m.memory_bytes = std::int64_t{9728} << 20;
-  m.copy_engines = 1;
-  m.gpu_slices = m.compute_slices = m.memory_slices = 1;
-  return m;
-}
-
-/// `r` measured on a MIG device holding `fraction` of the GPU: its ceilings and samples scaled,
-/// its efficiency settled again, as the MIG worker leaves it.
-result on_instance(result r, const mig_instance& m, double fraction) {
-  r.mig = ref_of(m);
-  auto& c = r.ceiling_value;
-  for (auto* v : {&c.datasheet, &c.clock_adjusted})
-    if (*v)
-      **v *= fraction;
-  c.mig_fraction = fraction;
-  for (double& s : r.samples)
-    s *= fraction;
-  r.stats = summarize(r.samples);
-  settle_efficiency(r);
-  return r;
-}
-
-bool on_partitioned(const result& r) {
-  return std::any_of(r.devices.begin(), r.devices.end(),
-                     [](int d) { return d < partitioned_gpus; });
-}
-
-report partitioned_node() {
-  const auto& systems = testing::stock_systems();
-  const auto a100 = std::find_if(systems.begin(), systems.end(),
-                                 [](const auto& s) { return s.spec_id == "a100-sxm4-80gb"; });
-  report whole = testing::stock_report(*a100, "quick");
-  report r = whole;
-  r.schema = report_schema_version_mig;
-  r.results.clear();
-  for (int g = 0; g < partitioned_gpus; ++g) {
-    device_info& d = r.devices.at(static_cast<std::size_t>(g));
-    d.mig_mode = "enabled";
-    d.mig_memory_slices = 8;
-    for (int k = 0; k < instances_per_gpu; ++k)
-      d.mig_instances.push_back(one_g(g, k));
-  }
-  bool node_wide_said = false;
-  for (const result& x : whole.results) {
-    if (!on_partitioned(x)) {
-      r.results.push_back(x);
-      continue;
-    }
-    if (x.devices.size() > 1) { // a node-wide case: not run on the partitioned GPUs
-      if (node_wide_said)
-        continue;
-      result n = x;
-      n.devices = {0, 1, 2, 3};
-      n.status = result_status::not_supported;
-      n.reason = "not run on GPUs 0,1,2,3: MIG is on (docs/mig.md)";
-      n.samples.clear();
-      n.stats = {};
-      n.efficiency.reset();
-      r.results.push_back(n);
-      node_wide_said = true;
-      continue;
-    }
-    // The families a MIG device's share scales (mig_ceilings.hpp); the roofline-capped GEMM
-    // shapes and the transfers are left out of this node.
-    const auto& figure = x.ceiling_value.spec_figure;
-    const bool memory = figure == "memory_bandwidth_gbs";
-    const bool compute = figure.starts_with("peaks.") && !x.ceiling_value.roofline_bytes;
-    if (x.status != result_status::ok || (!memory && !compute))
-      continue;
-    const auto& d = r.devices.at(static_cast<std::size_t>(x.devices.front()));
-    for (const auto& m : d.mig_instances)
-      r.results.push_back(on_instance(x, m, memory ? 1.0 / 8 : 14.0 / 108));
-  }
-  return r;
-}
+using testing::instances_per_gpu;
+using testing::partitioned_node;
 
 std::string mig_not_passing(const check_outcome& o) {
   std::string out;
@@ -185,4 +103,93 @@ TEST(CheckMig, AWholeGpusFaultStillFailsItsGpu) {
 }
 
 } // namespace
+
+// ---- compare and diff (docs/mig.md: like profiles only) -----------------------------------
+
+namespace {
+
+/// The column of `c` holding GPU `gpu`'s MIG device with GPU instance `gi` (-1: the GPU's own).
+std::optional<std::size_t> mig_column_of(const compare_output& c, const std::string& report,
+                                         int gpu, int gi) {
+  for (std::size_t i = 0; i < c.columns.size(); ++i) {
+    const auto& col = c.columns[i];
+    if (col.report == report && col.device_index == gpu &&
+        (gi < 0 ? !col.mig : col.mig && col.mig->gpu_instance_id == gi))
+      return i;
+  }
+  return std::nullopt;
+}
+
+/// `r` with GPU `gpu`'s MIG device `gi` at 0.6 of its share on every STREAM case.
+void slow_instance(report& r, int gpu, int gi) {
+  for (auto& x : r.results)
+    if (x.mig && x.devices.front() == gpu && x.mig->gpu_instance_id == gi &&
+        x.bench_id.starts_with("memory.stream")) {
+      for (double& v : x.samples)
+        v *= 0.6;
+      x.stats = summarize(x.samples);
+    }
+}
+
+} // namespace
+
+TEST(CompareMig, EveryMigDeviceIsAColumnComparedWithItsProfileOnly) {
+  report r = partitioned_node();
+  slow_instance(r, 1, 9);
+  const auto c = compare_reports({r}, {"mig.json"}, shipped_specs());
+  // 28 MIG devices, 4 whole GPUs, and GPU 0's own column: the node-wide case's not-run result
+  // on GPUs 0-3 (a result goes to its first GPU's column).
+  EXPECT_EQ(c.columns.size(), 28u + 4 + 1);
+  EXPECT_TRUE(mig_column_of(c, "mig.json", 0, -1));
+  EXPECT_FALSE(mig_column_of(c, "mig.json", 1, -1));
+  const auto slow = mig_column_of(c, "mig.json", 1, 9);
+  ASSERT_TRUE(slow);
+  EXPECT_EQ(c.columns[*slow].label, "mig.json/GPU 1 MIG 1g.10gb, GI 9 CI 0");
+  EXPECT_EQ(comparison_group(c.columns[*slow]), "a100-sxm4-80gb MIG 1g.10gb");
+  bool marked = false;
+  for (const auto& row : c.rows) {
+    const auto& cell = row.cells[*slow];
+    if (row.bench_id.starts_with("memory.stream") && cell && cell->outlier)
+      marked = true;
+    // Only the slow instance is an outlier: a whole GPU's eight-times-larger bandwidth makes
+    // no MIG device an outlier, nor the other way round.
+    for (std::size_t i = 0; i < row.cells.size(); ++i) {
+      if (row.cells[i] && row.cells[i]->outlier) {
+        EXPECT_EQ(i, *slow) << row.bench_id << " " << c.columns[i].label;
+      }
+    }
+  }
+  EXPECT_TRUE(marked);
+  const auto findings = compare_findings(c);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings.front().mig_devices, std::vector<std::string>{"1 GI 9 CI 0"});
+  const auto j = to_json(c);
+  EXPECT_EQ(j.at("columns").at(*slow).at("mig").at("profile"), "1g.10gb");
+  EXPECT_FALSE(j.at("columns").at(c.columns.size() - 1).contains("mig")) << "a whole GPU";
+
+  // The healthy node: no outlier at all.
+  EXPECT_EQ(compare_reports({partitioned_node()}, {"mig.json"}, shipped_specs()).outliers, 0u);
+}
+
+TEST(CompareMig, DiffPairsAMigDeviceWithTheSameInstanceOnly) {
+  const report old_report = partitioned_node();
+  report new_report = partitioned_node();
+  slow_instance(new_report, 2, 13);
+  const auto d = diff_reports(old_report, new_report);
+  std::size_t regressions = 0;
+  for (const auto& m : d.metrics)
+    if (m.kind == change_kind::regression) {
+      ++regressions;
+      EXPECT_EQ(m.new_devices, std::vector<int>{2}) << m.bench_id;
+    }
+  EXPECT_GT(regressions, 0u);
+  // Seven instances of a case on one GPU are seven pairs, not one.
+  const auto per_case = std::count_if(d.metrics.begin(), d.metrics.end(), [](const auto& m) {
+    return m.bench_id == "memory.stream.triad" && m.new_devices == std::vector<int>{0};
+  });
+  EXPECT_EQ(per_case % instances_per_gpu, 0);
+  EXPECT_GE(per_case, instances_per_gpu);
+  EXPECT_EQ(diff_reports(old_report, partitioned_node()).verdict, check_status::pass);
+}
+
 } // namespace gpuspec::reports

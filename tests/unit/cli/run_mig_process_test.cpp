@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "gpuspec/reports/model/report_json.hpp"
 #include "run_process.hpp"
@@ -22,12 +24,13 @@ namespace {
 
 class RunMig : public gpuspec::testing::scratch_dir_test {
 protected:
-  gpuspec::testing::process_result run(const std::string& args, const std::string& config) {
+  gpuspec::testing::process_result run(const std::string& args, const std::string& config,
+                                       const std::string& script = "mig-two-cases.json") {
     std::ostringstream s;
     s << "env GPUSPEC_NVML_LIBRARY='" << GPUSPEC_FAKE_NVML_PATH << "' GPUSPEC_FAKE_NVML_CONFIG='"
       << GPUSPEC_FAKE_NVML_CONFIGS << "/" << config << "' GPUSPEC_WORKER='"
-      << GPUSPEC_STAND_IN_WORKER << "' GPUSPEC_STAND_IN_SCRIPT='" << GPUSPEC_STAND_IN_SCRIPTS
-      << "/mig-two-cases.json' '" GPUSPEC_BINARY "' " << args;
+      << GPUSPEC_STAND_IN_WORKER << "' GPUSPEC_STAND_IN_SCRIPT='" << GPUSPEC_STAND_IN_SCRIPTS << "/"
+      << script << "' '" GPUSPEC_BINARY "' " << args;
     return gpuspec::testing::run_in(m_dir, s.str());
   }
   r::report load() {
@@ -40,6 +43,12 @@ protected:
 TEST_F(RunMig, SevenOneGInstancesGetSevenWorkersAndSevenInstancesResults) {
   const auto p = run("run -o report.json --max-time 0.2", "a100-mig-7x1g.json");
   EXPECT_EQ(p.exit_code, 3) << p.err; // a stand-in run is never passed
+  // The progress counts instances on their GPU, and names each worker by its MIG device.
+  EXPECT_NE(p.err.find("gpuspec run: 7 MIG instances on 1 GPU at once, 2 case(s) each"),
+            std::string::npos)
+      << p.err;
+  EXPECT_NE(p.err.find("[gpu 0:mig6] 2/2 stand_in.scale dtype=fp32 ..."), std::string::npos)
+      << p.err;
   const r::report rep = load();
   EXPECT_TRUE(rep.complete) << rep.incomplete_reason;
   EXPECT_EQ(rep.schema, "gpuspec.report.v1.2");
@@ -79,6 +88,12 @@ TEST_F(RunMig, SevenOneGInstancesGetSevenWorkersAndSevenInstancesResults) {
 TEST_F(RunMig, AMixedNodeIsMeasuredWhole) {
   const auto p = run("run -o report.json --max-time 0.2", "eight-a100-four-mig.json");
   EXPECT_EQ(p.exit_code, 3) << p.err;
+  EXPECT_NE(p.err.find("gpuspec run: 4 whole GPUs and 8 MIG instances on 4 GPUs at once, 2 "
+                       "case(s) each, then 1 node-wide case(s)"),
+            std::string::npos)
+      << p.err;
+  // The node-wide case is told on the first whole GPU's line: 3 of its 3 cases.
+  EXPECT_NE(p.err.find("[gpu 4] 3/3 stand_in.all_reduce"), std::string::npos) << p.err;
   const r::report rep = load();
   EXPECT_TRUE(rep.complete) << rep.incomplete_reason;
   // 4 GPUs x 2 MIG devices + 4 whole GPUs = 12 workers of 2 cases; the node-wide case over the
@@ -118,6 +133,51 @@ TEST_F(RunMig, DevicesNamesAMigDeviceByNumberOrUuid) {
   EXPECT_EQ(p.exit_code, 3);
   EXPECT_NE(p.err.find("GPU 0 has no MIG device 9 (it has 0, 1, 2, 3, 4, 5, 6)"), std::string::npos)
       << p.err;
+}
+
+TEST_F(RunMig, ABurnInLoadsEveryInstanceAtOnceAndCheckNamesTheOneWhoseChecksumDiffers) {
+  // mig-burnin.json: MIG device 4 (GPU instance 11) starts from its own reference checksum.
+  const auto p = run("run --suite burnin --duration 2s --max-time 0.2 -o report.json",
+                     "a100-mig-7x1g.json", "mig-burnin.json");
+  const r::report rep = load();
+  EXPECT_TRUE(rep.complete) << rep.incomplete_reason;
+  ASSERT_EQ(rep.results.size(), 7u);
+  std::set<std::string> instances;
+  std::string odd_uuid;
+  for (const r::result& x : rep.results) {
+    ASSERT_TRUE(x.mig);
+    ASSERT_TRUE(x.burnin && x.burnin->gemm) << x.mig->uuid;
+    instances.insert(x.mig->uuid);
+    EXPECT_EQ(x.gpus_busy, 7) << "every instance loaded at once";
+    EXPECT_GT(x.burnin->gemm->iterations, 10) << x.mig->uuid;
+    // Each instance's checksums are its own, in its own result.
+    const bool odd = x.mig->gpu_instance_id == 11;
+    EXPECT_EQ(x.burnin->gemm->reference_checksum,
+              odd ? "0x5e5e00000001c0de" : "0x5e5e00000000c0de");
+    if (odd)
+      odd_uuid = x.mig->uuid;
+  }
+  EXPECT_EQ(instances.size(), 7u);
+  const auto check = gpuspec::testing::run_in(
+      m_dir, "'" GPUSPEC_BINARY "' check report.json --format json > check.json");
+  EXPECT_EQ(check.exit_code, 2) << check.err;
+  const auto j = nlohmann::json::parse(std::ifstream(m_dir / "check.json"));
+  int differs = 0;
+  for (const auto& res : j.at("nodes").at(0).at("results"))
+    for (const auto& d : res.at("diagnoses"))
+      if (d.at("code") == "GPUSPEC-BURNIN-CHECKSUM-DIFFERS") {
+        ++differs;
+        const std::string cause = d.at("cause");
+        EXPECT_EQ(d.at("evidence").at("mig.uuid"), odd_uuid) << cause;
+        EXPECT_EQ(cause.rfind("GPU 0 MIG 1g.10gb, GI 11 CI 0, " + odd_uuid + ": ", 0), 0u) << cause;
+        EXPECT_NE(cause.find("0x5e5e00000001c0de differs from 0x5e5e00000000c0de of the 7 MIG "
+                             "devices of profile 1g.10gb"),
+                  std::string::npos)
+            << cause;
+        EXPECT_NE(cause.find("GPU 0 MIG 1g.10gb, GI 7 CI 0 0x5e5e00000000c0de"), std::string::npos)
+            << cause;
+      }
+  EXPECT_EQ(differs, 1) << check.out;
 }
 
 } // namespace

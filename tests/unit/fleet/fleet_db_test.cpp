@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "check_fixtures.hpp"
@@ -11,6 +12,9 @@
 #include "gpuspec/fleet/queries.hpp"
 #include "gpuspec/fleet/report_blob.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
+#include "gpuspec/reports/model/statistics.hpp"
+#include "mig_fixtures.hpp"
+#include "stock_fixtures.hpp"
 
 namespace {
 
@@ -283,3 +287,81 @@ TEST_F(fleet_db, ExportWritesEveryResultRowWithItsSchema) {
 }
 
 } // namespace
+
+// ---- partitioned GPUs (docs/mig.md) -------------------------------------------------------
+
+namespace {
+
+/// The partitioned stock node (GPUs 0-3 as 7 x 1g.10gb, 4-7 whole) on `at` with `driver`.
+reports::report partitioned_at(const std::string& at, const std::string& driver) {
+  auto r = reports::testing::partitioned_node();
+  r.host.hostname = "mig-node";
+  r.run.started_utc = r.run.finished_utc = at;
+  r.host.driver_version = driver;
+  for (auto& d : r.devices)
+    d.serial = "mig-node-GPU" + std::to_string(d.index);
+  return r;
+}
+
+} // namespace
+
+TEST_F(fleet_db, CompareKeepsEachMigDeviceApartAndNamesTheSlowOne) {
+  (void)add(partitioned_at("2026-11-01T00:00:00Z", "550.54.15"));
+  auto after = partitioned_at("2026-11-15T00:00:00Z", "560.35.03");
+  for (auto& x : after.results) // GPU 1's MIG device GI 9 at 0.6 of itself
+    if (x.mig && x.devices.front() == 1 && x.mig->gpu_instance_id == 9)
+      for (double& s : x.samples)
+        s *= 0.6;
+  for (auto& x : after.results)
+    x.stats = reports::summarize(x.samples);
+  (void)add(after);
+  fleet::compare_request q;
+  std::string why;
+  q.before = *fleet::parse_window("driver=550", true, why);
+  q.after = *fleet::parse_window("driver=560", false, why);
+  const auto d = fleet::compare_windows(db, q);
+  EXPECT_EQ(d.verdict, reports::check_status::fail);
+  std::size_t instances = 0;
+  for (const auto& m : d.devices)
+    if (m.identity.find(" MIG 1g.10gb, GI ") != std::string::npos)
+      ++instances;
+  EXPECT_EQ(instances, 4U * 7) << "each MIG device its own, never folded into its GPU";
+  std::size_t regressions = 0;
+  for (const auto& m : d.metrics)
+    if (m.kind == reports::change_kind::regression) {
+      ++regressions;
+      EXPECT_NE(m.device.find("mig-node-GPU1 MIG 1g.10gb, GI 9 CI 0"), std::string::npos)
+          << m.device;
+    }
+  EXPECT_GT(regressions, 0U);
+}
+
+TEST_F(fleet_db, AMigDevicesResultIsNeverComparedWithAWholeGpus) {
+  // The node whole on driver 550, partitioned on 560: GPUs 0-3's MIG results have no pair.
+  auto whole = partitioned_at("2026-11-01T00:00:00Z", "550.54.15");
+  const auto stock = reports::testing::stock_systems();
+  whole.results = reports::testing::stock_report(
+                      *std::find_if(stock.begin(), stock.end(),
+                                    [](const auto& s) { return s.spec_id == "a100-sxm4-80gb"; }),
+                      "quick")
+                      .results;
+  for (auto& dev : whole.devices) {
+    dev.mig_mode = "disabled";
+    dev.mig_instances.clear();
+  }
+  (void)add(whole);
+  (void)add(partitioned_at("2026-11-15T00:00:00Z", "560.35.03"));
+  fleet::compare_request q;
+  std::string why;
+  q.before = *fleet::parse_window("driver=550", true, why);
+  q.after = *fleet::parse_window("driver=560", false, why);
+  const auto d = fleet::compare_windows(db, q);
+  EXPECT_FALSE(d.metrics.empty()) << "GPUs 4-7 are whole on both sides";
+  for (const auto& m : d.metrics) {
+    EXPECT_EQ(m.device.find("MIG"), std::string::npos) << m.device << " " << m.bench_id;
+  }
+  // The database keeps a MIG device's results as a case of its own.
+  EXPECT_GT(db.scalar("SELECT count(*) FROM cases WHERE instr(case_key, 'MIG 1g.10gb, GI 7') > 0",
+                      "count"),
+            0);
+}

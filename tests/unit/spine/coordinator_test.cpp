@@ -31,14 +31,16 @@ using json = nlohmann::json;
 namespace {
 
 struct recorder final : spine::coordinator_observer {
-  void on_case_started(int device, int index, const spine::planned_case&) override {
-    starts.emplace_back(device, index);
+  void on_case_started(const spine::worker_job& job, int index,
+                       const spine::planned_case&) override {
+    starts.emplace_back(job.device, index);
     if (interrupt_at_first_start != nullptr)
       interrupt_at_first_start->store(true);
   }
   void on_result(const spine::journal_entry& e) override { results[e.device].push_back(e); }
-  void on_worker_lost(int device, const std::string& what, const std::string&) override {
-    lost[device] = what;
+  void on_worker_lost(const spine::worker_job& job, const std::string& what,
+                      const std::string&) override {
+    lost[job.device] = what;
   }
   std::vector<std::pair<int, int>> starts;
   std::map<int, std::vector<spine::journal_entry>> results;

@@ -74,20 +74,23 @@ struct coordinator_options {
   std::function<bool(int device)> gpu_lost;
 };
 
-/// Told as the run goes. Called on the coordinator's thread, one call at a time.
+/// Told as the run goes. Called on the coordinator's thread, one call at a time. A worker's
+/// events name its job: its GPU, and the MIG device it measures when its GPU is partitioned
+/// (several workers share one GPU then).
 class coordinator_observer {
 public:
   virtual ~coordinator_observer() = default;
-  virtual void on_worker_started(int /*device*/, int /*pid*/) {}
-  virtual void on_case_started(int /*device*/, int /*case_index*/, const planned_case& /*c*/) {}
-  virtual void on_progress(int /*device*/, int /*case_index*/, int /*runs*/) {}
+  virtual void on_worker_started(const worker_job& /*job*/, int /*pid*/) {}
+  virtual void on_case_started(const worker_job& /*job*/, int /*case_index*/,
+                               const planned_case& /*c*/) {}
+  virtual void on_progress(const worker_job& /*job*/, int /*case_index*/, int /*runs*/) {}
   /// A result, measured by a worker or written by the watchdog for a case it could not finish.
   virtual void on_result(const journal_entry& entry) = 0;
   /// A worker was stopped or died before it finished: `what` says how, `log_tail` holds the
   /// last lines it wrote on stderr.
-  virtual void on_worker_lost(int /*device*/, const std::string& /*what*/,
+  virtual void on_worker_lost(const worker_job& /*job*/, const std::string& /*what*/,
                               const std::string& /*log_tail*/) {}
-  virtual void on_worker_finished(int /*device*/) {}
+  virtual void on_worker_finished(const worker_job& /*job*/) {}
 };
 
 /// The environment a job's worker is started with, over the coordinator's own: for a MIG

@@ -17,6 +17,7 @@
 #include "gpuspec/reports/model/report.hpp"
 #include "gpuspec/spine/coordinator.hpp"
 #include "gpuspec/spine/inventory.hpp"
+#include "gpuspec/spine/mig_units.hpp"
 #include "gpuspec/spine/protocol.hpp"
 #include "gpuspec/spine/worker.hpp"
 
@@ -54,13 +55,16 @@ struct session_options {
 struct session_plan {
   std::string backend;
   std::vector<int> devices; ///< the GPUs measured, in order
+  /// What the one-GPU cases' workers measure, one worker each, in order: every whole GPU, and
+  /// every MIG device of a partitioned one (docs/mig.md).
+  std::vector<measured_unit> units;
   /// Selected GPUs refused by the idle precondition (other processes on them), with why.
   std::vector<std::pair<int, std::string>> refused;
   std::size_t cases_per_gpu = 0;
   std::size_t node_cases = 0; ///< cases run once over every GPU together, after the others
-  int concurrency = 0;
-  double expected_s = 0; ///< a rough estimate: per case, 1 s of setup plus --min-time
-  double deadline_s = 0; ///< the sum of the deadlines: the longest the run can take
+  int concurrency = 0;        ///< workers (whole GPUs and MIG devices) measured at once
+  double expected_s = 0;      ///< a rough estimate: per case, 1 s of setup plus --min-time
+  double deadline_s = 0;      ///< the sum of the deadlines: the longest the run can take
 };
 
 class session_observer : public coordinator_observer {

@@ -31,15 +31,22 @@ struct compare_options {
   double datasheet_tolerance = default_datasheet_tolerance;
 };
 
-/// One GPU of one report: a column of the table.
+/// One GPU of one report, or one MIG device of a partitioned GPU: a column of the table.
 struct compare_column {
-  std::string label;  ///< "<file label>/GPU <index>"
+  std::string label;  ///< "<file label>/GPU <index>", "<file>/GPU 0 MIG 1g.10gb, GI 7 CI 0"
   std::string report; ///< the file label the caller gave
   std::string hostname;
   int device_index = 0; ///< NVML index
   std::string gpu_name;
   std::string spec_id; ///< matched spec row; "" when none
+  /// The MIG device the column holds (docs/mig.md): compared with the same profile of the same
+  /// model only, never with a whole GPU. Unset for a whole GPU.
+  std::optional<mig_ref> mig;
 };
+
+/// The group a column's cells are compared in: the GPU model, and the MIG profile of a MIG
+/// device ("H100-SXM5-80GB", "A100-SXM4-80GB MIG 1g.10gb").
+[[nodiscard]] std::string comparison_group(const compare_column& col);
 
 /// What a report holds for a case on a GPU: a measurement, or why there is none. (A run that
 /// has no result at all for the case is a missing cell: nullopt.)
@@ -81,6 +88,9 @@ struct compare_output {
 struct compare_finding {
   std::string hostname, report;
   std::vector<int> gpus; ///< NVML indices, ascending
+  /// The MIG devices among the outliers, "0 GI 7 CI 0" (their GPU's index and instance ids),
+  /// in column order; empty when every outlier is a whole GPU.
+  std::vector<std::string> mig_devices;
   const compare_row* row = nullptr;
   double deviation = 0;           ///< the largest |deviation| of them, with its sign
   double value = 0;               ///< that cell's value, in the row's unit
@@ -93,11 +103,13 @@ struct compare_finding {
 [[nodiscard]] int exit_code_of(const compare_output& c);
 
 /// Side by side. `labels[i]` names reports[i] (a file name); missing labels become "#i".
-/// A column per GPU of each report, the reports ordered by hostname in natural order (stable:
+/// A column per GPU of each report (per MIG device of a partitioned GPU, and one for the GPU's
+/// own results when it has any), the reports ordered by hostname in natural order (stable:
 /// reports of one host keep the order given) (a multi-GPU result goes to its first GPU's column).
 /// The spec row of a GPU is spec_of(specs, gpu). A measured cell's value is converted to its row's
 /// unit (the first result's), its fraction is resolve_reference's. Outliers: per row, the
-/// measured cells of GPUs of one model (spec id, else GPU name) form a group; with at least
+/// measured cells of one comparison_group (the model: spec id, else GPU name; and a MIG
+/// device's profile) form a group; with at least
 /// min_group cells, a cell is an outlier when is_outlier(test_outlier(x, group),
 /// min_relative_deviation, outlier_z, both ways).
 [[nodiscard]] compare_output compare_reports(const std::vector<report>& reports,

@@ -16,6 +16,11 @@ namespace gpuspec::reports::inline model {
 /// compared by key whatever their order.
 [[nodiscard]] std::string case_key(const result& r);
 
+/// What a MIG device's result adds to its pairing key (docs/mig.md): its profile and instance
+/// ids ("\x1dMIG 1g.10gb, GI 7 CI 0"), so that it pairs with the same instance of the same
+/// profile only, never with a whole GPU's result or another profile's; "" for a whole GPU.
+[[nodiscard]] std::string mig_key(const result& r);
+
 /// How GPUs of two reports are paired: the first key that every GPU of both reports has,
 /// non-empty and unique within its report.
 enum class device_key { serial, uuid, index };
