@@ -167,17 +167,28 @@ collective_ceiling_choice across_nodes(const collective_ceiling_inputs& in) {
   std::optional<double> slowest_gbs;
   std::string slowest_text;
   std::vector<std::string> idle;
+  std::vector<std::string> layers;
+  bool fewer_ranks_than_ports = false;
   for (std::size_t n = 0; n < in.node_ports.size(); ++n) {
-    const auto active = active_network_ports(in.node_ports[n]);
+    const auto ranks =
+        n < in.node_ranks.size() ? std::optional<int>(in.node_ranks[n]) : std::nullopt;
+    const auto active = active_network_ports(in.node_ports[n], ranks);
     if (active.count == 0) {
       idle.push_back(name(n));
       continue;
     }
+    layers.push_back(active.link_layer);
     const double gbs = active.gbps / 8.0;
+    fewer_ranks_than_ports = fewer_ranks_than_ports || active.count < active.available;
     if (!slowest_gbs || gbs < *slowest_gbs) {
       slowest_gbs = gbs;
-      slowest_text = fmt::format("{}: {} active port(s), {:g} Gb/s together", name(n), active.count,
-                                 active.gbps);
+      slowest_text =
+          active.count < active.available
+              ? fmt::format("{}: {} of its {} active ports (one per rank there), {:g} Gb/s "
+                            "together",
+                            name(n), active.count, active.available, active.gbps)
+              : fmt::format("{}: {} active port(s), {:g} Gb/s together", name(n), active.count,
+                            active.gbps);
     }
   }
   if (!idle.empty()) {
@@ -212,8 +223,20 @@ collective_ceiling_choice across_nodes(const collective_ceiling_inputs& in) {
       "held to the bottleneck of the path (nccl-tests doc/PERFORMANCE.md), here below the link "
       "inside the nodes ({})",
       slowest_text, *slowest_gbs, inside.why);
+  if (fewer_ranks_than_ports)
+    out.ceiling.clock_adjusted_source +=
+        "; a rank's traffic leaves through the NIC nearest its GPU (its rail), so a node's ranks "
+        "use one port each; which NIC is nearest which GPU is not in the inventory: inferred, "
+        "the fastest active ports counted";
   out.why = fmt::format("network: across {} nodes, {} is the slowest link on the path",
                         in.node_ports.size(), slowest_text);
+  const bool one_layer =
+      !layers.empty() && std::all_of(layers.begin(), layers.end(),
+                                     [&](const std::string& l) { return l == layers.front(); });
+  if (one_layer && layers.front() == "InfiniBand")
+    out.network_transport = "InfiniBand";
+  else if (one_layer && layers.front() == "Ethernet")
+    out.network_transport = "RoCE";
   return out;
 }
 

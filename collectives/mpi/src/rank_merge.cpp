@@ -233,6 +233,12 @@ void attach_ceiling(reports::result& r, const mpi_case& c, std::span<const rank_
                                   ? *hello->host_info.network_ports
                                   : std::vector<reports::network_port>{});
       in.node_names.push_back(host);
+      // The node's ranks in this group use one port each (collective_ceiling.hpp).
+      in.node_ranks.push_back(
+          static_cast<int>(std::count_if(c.group.begin(), c.group.end(), [&](int rank) {
+            const auto* a = assignment_of(rank, ranks);
+            return a != nullptr && a->host == host;
+          })));
     }
   } else {
     // One node: a collective the switch reduces (the row's switch_reduces: all-reduce) may gain
@@ -247,6 +253,8 @@ void attach_ceiling(reports::result& r, const mpi_case& c, std::span<const rank_
   const auto choice = host::collective_link_ceiling(in);
   r.observations["ceiling_link"] = std::string(host::to_string(choice.link));
   r.observations["ceiling_why"] = choice.why;
+  if (!choice.network_transport.empty())
+    r.observations["network_transport"] = choice.network_transport;
   r.ceiling_value = choice.ceiling;
   r.ceiling_value.reference = reports::choose_reference(r.ceiling_value);
   // As the harness's one builder: against the reference, the clock-adjusted ceiling apart.

@@ -97,7 +97,22 @@ struct parsed_log {
   std::optional<long long> nvls_channels;
   std::optional<bool> nvls_multicast;
   std::map<std::pair<std::string, long long>, std::string> algorithm_of;
+  /// The network between nodes NCCL chose, from its INFO lines: "InfiniBand", "RoCE", "EFA",
+  /// "TCPX" (GPUDirect-TCPX and TCPXO), or "" when no line names one.
+  std::string network_transport;
 };
+
+/// The network NCCL's INFO lines name: "NET/IB : Using [0]mlx5_0:1/IB" (or "/RoCE"), aws-ofi-nccl's
+/// "NET/OFI Selected Provider is efa", Google's GPUDirect-TCPX and TCPXO (FasTrak) plugins.
+void read_network_transport(std::string_view message, parsed_log& p) {
+  if (message.starts_with("NET/IB") && message.find("Using [") != std::string_view::npos)
+    p.network_transport = message.find("/RoCE") != std::string_view::npos ? "RoCE" : "InfiniBand";
+  else if (message.starts_with("NET/OFI Selected Provider is efa"))
+    p.network_transport = "EFA";
+  else if (message.find("GPUDirectTCPX") != std::string_view::npos ||
+           message.find("FasTrak") != std::string_view::npos)
+    p.network_transport = "TCPX";
+}
 
 /// One "NCCL INFO" message: the facts of its algorithms, the rest left alone.
 void read_nccl_info(std::string_view message, parsed_log& p) {
@@ -110,6 +125,7 @@ void read_nccl_info(std::string_view message, parsed_log& p) {
       if (const auto n = integer_of(f.back()))
         p.nvls_channels = std::max(p.nvls_channels.value_or(0), *n);
   }
+  read_network_transport(message, p);
   if (message.starts_with("NVLS multicast support is not available"))
     p.nvls_multicast = p.nvls_multicast.value_or(false);
   else if (message.starts_with("NVLS multicast support is available"))
@@ -386,6 +402,8 @@ result row_result(const table_row& row, bool in_place, const std::string& collec
   if (const auto it = p.algorithm_of.find({nccl_function(collective), bytes});
       it != p.algorithm_of.end())
     o["nccl_algorithm"] = it->second;
+  if (!p.network_transport.empty())
+    o["network_transport"] = p.network_transport;
   res.check.detail = "no #wrong column";
   verify(res, half, p);
   if (*busbw <= 0 && p.ranks.size() != 1 && res.status == result_status::ok) {

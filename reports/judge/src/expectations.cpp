@@ -189,6 +189,38 @@ std::string observed_string(const result& res, const char* key) {
   return it != res.observations.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+/// Ranks on more than one host (the `ranks` observation our multi-node runs and imported logs
+/// carry): a collective across nodes.
+bool ranks_span_hosts(const result& res) {
+  const auto it = res.observations.find("ranks");
+  if (it == res.observations.end() || !it->is_array())
+    return false;
+  std::string first;
+  for (const auto& rank : *it)
+    if (const auto h = rank.is_object() ? rank.find("host") : rank.end();
+        rank.is_object() && h != rank.end() && h->is_string()) {
+      if (first.empty())
+        first = h->get<std::string>();
+      else if (h->get<std::string>() != first)
+        return true;
+    }
+  return false;
+}
+
+/// A collective across nodes by the NICs between them (expect.json's network paths): the pass and
+/// warn lines differ by NIC type; "network" when no record names it.
+std::string network_path(const std::string& transport) {
+  if (transport == "InfiniBand")
+    return "network_infiniband";
+  if (transport == "RoCE")
+    return "network_roce";
+  if (transport == "EFA")
+    return "network_efa";
+  if (transport == "TCPX")
+    return "network_tcpx";
+  return "network";
+}
+
 std::string path_of(const report& r, const result& res) {
   const std::string& id = res.bench_id;
   const topology_info* t = r.host.topology ? &*r.host.topology : nullptr;
@@ -216,6 +248,8 @@ std::string path_of(const report& r, const result& res) {
     const std::string link = observed_string(res, "ceiling_link");
     if (link == "NVLink")
       return "nvlink";
+    if (link == "network" || (link.empty() && ranks_span_hosts(res)))
+      return network_path(observed_string(res, "network_transport"));
     if (link != "PCIe")
       return "";
     if (t != nullptr)

@@ -250,3 +250,33 @@ TEST(Collectives, PcieOnlyNodeIsJudgedAgainstTheCardsLink) {
 }
 
 } // namespace gpuspec::reports
+
+namespace gpuspec::reports {
+
+TEST(Collectives, NvswitchNodeLinesSitBelowTheLowestHealthyFigureAndCatchAFifthLost) {
+  // The lowest healthy NVSwitch figure: 8 A100 SXM all-reduce 232.5 of 300 GB/s, 0.78
+  // (NVIDIA/nccl-tests#175), written on the H100 row as the same fraction of its 450 GB/s.
+  const auto specs = synthetic_specs();
+  const auto judged_at = [&](double fraction) {
+    report r = h100_node();
+    collective_case c;
+    c.row = specs.find("h100-sxm5-80gb");
+    c.kind = "all_gather"; // a ring: nothing reduces in the switch
+    c.transports = {"P2P"};
+    c.busbw_gbs = fraction * 450;
+    r.results.push_back(collective_result(r, c));
+    return judge_report(r);
+  };
+  const auto healthy = judged_at(232.5 / 300);
+  EXPECT_EQ(last(healthy).status, verdict_status::pass) << last(healthy).message;
+  ASSERT_TRUE(last(healthy).pass_fraction);
+  EXPECT_DOUBLE_EQ(*last(healthy).pass_fraction, 0.70);
+  // 20% lost (0.62): under 0.65 it passed; now it warns.
+  const auto fifth = judged_at(0.8 * 232.5 / 300);
+  EXPECT_EQ(last(fifth).status, verdict_status::warn) << last(fifth).message;
+  // 35% lost (0.50), as a transport fallback gives: under the 0.55 warn line.
+  const auto fallback = judged_at(0.65 * 232.5 / 300);
+  EXPECT_EQ(last(fallback).status, verdict_status::fail) << last(fallback).message;
+}
+
+} // namespace gpuspec::reports

@@ -26,12 +26,17 @@
 /// the network between nodes, whichever is lower. The network's figure is the slowest node's
 /// active InfiniBand / RoCE ports together (network_ports.hpp: the rate the kernel reports for
 /// each ACTIVE port, Gb/s / 8 = GB/s): NCCL spreads its channels over a node's NICs, each
-/// channel's hop between nodes on one NIC, so a rank's busbw can use them all. It is a figure as
-/// found (the rate each port trained at), so it is the clock-adjusted ceiling, with no datasheet
-/// figure beside it. A node without an active port: no network ceiling (NCCL then falls back to
-/// TCP sockets, for which sysfs states no rate), and the result is not judged against one.
-/// Limitations: in-network reductions (SHARP, NCCL's CollNet) can carry an all-reduce above the
-/// ports' rate, and a port NCCL does not use (NCCL_IB_HCA) still counts.
+/// channel's hop between nodes on one NIC, but a rank's traffic leaves through the NIC nearest
+/// its GPU (its rail), so a node's ranks use as many ports as there are ranks on it: eight ranks
+/// of a node use its eight ports, and a sendrecv between one GPU on each of two nodes is held to
+/// one port, not to the sum of the node's ports (docs/check.md, "Collectives", "The links a
+/// path can use"). The inventory does not record which NIC is nearest which GPU, so the fastest
+/// active ports are counted, and the ceiling says so. It is a figure as found (the rate each port
+/// trained at), so it is the clock-adjusted ceiling, with no datasheet figure beside it. A node
+/// without an active port: no network ceiling (NCCL then falls back to TCP sockets, for which sysfs
+/// states no rate), and the result is not judged against one. Limitations: in-network reductions
+/// (SHARP, NCCL's CollNet) can carry an all-reduce above the ports' rate, and a port NCCL does not
+/// use (NCCL_IB_HCA) still counts.
 ///
 /// One NVLink domain across nodes (GB200/GB300 NVL72: GPUs of several trays in one NVLink fabric):
 /// when every GPU of the collective registered with the fabric (devices[].fabric completed with
@@ -73,6 +78,9 @@ struct collective_ceiling_inputs {
   /// collective stays inside one node.
   std::vector<std::vector<reports::network_port>> node_ports;
   std::vector<std::string> node_names; ///< the nodes' host names, as node_ports
+  /// How many of the collective's ranks run on each node, as node_ports: a node's ranks use that
+  /// many of its ports. Empty: every active port of each node counts.
+  std::vector<int> node_ranks;
 };
 
 /// The link a collective's ceiling stands for.
@@ -86,6 +94,9 @@ struct collective_ceiling_choice {
   /// the inventory read it, at NVML's maximum generation). Empty for one rank.
   reports::ceiling ceiling;
   std::string why; ///< one sentence: which link and why, for the result's observations
+  /// Across nodes, the ports' kind when they all share one link layer: "InfiniBand", or "RoCE"
+  /// (an Ethernet link layer); else "". Which pass and warn lines apply (expect.json's paths).
+  std::string network_transport;
 };
 
 [[nodiscard]] collective_ceiling_choice

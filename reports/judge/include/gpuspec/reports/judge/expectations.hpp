@@ -38,8 +38,12 @@ inline constexpr double gemm_large_min_mnk = 4096.0 * 4096.0 * 4096.0;
 inline constexpr std::string_view shape_class_values[] = {"large", "small", "skinny"};
 /// "nvlink": over NVLink; "pcie": over PCIe within one socket (host transfers, peer copies and
 /// collectives without NVLink); "cross_socket": over PCIe and the link between CPU sockets;
-/// "c2c": a host transfer of a GPU attached by NVLink-C2C (Grace-based nodes).
-inline constexpr std::string_view path_values[] = {"nvlink", "pcie", "cross_socket", "c2c"};
+/// "c2c": a host transfer of a GPU attached by NVLink-C2C (Grace-based nodes); "network_<kind>":
+/// a collective across nodes held to their NICs, by NIC type (infiniband, roce, efa, tcpx), and
+/// "network" when no record names the type.
+inline constexpr std::string_view path_values[] = {
+    "nvlink",       "pcie",        "cross_socket", "c2c", "network", "network_infiniband",
+    "network_roce", "network_efa", "network_tcpx"};
 /// The bytes a size text states: "<digits>" then B, KiB, MiB, GiB (powers of 1024, as our size
 /// axes and nccl-tests' sizes are written) or KB, MB, GB (powers of 1000: the CUDA samples'
 /// "40 MB"); blanks between the number and the unit are allowed. nullopt for anything else.
