@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/judge/diagnosis.hpp"
+#include "gpuspec/reports/model/host_names.hpp"
 #include "gpuspec/reports/model/text_table.hpp"
 #include "render_detail.hpp"
 
@@ -54,8 +55,13 @@ not_passing_summary summarize_not_passing(const check_outcome& outcome) {
   for (std::size_t k = 0; k < outcome.nodes.size(); ++k)
     if (outcome.nodes[k].status != verdict_status::pass)
       out.nodes.push_back({k, &outcome.nodes[k], bad_gpus_text(outcome.nodes[k]), {}});
-  std::stable_sort(out.nodes.begin(), out.nodes.end(),
-                   [](const auto& a, const auto& b) { return a.node->status > b.node->status; });
+  // Worst first; among equals, hosts in natural order (node7 before node10).
+  std::stable_sort(out.nodes.begin(), out.nodes.end(), [](const auto& a, const auto& b) {
+    if (a.node->status != b.node->status)
+      return a.node->status > b.node->status;
+    return natural_less(a.node->hostname.empty() ? a.node->source : a.node->hostname,
+                        b.node->hostname.empty() ? b.node->source : b.node->hostname);
+  });
   const bool several = outcome.nodes.size() > 1;
   for (auto& row : out.nodes)
     for (const auto& g : grouped_diagnoses(*row.node)) { // worst first
