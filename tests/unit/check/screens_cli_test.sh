@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The screens of `gpuspec diff` and `gpuspec compare` as an operator reads them (issue 31):
+# The screens of `gpuspec diff`, `compare`, `list` and check's md as an operator reads them (issue 31):
 # at COLUMNS=80 no line is wider, the answer (the verdict, then what is not passing, naming
 # benchmark and GPU in full) comes first and the verdict again last, `-o` writes the file, and
 # the format names are the same as check's. check's own sweep is in check_cli_test.sh; health's
@@ -180,6 +180,23 @@ has stdout "(remediation: reset_gpu)"
 expect 1 check --format md "$c/degraded-sibling-outlier.json"
 has stdout "| 82.4% (pass"
 has stdout "memory.stream.copy fp32: 8.0% below the median of 7 identical GPU(s)"
+
+# list at 80 columns (a CUDA build's; the host-only build has no benchmarks and says so): no line
+# wider, every id whole (the JSON's ids each start a line).
+if COLUMNS=80 "$bin" list >"$out/stdout" 2>/dev/null; then
+  "$bin" list --json >"$out/json"
+  python3 - "$out/stdout" "$out/json" <<'PY' || failures=$((failures + 1))
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read().splitlines()
+wide = [l for l in text if len(l) > 80]
+cut = [b["id"] for b in json.load(open(sys.argv[2])) if not any(l.startswith(b["id"] + " ") for l in text)]
+for l in wide[:3]:
+    print(f"FAIL: list: a line over 80 columns: {l}")
+for i in cut[:3]:
+    print(f"FAIL: list: no line starts with the whole id {i}")
+sys.exit(1 if wide or cut else 0)
+PY
+fi
 
 # check's Markdown as a ticket shows it (GitHub's own parser, cmark-gfm): the answer (the verdict,
 # each finding with where it is and its action) before any table; every table row has as many
