@@ -11,6 +11,8 @@
 #   libsqlite3-dev:  the fleet history database (`gpuspec db`, fleet/, docs/fleet.md), and
 #   libzstd-dev:     its reports, kept compressed.
 #   Completion and man pages: bash-completion, zsh, groff-base, man-db (their tests, docs/cli.md).
+#   cmark-gfm:       GitHub's own Markdown parser: `check --format md` read as a ticket reads it
+#                    (screens.cli).
 #   Python (into .deps/python of this checkout, never the system's site-packages):
 #                    nvidia-nvml-dev (nvml.h), jsonschema (the report-schema tests),
 #                    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm (PTX, SASS and resource
@@ -69,6 +71,7 @@ if [ "$minimal" = 0 ]; then
   packages+=(clang) # clang: the libFuzzer targets of the file loaders (scripts/fuzz.sh)
   packages+=(openmpi-bin libopenmpi-dev) # gpuspec-mpi (GPUSPEC_MPI=ON, the host-mpi preset)
   packages+=(shellcheck) # the lint of the scripts/slurm and scripts/node-exporter examples
+  packages+=(cmark-gfm) # GitHub's Markdown parser: check's md output as a ticket shows it
   # The generated shell completion and man pages' tests (tests/unit/cli, docs/cli.md):
   # bash-completion (its _filedir), zsh (compinit), groff-base and man-db (groff -ww, man --warnings).
   packages+=(bash-completion zsh groff-base man-db)

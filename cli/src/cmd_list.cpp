@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/cli/backend.hpp"
+#include "gpuspec/cli/format.hpp"
 #include "gpuspec/cli/text_table.hpp"
 
 namespace gpuspec::cli {
@@ -32,11 +33,27 @@ exit_code run_list(const list_options& options) {
     std::cout << out.dump(2) << '\n';
     return exit_code::pass;
   }
-  text_table table({"id", "suites", "parameters", "description"});
-  for (const auto& l : listings)
-    table.add_row({l.id, fmt::format("{}", fmt::join(l.suites, ",")), l.parameters, l.description});
-  fmt::print("{}", table.render());
+  fmt::print("{}", list_table_text(listings, stdout_table_width()));
   return exit_code::pass;
+}
+
+std::string list_table_text(const std::vector<host::benchmark_listing>& listings,
+                            std::size_t width) {
+  text_table table({"id", "suites", "parameters", "description"});
+  // The description gives way first, then the parameters, then the suites (issue 31: `list` was
+  // 413 columns wide); the id, an identifier, never does.
+  table.set_shrinkable({3, 2, 1}, 12);
+  table.set_wrap();
+  table.set_below(3);
+  for (const auto& l : listings) {
+    // An axis's values are joined by '|' with no space (registry.cpp, axes_text): ", " lets a
+    // sweep of 19 sizes wrap between values on a terminal; --json keeps the listing's own text.
+    std::string parameters;
+    for (const char c : l.parameters)
+      parameters += c == '|' ? std::string(", ") : std::string(1, c);
+    table.add_row({l.id, fmt::format("{}", fmt::join(l.suites, ", ")), parameters, l.description});
+  }
+  return table.render(width);
 }
 
 } // namespace gpuspec::cli

@@ -13,6 +13,7 @@ result_verdict node_checker::describe(const result& r, std::size_t i) {
   v.axes = format_parameters(r.axes);
   v.axes_values = format_values(r.axes);
   v.parameters = format_parameters(parameters_of(r));
+  v.observations = r.observations;
   v.devices = r.devices;
   v.unit = r.unit;
   v.name = fmt::format("{}{} gpu {}", r.bench_id, v.axes.empty() ? "" : " [" + v.axes + "]",

@@ -53,59 +53,6 @@ std::vector<const diagnosis*> unique_diagnoses(const node_verdict& node) {
   return out;
 }
 
-std::vector<diagnosis_group> grouped_diagnoses(const node_verdict& node) {
-  std::vector<diagnosis_group> out;
-  std::map<std::pair<std::string, int>, std::size_t> at;
-  std::set<std::tuple<std::string, int, std::string>> seen;
-  auto add = [&](const diagnosis& d, const result_verdict* from) {
-    const auto key = std::make_pair(d.code, d.device.value_or(-1));
-    auto [it, fresh] = at.try_emplace(key, out.size());
-    if (fresh)
-      out.push_back({&d, d.severity, 0, 0, {}});
-    auto& g = out[it->second];
-    if (seen.emplace(d.code, d.device.value_or(-1), d.cause).second)
-      ++g.findings;
-    if (worst(g.severity, d.severity) != g.severity) {
-      g.severity = d.severity;
-      g.shown = &d;
-    }
-    if (from != nullptr) {
-      ++g.results;
-      if (std::find(g.benches.begin(), g.benches.end(), from->bench_id) == g.benches.end())
-        g.benches.push_back(from->bench_id);
-    }
-  };
-  for (const auto& d : node.diagnoses)
-    add(d, nullptr);
-  for (const auto& g : node.gpus)
-    for (const auto& d : g.diagnoses)
-      add(d, nullptr);
-  for (const auto& r : node.results) {
-    // A result counts once per group, however many of the group's diagnoses it carries.
-    std::set<std::pair<std::string, int>> counted;
-    for (const auto& d : r.diagnoses)
-      add(d, counted.emplace(d.code, d.device.value_or(-1)).second ? &r : nullptr);
-  }
-  return out;
-}
-
-std::string group_summary(const diagnosis_group& g, std::size_t max_benches) {
-  if (g.findings <= 1 && g.results <= 1)
-    return "";
-  std::string names;
-  for (std::size_t k = 0; k < g.benches.size() && k < max_benches; ++k)
-    names += (k == 0 ? "" : ", ") + g.benches[k];
-  if (g.benches.size() > max_benches)
-    names += fmt::format(" and {} more", g.benches.size() - max_benches);
-  std::string out = g.findings > 1 ? fmt::format("{} findings", g.findings) : "";
-  if (g.results > 0)
-    out += fmt::format("{}in {} result{}: {}", out.empty() ? "" : ", ", g.results,
-                       g.results == 1 ? "" : "s", names);
-  if (g.findings > 1)
-    out += " (the worst shown)";
-  return out;
-}
-
 } // namespace detail
 
 namespace {

@@ -82,8 +82,8 @@ std::string diagnosis_html(const detail::diagnosis_group& g) {
   return fmt::format("<div class=\"finding {}\">\n<p>{} <span class=\"code\">{}</span> {}</p>\n"
                      "<p><b>Cause:</b> {}</p>\n<p><b>Action:</b> {}</p>\n{}{}</div>\n",
                      status, badge(status), escape(d.code),
-                     d.device ? fmt::format("GPU {}", *d.device) : std::string("host"),
-                     escape(d.cause), escape(detail::action_text(d.action, d.step)),
+                     escape(detail::group_where(g) + (g.node_wide ? " (every GPU)" : "")),
+                     escape(d.cause), escape(detail::action_text(detail::group_action(g), d.step)),
                      summary.empty() ? "" : fmt::format("<p>{}</p>\n", escape(summary)),
                      evidence.empty()
                          ? ""

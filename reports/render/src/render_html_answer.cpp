@@ -24,25 +24,26 @@ using svg::escape;
 struct unit_answer {
   int device = -1;
   verdict_status status = verdict_status::pass;
-  std::vector<std::string> codes;   ///< worst first
-  const diagnosis* worst = nullptr; ///< its action is the row's
-  std::string message;              ///< when no diagnosis says why
+  std::vector<std::string> codes; ///< worst first
+  std::string action;             ///< its gravest finding's (a node finding's: the node's)
+  std::string message;            ///< when no diagnosis says why
 };
 
 std::vector<unit_answer> units_not_passing(const node_verdict& n) {
-  auto groups = detail::grouped_diagnoses(n);
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const auto& a, const auto& b) { return a.severity > b.severity; });
   std::map<int, unit_answer> by_unit;
-  for (const auto& g : groups) {
-    const int device = g.shown->device.value_or(-1);
-    auto& u = by_unit[device];
-    u.device = device;
-    u.status = worst(u.status, g.severity);
-    if (std::find(u.codes.begin(), u.codes.end(), g.shown->code) == u.codes.end())
-      u.codes.push_back(g.shown->code);
-    if (u.worst == nullptr)
-      u.worst = g.shown;
+  for (const auto& g : detail::grouped_diagnoses(n)) { // worst first
+    std::vector<int> devices = g.devices;
+    if (devices.empty())
+      devices.push_back(-1);
+    for (const int device : devices) {
+      auto& u = by_unit[device];
+      u.device = device;
+      u.status = worst(u.status, g.severity);
+      if (std::find(u.codes.begin(), u.codes.end(), g.shown->code) == u.codes.end())
+        u.codes.push_back(g.shown->code);
+      if (u.action.empty())
+        u.action = detail::action_text(detail::group_action(g), g.shown->step);
+    }
   }
   for (const auto& g : n.gpus)
     if (g.selected && g.status != verdict_status::pass && g.status != verdict_status::skipped) {
@@ -56,13 +57,11 @@ std::vector<unit_answer> units_not_passing(const node_verdict& n) {
     if (u.status != verdict_status::pass && u.status != verdict_status::skipped)
       out.push_back(std::move(u));
   if (out.empty()) // not passing, and nothing on a GPU or the host says why: the node's message
-    out.push_back({-1, n.status, {}, nullptr, n.message});
+    out.push_back({-1, n.status, {}, {}, n.message});
   return out;
 }
 
-std::string action_of(const unit_answer& u) {
-  return u.worst != nullptr ? u.worst->action : u.message;
-}
+std::string action_of(const unit_answer& u) { return u.action.empty() ? u.message : u.action; }
 
 } // namespace
 

@@ -219,8 +219,7 @@ void add_result_windows(telemetry_series& s, const result& res, int device) {
 std::set<int> gpus_with_findings(const node_verdict& n) {
   std::set<int> out;
   for (const auto& g : detail::grouped_diagnoses(n))
-    if (g.shown->device)
-      out.insert(*g.shown->device);
+    out.insert(g.devices.begin(), g.devices.end());
   for (const auto& g : n.gpus)
     if (g.status != verdict_status::pass && g.status != verdict_status::skipped)
       out.insert(g.index);

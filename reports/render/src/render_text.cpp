@@ -1,6 +1,5 @@
-// The terminal table and the Markdown summary: a check outcome's layouts here, a health
-// outcome's (health_render.cpp), a diff's and a comparison's (render_tables.cpp and their own
-// to_markdown) chosen here.
+// The terminal table: a check outcome's layout here, a health outcome's (health_render.cpp), a
+// diff's and a comparison's (render_tables.cpp) chosen here. Markdown: render_markdown.cpp.
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +17,17 @@
 #include "render_detail.hpp"
 
 namespace gpuspec::reports::inline render::detail {
+
+std::string efficiency_text(const result_verdict& r) {
+  std::string out = format_percent(r.efficiency);
+  if (out.empty() || !r.pass_fraction || !std::isfinite(*r.pass_fraction))
+    return out;
+  // A no-break space between "≥" and the figure: a narrow terminal wraps the cell before the
+  // bracket, or at its narrowest after "(pass", never between the sign and its number.
+  const double pass = 100 * *r.pass_fraction;
+  return out + (pass == std::round(pass) ? fmt::format(" (pass ≥\u00a0{:.0f}%)", pass)
+                                         : fmt::format(" (pass ≥\u00a0{:.1f}%)", pass));
+}
 
 namespace {
 
@@ -49,28 +59,6 @@ std::string frame_text(const std::string& frame) {
 
 /// The axes' values, without their names: "fp32", "8192x8192x8192 NN".
 std::string compact_axes_text(const result_verdict& r) { return r.axes_values; }
-
-std::string gpus_text(const std::vector<int>& devices) {
-  std::string out;
-  for (int d : devices) {
-    out += out.empty() ? "" : ",";
-    out += std::to_string(d);
-  }
-  return out;
-}
-
-/// The efficiency and the bar it is held to: "70.7% (pass ≥ 60%)"; the efficiency alone where
-/// no pass fraction judges it (a baseline's tolerance, a relative frame).
-std::string efficiency_text(const result_verdict& r) {
-  std::string out = format_percent(r.efficiency);
-  if (out.empty() || !r.pass_fraction || !std::isfinite(*r.pass_fraction))
-    return out;
-  // A no-break space between "≥" and the figure: a narrow terminal wraps the cell before the
-  // bracket, or at its narrowest after "(pass", never between the sign and its number.
-  const double pass = 100 * *r.pass_fraction;
-  return out + (pass == std::round(pass) ? fmt::format(" (pass ≥\u00a0{:.0f}%)", pass)
-                                         : fmt::format(" (pass ≥\u00a0{:.1f}%)", pass));
-}
 
 class table_renderer final : public renderer {
 public:
@@ -238,12 +226,12 @@ private:
       const diagnosis& d = *grp.shown;
       const std::string summary = group_summary(grp);
       // Long text wraps under its line with a hanging indent, to the terminal's width.
-      out += wrap_hanging(fmt::format("  {} {}{}: ", status_text(grp.severity), d.code,
-                                      d.device ? fmt::format(" gpu {}", *d.device) : ""),
+      out += wrap_hanging(fmt::format("  {} {} {}{}: ", status_text(grp.severity), d.code,
+                                      group_where(grp), grp.node_wide ? " (every GPU)" : ""),
                           escape_control(d.cause), m_options.width, 6);
       if (!summary.empty())
         out += wrap_hanging("      ", escape_control(summary), m_options.width, 6);
-      out += wrap_hanging("      action: ", action_text(escape_control(d.action), d.step),
+      out += wrap_hanging("      action: ", action_text(escape_control(group_action(grp)), d.step),
                           m_options.width, 8);
     }
     return out;
@@ -252,99 +240,10 @@ private:
   render_options m_options;
 };
 
-class markdown_renderer final : public renderer {
-protected:
-  [[nodiscard]] std::string render_diff(const diff_output& d) const override {
-    return to_markdown(d);
-  }
-  [[nodiscard]] std::string render_compare(const compare_output& c) const override {
-    return to_markdown(c);
-  }
-  [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
-    // The answer first and last, as in the terminal: the nodes not passing and one action per
-    // code before the details; every row of every node is kept (only the terminal counts them).
-    std::string out = fmt::format("# gpuspec check: {}\n\n", upper(to_string(outcome.status)));
-    const auto bad = summarize_not_passing(outcome);
-    out += fmt::format("**{}**\n\n", verdict_summary_line(outcome, bad.nodes.size()));
-    if (!bad.nodes.empty()) {
-      out += "## Not passing, worst first\n\n| host | verdict | gpus | codes |\n"
-             "| --- | --- | --- | --- |\n";
-      for (const auto& row : bad.nodes) {
-        std::string codes;
-        for (const auto& c : row.codes)
-          codes += (codes.empty() ? "`" : ", `") + c + "`";
-        out += fmt::format(
-            "| {} | {} | {} | {} |\n",
-            markdown_cell(row.node->hostname.empty() ? row.node->source : row.node->hostname),
-            to_string(row.node->status), row.gpus,
-            codes.empty() ? markdown_cell(row.node->message) : codes);
-      }
-      out += "\n";
-      for (const auto* d : bad.actions)
-        out += fmt::format("- `{}`: {}\n", d->code, markdown_cell(d->action));
-      out += bad.actions.empty() ? "" : "\n";
-    }
-    for (const auto& node : outcome.nodes) {
-      out +=
-          fmt::format("## {}: {}\n\n", markdown_cell(node.hostname), upper(to_string(node.status)));
-      if (!node.source.empty())
-        out += fmt::format("Report `{}`, driver {}.\n\n", node.source,
-                           markdown_cell(node.driver_version));
-      if (!node.message.empty())
-        out += markdown_cell(node.message) + "\n\n";
-      if (!node.results.empty()) {
-        out += "| check | gpu | measured | expected | efficiency | frame | verdict | note |\n"
-               "| --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n";
-        for (const auto& r : node.results) {
-          std::string note = r.message;
-          for (const auto& d : r.diagnoses)
-            note += " `" + d.code + "`";
-          out += fmt::format(
-              "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-              markdown_cell(r.bench_id + (r.parameters.empty() ? "" : " " + r.parameters)),
-              gpus_text(r.devices), markdown_cell(format_quantity(r.measured, r.unit)),
-              markdown_cell(format_quantity(r.expected, r.unit)), efficiency_text(r), r.frame,
-              to_string(r.status), markdown_cell(note));
-        }
-        out += "\n";
-      }
-      if (!node.gpus.empty()) {
-        out += "| gpu | name | serial | bus id | spec | verdict |\n"
-               "| ---: | --- | --- | --- | --- | --- |\n";
-        for (const auto& g : node.gpus)
-          out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", g.index, markdown_cell(g.name),
-                             markdown_cell(g.serial), markdown_cell(g.pci_bus_id),
-                             markdown_cell(g.spec_id), to_string(g.status));
-        out += "\n";
-      }
-      const auto groups = grouped_diagnoses(node);
-      if (!groups.empty()) {
-        out += "### Diagnosis\n\n";
-        for (const auto& grp : groups) {
-          const diagnosis& d = *grp.shown;
-          const std::string summary = group_summary(grp);
-          out += fmt::format(
-              "- **{}** `{}`{}: {}.{} Action: {}.\n", to_string(grp.severity), d.code,
-              d.device ? fmt::format(" (gpu {})", *d.device) : "", markdown_cell(d.cause),
-              summary.empty() ? std::string() : fmt::format(" {}.", markdown_cell(summary)),
-              action_text(markdown_cell(d.action), d.step));
-        }
-        out += "\n";
-      }
-    }
-    for (const auto& n : outcome.notes)
-      out += "> " + markdown_cell(n) + "\n";
-    out += fmt::format("{}**Verdict: {} (exit code {})**\n", outcome.notes.empty() ? "" : "\n",
-                       upper(to_string(outcome.status)), exit_code_of(outcome.status));
-    return out;
-  }
-};
-
 } // namespace
 
 std::unique_ptr<renderer> make_table_renderer(const render_options& options) {
   return std::make_unique<table_renderer>(options);
 }
-std::unique_ptr<renderer> make_markdown_renderer() { return std::make_unique<markdown_renderer>(); }
 
 } // namespace gpuspec::reports::render::detail

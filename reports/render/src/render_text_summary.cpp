@@ -4,10 +4,12 @@
 // screen names every bad node; the details and the verdict again follow (render_text.cpp).
 
 #include <algorithm>
-#include <set>
+#include <iterator>
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/judge/diagnosis.hpp"
+#include "gpuspec/reports/model/host_names.hpp"
 #include "gpuspec/reports/model/text_table.hpp"
 #include "render_detail.hpp"
 
@@ -24,14 +26,6 @@ std::string bad_gpus_text(const node_verdict& node) {
   if (out.empty() && !node.diagnoses.empty())
     out = "host";
   return out.empty() ? "-" : out;
-}
-
-/// The node's groups, worst first (a stable sort keeps the judge's order within a severity).
-std::vector<diagnosis_group> worst_first(const node_verdict& node) {
-  auto groups = grouped_diagnoses(node);
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const auto& a, const auto& b) { return a.severity > b.severity; });
-  return groups;
 }
 
 } // namespace
@@ -61,22 +55,51 @@ not_passing_summary summarize_not_passing(const check_outcome& outcome) {
   for (std::size_t k = 0; k < outcome.nodes.size(); ++k)
     if (outcome.nodes[k].status != verdict_status::pass)
       out.nodes.push_back({k, &outcome.nodes[k], bad_gpus_text(outcome.nodes[k]), {}});
-  std::stable_sort(out.nodes.begin(), out.nodes.end(),
-                   [](const auto& a, const auto& b) { return a.node->status > b.node->status; });
-  std::vector<std::pair<verdict_status, const diagnosis*>> actions;
-  std::set<std::string> said;
+  // Worst first; among equals, hosts in natural order (node7 before node10).
+  std::stable_sort(out.nodes.begin(), out.nodes.end(), [](const auto& a, const auto& b) {
+    if (a.node->status != b.node->status)
+      return a.node->status > b.node->status;
+    return natural_less(a.node->hostname.empty() ? a.node->source : a.node->hostname,
+                        b.node->hostname.empty() ? b.node->source : b.node->hostname);
+  });
+  const bool several = outcome.nodes.size() > 1;
   for (auto& row : out.nodes)
-    for (const auto& g : worst_first(*row.node)) {
+    for (const auto& g : grouped_diagnoses(*row.node)) { // worst first
       if (std::find(row.codes.begin(), row.codes.end(), g.shown->code) == row.codes.end())
         row.codes.push_back(g.shown->code);
-      if (said.insert(g.shown->code).second)
-        actions.emplace_back(g.severity, g.shown);
+      const std::string action = group_action(g);
+      std::string where = group_where(g) + (g.node_wide ? " (every GPU)" : "");
+      if (several) {
+        const node_verdict& n = *row.node;
+        where = (n.hostname.empty() ? n.source : n.hostname) + " " + where;
+      }
+      // One entry per code and action: the same finding on several nodes names them all.
+      auto same = std::find_if(out.actions.begin(), out.actions.end(), [&](const auto& a) {
+        return a.shown->code == g.shown->code && a.action == action;
+      });
+      if (same == out.actions.end()) {
+        out.actions.push_back({g.shown, action, {}, {}});
+        same = std::prev(out.actions.end());
+      } else if (graver_finding(*g.shown, *same->shown)) {
+        same->shown = g.shown;
+      }
+      if (std::find(same->where.begin(), same->where.end(), where) == same->where.end())
+        same->where.push_back(where);
+      if (std::find(same->nodes.begin(), same->nodes.end(), row.index) == same->nodes.end())
+        same->nodes.push_back(row.index);
     }
-  std::stable_sort(actions.begin(), actions.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (const auto& a : actions)
-    out.actions.push_back(a.second);
+  std::stable_sort(out.actions.begin(), out.actions.end(),
+                   [](const auto& a, const auto& b) { return graver_finding(*a.shown, *b.shown); });
   return out;
+}
+
+std::string where_text(const summary_action& a, std::size_t max_places) {
+  std::string out;
+  for (std::size_t k = 0; k < a.where.size() && k < max_places; ++k)
+    out += (k == 0 ? "" : ", ") + a.where[k];
+  if (a.where.size() > max_places)
+    out += fmt::format(" and {} more", a.where.size() - max_places);
+  return a.nodes.size() > 1 ? fmt::format("{} ({} nodes)", out, a.nodes.size()) : out;
 }
 
 std::string verdict_summary_line(const check_outcome& outcome, std::size_t not_passing) {
@@ -109,9 +132,10 @@ std::string check_summary_text(const check_outcome& outcome, std::size_t width) 
   out += "\nNot passing, worst first\n" + t.render(width);
   if (!summary.actions.empty()) {
     out += "\nActions\n";
-    for (const auto* d : summary.actions)
-      out += wrap_hanging(fmt::format("  {}: ", short_code(d->code)), escape_control(d->action),
-                          width, 6);
+    for (const auto& a : summary.actions)
+      out += wrap_hanging(
+          fmt::format("  {} on {}: ", short_code(a.shown->code), escape_control(where_text(a))),
+          action_text(escape_control(a.action), a.shown->step), width, 6);
   }
   return out;
 }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,7 +15,9 @@
 
 #include "check_fixtures.hpp"
 #include "gpuspec/reports/judge/check.hpp"
+#include "gpuspec/reports/judge/diagnosis.hpp"
 #include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/judge/node_wide.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/text_table.hpp"
 #include "gpuspec/reports/render/render.hpp"
@@ -79,7 +83,7 @@ TEST(AnswerFirst, OneReportVerdictThenWhatIsNotPassingThenDetailsThenVerdict) {
   EXPECT_NE(head.find("2,3"), std::string::npos) << head;
   EXPECT_NE(head.find("PCIE-LINK-DEGRADED"), std::string::npos) << head;
   EXPECT_EQ(head.find("GPUSPEC-"), std::string::npos) << head;
-  EXPECT_NE(head.find("  PCIE-LINK-DEGRADED: reseat the GPU"), std::string::npos) << head;
+  EXPECT_NE(head.find("  PCIE-LINK-DEGRADED on gpu 2: reseat the GPU"), std::string::npos) << head;
   // Passing rows are counted, not listed; -v lists them.
   EXPECT_EQ(text.find("memory.stream.copy fp32                0 "), std::string::npos) << text;
   EXPECT_NE(text.find("passing results and 6 passing GPUs not listed (-v lists them)"),
@@ -188,6 +192,122 @@ TEST(TextTableWrap, AColumnGoesUnderItsRowWhereWrappingIsNotEnough) {
   EXPECT_EQ(text.find("note"), std::string::npos) << text;
   // Wide enough: the column stays in its place.
   EXPECT_NE(t.render(0).find("note"), std::string::npos);
+}
+
+} // namespace
+} // namespace gpuspec::reports
+
+namespace gpuspec::reports {
+namespace {
+
+/// The healthy node with every GPU's power limit at 500 W of its 700 W default: one cause (a
+/// node-wide cap) on all eight GPUs, as `nvidia-smi -pl 500` over the node leaves it.
+report capped_node(const std::string& hostname) {
+  auto r = testing::healthy_report(hostname);
+  for (auto& d : r.devices)
+    d.power_limit_w = 500.0;
+  return r;
+}
+
+std::size_t count_of(const std::string& text, const std::string& word) {
+  std::size_t n = 0;
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(NodeFindings, OneCauseOnEveryGpuIsOneFindingNamingTheGpusWithTheNodesAction) {
+  const auto o = judged({capped_node("dgx-a")});
+  ASSERT_EQ(o.status, verdict_status::warn);
+  const std::string node_action(node_wide_action("GPUSPEC-POWER-LIMIT-LOW"));
+  ASSERT_FALSE(node_action.empty());
+  const auto text = table_of(o, 0);
+  EXPECT_EQ(count_of(text, "WARN GPUSPEC-POWER-LIMIT-LOW"), 1U) << text;
+  EXPECT_NE(text.find("WARN GPUSPEC-POWER-LIMIT-LOW gpu 0-7 (every GPU): power limit 500 W"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("action: " + node_action), std::string::npos) << text;
+  EXPECT_NE(text.find("  POWER-LIMIT-LOW on gpu 0-7 (every GPU): " + node_action),
+            std::string::npos)
+      << text;
+  const auto md = make_renderer(output_format::markdown)->render(o);
+  EXPECT_EQ(count_of(md, "`GPUSPEC-POWER-LIMIT-LOW` (gpu"), 1U) << md;
+  EXPECT_NE(md.find("`GPUSPEC-POWER-LIMIT-LOW` (gpu 0-7, every GPU)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Action: " + node_action), std::string::npos) << md;
+  const auto html = make_renderer(output_format::html)->render(o);
+  EXPECT_EQ(count_of(html, "<span class=\"code\">GPUSPEC-POWER-LIMIT-LOW</span> gpu"), 1U);
+  EXPECT_NE(html.find("GPUSPEC-POWER-LIMIT-LOW</span> gpu 0-7 (every GPU)"), std::string::npos);
+}
+
+TEST(NodeFindings, ACauseOnSomeGpusStaysPerGpuWithTheCodesOwnAction) {
+  auto r = testing::healthy_report();
+  for (int d : {2, 5})
+    r.devices[static_cast<std::size_t>(d)].power_limit_w = 500.0;
+  const auto text = table_of(judged({r}), 0);
+  EXPECT_NE(text.find("WARN GPUSPEC-POWER-LIMIT-LOW gpu 2: "), std::string::npos) << text;
+  EXPECT_NE(text.find("WARN GPUSPEC-POWER-LIMIT-LOW gpu 5: "), std::string::npos) << text;
+  EXPECT_EQ(text.find("every GPU"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::string(find_reason("GPUSPEC-POWER-LIMIT-LOW").action)),
+            std::string::npos);
+}
+
+TEST(NodeFindings, TheSameCodeOnSeveralNodesIsOneActionNamingThem) {
+  const auto o =
+      judged({capped_node("node-1"), testing::healthy_report("node-2"), capped_node("node-3")});
+  const auto text = table_of(o, 0);
+  const auto details = text.find("\nNode ");
+  const std::string head = text.substr(0, details);
+  EXPECT_EQ(count_of(head, "  POWER-LIMIT-LOW on "), 1U) << head;
+  EXPECT_NE(head.find("  POWER-LIMIT-LOW on node-1 gpu 0-7 (every GPU), node-3 gpu 0-7 (every "
+                      "GPU) (2 nodes): "),
+            std::string::npos)
+      << head;
+  const auto md = make_renderer(output_format::markdown)->render(o);
+  EXPECT_NE(md.find("- **warn** `GPUSPEC-POWER-LIMIT-LOW` on node-1 gpu 0-7 (every GPU), node-3"),
+            std::string::npos)
+      << md.substr(0, 800);
+}
+
+TEST(NodeFindings, DiagnosesAreWorstFirstInEveryLayout) {
+  // The judge writes the power limit (a GPU's inventory) before GPU 3's slow results (fail).
+  auto r = testing::healthy_report();
+  r.devices[2].power_limit_w = 500.0;
+  testing::scale_device_results(r, 3, 0.5);
+  const auto o = judged({r});
+  ASSERT_EQ(o.status, verdict_status::fail);
+  const auto text = table_of(o, 0);
+  const auto diagnosis = text.find("\nDiagnosis\n");
+  ASSERT_NE(diagnosis, std::string::npos) << text;
+  EXPECT_LT(text.find("FAIL GPUSPEC-BELOW-SPEC gpu 3", diagnosis),
+            text.find("WARN GPUSPEC-POWER-LIMIT-LOW gpu 2", diagnosis))
+      << text;
+  const auto actions = text.find("\nActions\n");
+  EXPECT_LT(text.find("  BELOW-SPEC on gpu 3", actions),
+            text.find("  POWER-LIMIT-LOW on gpu 2", actions));
+  const auto md = make_renderer(output_format::markdown)->render(o);
+  const auto md_diagnosis = md.find("### Diagnosis");
+  EXPECT_LT(md.find("`GPUSPEC-BELOW-SPEC` (gpu 3)", md_diagnosis),
+            md.find("`GPUSPEC-POWER-LIMIT-LOW` (gpu 2)", md_diagnosis))
+      << md;
+  const auto html = make_renderer(output_format::html)->render(o);
+  const auto findings = html.find("<h3>Findings");
+  EXPECT_LT(html.find("GPUSPEC-BELOW-SPEC</span> gpu 3", findings),
+            html.find("GPUSPEC-POWER-LIMIT-LOW</span> gpu 2", findings));
+}
+
+TEST(NodeFindings, EveryNodeWideCodeIsAReasonCodeAndDocumented) {
+  std::ifstream in(std::filesystem::path(GPUSPEC_SOURCE_DIR) / "docs" / "check.md");
+  const std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto section = docs.find("### One cause on every GPU");
+  ASSERT_NE(section, std::string::npos);
+  std::size_t at = section;
+  for (const auto code : node_wide_codes()) {
+    EXPECT_NO_THROW((void)find_reason(code)) << code;
+    const auto here = docs.find("`" + std::string(code) + "`", at);
+    EXPECT_NE(here, std::string::npos) << code << " not in docs/check.md's list, in this order";
+    if (here != std::string::npos)
+      at = here;
+  }
 }
 
 } // namespace

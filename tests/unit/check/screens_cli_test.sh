@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The screens of `gpuspec diff` and `gpuspec compare` as an operator reads them (issue 31):
+# The screens of `gpuspec diff`, `compare`, `list` and check's md as an operator reads them (issue 31):
 # at COLUMNS=80 no line is wider, the answer (the verdict, then what is not passing, naming
 # benchmark and GPU in full) comes first and the verdict again last, `-o` writes the file, and
 # the format names are the same as check's. check's own sweep is in check_cli_test.sh; health's
@@ -180,6 +180,94 @@ has stdout "(remediation: reset_gpu)"
 expect 1 check --format md "$c/degraded-sibling-outlier.json"
 has stdout "| 82.4% (pass"
 has stdout "memory.stream.copy fp32: 8.0% below the median of 7 identical GPU(s)"
+
+# list at 80 columns (a CUDA build's; the host-only build has no benchmarks and says so): no line
+# wider, every id whole (the JSON's ids each start a line).
+if COLUMNS=80 "$bin" list >"$out/stdout" 2>/dev/null; then
+  "$bin" list --json >"$out/json"
+  python3 - "$out/stdout" "$out/json" <<'PY' || failures=$((failures + 1))
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read().splitlines()
+wide = [l for l in text if len(l) > 80]
+cut = [b["id"] for b in json.load(open(sys.argv[2])) if not any(l.startswith(b["id"] + " ") for l in text)]
+for l in wide[:3]:
+    print(f"FAIL: list: a line over 80 columns: {l}")
+for i in cut[:3]:
+    print(f"FAIL: list: no line starts with the whole id {i}")
+sys.exit(1 if wide or cut else 0)
+PY
+fi
+
+# check's Markdown as a ticket shows it (GitHub's own parser, cmark-gfm): the answer (the verdict,
+# each finding with where it is and its action) before any table; every table row has as many
+# cells as its header; a result's check cell is its bench id and axes, each observation a cell of
+# its own; a code on every GPU is one finding naming them.
+md_tickets() {
+  python3 - "$out/md.html" "$out/json" "$1" <<'PY' || failures=$((failures + 1))
+import json, sys
+from html.parser import HTMLParser
+page, doc, name = open(sys.argv[1], encoding="utf-8").read(), json.load(open(sys.argv[2])), sys.argv[3]
+class Tables(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tables, self.cell, self.row = [], None, None
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.row = []
+            self.tables[-1].append(self.row)
+        elif tag in ("td", "th"):
+            self.cell = ""
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.row.append(self.cell.strip())
+            self.cell = None
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+p = Tables()
+p.feed(page)
+bad = []
+first_table = page.find("<table>")
+if page.find("<strong>" + doc["status"].upper()) > first_table or page.find("<li>") > first_table:
+    bad.append("the verdict and the findings do not come before the first table")
+checks = {r["bench_id"] + (" " + r["axes"] if r["axes"] else "")
+          for n in doc["nodes"] for r in n["results"]}
+observations = 0
+for t in p.tables:
+    if any(len(row) != len(t[0]) for row in t):
+        bad.append(f"a row of the table {t[0]} has not {len(t[0])} cells")
+    if t[0][0] == "check":
+        for row in t[1:]:
+            if row[0] not in checks:
+                bad.append(f"a check cell holds more than its bench id and axes: {row[0]}")
+    if t[0][0] == "gpu" and "name" not in t[0]:
+        observations += len(t[0]) - 1
+if any(r.get("parameters") for n in doc["nodes"] for r in n["results"]) and observations == 0:
+    bad.append("no observation table")
+for b in bad[:5]:
+    print(f"FAIL: check --format md ({name}): {b}")
+sys.exit(1 if bad else 0)
+PY
+}
+if command -v cmark-gfm >/dev/null; then
+  for fixture in degraded-sibling-outlier degraded-power-limit-low healthy; do
+    "$bin" check --format md "$c/$fixture.json" | cmark-gfm -e table >"$out/md.html"
+    "$bin" check --json "$c/$fixture.json" >"$out/json"
+    md_tickets "$fixture"
+  done
+  # Every GPU of node7 slow at triad (a node pattern) and node10's GPU 3 at copy: the fleet's md.
+  # shellcheck disable=SC2086
+  "$bin" check --format md $fleet | cmark-gfm -e table >"$out/md.html"
+  # shellcheck disable=SC2086
+  "$bin" check --json $fleet >"$out/json"
+  md_tickets fleet
+  grep -Eq '<li><strong>[a-z]+</strong> <code>GPUSPEC-[A-Z-]+</code> on node7 gpu 0-7 \(every GPU\), node10 gpu 3 \(2 nodes\)' "$out/md.html" ||
+    { echo "FAIL: check --format md: node7's triad on every GPU is not one finding: $(grep -m3 '<li>' "$out/md.html")"; failures=$((failures + 1)); }
+else
+  echo "cmark-gfm missing (scripts/install-deps.sh installs it): check's md not parsed"
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

@@ -81,7 +81,11 @@ TEST(html_answer, check_page_opens_on_each_gpu_not_passing_with_its_codes_and_ac
       << row2;
   const auto row3 = head.substr(gpu3, head.find("</tr>", gpu3) - gpu3);
   EXPECT_NE(row3.find("GPUSPEC-BELOW-SPEC"), std::string::npos) << row3;
-  EXPECT_NE(row3.find(std::string(find_reason("GPUSPEC-BELOW-SPEC").action)), std::string::npos);
+  // The gravest finding's action (graver_finding: at one severity, the costlier rung): the
+  // sibling outlier's (reseat_or_service) over below-spec's (rerun).
+  EXPECT_LT(row3.find("GPUSPEC-SIBLING-OUTLIER"), row3.find("GPUSPEC-BELOW-SPEC")) << row3;
+  EXPECT_NE(row3.find("swap slots to see whether the fault follows the GPU"), std::string::npos)
+      << row3;
 }
 
 TEST(html_answer, one_cause_on_every_gpu_is_one_row_naming_the_gpus) {

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "gpuspec/reports/model/report.hpp"
 #include "gpuspec/reports/model/spec_table.hpp"
 
@@ -58,8 +60,10 @@ struct result_verdict {
   std::string group;       ///< the bench id without its last part ("memory.stream"); JUnit class
   std::string axes;        ///< what was asked, "dtype=fp32"
   std::string axes_values; ///< the same without the names, "fp32": for a terminal's table
-  std::string parameters;  ///< every parameter, axes then observations: for md and json
-  std::string name;        ///< unique within the node: bench id, axes, GPU(s)
+  std::string parameters;  ///< every parameter, axes then observations: for json
+  /// What the harness chose or found (the result's observations), one entry each: md's table.
+  nlohmann::ordered_json observations = nlohmann::ordered_json::object();
+  std::string name; ///< unique within the node: bench id, axes, GPU(s)
   std::vector<int> devices;
   verdict_status status = verdict_status::skipped;
   metric_unit unit = metric_unit::none;
