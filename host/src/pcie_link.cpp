@@ -93,12 +93,16 @@ reports::ceiling pcie_transfer_ceiling(const pcie_ceiling_inputs& in) {
                         "ran",
                         *in.under_load->gen, *in.under_load->width, in.under_load_samples)
           : std::string("not read under load (no telemetry sample during the transfer)");
-  if (const auto& r = in.reachable; r.gen && r.width && pcie_link_gbs(*r.gen, *r.width)) {
-    c.clock_adjusted = *pcie_link_gbs(*r.gen, *r.width) * directions;
+  // The slower hop: the GPU's own link, or the host CPU's root ports behind a faster switch.
+  if (const auto& r = in.reachable;
+      r.transfer_gen() && r.width && pcie_link_gbs(*r.transfer_gen(), *r.width)) {
+    const int gen = *r.transfer_gen();
+    c.clock_adjusted = *pcie_link_gbs(gen, *r.width) * directions;
     c.clock_adjusted_source = fmt::format(
         "the link the card and its slot can reach, the lower of the GPU's and the system's "
-        "maxima: {}: {}; the link as trained: {}",
-        reports::pcie_reach_text(r), pcie_link_formula(*r.gen, *r.width, directions), trained);
+        "maxima{}: {}: {}; the link as trained: {}",
+        r.host_gen ? " and the host CPU's root ports" : "", reports::pcie_reach_text(r),
+        pcie_link_formula(gen, *r.width, directions), trained);
     return c;
   }
   if (known(in.under_load)) {

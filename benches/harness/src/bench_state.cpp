@@ -425,7 +425,7 @@ void bench_state::attach_ceiling() {
     in.inventory = {m_device.pcie.gen_current, m_device.pcie.width_current};
     in.reachable = reports::pcie_reachable_link(m_device, spec);
     in.spec = spec;
-    in.c2c = reports::is_c2c_attached(m_device);
+    in.c2c = reports::is_c2c_attached(m_device, spec);
     if (m_telemetry != nullptr) {
       const host::pcie_link_seen seen =
           m_telemetry->pcie_link(m_device.index, m_window_begin, m_window_end);

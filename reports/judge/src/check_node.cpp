@@ -12,7 +12,7 @@ node_verdict node_checker::run() {
   node.driver_version = m_report.host.driver_version;
   node.cuda_driver_version = m_report.host.cuda_driver_version;
   node.complete = m_report.complete;
-  node.diagnoses = diagnose_host(m_report);
+  node.diagnoses = diagnose_host(m_report, &m_specs);
   node_evidence(node);
   index_devices(node);
   judge_gpus(node);

@@ -88,17 +88,17 @@ void rule_pcie_link(const gpu_facts& g, std::vector<diagnosis>& out) {
     return;
   // The transfers as evidence: what they moved, against the link the card and its slot can
   // reach (the figure they are judged against) and the link as trained while they ran.
-  const pcie_reach reach = pcie_reachable_link(g.device, g.spec);
+  const pcie_reach reach = pcie_reachable_link(g.device, g.spec, &g.r.host);
   const auto transfers = best_transfers(g);
   std::string figures;
   for (const result* r : transfers) {
     const int directions = r->bench_id == "transfer.bidir" ? 2 : 1;
     std::string text = fmt::format("{:.2f} GB/s ({})", r->stats.median, format_parameters(r->axes));
-    if (reach.gen && reach.width)
-      if (const auto gbs = pcie_bandwidth_gbs(*reach.gen, *reach.width))
+    if (const auto gen = reach.transfer_gen(); gen && reach.width)
+      if (const auto gbs = pcie_bandwidth_gbs(*gen, *reach.width))
         if (const auto f = fraction_of(r->stats.median, *gbs * directions))
           text += fmt::format(", {:.0f}% of the {:.2f} GB/s of Gen{} x{}", 100 * *f,
-                              *gbs * directions, *reach.gen, *reach.width);
+                              *gbs * directions, *gen, *reach.width);
     const auto& t = r->telemetry;
     if (t.pcie_gen_min && t.pcie_width_min)
       if (const auto gbs = pcie_bandwidth_gbs(*t.pcie_gen_min, *t.pcie_width_min))
@@ -529,10 +529,11 @@ constexpr std::array<device_rule, 20> device_rules = {
 
 } // namespace
 
-std::vector<diagnosis> diagnose_host(const report& r) {
+std::vector<diagnosis> diagnose_host(const report& r, const spec_table* specs) {
   std::vector<diagnosis> out;
   add_check(out, nouveau_check(r.host), "GPUSPEC-NOUVEAU-LOADED", nullptr, r.host);
-  add_check(out, memory_ratio_check(r.host, r.devices), "GPUSPEC-HOST-MEMORY-LOW", nullptr, r.host);
+  add_check(out, memory_ratio_check(r.host, r.devices, specs), "GPUSPEC-HOST-MEMORY-LOW", nullptr,
+            r.host);
   return out;
 }
 

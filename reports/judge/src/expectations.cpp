@@ -221,7 +221,7 @@ std::string network_path(const std::string& transport) {
   return "network";
 }
 
-std::string path_of(const report& r, const result& res) {
+std::string path_of(const report& r, const result& res, const gpu_spec* spec) {
   const std::string& id = res.bench_id;
   const topology_info* t = r.host.topology ? &*r.host.topology : nullptr;
   if (id.starts_with("transfer.p2p")) {
@@ -238,9 +238,9 @@ std::string path_of(const report& r, const result& res) {
   }
   if (id.starts_with("transfer.")) {
     // host <-> GPU: the GPU's PCIe link, host memory on its own NUMA node; NVLink-C2C on a
-    // Grace-based GPU (host_rules.hpp is_c2c_attached).
+    // Grace-based GPU (host_rules.hpp is_c2c_attached, NVML's answer or the GPU's spec row).
     for (const auto& d : r.devices)
-      if (res.devices.size() == 1 && d.index == res.devices.front() && is_c2c_attached(d))
+      if (res.devices.size() == 1 && d.index == res.devices.front() && is_c2c_attached(d, spec))
         return "c2c";
     return "pcie";
   }
@@ -312,7 +312,7 @@ rule_subject subject_of(const report& r, const result& res, const device_info* d
   s.bench_id = res.bench_id;
   s.axes = res.axes;
   s.shape_class = shape_class_of(res);
-  s.path = path_of(r, res);
+  s.path = path_of(r, res, spec);
   s.accumulation = accumulation_of(res);
   s.size_bytes = size_of(res);
   if (device != nullptr && device->cc_major && device->cc_minor)

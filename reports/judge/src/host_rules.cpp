@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuspec/reports/judge/host_platforms.hpp"
 #include "gpuspec/reports/model/reference.hpp"
 
 namespace gpuspec::reports::inline judge {
@@ -28,9 +29,16 @@ constexpr std::array<reference_system, 2> systems{{
      "host_memory_capacity \"2 TB\" (32x 64GB), accelerator_memory_capacity \"141 GB\""},
 }};
 
-constexpr const char* c2c_no_pcie_host_link =
-    "attached to its CPU by NVLink-C2C (NVML's C2C mode enabled): no PCIe host link to judge; "
-    "its host transfers are judged against the C2C link";
+/// Why a C2C-attached GPU's PCIe host rules are skipped, and what said it is attached.
+std::string c2c_no_pcie_host_link(const device_info& d, const gpu_spec* spec) {
+  const std::string by =
+      is_c2c_attached_by_spec_only(d, spec)
+          ? fmt::format("NVML gave no C2C answer; spec row {}'s host_interconnect", spec->id)
+          : std::string("NVML's C2C mode enabled");
+  return fmt::format("attached to its CPU by NVLink-C2C ({}): no PCIe host link to judge; its "
+                     "host transfers are judged against the C2C link",
+                     by);
+}
 
 double ratio_of(const reference_system& s) { return s.host_memory_gb / (s.gpus * s.gpu_memory_gb); }
 
@@ -72,15 +80,28 @@ host_check nouveau_check(const host_info& host) {
   return make(id, check_status::pass, "nouveau kernel module not loaded");
 }
 
-bool is_c2c_attached(const device_info& d) { return d.c2c && d.c2c->mode == "enabled"; }
+bool is_c2c_attached_by_spec_only(const device_info& d, const gpu_spec* spec) {
+  const bool nvml_answered = d.c2c && !d.c2c->mode.empty();
+  return !nvml_answered && spec != nullptr && spec->host_interconnect == host_interconnect_c2c;
+}
 
-bool is_coherent_memory_system(std::span<const device_info> devices) {
-  return !devices.empty() && std::all_of(devices.begin(), devices.end(), [](const device_info& d) {
-    return is_c2c_attached(d) && d.c2c->addressing_mode == "ats";
+bool is_c2c_attached(const device_info& d, const gpu_spec* spec) {
+  return (d.c2c && d.c2c->mode == "enabled") || is_c2c_attached_by_spec_only(d, spec);
+}
+
+bool is_coherent_memory_system(std::span<const device_info> devices, const spec_table* specs) {
+  return !devices.empty() && std::all_of(devices.begin(), devices.end(), [&](const device_info& d) {
+    const gpu_spec* spec = row_of(specs, d);
+    if (!is_c2c_attached(d, spec))
+      return false;
+    // NVML's addressing mode where it read one; else NVLink-C2C's own coherence (the row's).
+    const std::string mode = d.c2c ? d.c2c->addressing_mode : std::string();
+    return mode == "ats" || (mode.empty() && is_c2c_attached_by_spec_only(d, spec));
   });
 }
 
-host_check memory_ratio_check(const host_info& host, std::span<const device_info> devices) {
+host_check memory_ratio_check(const host_info& host, std::span<const device_info> devices,
+                              const spec_table* specs) {
   const char* id = "host.memory_ratio";
   if (!host.memory_bytes)
     return make(id, check_status::skipped, "host memory unknown (/proc/meminfo not readable)");
@@ -102,12 +123,19 @@ host_check memory_ratio_check(const host_info& host, std::span<const device_info
   const std::string seen = fmt::format(
       "host RAM {:.1f} GiB is {:.2f} x the total GPU memory {:.1f} GiB ({} GPU{})",
       host_bytes / gib, ratio, gpu_total / gib, devices.size(), devices.size() == 1 ? "" : "s");
-  if (is_coherent_memory_system(devices))
+  if (is_coherent_memory_system(devices, specs)) {
+    const bool by_nvml = std::all_of(devices.begin(), devices.end(), [](const device_info& d) {
+      return d.c2c && d.c2c->addressing_mode == "ats";
+    });
     return make(id, check_status::pass,
-                fmt::format("{}; a coherent-memory system (every GPU attached by NVLink-C2C, "
-                            "addressing mode ATS): GPU and CPU memory are one coherent pool, so "
-                            "the host-RAM ratio of PCIe nodes does not apply",
-                            seen));
+                fmt::format("{}; a coherent-memory system (every GPU attached by NVLink-C2C, {}): "
+                            "GPU and CPU memory are one coherent pool, so the host-RAM ratio of "
+                            "PCIe nodes does not apply",
+                            seen,
+                            by_nvml ? "addressing mode ATS"
+                                    : "NVML gave no C2C answer for some, their spec rows' "
+                                      "host_interconnect says so"));
+  }
   const std::string reference = fmt::format(
       "vendor reference systems ship from {:.2f} x ({}: {:g} GB for {} x {:g} GB)",
       ratio_of(lowest), lowest.name, lowest.host_memory_gb, lowest.gpus, lowest.gpu_memory_gb);
@@ -126,7 +154,7 @@ host_check memory_ratio_check(const host_info& host, std::span<const device_info
               fmt::format("{}; at least {:g} x", seen, advised_memory_ratio));
 }
 
-pcie_reach pcie_reachable_link(const device_info& d, const gpu_spec* spec) {
+pcie_reach pcie_reachable_link(const device_info& d, const gpu_spec* spec, const host_info* host) {
   pcie_reach r;
   if (d.pcie.gen_max) {
     r.card_gen = d.pcie.gen_max;
@@ -146,6 +174,15 @@ pcie_reach pcie_reachable_link(const device_info& d, const gpu_spec* spec) {
   };
   r.gen = lower(r.card_gen, r.system_gen);
   r.width = lower(r.card_width, r.system_width);
+  // A host hop slower than the GPU's own link: a switch between them trains higher than the
+  // host CPU's root ports, and a host transfer crosses both.
+  if (host != nullptr && r.gen)
+    if (const auto platform = host_pcie_platform_of(host->cpu_model);
+        platform && platform->pcie_gen < *r.gen) {
+      r.host_gen = platform->pcie_gen;
+      r.host_gen_source =
+          fmt::format("{} (\"{}\"): {}", platform->family, host->cpu_model, platform->source);
+    }
   return r;
 }
 
@@ -162,16 +199,20 @@ std::string pcie_reach_text(const pcie_reach& r) {
     system = fmt::format("system {} (NVML; its width not read)", gen_text(r.system_gen));
   else
     system = "the system's maximum not read";
-  return fmt::format("{} {} (GPU {}{}, card {}{}; {})", gen_text(r.gen), width_text(r.width),
-                     gen_text(r.card_gen), from(r.card_gen_source), width_text(r.card_width),
-                     from(r.card_width_source), system);
+  std::string text = fmt::format("{} {} (GPU {}{}, card {}{}; {})", gen_text(r.gen),
+                                 width_text(r.width), gen_text(r.card_gen), from(r.card_gen_source),
+                                 width_text(r.card_width), from(r.card_width_source), system);
+  if (r.host_gen)
+    text += fmt::format("; host transfers at most {} {}, the host CPU's root ports: {}",
+                        gen_text(r.host_gen), width_text(r.width), r.host_gen_source);
+  return text;
 }
 
 host_check pcie_link_check(const device_info& d, const gpu_spec* spec, const pcie_under_load* load,
                            const host_rule_settings& settings) {
   const char* id = "gpu.pcie_link";
-  if (is_c2c_attached(d))
-    return make(id, check_status::skipped, c2c_no_pcie_host_link, d.index);
+  if (is_c2c_attached(d, spec))
+    return make(id, check_status::skipped, c2c_no_pcie_host_link(d, spec), d.index);
   const auto& link = d.pcie;
   const bool idle_known = link.width_current || link.gen_current;
   const bool load_known = load != nullptr && (load->gen || load->width);
@@ -237,8 +278,8 @@ host_check pcie_link_check(const device_info& d, const gpu_spec* spec, const pci
 
 host_check pcie_slot_check(const device_info& d, const gpu_spec* spec) {
   const char* id = "gpu.pcie_slot";
-  if (is_c2c_attached(d))
-    return make(id, check_status::skipped, c2c_no_pcie_host_link, d.index);
+  if (is_c2c_attached(d, spec))
+    return make(id, check_status::skipped, c2c_no_pcie_host_link(d, spec), d.index);
   const pcie_reach r = pcie_reachable_link(d, spec);
   if (!r.system_gen && !r.system_width)
     return make(id, check_status::skipped,
@@ -392,7 +433,7 @@ std::vector<host_check> evaluate_host_checks(const host_info& host,
                                              const spec_table* specs) {
   std::vector<host_check> checks;
   checks.push_back(nouveau_check(host));
-  checks.push_back(memory_ratio_check(host, devices));
+  checks.push_back(memory_ratio_check(host, devices, specs));
   for (const device_info& d : devices)
     checks.push_back(pcie_link_check(d, row_of(specs, d), nullptr, settings));
   for (const device_info& d : devices)

@@ -125,7 +125,7 @@ private:
   object_reader m_reader;
 };
 
-constexpr std::array<std::string_view, 23> row_keys{"id",
+constexpr std::array<std::string_view, 24> row_keys{"id",
                                                     "name",
                                                     "match_names",
                                                     "pci_device_ids",
@@ -147,7 +147,8 @@ constexpr std::array<std::string_view, 23> row_keys{"id",
                                                     "nvlink_links",
                                                     "nvlink_link_gbs",
                                                     "arch_rates_apply",
-                                                    "c2c_gbs"};
+                                                    "c2c_gbs",
+                                                    "host_interconnect"};
 constexpr std::array<std::string_view, 6> memory_keys{
     "size_gb", "type", "bus_width_bits", "bandwidth_gbs", "clock_mhz", "transfers_per_clock"};
 constexpr std::array<std::string_view, 2> pcie_keys{"gen", "width"};
@@ -320,11 +321,22 @@ gpu_spec read_row(element j, const std::string& path) {
   }
   read_nvlink(r, row);
   row.c2c_gbs = r.optional_number("c2c_gbs");
+  if (r.has("host_interconnect")) {
+    row.host_interconnect = r.string("host_interconnect");
+    if (row.host_interconnect != host_interconnect_c2c)
+      fail(r.at("host_interconnect"), fmt::format("\"{}\" is not \"{}\" (the only value a row "
+                                                  "states: PCIe is the default)",
+                                                  row.host_interconnect, host_interconnect_c2c));
+  }
 
   read_sources(r, row);
   // The C2C figure judges every host transfer of the GPU: it names its document.
   if (row.c2c_gbs && !row.sources.contains("c2c"))
     fail(r.at("sources"), "c2c_gbs is given, so sources.c2c must name its document");
+  // The host link decides which rules judge the GPU's host side: it names its document too.
+  if (!row.host_interconnect.empty() && !row.sources.contains("host_interconnect"))
+    fail(r.at("sources"),
+         "host_interconnect is given, so sources.host_interconnect must name its document");
   return row;
 }
 

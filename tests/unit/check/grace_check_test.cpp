@@ -226,8 +226,9 @@ TEST(GraceTray, AC2cGpuHasNoPcieHostLinkToJudge) {
   EXPECT_EQ(link.status, check_status::skipped) << link.message;
   EXPECT_EQ(slot.status, check_status::skipped) << slot.message;
   EXPECT_FALSE(has(check(r, tray_specs(), shipped_rules()), "GPUSPEC-PCIE-LINK-DEGRADED", 1));
-  // The same GPU on PCIe: the x2 link is found.
-  r.devices[1].c2c.reset();
+  // The same GPU on PCIe (NVML answers that it has no C2C link; without an answer its row's
+  // host_interconnect would still say NVLink-C2C): the x2 link is found.
+  r.devices[1].c2c = c2c_link{"not supported", ""};
   EXPECT_NE(pcie_link_check(r.devices[1], &tray_row(), nullptr, {}).status, check_status::skipped);
 }
 

@@ -1,13 +1,18 @@
 // Issue 30, "What complete reports at public healthy figures still show": the stock nodes of
 // stock_fixtures.hpp, healthy at their public figures, must pass; each degraded variant must
 // trip. Classes: ceilings an earlier gpuspec carried (recomputed from the report's own
-// inventory), a GPU far below its identical siblings, a link trained Gen3 under load.
+// inventory), a GPU far below its identical siblings, a link trained Gen3 under load, and the
+// lines whose public figure is missing (FP8 without fast accumulation at a fixed shape, SM
+// copies on an AMD EPYC host: docs/check.md, "Thresholds and their sources"), which stay.
 //
 // Every measured figure is synthetic (no GPU ran): the fractions of stock_fixtures.cpp, each
 // with its public source there, or a fraction of one stated where it is set.
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -205,6 +210,62 @@ TEST(LinkUnderLoad, AnOlderReportHoldingTheTransfersToTheGen3LinkTheyGotStillFai
       EXPECT_EQ(v.status, verdict_status::fail) << v.name << ": " << v.message;
       EXPECT_NEAR(*v.expected, *pcie_bandwidth_gbs(5, 16), 0.01) << v.message;
     }
+}
+
+// ---- 3. lines kept where the public figure is missing ---------------------------------------
+
+/// Every judged verdict of `bench_id` whose axes text contains `axes`.
+std::vector<const result_verdict*> judged(const check_outcome& o, std::string_view bench_id,
+                                          std::string_view axes = "") {
+  std::vector<const result_verdict*> out;
+  for (const auto& v : o.nodes.front().results)
+    if (v.bench_id == bench_id && v.pass_fraction && v.axes.find(axes) != std::string::npos)
+      out.push_back(&v);
+  return out;
+}
+
+TEST(Fp8Accumulation, AnH100WithoutFastAccumulationAtMamfsFigurePassesOnTheFp32Line) {
+  // MAMF's H100 FP8 figure (0.71) was taken without fast accumulation, as ours is.
+  const report r = stock_report(stock("8x-h100-sxm"), "standard");
+  const auto o = judge(round_trip(r));
+  const auto fp8 = judged(o, "gemm.cublas.fp8_tc");
+  ASSERT_FALSE(fp8.empty());
+  for (const auto* v : fp8) {
+    EXPECT_EQ(v->status, verdict_status::pass) << v->name << ": " << v->message;
+    EXPECT_DOUBLE_EQ(*v->pass_fraction, 0.55) << v->name;
+  }
+}
+
+TEST(Fp8Accumulation, EveryH100FarBelowMamfsFigureWarnsThenFails) {
+  // Every GPU alike, so that only the datasheet line judges (siblings would catch one GPU).
+  for (const auto& [fraction, status] :
+       {std::pair{0.45, verdict_status::warn}, std::pair{0.35, verdict_status::fail}}) {
+    report r = stock_report(stock("8x-h100-sxm"), "standard");
+    testing::set_fraction(r, "gemm.cublas.fp8_tc", {}, -1, fraction);
+    const auto o = judge(round_trip(r));
+    const auto fp8 = judged(o, "gemm.cublas.fp8_tc");
+    ASSERT_FALSE(fp8.empty());
+    for (const auto* v : fp8)
+      EXPECT_EQ(v->status, status) << v->name << ": " << v->message;
+  }
+}
+
+TEST(SmCopiesPerHost, AnEpycHostIsHeldToTheOneSmLineAndSixGbsStillFails) {
+  // No public SM-copy figure of an EPYC host was found: its copies have the line of every host.
+  stock_system s = stock("8x-a100-sxm4-80gb");
+  s.cpu_model = "AMD EPYC 7V12 64-Core Processor"; // Azure ND A100 v4's CPU, as lscpu names it
+  report r = stock_report(s, "standard");
+  const double six = 6.0 / *pcie_bandwidth_gbs(4, 16);
+  testing::set_fraction(r, "transfer.d2h", {{"engine", "sm"}}, 2, six);
+  const auto o = judge(round_trip(r));
+  const auto sm = judged(o, "transfer.d2h", "engine=sm");
+  ASSERT_FALSE(sm.empty());
+  for (const auto* v : sm) {
+    EXPECT_DOUBLE_EQ(*v->pass_fraction, 0.5) << v->name;
+    EXPECT_EQ(v->status,
+              v->devices == std::vector<int>{2} ? verdict_status::fail : verdict_status::pass)
+        << v->name << ": " << v->message;
+  }
 }
 
 } // namespace

@@ -195,6 +195,36 @@ TEST(SpecTableLoader, RejectsDuplicatePciIdsAndBadIdsAndNonFiniteRates) {
   EXPECT_EQ(gr::parse_spec_table(j, "t").error().field, "rows[0].surprise");
 }
 
+TEST(SpecTableLoader, HostInterconnectIsNvlinkC2cWithItsSourceOrRejected) {
+  auto j = nlohmann::ordered_json::parse(read_all(fixtures / "valid_minimal.json"));
+  j["rows"][0]["host_interconnect"] = "nvlink-c2c";
+  auto r = gr::parse_spec_table(j, "t.json");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "rows[0].sources");
+  EXPECT_NE(r.error().message.find("sources.host_interconnect"), std::string::npos);
+
+  j["rows"][0]["sources"]["host_interconnect"] = "a document, https://example.invalid";
+  r = gr::parse_spec_table(j, "t.json");
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r.value().rows[0].host_interconnect, gr::host_interconnect_c2c);
+
+  j["rows"][0]["host_interconnect"] = "pcie";
+  r = gr::parse_spec_table(j, "t.json");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "rows[0].host_interconnect");
+}
+
+TEST(ShippedSpecTable, TheGraceGpusAreAttachedByNvlinkC2cWithASource) {
+  const auto table = shipped();
+  for (const char* id : {"gb200-nvl72", "gb300-nvl72"}) {
+    const auto* row = table.find(id);
+    ASSERT_NE(row, nullptr) << id;
+    EXPECT_EQ(row->host_interconnect, gr::host_interconnect_c2c) << id;
+    EXPECT_NE(row->sources.at("host_interconnect").find("https://"), std::string::npos) << id;
+  }
+  EXPECT_EQ(table.find("b200-sxm-180gb")->host_interconnect, "");
+}
+
 TEST(MatchDevice, ByPciIdThenByNameThenNone) {
   const auto table = shipped();
   gr::device_info d;

@@ -47,8 +47,10 @@ struct reason_code {
                                        std::string cause, const device_info* device,
                                        const host_info& host);
 
-/// Host-level rules over the inventory (host_rules.hpp): nouveau, host memory.
-[[nodiscard]] std::vector<diagnosis> diagnose_host(const report& r);
+/// Host-level rules over the inventory (host_rules.hpp): nouveau, host memory. `specs` (may be
+/// null) lets the host-memory rule know a GPU attached by NVLink-C2C from its spec row.
+[[nodiscard]] std::vector<diagnosis> diagnose_host(const report& r,
+                                                   const spec_table* specs = nullptr);
 
 /// What the device rules see of one GPU.
 struct gpu_facts {

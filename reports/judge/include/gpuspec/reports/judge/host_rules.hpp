@@ -58,21 +58,30 @@ inline constexpr double advised_memory_ratio = 2.0;
 
 /// host.nouveau: the nouveau module is not loaded.
 [[nodiscard]] host_check nouveau_check(const host_info& host);
+/// Whether the GPU is attached to its CPU by NVLink-C2C: NVML's answer where it gave one
+/// (devices[].c2c.mode "enabled", nvmlDeviceGetC2cModeInfoV), else the spec row's
+/// host_interconnect (`spec`: a GB200 or GB300 is attached to Grace by design, and a driver
+/// before r550 or a report that lacks the key says nothing). "disabled" or "not supported" from
+/// NVML is an answer: not attached. Such a GPU (GH200, GB200, GB300) crosses the C2C link for
+/// its host transfers and has no PCIe host link to judge.
+[[nodiscard]] bool is_c2c_attached(const device_info& d, const gpu_spec* spec = nullptr);
+/// Whether is_c2c_attached rests on the spec row alone (NVML gave no C2C answer).
+[[nodiscard]] bool is_c2c_attached_by_spec_only(const device_info& d, const gpu_spec* spec);
+/// Whether every GPU of `devices` shares coherent memory with its CPU: attached by NVLink-C2C
+/// with NVML's addressing mode ATS (the GPU reads host memory through the CPU's page tables),
+/// or, where NVML read no addressing mode, attached by the spec row's NVLink-C2C, which is
+/// coherent by design (docs/check.md, "Host memory"). `specs` may be null (NVML only). False
+/// for an empty list.
+[[nodiscard]] bool is_coherent_memory_system(std::span<const device_info> devices,
+                                             const spec_table* specs = nullptr);
 /// host.memory_ratio: warn only below lowest_reference_memory_ratio() x (1 - meminfo_allowance)
 /// of the total GPU memory; between that and advised_memory_ratio the message notes the advice.
-/// Whether the GPU is attached to its CPU by NVLink-C2C (devices[].c2c.mode "enabled", NVML's
-/// nvmlDeviceGetC2cModeInfoV): a Grace-based GPU (GH200, GB200, GB300), whose host transfers
-/// cross the C2C link and which has no PCIe host link to judge.
-[[nodiscard]] bool is_c2c_attached(const device_info& d);
-/// Whether every GPU of `devices` shares coherent memory with its CPU: attached by NVLink-C2C
-/// with NVML's addressing mode ATS (the GPU reads host memory through the CPU's page tables).
-/// False for an empty list.
-[[nodiscard]] bool is_coherent_memory_system(std::span<const device_info> devices);
-/// host.memory_ratio on a coherent-memory system (is_coherent_memory_system) passes, with the
+/// On a coherent-memory system (is_coherent_memory_system, with `specs`) it passes, with the
 /// figures: the 2x advice is for PCIe nodes, whose GPUs copy through pinned host memory; a stock
 /// GB200 or GB300 tray has less host RAM than twice its GPU memory by design.
 [[nodiscard]] host_check memory_ratio_check(const host_info& host,
-                                            std::span<const device_info> devices);
+                                            std::span<const device_info> devices,
+                                            const spec_table* specs = nullptr);
 
 /// The lowest PCIe link seen while the GPU was busy (results' telemetry), and where.
 struct pcie_under_load {
@@ -93,8 +102,18 @@ struct pcie_reach {
   std::optional<int> system_gen, system_width;
   /// The lower of each pair where both are known, else the one that is; nullopt: neither.
   std::optional<int> gen, width;
+  /// The generation of the host CPU's root ports where the table of host platforms knows it
+  /// (host_platforms.hpp) and it is below `gen`: the GPU's link ends at a PCIe switch that
+  /// trains higher than the host (a Gen6 B300 under a ConnectX-8 switch in a Gen5 Xeon 6
+  /// host), and a host transfer crosses both hops. nullopt: no lower host hop known.
+  std::optional<int> host_gen;
+  std::string host_gen_source; ///< the CPU family and the document that gives its generation
+  /// The generation a host transfer can reach: the lower of `gen` and `host_gen`.
+  [[nodiscard]] std::optional<int> transfer_gen() const { return host_gen ? host_gen : gen; }
 };
-[[nodiscard]] pcie_reach pcie_reachable_link(const device_info& d, const gpu_spec* spec);
+/// `host` (may be null) adds the host CPU's root-port generation (host_gen) where it is lower.
+[[nodiscard]] pcie_reach pcie_reachable_link(const device_info& d, const gpu_spec* spec,
+                                             const host_info* host = nullptr);
 /// "Gen5 x16 (GPU Gen5 (NVML), card x16 (spec row h200-sxm-141gb); system Gen4 x16 (NVML))".
 [[nodiscard]] std::string pcie_reach_text(const pcie_reach& r);
 

@@ -69,7 +69,15 @@ struct gpu_spec {
   /// GPUs: GH200, GB200, GB300; sources["c2c"] names the document). What a C2C-attached GPU's
   /// host transfers are judged against (reference.hpp c2c_link_ceiling); nullopt: no C2C link.
   std::optional<double> c2c_gbs;
+  /// How the GPU reaches its host CPU where it is not PCIe: host_interconnect_c2c for a GPU
+  /// that is attached to a Grace CPU by NVLink-C2C by design (sources["host_interconnect"]
+  /// names the document). "" (the default): PCIe. The check uses it only where NVML gave no
+  /// C2C answer (host_rules.hpp is_c2c_attached). Row key "host_interconnect".
+  std::string host_interconnect;
 };
+
+/// The one value a row's host_interconnect states.
+inline constexpr std::string_view host_interconnect_c2c = "nvlink-c2c";
 
 /// Spec file format version written in its "schema" key.
 inline constexpr std::string_view spec_table_schema = "gpuspec.specs.v1";
