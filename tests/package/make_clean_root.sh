@@ -11,9 +11,12 @@ tarball="$cache/$suite.tar"
 mkdir -p "$cache"
 exec 9>"$cache/$suite.lock"
 flock 9
-[ -s "$tarball" ] && exit 0
+[ -f "$tarball" ] && [ -s "$tarball" ] && exit 0
+rm -rf --one-file-system "$tarball" "$tarball.part" # a folder or a part left by an older run
 made=$(date +%s)
-mmdebstrap --quiet --variant=apt --mode=root "$suite" "$tarball.part" http://deb.debian.org/debian \
+# --format=tar: mmdebstrap picks the format from the name's extension otherwise, and ".part"
+# has none, which makes a folder.
+mmdebstrap --quiet --variant=apt --mode=root --format=tar "$suite" "$tarball.part" http://deb.debian.org/debian \
   >"$cache/mmdebstrap-$suite.log" 2>&1 || {
   echo "make_clean_root: mmdebstrap $suite: $(tail -3 "$cache/mmdebstrap-$suite.log")" >&2
   exit 1
