@@ -230,12 +230,19 @@ std::string words_for(const std::vector<std::string>& texts, int gpu) {
   std::vector<std::string> mine;
   const std::string tag = fmt::format("GPU {}", gpu);
   for (const auto& t : texts)
-    if (t.find(tag) != std::string::npos || t.find("GPU ") == std::string::npos)
+    if (t.find(tag) != std::string::npos || !names_a_gpu(t))
       mine.push_back(t);
   return fmt::format("{}", fmt::join(mine.empty() ? texts : mine, " | "));
 }
 
 } // namespace
+
+bool names_a_gpu(std::string_view text) {
+  for (auto at = text.find("GPU "); at != std::string_view::npos; at = text.find("GPU ", at + 1))
+    if (at + 4 < text.size() && std::isdigit(static_cast<unsigned char>(text[at + 4])) != 0)
+      return true;
+  return false;
+}
 
 bool looks_like_dcgm_diag(const std::vector<log_line>& lines) {
   for (const auto& l : lines) {

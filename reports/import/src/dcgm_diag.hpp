@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuspec/reports/import/log_lines.hpp"
@@ -30,6 +31,11 @@ struct parsed_diag {
   bool table = false, closed = false;
   bool json = false; ///< read from dcgmi diag -j
 };
+
+/// Whether DCGM's text names a GPU by index ("GPU 0", "GPU 12"): "GPU to Host bandwidth" and
+/// "Host to GPU bandwidth" (its PCIe test's Info lines, 4.x) name none and belong to every GPU
+/// the result is for.
+[[nodiscard]] bool names_a_gpu(std::string_view text);
 
 [[nodiscard]] bool looks_like_dcgm_diag(const std::vector<log_line>& lines);
 /// A log holding dcgmi diag -j's document ("DCGM GPU Diagnostic", 4.x "DCGM Diagnostic").

@@ -219,9 +219,9 @@ struct json_reader_state {
     const std::string where =
         gpus.front() < 0 ? std::string() : fmt::format("GPU {}: ", fmt::join(gpus, ","));
     for (const auto& w : f.warnings)
-      t.warnings.push_back(w.find("GPU ") == std::string::npos ? where + w : w);
+      t.warnings.push_back(names_a_gpu(w) ? w : where + w);
     for (const auto& i : f.info)
-      t.info.push_back(i.find("GPU ") == std::string::npos ? where + i : i);
+      t.info.push_back(names_a_gpu(i) ? i : where + i);
   }
 };
 

@@ -84,5 +84,23 @@ TEST(P2pBandwidthLatencyImport, AMangledCellNamesItsLine) {
   EXPECT_EQ(r.error().field, "line 4");
 }
 
+TEST(P2pBandwidthLatencyImport, ACompleteNvSwitchMatrixIsEveryPairOverNvlink) {
+  // An HGX A100 80GB (NV12 between every pair): P2P writes 265-275 GB/s of NVLink3's 300.
+  const auto name =
+      std::string("cuda-samples/a100-sxm4-80gbx8-p2pBandwidthLatencyTest-nvswitch-complete.log");
+  const auto r = imported_fixture(name);
+  ASSERT_EQ(r.devices.size(), 8u);
+  EXPECT_FALSE(r.run.source->truncated);
+  int pairs = 0;
+  for (const auto& res : r.results)
+    if (res.bench_id == "transfer.p2p" && res.axes.at("direction") == "one_way")
+      ++pairs;
+  EXPECT_EQ(pairs, 56); // 8 x 7 ordered pairs
+  const auto* first = find_imported(r, "transfer.p2p", {0, 1});
+  ASSERT_NE(first, nullptr);
+  EXPECT_NEAR(first->stats.median, 268.94, 1e-9);
+  EXPECT_EQ(judged_fixture(name).status, verdict_status::pass);
+}
+
 } // namespace
 } // namespace gpuspec::reports

@@ -173,5 +173,39 @@ TEST(DcgmImport, JsonWarningsKeepTheirErrorCodes) {
   EXPECT_NE(memory->reason.find("Allocation failed"), std::string::npos);
 }
 
+TEST(DcgmImport, DcgmFourJsonCarriesEntityResultsAndErrorCodes) {
+  // dcgmi diag -r 2 -j of DCGM 4.5.2 on a GB10: "DCGM Diagnostic", entity_group and entity_id.
+  const auto r = dcgm("gb10x1-diag-r2-dcgm4.5-plugins-allowed.json");
+  EXPECT_EQ(r.host.driver_version, "580.82.09");
+  EXPECT_NE(r.run.source->version.find("4.5.2"), std::string::npos) << r.run.source->version;
+  EXPECT_FALSE(r.run.source->truncated);
+  const auto* software = find_result(r, "dcgm.deployment.software", 0);
+  ASSERT_NE(software, nullptr);
+  EXPECT_EQ(software->status, result_status::failed);
+  EXPECT_EQ(software->observations.at("dcgm_error_codes"), nlohmann::ordered_json::array({29}));
+  EXPECT_NE(software->reason.find("Persistence mode for GPU 0 is disabled"), std::string::npos);
+  const auto* pcie = find_result(r, "dcgm.integration.pcie", 0);
+  ASSERT_NE(pcie, nullptr);
+  EXPECT_EQ(pcie->observations.at("dcgm_result"), "Pass");
+  EXPECT_NE(pcie->observations.at("dcgm_info").get<std::string>().find("58.62 GB/s"),
+            std::string::npos);
+  // DCGM's failure is carried with its words: a fail.
+  const auto outcome = test::judged_fixture("dcgm/gb10x1-diag-r2-dcgm4.5-plugins-allowed.json");
+  EXPECT_EQ(outcome.status, verdict_status::fail);
+}
+
+TEST(DcgmImport, DcgmFourSkipsAreInconclusiveForTheirTests) {
+  // The same GB10 minutes earlier without the plugins allowed: memory and pcie skipped.
+  const auto r = dcgm("gb10x1-diag-r2-dcgm4.5-plugins-gated-skip.json");
+  for (const char* id : {"dcgm.hardware.memory", "dcgm.integration.pcie"}) {
+    const auto* res = find_result(r, id, 0);
+    ASSERT_NE(res, nullptr) << id;
+    EXPECT_EQ(res->observations.at("dcgm_result"), "Skip");
+  }
+  const auto outcome = test::judged_fixture("dcgm/gb10x1-diag-r2-dcgm4.5-plugins-gated-skip.json");
+  EXPECT_TRUE(test::has_code(outcome, "GPUSPEC-TOOL-TEST-SKIPPED"));
+  EXPECT_EQ(outcome.status, verdict_status::fail); // the software failure still stands
+}
+
 } // namespace
 } // namespace gpuspec::reports

@@ -47,6 +47,15 @@ done <<'TABLE'
 3 dcgm/a100-80g-pciex4-diag-r3-header.log the dcgm log is truncated
 3 dcgm/l40sx4-diag-dcgm4-header.log the dcgm log is truncated
 3 dcgm/unknown-diag-r3-skipped-deployment.log the dcgm log is truncated
+2 dcgm/gb10x1-diag-r2-dcgm4.5-plugins-allowed.json Persistence mode
+2 dcgm/gb10x1-diag-r2-dcgm4.5-plugins-gated-skip.json GPUSPEC-TOOL-TEST-SKIPPED
+0 babelstream/a100-sxm4-40gbx1-cuda-v5-double.log
+2 babelstream/a100-sxm4-40gbx1-cuda-v5-double-under-ncu.log
+2 babelstream/p100-pcie-16gbx1-cuda-v3.3-no-kernel-image.log no kernel image
+1 babelstream/gh200x4-cuda-v5-double.log NO-SPEC-ROW
+3 babelstream/a100-openmp-offload-v3.4-no-device.log no result was judged
+3 babelstream/rtx5090-cuda-mb-per-s-table-only.log no result was judged
+0 cuda-samples/a100-sxm4-80gbx8-p2pBandwidthLatencyTest-nvswitch-complete.log
 TABLE
 
 # The H100 NVL diag as the poster describes it, its table closed here in the test only: with
@@ -83,7 +92,7 @@ sed 's/(52472 Gflop\/s)   errors/(12000 Gflop\/s)   errors/' "$out/rtx4090-compl
 expect 2 check "$out/rtx4090-slow.log"
 
 # import writes a report that validates against the schema and that check judges alike.
-for log in "$fx"/nccl-tests/*.log "$fx"/gpu-burn/*.log "$fx"/dcgm/*.log; do
+for log in "$fx"/nccl-tests/*.log "$fx"/gpu-burn/*.log "$fx"/dcgm/*.log "$fx"/babelstream/*.log; do
   name=$(basename "$log")
   expect 0 import "$log" -o "$out/reports/$name.json"
 done
