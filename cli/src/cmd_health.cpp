@@ -118,7 +118,7 @@ std::vector<std::string> probe_command(std::string& why) {
   }
   const auto device = device_build_path();
   if (device.empty() || ::access(device.c_str(), X_OK) != 0) {
-    why = "no CUDA build of gpuspec is installed (the host package alone)";
+    why = "no CUDA build of gpuspec is installed: the host package alone";
     return {};
   }
   if (const auto missing = missing_device_library()) {

@@ -465,7 +465,8 @@ int misbehave(const behaviour& b, const json& script, const spine::worker_assign
 
 /// `--probe-mig` (spine/cuda_probe.hpp): answers for the MIG device CUDA_VISIBLE_DEVICES names
 /// as the script's "probe" entry for it says: "opened" (the default: one device, that UUID),
-/// "not_visible" (no device), "error" (cudaErrorNoDevice), "other_device" (another UUID), "hang"
+/// "not_visible" (no device), "error" (cudaErrorNoDevice), "insufficient_driver" (the driver older
+/// than the runtime), "other_device" (another UUID), "hang"
 /// (no answer: the health command's timeout kills it) or "segv" (dies before answering).
 int probe_mig(const json& script) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -479,6 +480,11 @@ int probe_mig(const json& script) {
     a = {"stand-in", 0, "", ""};
   else if (kind == "error")
     a = {"stand-in", 0, "cudaErrorNoDevice: no CUDA-capable device is detected", ""};
+  else if (kind == "insufficient_driver")
+    a = {"stand-in", 0,
+         "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime "
+         "version",
+         ""};
   else if (kind == "other_device")
     a.uuid = "0badc0de-0000-4000-8000-000000000000";
   else if (kind == "hang")
