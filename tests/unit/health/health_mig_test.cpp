@@ -293,6 +293,56 @@ TEST(MigLayoutRules, BadDeclarationsAreRefusedNamingTheFileAndTheField) {
             "");
 }
 
+TEST(MigLayoutRules, MangledSiteFilesNeverThrowAndNameTheFile) {
+  // Every truncation of a valid file, and 3,000 with bytes flipped, inserted or removed (a
+  // seeded generator): each loads or is an error naming the file, never an exception.
+  const std::string valid =
+      R"({"schema": "gpuspec.expect.v3", "mig_layout": [)"
+      R"({"spec": ["a100-sxm4-80gb"], "profiles": ["1g.10gb", "1c.3g.40gb"], "why": "x"},)"
+      R"({"gpus": [4, 5], "whole": true}]})";
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("gpuspec-mig-layout-" + std::to_string(::getpid()) + ".json");
+  const auto load = [&](const std::string& text) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    try {
+      auto r = load_expectations(path, expectations{});
+      if (!r) {
+        EXPECT_NE(r.error().to_string().find(path.string()), std::string::npos)
+            << r.error().to_string();
+      }
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "threw on " << text << ": " << e.what();
+    }
+  };
+  for (std::size_t n = 0; n <= valid.size(); ++n)
+    load(valid.substr(0, n));
+  std::uint64_t state = 0x5eed;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::size_t>(state >> 33);
+  };
+  constexpr std::string_view alphabet = "{}[]\",:0123456789-.aegbcw truefalsn";
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = valid;
+    for (int edits = 1 + static_cast<int>(next() % 3); edits > 0; --edits) {
+      const std::size_t at = next() % text.size();
+      const char c = alphabet[next() % alphabet.size()];
+      switch (next() % 3) {
+      case 0:
+        text[at] = c;
+        break;
+      case 1:
+        text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+        break;
+      default:
+        text.erase(at, 1);
+      }
+    }
+    load(text);
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(MigLayoutRules, TheShippedRulesDeclareNoLayout) {
   EXPECT_TRUE(shipped_rules().mig_layouts.empty());
 }
