@@ -46,6 +46,10 @@ spine::worker_backend backend_worker() {
     // The plan says nothing can run, so no coordinator hands this worker an assignment.
     throw std::logic_error("a host-only build has no measuring backend");
   };
+  b.probe = [] {
+    // No CUDA runtime to ask: the answer says so, and health judges nothing from it.
+    return spine::cuda_probe_answer{"none", 0, "this is a " + backend_description(), ""};
+  };
   return b;
 }
 

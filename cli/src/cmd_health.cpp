@@ -1,18 +1,26 @@
-// `gpuspec health`: the inventory (NVML only: no CUDA runtime, so no context is created and no
-// kernel runs), the kernel log's Xids, and the health judge (reports/health.hpp), printed as
-// text, JSON, Prometheus or the drain reason alone.
+// `gpuspec health`: the inventory (NVML only: no context is created and no kernel runs; a
+// partitioned GPU's MIG devices are each asked of the CUDA runtime in a short child process, the
+// worker's --probe-mig), the kernel log's Xids, and the health judge (reports/health.hpp),
+// printed as text, JSON, Prometheus or the drain reason alone.
 
 #include "gpuspec/cli/cmd_health.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "gpuspec/cli/backend.hpp"
 #include "gpuspec/cli/cli_model.hpp"
+#include "gpuspec/cli/device_dispatch.hpp"
+#include "gpuspec/cli/device_libraries.hpp"
 #include "gpuspec/cli/format.hpp"
 #include "gpuspec/cli/output_file.hpp"
 #include "gpuspec/cli/specs_location.hpp"
@@ -24,6 +32,7 @@
 #include "gpuspec/reports/judge/expectations.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/render/render.hpp"
+#include "gpuspec/spine/cuda_probe.hpp"
 #include "gpuspec/spine/inventory.hpp"
 
 namespace gpuspec::cli {
@@ -45,6 +54,18 @@ void setup_health(CLI::App& app, health_options& o) {
       ->type_name(value_name::file);
   cmd->add_flag("--no-kernel-log", o.no_kernel_log,
                 "Do not read the kernel log (the Xid check is then skipped, and says so)");
+  cmd->add_option("--rules", o.rules,
+                  "Site rules merged over the expectation rules: their settings, and the MIG "
+                  "layouts they declare (mig_layout)")
+      ->type_name(value_name::file);
+  cmd->add_flag("--no-mig-probe", o.no_mig_probe,
+                "Do not ask the CUDA runtime whether it can open each MIG device (a child "
+                "process per MIG device; the check is then skipped, and says so)");
+  cmd->add_option("--mig-probe-timeout", o.mig_probe_timeout_s,
+                  "Seconds the MIG devices' CUDA probe may take, all at once; one still running "
+                  "then is killed and warns")
+      ->check(CLI::Range(0.1, 50.0))
+      ->capture_default_str();
   cmd->add_option("--root", o.root, "Read /proc, /sys and /etc under this folder (testing)")
       ->group(""); // hidden
 }
@@ -83,6 +104,54 @@ reports::pci_bus_reading read_pci_bus(const std::string& root) {
                                  : std::filesystem::path(root.empty() ? "/" : root) / "sys");
 }
 
+/// The program that answers --probe-mig: $GPUSPEC_WORKER (the tests' stand-in), this executable
+/// in a CUDA build, else the CUDA build installed beside it; empty with the reason when there is
+/// none (the host package alone).
+std::vector<std::string> probe_command(std::string& why) {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe)
+  if (const char* w = std::getenv("GPUSPEC_WORKER"); w != nullptr && *w != '\0')
+    return {w, "--probe-mig"};
+  if (backend_can_run_benchmarks()) {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return {ec ? std::string("gpuspec") : self.string(), "__worker", "--probe-mig"};
+  }
+  const auto device = device_build_path();
+  if (device.empty() || ::access(device.c_str(), X_OK) != 0) {
+    why = "no CUDA build of gpuspec is installed: the host package alone";
+    return {};
+  }
+  if (const auto missing = missing_device_library()) {
+    why = *missing;
+    return {};
+  }
+  return {device.string(), "__worker", "--probe-mig"};
+}
+
+/// The CUDA probe of the inventory's MIG devices; not run, with why, where there are none, where
+/// NVML did not start (no driver), on --no-mig-probe, or without a worker to ask.
+reports::mig_cuda_probe_reading probe_mig(const reports::report& inventory, bool skip,
+                                          double timeout_s) {
+  reports::mig_cuda_probe_reading out;
+  const bool partitioned =
+      std::any_of(inventory.devices.begin(), inventory.devices.end(),
+                  [](const reports::device_info& d) { return !d.mig_instances.empty(); });
+  if (!partitioned)
+    return out;
+  if (skip) {
+    out.why = "--no-mig-probe";
+    return out;
+  }
+  if (inventory.host.gpu_status != "ok") {
+    out.why = "NVML did not start: no driver to ask";
+    return out;
+  }
+  const auto command = probe_command(out.why);
+  if (command.empty())
+    return out;
+  return spine::probe_mig_devices(inventory.devices, command, timeout_s);
+}
+
 } // namespace
 
 exit_code run_health(const health_options& o) {
@@ -101,6 +170,8 @@ exit_code run_health(const health_options& o) {
     return exit_code::unknown;
   }
   auto rules = reports::load_expectations(specs_dir() / "expect.json");
+  if (rules && !o.rules.empty())
+    rules = reports::load_expectations(o.rules, rules.value());
   if (!rules) {
     fmt::print(stderr, "gpuspec health: {}\n", rules.error().to_string());
     return exit_code::unknown;
@@ -121,6 +192,8 @@ exit_code run_health(const health_options& o) {
   in.pci_bus = read_pci_bus(o.root);
   in.fabric_services =
       host::read_fabric_services(o.root.empty() ? "/" : o.root, in.inventory.host.hostname);
+  in.mig_layouts = rules.value().mig_layouts;
+  in.mig_probe = probe_mig(in.inventory, o.no_mig_probe, o.mig_probe_timeout_s);
 
   const auto h = reports::judge_health(in, specs.value(), rules.value().settings);
   const double elapsed =

@@ -14,6 +14,9 @@ void setup_worker(CLI::App& app, worker_cli_options& o) {
   cmd->add_flag("--plan", o.plan, "Print the plan of --suite and --filter, then exit");
   cmd->add_option("--suite", o.suite, "Suite to plan");
   cmd->add_option("--filter", o.filter, "Regex on the benchmark id");
+  cmd->add_flag("--probe-mig", o.probe_mig,
+                "Ask the CUDA runtime for the device CUDA_VISIBLE_DEVICES names (a MIG device): "
+                "its count and UUID, no context; print the answer, then exit");
   cmd->add_option("--gpus", o.gpus,
                   "NVML indices of the GPUs the run measures, comma-separated (plans the "
                   "node-wide cases, e.g. transfer.p2p's pairs)");
@@ -21,6 +24,8 @@ void setup_worker(CLI::App& app, worker_cli_options& o) {
 
 int run_worker(const worker_cli_options& o) {
   const spine::worker_backend backend = backend_worker();
+  if (o.probe_mig)
+    return spine::worker_probe_main(backend);
   if (o.plan) {
     if (const auto problem = spine::filter_problem(o.filter); !problem.empty()) {
       fmt::print(stderr, "gpuspec worker: {}\n", problem);

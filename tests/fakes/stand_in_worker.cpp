@@ -463,6 +463,40 @@ int misbehave(const behaviour& b, const json& script, const spine::worker_assign
   return 0;
 }
 
+/// `--probe-mig` (spine/cuda_probe.hpp): answers for the MIG device CUDA_VISIBLE_DEVICES names
+/// as the script's "probe" entry for it says: "opened" (the default: one device, that UUID),
+/// "not_visible" (no device), "error" (cudaErrorNoDevice), "insufficient_driver" (the driver older
+/// than the runtime), "other_device" (another UUID), "hang"
+/// (no answer: the health command's timeout kills it) or "segv" (dies before answering).
+int probe_mig(const json& script) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string uuid = visible == nullptr ? "" : visible;
+  std::string kind = "opened";
+  if (script.contains("probe") && script["probe"].contains(uuid))
+    kind = script["probe"][uuid].value("behaviour", "opened");
+  spine::cuda_probe_answer a{"stand-in", 1, "", spine::uuid_digits(uuid)};
+  if (kind == "not_visible")
+    a = {"stand-in", 0, "", ""};
+  else if (kind == "error")
+    a = {"stand-in", 0, "cudaErrorNoDevice: no CUDA-capable device is detected", ""};
+  else if (kind == "insufficient_driver")
+    a = {"stand-in", 0,
+         "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime "
+         "version",
+         ""};
+  else if (kind == "other_device")
+    a.uuid = "0badc0de-0000-4000-8000-000000000000";
+  else if (kind == "hang")
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  else if (kind == "segv")
+    std::raise(SIGSEGV);
+  const std::string line = spine::probe_answer_line(a);
+  (void)!::write(STDOUT_FILENO, line.data(), line.size());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -474,6 +508,8 @@ int main(int argc, char** argv) {
     return std::unique_ptr<spine::case_executor>(
         std::make_unique<stand_in_executor>(script, a, stop));
   };
+  if (argc > 1 && std::string(argv[1]) == "--probe-mig")
+    return probe_mig(script);
   // The coordinator calls `<worker> --plan --suite S --filter F --gpus G`, or `<worker>` alone.
   if (argc > 1 && std::string(argv[1]) == "--plan")
     return spine::worker_plan_main(backend, plan_request_of(argc, argv));

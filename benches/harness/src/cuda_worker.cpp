@@ -351,6 +351,7 @@ spine::worker_backend cuda_worker_backend() {
       return std::make_unique<cuda_node_executor>(a, interrupted);
     return std::make_unique<cuda_executor>(a, interrupted);
   };
+  b.probe = probe_cuda_device;
   return b;
 }
 

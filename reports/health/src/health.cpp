@@ -16,15 +16,20 @@
 #include "gpuspec/reports/judge/diagnosis.hpp"
 
 #include "fabric_rules.hpp"
+#include "mig_rules.hpp"
 
 namespace gpuspec::reports::inline health {
 
 namespace {
 
 using detail::add_fabric_notes;
+using detail::add_mig_notes;
 using detail::fabric_need;
 using detail::rule_fabric_manager;
 using detail::rule_imex;
+using detail::rule_mig_cuda;
+using detail::rule_mig_layout;
+using detail::rule_mig_pending;
 
 std::string model_key(const device_info& d) { return d.spec_id.empty() ? d.name : d.spec_id; }
 
@@ -431,31 +436,12 @@ node_verdict judge_health_node(const health_input& in, const report& r, const he
   return node;
 }
 
-/// A MIG mode change that waits for a GPU reset (NVML's pending mode, nvml.h
-/// nvmlDeviceGetMigMode: "the pending MIG mode refers to the target mode following the next
-/// activation trigger"): the GPU runs in its old mode, so what a scheduler expects of it (its
-/// MIG devices, or the whole GPU) is not what it has (docs/mig.md).
-void rule_mig_pending(const device_info& d, const host_info& host, std::vector<diagnosis>& out) {
-  if (d.mig_mode_pending.empty() || d.mig_mode_pending == d.mig_mode)
-    return;
-  auto diag = make_diagnosis(
-      "GPUSPEC-MIG-PENDING-RESET", verdict_status::warn,
-      fmt::format("MIG mode is {} and becomes {} at the GPU's next reset: until then the GPU "
-                  "runs {}",
-                  d.mig_mode.empty() ? "unknown" : d.mig_mode, d.mig_mode_pending,
-                  d.mig_mode == "enabled" ? "as its MIG devices" : "whole"),
-      &d, host);
-  diag.evidence["mig_mode"] = d.mig_mode;
-  diag.evidence["mig_mode_pending"] = d.mig_mode_pending;
-  out.push_back(std::move(diag));
-}
-
 /// One GPU's rules: the device's own, its spec-table row, ECC since load, VBIOS among its
-/// siblings, its Xids, a MIG mode pending a reset.
+/// siblings, its Xids, its MIG mode, MIG devices and layout (mig_rules.hpp).
 gpu_verdict judge_health_gpu(const device_info& d, const report& r, const spec_table& specs,
                              const expectation_settings& settings,
                              const std::vector<const device_info*>& siblings,
-                             const health_outcome& out) {
+                             const health_input& in, const health_outcome& out) {
   const gpu_spec* spec = spec_of(specs, d);
   gpu_verdict g = gpu_verdict_of(d, spec);
   const gpu_facts facts{r, d, spec, siblings, std::nullopt, settings};
@@ -474,6 +460,8 @@ gpu_verdict judge_health_gpu(const device_info& d, const report& r, const spec_t
   rule_vbios_mixed(d, siblings, r.host, g.diagnoses);
   rule_xids(out.xids, &d, r.host, g.diagnoses);
   rule_mig_pending(d, r.host, g.diagnoses);
+  rule_mig_cuda(d, in.mig_probe, r.host, g.diagnoses);
+  rule_mig_layout(d, in.mig_layouts, r.host, g.diagnoses);
   g.status = verdict_status::pass;
   for (const auto& diag : g.diagnoses)
     g.status = worst(g.status, diag.severity);
@@ -494,6 +482,7 @@ void add_health_notes(const health_input& in, health_outcome& out) {
         "the PCI bus was not read ({}): a GPU the driver never brought up would not be seen",
         in.pci_bus.why.empty() ? "no reason given" : in.pci_bus.why));
   add_fabric_notes(in, out);
+  add_mig_notes(in, out);
   for (const auto& other : in.pci_bus.other_driver)
     out.check.notes.push_back(fmt::format(
         "the NVIDIA GPU at PCI {} is bound to another driver: not NVML's to list, not judged",
@@ -513,7 +502,7 @@ health_outcome judge_health(const health_input& in, const spec_table& specs,
   for (const auto& d : r.devices)
     by_model[model_key(d)].push_back(&d);
   for (const auto& d : r.devices) {
-    auto g = judge_health_gpu(d, r, specs, settings, by_model[model_key(d)], out);
+    auto g = judge_health_gpu(d, r, specs, settings, by_model[model_key(d)], in, out);
     node.status = worst(node.status, g.status);
     node.gpus.push_back(std::move(g));
   }

@@ -15,6 +15,8 @@
 #include "gpuspec/reports/model/arch_rates.hpp"
 #include "gpuspec/reports/model/json_reader.hpp"
 
+#include "mig_layout_file.hpp"
+
 namespace gpuspec::reports::inline judge {
 
 namespace {
@@ -26,7 +28,7 @@ using model::detail::fail;
 using model::detail::object_reader;
 using model::detail::presence;
 
-constexpr std::array<std::string_view, 3> top_keys{"schema", "settings", "rules"};
+constexpr std::array<std::string_view, 4> top_keys{"schema", "settings", "rules", "mig_layout"};
 constexpr std::array<std::string_view, 11> rule_keys{
     "pattern",   "axes", "shape_class", "path",          "accumulation", "min_size",
     "overrides", "pass", "warn",        "informational", "why"};
@@ -227,7 +229,7 @@ rule_key read_key(const object_reader& o, bool v3) {
     k.accumulation =
         read_values(*v, o.path_of("accumulation"), "accumulation", accumulation_values);
   if (const auto v = o.find("min_size")) {
-    const std::string text = detail::read_string(*v, o.path_of("min_size"));
+    const std::string text = model::detail::read_string(*v, o.path_of("min_size"));
     k.min_bytes = size_in_bytes(text);
     if (!k.min_bytes)
       fail(o.path_of("min_size"),
@@ -320,6 +322,13 @@ expectations apply(const expectations* base, element root) {
       layer = std::max(layer, r.layer + 1);
   if (const auto s = o.find("settings"))
     read_settings(*s, out.settings);
+  if (const auto m = o.find("mig_layout")) {
+    if (!v3)
+      fail("mig_layout", fmt::format("\"mig_layout\" is a key of \"{}\": set \"schema\" to \"{}\" "
+                                     "to use it",
+                                     expectations_schema_version, expectations_schema_version));
+    out.mig_layouts = judge::detail::read_mig_layouts(*m, "mig_layout");
+  }
   const auto rules = o.find("rules");
   if (!rules)
     return out;

@@ -147,6 +147,19 @@ constexpr std::array codes = {
                 "a MIG mode change waits for a GPU reset: the GPU runs in its old mode",
                 "reset the GPU when it is idle (nvidia-smi -r) or reboot, so the MIG mode the site "
                 "set applies; or set the mode back"},
+    reason_code{"GPUSPEC-MIG-NOT-IN-CUDA", remediation::reset_gpu,
+                "a MIG device NVML lists cannot be opened by the CUDA runtime (no device, an "
+                "error, another device, or no answer): a job given it cannot use it",
+                "check the MIG device's capability files (/dev/nvidia-caps, nvidia-smi mig -lgi "
+                "-lci), destroy and recreate its compute and GPU instances when the GPU is idle; "
+                "reset the GPU if it persists"},
+    reason_code{"GPUSPEC-MIG-LAYOUT-DIFFERS", remediation::none,
+                "a GPU's MIG partition is not the layout the site's rules file declares (MIG "
+                "devices missing or not declared, another profile, MIG off where declared on "
+                "or on where declared whole)",
+                "repartition the idle GPU to the declared layout (nvidia-smi mig -dci, -dgi, then "
+                "-cgi <profiles> -C; nvidia-smi -mig 1 or 0 and a GPU reset to change the mode), "
+                "or correct the rules file's mig_layout"},
     reason_code{"GPUSPEC-GPU-TEMPERATURE-HIGH", remediation::reseat_or_service,
                 "GPU temperature at or near the site limit or its own slowdown threshold",
                 "check fans, airflow, inlet temperature, blanking panels and the heatsink; service "

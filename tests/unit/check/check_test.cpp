@@ -152,7 +152,8 @@ TEST(Check, EveryReasonCodeHasAVariantOrATestOfItsOwn) {
   for (const char* code :
        {"GPUSPEC-XID-HARDWARE", "GPUSPEC-XID-DRIVER", "GPUSPEC-XID-UNKNOWN",
         "GPUSPEC-KERNEL-LOG-UNREAD", "GPUSPEC-DRIVER-MISMATCH", "GPUSPEC-VBIOS-MIXED",
-        "GPUSPEC-SXID-FATAL", "GPUSPEC-GPU-NOT-IN-NVML", "GPUSPEC-MIG-PENDING-RESET"})
+        "GPUSPEC-SXID-FATAL", "GPUSPEC-GPU-NOT-IN-NVML", "GPUSPEC-MIG-PENDING-RESET",
+        "GPUSPEC-MIG-NOT-IN-CUDA", "GPUSPEC-MIG-LAYOUT-DIFFERS"})
     covered.insert(code);
   // Peer paths need host.topology, which the DGX H200 fixtures do not carry: p2p_check_test
   // (PeerPaths.*) trips each over inventories the fake NVML gives (an HGX with a GPU's links down).

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # `gpuspec health` end to end, as a scheduler runs it, against the fake NVML (tests/fakes) with
 # fixture hosts and fixture kernel logs (tests/fixtures/kernel-log).
-# Usage: health_cli_test.sh MODE GPUSPEC FAKE_NVML FIXTURES SCRIPTS OUTDIR
+# Usage: health_cli_test.sh MODE GPUSPEC FAKE_NVML FIXTURES SCRIPTS OUTDIR STAND_IN
 #   MODE cli       exit codes, drain reasons, JSON, the unread kernel log, and the time taken
 #                  at 8 GPUs (printed; fails above 5 s)
 #   MODE promtool  every scenario's --format prom through `promtool check metrics` (77 without it)
 #   MODE scripts   scripts/slurm and scripts/node-exporter: bash -n, shellcheck where installed,
 #                  and run against the fake NVML with a fake scontrol that records its arguments
 set -u
-mode=$1 bin=$2 fake=$3 fx=$4 scripts=$5 out=$6
+mode=$1 bin=$2 fake=$3 fx=$4 scripts=$5 out=$6 stand_in=${7:-}
 rm -rf "$out"
 mkdir -p "$out"
 failures=0
@@ -99,6 +99,31 @@ cli)
   expect imex-node-missing 2 "gpuspec:GPUSPEC-IMEX-NODE-MISSING:node" nvl72-gb200-tray.json "$clean" nvl72-tray-imex-not-listed
   grep -q "10\.0\.0\.3" "$out/imex-node-missing.txt" ||
     fail "imex-node-missing: the node's addresses are not named"
+  # Issue 32: a partitioned GPU's MIG devices asked of the CUDA runtime (the stand-in worker's
+  # --probe-mig: MIG devices 2 and 4 not opened, 5 hangs and is killed at the 1 s timeout), and
+  # the layout a site's rules file declares.
+  export GPUSPEC_WORKER=$stand_in GPUSPEC_STAND_IN_SCRIPT=$fx/stand-in/mig-probe.json
+  expect mig-not-in-cuda 2 "gpuspec:GPUSPEC-MIG-NOT-IN-CUDA:gpu0" a100-mig-7x1g.json "$clean" x86-gpu-node --mig-probe-timeout 1
+  grep -q "GI 9 CI 0" "$out/mig-not-in-cuda.txt" || fail "mig-not-in-cuda: the instance is not named"
+  export GPUSPEC_STAND_IN_SCRIPT=$fx/stand-in/two-healthy.json
+  expect mig-opened 0 "" a100-mig-7x1g.json "$clean" x86-gpu-node
+  expect mig-layout-as-declared 0 "" eight-a100-four-mig.json "$clean" x86-gpu-node --rules "$fx/rules/mig-layout-four-and-four.json"
+  expect mig-layout-differs 2 "gpuspec:GPUSPEC-MIG-LAYOUT-DIFFERS:gpu0" eight-a100-four-mig.json "$clean" x86-gpu-node --rules "$fx/rules/mig-layout-all-7x1g.json"
+  grep -q "MIG is disabled where the site declares it on" "$out/mig-layout-differs.txt" ||
+    fail "mig-layout-differs: a whole GPU declared partitioned is not said"
+  health a100-mig-7x1g.json "$clean" x86-gpu-node --rules "$fx/rules/mig-layout-bad-profile.json"
+  [ $? -eq 3 ] && grep -q "mig-layout-bad-profile.json: mig_layout\[0\].profiles\[1\]: '1g10gb' is not a MIG profile name" "$out/last.err" ||
+    fail "bad mig_layout: not exit 3 with the file and field named: $(cat "$out/last.err")"
+  health a100-mig-7x1g.json "$clean" x86-gpu-node --no-mig-probe
+  [ $? -eq 0 ] && grep -q "not probed with the CUDA runtime" "$out/last.out" || fail "--no-mig-probe: not said"
+  unset GPUSPEC_WORKER GPUSPEC_STAND_IN_SCRIPT
+  # The host package alone (a host-only build with no CUDA build beside it): said once, no finding.
+  if "$bin" --version | grep -q "not built in (host-only build)" && [ -z "${GPUSPEC_DEVICE_BUILD:-}" ]; then
+    expect mig-no-worker 0 "" a100-mig-7x1g.json "$clean" x86-gpu-node
+    [ "$(grep -c "no CUDA build of gpuspec is installed" "$out/mig-no-worker.txt")" -eq 1 ] ||
+      fail "mig-no-worker: the probe not run is not said once"
+  fi
+
   health eight-healthy.json "$clean" x86-gpu-node --no-kernel-log
   [ $? -eq 0 ] || fail "--no-kernel-log: not a pass"
   grep -q "Xids since boot not checked" "$out/last.out" || fail "--no-kernel-log: not stated"

@@ -7,7 +7,8 @@ namespace gpuspec::cli {
 
 /// `gpuspec __worker`: hidden; what `gpuspec run` starts once per GPU (docs/architecture.md).
 struct worker_cli_options {
-  bool plan = false; ///< print the plan of --suite/--filter and exit
+  bool plan = false;      ///< print the plan of --suite/--filter and exit
+  bool probe_mig = false; ///< --probe-mig: the CUDA probe of a MIG device (spine/cuda_probe.hpp)
   std::string suite = "quick";
   std::string filter;
   std::string gpus; ///< "0,1,2": the GPUs the plan is for (spine::plan_request)

@@ -13,6 +13,7 @@
 
 #include "gpuspec/host/mig_ceilings.hpp"
 #include "gpuspec/reports/model/report.hpp"
+#include "gpuspec/spine/cuda_probe.hpp"
 #include "gpuspec/spine/protocol.hpp"
 
 namespace gpuspec::spine {
@@ -67,11 +68,18 @@ struct worker_backend {
   std::function<std::unique_ptr<case_executor>(const worker_assignment& assignment,
                                                const std::atomic<bool>& interrupted)>
       open;
+  /// `--probe-mig` (cuda_probe.hpp): asks the CUDA runtime, in this process and as the
+  /// environment's CUDA_VISIBLE_DEVICES shows it, how many devices it sees and device 0's UUID.
+  /// No context, no kernel. Never throws: a CUDA error is the answer's `error`.
+  std::function<cuda_probe_answer()> probe;
 };
 
 /// `<worker> --plan --suite S --filter F --gpus 0,1,...`: prints the plan on stdout. Exit code
 /// 0, or 3 with a message on stderr for a bad suite or filter.
 int worker_plan_main(const worker_backend& backend, const plan_request& request);
+
+/// `<worker> --probe-mig`: prints the backend's probe answer as one line on stdout; exit code 0.
+int worker_probe_main(const worker_backend& backend);
 
 /// The GPUs of `--gpus`: "0,1,7" -> {0, 1, 7}; "" -> {}. Throws std::invalid_argument for text
 /// that is not a comma-separated list of indices of 0 or more.

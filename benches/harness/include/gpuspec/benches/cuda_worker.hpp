@@ -9,4 +9,7 @@ namespace gpuspec::benches {
 
 [[nodiscard]] spine::worker_backend cuda_worker_backend();
 
+/// `--probe-mig` (spine/cuda_probe.hpp): cudaGetDeviceCount and device 0's UUID, no context.
+[[nodiscard]] spine::cuda_probe_answer probe_cuda_device();
+
 } // namespace gpuspec::benches

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpuspec/reports/judge/expectations.hpp"
+#include "gpuspec/reports/judge/mig_layout.hpp"
 #include "gpuspec/reports/judge/verdict.hpp"
 #include "gpuspec/reports/judge/xid_catalog.hpp"
 #include "gpuspec/reports/judge/xid_log.hpp"
@@ -82,6 +83,40 @@ struct fabric_services_reading {
   std::string imex_node_entry;
 };
 
+/// What the CUDA runtime answered for one MIG device, in a short child process started with
+/// CUDA_VISIBLE_DEVICES=MIG-<uuid> that calls cudaGetDeviceCount and reads device 0's UUID (no
+/// context, no kernel: docs/health.md, "MIG devices and CUDA").
+enum class mig_probe_outcome {
+  opened,       ///< CUDA sees one device, the MIG device (or, by the runtime's UUID, its GPU)
+  not_visible,  ///< CUDA answered: no device, or an error
+  other_device, ///< CUDA opened a device whose UUID is neither the MIG device's nor its GPU's
+  timed_out,    ///< no answer within the probe's time; killed
+  no_answer,    ///< the probe ended without an answer (it died, or wrote no answer)
+};
+
+[[nodiscard]] std::string_view to_string(mig_probe_outcome o);
+
+struct mig_cuda_probe {
+  int gpu = 0;          ///< NVML index of the MIG device's GPU
+  std::string mig_uuid; ///< the MIG device probed, "MIG-..."
+  mig_probe_outcome outcome = mig_probe_outcome::no_answer;
+  int cuda_devices = 0;   ///< what cudaGetDeviceCount counted
+  std::string cuda_error; ///< its error, "cudaErrorNoDevice: no CUDA-capable device is detected"
+  std::string uuid_seen;  ///< device 0's UUID as CUDA gave it
+  std::string detail;     ///< timed out or no answer: what happened, and the probe's last stderr
+  double seconds = 0;     ///< from start to answer (or to the kill)
+};
+
+/// The CUDA probe of every MIG device of the inventory, all at once under one timeout.
+struct mig_cuda_probe_reading {
+  bool run = false; ///< false: not probed, `why` says why (a note, not a finding)
+  std::string why;
+  std::string program; ///< the worker program that probed
+  double timeout_s = 0;
+  double seconds = 0; ///< wall time of the whole probe
+  std::vector<mig_cuda_probe> probes;
+};
+
 struct health_input {
   /// host and devices as the inventory found them; each device's counters in
   /// `counters_before` (what `gpuspec info` takes), no results.
@@ -93,6 +128,12 @@ struct health_input {
   pci_bus_reading pci_bus;
   /// Fabric Manager and IMEX; not read: the fabric-service rules are skipped, with a note.
   fabric_services_reading fabric_services;
+  /// The CUDA runtime's answer for each MIG device; not run (no worker installed, no driver,
+  /// --no-mig-probe, no MIG device): the rule is skipped, and a note says why where MIG devices
+  /// were there to probe.
+  mig_cuda_probe_reading mig_probe;
+  /// The layouts the site's rules file declares ("mig_layout", mig_layout.hpp); empty: none.
+  std::vector<mig_layout_rule> mig_layouts;
 };
 
 /// One Xid line of this boot with the catalog's word on it (for the line: classify_xid(xid,

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuspec/reports/judge/host_rules.hpp"
+#include "gpuspec/reports/judge/mig_layout.hpp"
 #include "gpuspec/reports/model/outcome.hpp"
 #include "gpuspec/reports/model/reference.hpp"
 
@@ -164,6 +165,10 @@ struct expectation_settings {
 struct expectations {
   expectation_settings settings;
   std::vector<expectation_rule> rules;
+  /// The site's declared MIG layouts ("mig_layout", version 3, optional; `gpuspec health`
+  /// judges them): a file that gives the key replaces the layer below's list. The shipped file
+  /// declares none.
+  std::vector<mig_layout_rule> mig_layouts;
 
   /// The rule for a result (its bench id and axes): the highest layer first, then the most axis
   /// conditions, then the most specific pattern (the most literal characters); nullptr when
