@@ -72,4 +72,17 @@ network_bound slowest_node_network(const std::vector<std::vector<network_port>>&
   return out;
 }
 
+std::map<std::string, int> ranks_per_host(const result& x) {
+  std::map<std::string, int> out;
+  const auto it = x.observations.find("ranks");
+  if (it == x.observations.end() || !it->is_array())
+    return {};
+  for (const auto& rank : *it) {
+    if (!rank.is_object() || !rank.contains("host") || !rank.at("host").is_string())
+      return {};
+    ++out[rank.at("host").get<std::string>()];
+  }
+  return out;
+}
+
 } // namespace gpuspec::reports::model

@@ -11,6 +11,7 @@
 /// active ports are counted. A port's figure is the rate the kernel reports (sysfs
 /// ports/<n>/rate, Gb/s; / 8 = GB/s).
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,5 +55,10 @@ inline constexpr const char* one_port_per_rank_text =
     "a rank's traffic leaves through the NIC nearest its GPU (its rail), so a node's ranks use "
     "one port each; which NIC is nearest which GPU is not in the inventory: inferred, the "
     "fastest active ports counted";
+
+/// How many of a collective's ranks ran on each host, from its "ranks" observation (the rank
+/// lines our multi-node results and imported nccl-tests logs carry); empty when it has none or
+/// a rank names no host.
+[[nodiscard]] std::map<std::string, int> ranks_per_host(const result& x);
 
 } // namespace gpuspec::reports::model
