@@ -8,11 +8,15 @@
 
 #include <fmt/format.h>
 
-#include "gpuspec/host/network_ports.hpp"
 #include "gpuspec/host/pcie_link.hpp"
+#include "gpuspec/reports/model/network_ceiling.hpp"
 
 namespace gpuspec::host {
 namespace {
+
+using reports::network_bound;
+using reports::one_port_per_rank_text;
+using reports::slowest_node_network;
 
 /// The datasheet the row's figures come from: the rows carry no source of their own for the
 /// NVLink and PCIe figures, which sit in the same datasheet as the peaks.
@@ -161,55 +165,28 @@ collective_ceiling_choice intra_node_ceiling(const collective_ceiling_inputs& in
 /// The network between nodes against the link inside them: the lower bounds the collective.
 collective_ceiling_choice across_nodes(const collective_ceiling_inputs& in) {
   collective_ceiling_choice inside = intra_node_ceiling(in);
-  const auto name = [&](std::size_t n) {
-    return n < in.node_names.size() ? in.node_names[n] : fmt::format("node {}", n);
-  };
-  std::optional<double> slowest_gbs;
-  std::string slowest_text;
-  std::vector<std::string> idle;
-  std::vector<std::string> layers;
-  bool fewer_ranks_than_ports = false;
-  for (std::size_t n = 0; n < in.node_ports.size(); ++n) {
-    const auto ranks =
-        n < in.node_ranks.size() ? std::optional<int>(in.node_ranks[n]) : std::nullopt;
-    const auto active = active_network_ports(in.node_ports[n], ranks);
-    if (active.count == 0) {
-      idle.push_back(name(n));
-      continue;
-    }
-    layers.push_back(active.link_layer);
-    const double gbs = active.gbps / 8.0;
-    fewer_ranks_than_ports = fewer_ranks_than_ports || active.count < active.available;
-    if (!slowest_gbs || gbs < *slowest_gbs) {
-      slowest_gbs = gbs;
-      slowest_text =
-          active.count < active.available
-              ? fmt::format("{}: {} of its {} active ports (one per rank there), {:g} Gb/s "
-                            "together",
-                            name(n), active.count, active.available, active.gbps)
-              : fmt::format("{}: {} active port(s), {:g} Gb/s together", name(n), active.count,
-                            active.gbps);
-    }
-  }
-  if (!idle.empty()) {
+  const network_bound net = slowest_node_network(in.node_ports, in.node_names, in.node_ranks);
+  if (!net.idle.empty()) {
     // No figure for the path between nodes: held to nothing rather than to the link inside.
     collective_ceiling_choice out;
     const std::string why =
         fmt::format("across nodes, but {} has no active InfiniBand or RoCE port in its inventory "
                     "(host.network_ports): NCCL's path between nodes has no rate to hold busbw to",
-                    fmt::join(idle, ", "));
+                    fmt::join(net.idle, ", "));
     out.ceiling.datasheet_source = why;
     out.ceiling.clock_adjusted_source = why;
     out.why = why;
     return out;
   }
+  const double slowest_gbs = *net.gbs;
+  const std::string& slowest_text = net.slowest;
   // The figure that judges inside the node (the datasheet where there is one).
   const auto inside_value =
       inside.ceiling.datasheet ? inside.ceiling.datasheet : inside.ceiling.clock_adjusted;
-  if (inside_value && *inside_value <= *slowest_gbs) {
+  if (inside_value && *inside_value <= slowest_gbs) {
     inside.why += fmt::format("; across {} nodes, whose network is not slower (slowest: {} = "
                               "{:g} GB/s)",
-                              in.node_ports.size(), slowest_text, *slowest_gbs);
+                              in.node_ports.size(), slowest_text, slowest_gbs);
     return inside;
   }
   collective_ceiling_choice out;
@@ -222,21 +199,12 @@ collective_ceiling_choice across_nodes(const collective_ceiling_inputs& in) {
       "the kernel reports their rate (sysfs ports/<n>/rate, Gb/s / 8): {} = {:g} GB/s; busbw is "
       "held to the bottleneck of the path (nccl-tests doc/PERFORMANCE.md), here below the link "
       "inside the nodes ({})",
-      slowest_text, *slowest_gbs, inside.why);
-  if (fewer_ranks_than_ports)
-    out.ceiling.clock_adjusted_source +=
-        "; a rank's traffic leaves through the NIC nearest its GPU (its rail), so a node's ranks "
-        "use one port each; which NIC is nearest which GPU is not in the inventory: inferred, "
-        "the fastest active ports counted";
+      slowest_text, slowest_gbs, inside.why);
+  if (net.fewer_ranks_than_ports)
+    out.ceiling.clock_adjusted_source += fmt::format("; {}", one_port_per_rank_text);
   out.why = fmt::format("network: across {} nodes, {} is the slowest link on the path",
                         in.node_ports.size(), slowest_text);
-  const bool one_layer =
-      !layers.empty() && std::all_of(layers.begin(), layers.end(),
-                                     [&](const std::string& l) { return l == layers.front(); });
-  if (one_layer && layers.front() == "InfiniBand")
-    out.network_transport = "InfiniBand";
-  else if (one_layer && layers.front() == "Ethernet")
-    out.network_transport = "RoCE";
+  out.network_transport = net.transport;
   return out;
 }
 

@@ -79,27 +79,4 @@ std::vector<reports::network_port> read_network_ports(const std::filesystem::pat
   return out;
 }
 
-active_ports active_network_ports(const std::vector<reports::network_port>& ports,
-                                  std::optional<int> ranks) {
-  std::vector<const reports::network_port*> active;
-  for (const auto& p : ports)
-    if (p.state == "ACTIVE" && p.rate_gbps && *p.rate_gbps > 0)
-      active.push_back(&p);
-  // The fastest first, so that a rank is held to the best NIC it may be nearest: the inventory
-  // does not record which NIC sits by which GPU.
-  std::stable_sort(active.begin(), active.end(),
-                   [](const auto* a, const auto* b) { return *a->rate_gbps > *b->rate_gbps; });
-  active_ports a;
-  a.available = static_cast<int>(active.size());
-  const std::size_t used =
-      ranks ? std::min(active.size(), static_cast<std::size_t>(std::max(*ranks, 0)))
-            : active.size();
-  for (std::size_t i = 0; i < used; ++i) {
-    ++a.count;
-    a.gbps += *active[i]->rate_gbps;
-    a.link_layer = i == 0 || a.link_layer == active[i]->link_layer ? active[i]->link_layer : "";
-  }
-  return a;
-}
-
 } // namespace gpuspec::host

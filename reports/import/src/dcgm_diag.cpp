@@ -225,12 +225,23 @@ parsed_diag parse_diag(const std::vector<log_line>& lines) {
   return p;
 }
 
+/// Whether `text` names "GPU <gpu>" as a whole index: "GPU 1" is not in "GPU 10" (a node of
+/// more than ten GPUs would otherwise give GPU 1 the words DCGM gave GPU 10 to 19).
+bool names_gpu(std::string_view text, int gpu) {
+  const std::string tag = fmt::format("GPU {}", gpu);
+  for (auto at = text.find(tag); at != std::string_view::npos; at = text.find(tag, at + 1)) {
+    const auto after = at + tag.size();
+    if (after == text.size() || std::isdigit(static_cast<unsigned char>(text[after])) == 0)
+      return true;
+  }
+  return false;
+}
+
 /// The words DCGM gave this GPU: its lines naming "GPU <index>", else all of them.
 std::string words_for(const std::vector<std::string>& texts, int gpu) {
   std::vector<std::string> mine;
-  const std::string tag = fmt::format("GPU {}", gpu);
   for (const auto& t : texts)
-    if (t.find(tag) != std::string::npos || !names_a_gpu(t))
+    if (names_gpu(t, gpu) || !names_a_gpu(t))
       mine.push_back(t);
   return fmt::format("{}", fmt::join(mine.empty() ? texts : mine, " | "));
 }

@@ -2,6 +2,7 @@
 // and line of anything that cannot be read.
 #include "gpuspec/reports/import/import.hpp"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <iterator>
@@ -10,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "gpuspec/reports/import/log_lines.hpp"
+#include "gpuspec/reports/model/network_ceiling.hpp"
+#include "gpuspec/reports/model/reference.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "readers.hpp"
 #include "sha256.hpp"
@@ -112,6 +115,67 @@ std::optional<input_error> adopt_inventory_gpus(report& r, const report& inv,
   return std::nullopt;
 }
 
+/// A log across nodes (nccl-tests' rank lines on several hosts) held to the network, as our own
+/// runs are (network_ceiling.hpp): the inventory's active ports, one per rank of each node. One
+/// node's inventory is given, so the other nodes' ports are taken to be the same, and said to
+/// be. Without an active port the results keep no ceiling, and the note says why.
+void hold_to_inventory_network(report& r, const report& inv, const std::filesystem::path& file) {
+  if (r.nodes.empty())
+    return;
+  const auto& ports = inv.host.network_ports;
+  std::size_t held = 0;
+  for (auto& x : r.results) {
+    const auto per_host = ranks_per_host(x);
+    if (!x.bench_id.starts_with("collective.") || per_host.size() < 2 || !ports)
+      continue;
+    std::vector<std::vector<network_port>> node_ports;
+    std::vector<std::string> names;
+    std::vector<int> ranks;
+    for (const auto& [host, count] : per_host) {
+      node_ports.push_back(*ports);
+      names.push_back(host);
+      ranks.push_back(count);
+    }
+    const network_bound net = slowest_node_network(node_ports, names, ranks);
+    if (!net.gbs)
+      continue;
+    auto& c = x.ceiling_value;
+    c.datasheet.reset();
+    c.spec_figure.clear();
+    c.datasheet_source = "no datasheet figure for the network between nodes: the ports' rate as "
+                         "found judges";
+    c.clock_adjusted = net.gbs;
+    c.clock_adjusted_source = fmt::format(
+        "the network between nodes from the inventory {} (one node's: the other nodes' ports "
+        "taken to be the same), its active InfiniBand / RoCE ports as the kernel reports their "
+        "rate (Gb/s / 8), as many as the log's ranks on the node: {} = {:g} GB/s; {}; the link "
+        "inside the node is not weighed beside it",
+        file.string(), net.slowest, *net.gbs, one_port_per_rank_text);
+    c.reference = choose_reference(c);
+    x.observations["ceiling_link"] = "network";
+    if (!x.observations.contains("network_transport") && !net.transport.empty())
+      x.observations["network_transport"] = net.transport;
+    x.efficiency.reset();
+    x.efficiency_clock_adjusted.reset();
+    if (x.status == result_status::ok)
+      settle_efficiency(x);
+    ++held;
+  }
+  auto& notes = r.run.source->notes;
+  const auto no_ceiling = std::find_if(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.starts_with("the ranks span several hosts");
+  });
+  if (no_ceiling == notes.end())
+    return;
+  if (held > 0)
+    *no_ceiling = fmt::format("the ranks span several hosts: busbw is held to the network, the "
+                              "active ports of the inventory {}, one per rank on each node",
+                              file.string());
+  else
+    *no_ceiling +=
+        fmt::format("; the inventory {} lists no active InfiniBand or RoCE port", file.string());
+}
+
 } // namespace
 
 std::optional<input_error> apply_inventory(report& r, const std::filesystem::path& file) {
@@ -172,6 +236,7 @@ std::optional<input_error> apply_inventory(report& r, const std::filesystem::pat
     d = *match;
     d.index = index;
   }
+  hold_to_inventory_network(r, inv, file);
   r.run.source->notes.push_back("the GPUs' and the host's inventory is " + file.string() +
                                 "'s (gpuspec info --json), not the log's");
   return std::nullopt;

@@ -3,12 +3,15 @@
 #include "carried_ceilings.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "gpuspec/reports/judge/host_rules.hpp"
+#include "gpuspec/reports/model/network_ceiling.hpp"
 #include "gpuspec/reports/model/reference.hpp"
 
 namespace gpuspec::reports::inline judge::check_detail {
@@ -132,6 +135,53 @@ bool recompute_peer(result& x, const report& r, double tolerance) {
   return true;
 }
 
+const host_info* host_named(const report& r, const std::string& name) {
+  if (r.host.hostname == name)
+    return &r.host;
+  for (const auto& n : r.nodes)
+    if (n.host.hostname == name)
+      return &n.host;
+  return nullptr;
+}
+
+/// A collective across nodes held to the network: its ports recounted one per rank from the
+/// report's own inventories (network_ceiling.hpp). Only a carried figure above the recomputed
+/// one is replaced: an earlier gpuspec summed every active port of a node, so a one-GPU path
+/// was held to eight NICs; a figure below would need the link inside the nodes weighed again.
+bool recompute_network(result& x, const report& r, double tolerance) {
+  const auto link = x.observations.find("ceiling_link");
+  if (link == x.observations.end() || *link != "network" || !x.ceiling_value.clock_adjusted)
+    return false;
+  const auto per_host = ranks_per_host(x);
+  if (per_host.size() < 2)
+    return false;
+  std::vector<std::vector<network_port>> ports;
+  std::vector<std::string> names;
+  std::vector<int> ranks;
+  for (const auto& [host, count] : per_host) {
+    const host_info* h = host_named(r, host);
+    if (h == nullptr || !h->network_ports)
+      return false;
+    ports.push_back(*h->network_ports);
+    names.push_back(host);
+    ranks.push_back(count);
+  }
+  const network_bound net = slowest_node_network(ports, names, ranks);
+  const double carried = *x.ceiling_value.clock_adjusted;
+  if (!net.gbs || carried <= *net.gbs * (1 + tolerance))
+    return false;
+  const std::string was = carried_text(x.ceiling_value);
+  x.ceiling_value.clock_adjusted = net.gbs;
+  x.ceiling_value.clock_adjusted_source = fmt::format(
+      "the network between nodes, the slowest node's active InfiniBand / RoCE ports its ranks "
+      "can use, one port per rank, as the kernel reports their rate (sysfs ports/<n>/rate, Gb/s "
+      "/ 8): {} = {:g} GB/s; {}",
+      net.slowest, *net.gbs, one_port_per_rank_text);
+  x.ceiling_value.reference = choose_reference(x.ceiling_value);
+  mark_recomputed(x, was, x.ceiling_value.clock_adjusted_source);
+  return true;
+}
+
 } // namespace
 
 recomputed_ceilings recompute_carried_ceilings(report& r, const spec_table& specs,
@@ -155,6 +205,14 @@ recomputed_ceilings recompute_carried_ceilings(report& r, const spec_table& spec
       out.host_link += recompute_host_link(x, *dev, r, specs, tolerance) ? 1 : 0;
   }
   return out;
+}
+
+std::size_t recompute_network_ceilings(report& r, double tolerance) {
+  std::size_t changed = 0;
+  for (auto& x : r.results)
+    if (x.status == result_status::ok && x.bench_id.starts_with("collective."))
+      changed += recompute_network(x, r, tolerance) ? 1 : 0;
+  return changed;
 }
 
 } // namespace gpuspec::reports::judge::check_detail

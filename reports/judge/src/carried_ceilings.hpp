@@ -31,4 +31,10 @@ struct recomputed_ceilings {
 recomputed_ceilings recompute_carried_ceilings(report& r, const spec_table& specs,
                                                double tolerance);
 
+/// Replaces, in a multi-node report `r` (before it is split by node), each collective's carried
+/// network ceiling that counts more ports than its ranks can use (one per rank,
+/// network_ceiling.hpp) by more than `tolerance`, from the report's own inventories of its nodes;
+/// marks each as above. Returns how many changed.
+std::size_t recompute_network_ceilings(report& r, double tolerance);
+
 } // namespace gpuspec::reports::judge::check_detail

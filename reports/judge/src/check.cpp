@@ -16,12 +16,18 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
   std::vector<std::size_t> origin;
   const bool multi_node =
       std::any_of(given.begin(), given.end(), [](const report& r) { return !r.nodes.empty(); });
+  // A collective across nodes is recomputed before the split: its ranks' nodes are all in the
+  // whole report (carried_ceilings.hpp recompute_network_ceilings).
+  std::size_t network_changed = 0;
   if (multi_node)
-    for (std::size_t i = 0; i < given.size(); ++i)
-      for (auto& n : reports_by_node(given[i])) {
+    for (std::size_t i = 0; i < given.size(); ++i) {
+      report whole = given[i];
+      network_changed += recompute_network_ceilings(whole, rules.settings.datasheet_tolerance);
+      for (auto& n : reports_by_node(whole)) {
         by_node.push_back(std::move(n));
         origin.push_back(i);
       }
+    }
   std::span<const report> reports = multi_node ? std::span<const report>(by_node) : given;
   // The carried ceilings recomputed from each report's own inventory (carried_ceilings.hpp),
   // on copies, only where one changes.
@@ -83,6 +89,12 @@ check_outcome check(std::span<const report> given, const spec_table& specs,
         "report's own inventory gives (an earlier gpuspec held them to the link as read at "
         "idle): judged against the recomputed one, as each result's message says",
         changed.host_link, changed.peer));
+  if (network_changed > 0)
+    out.notes.push_back(fmt::format(
+        "{} collective(s) across nodes carried a network ceiling of more ports than their ranks "
+        "can use (an earlier gpuspec summed every active port of a node): judged against one "
+        "port per rank from the report's own inventories, as each result's message says",
+        network_changed));
   if (imported_links > 0)
     out.notes.push_back(fmt::format(
         "{} host transfer(s) of imported logs held to the PCIe link the GPU and its slot can "

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "gpuspec/reports/import/import.hpp"
 #include "import_judged.hpp"
 
@@ -66,6 +68,31 @@ TEST(DcgmImport, DcgmFourPerGpuRowsAreRead) {
   const auto* software = find_result(r, "dcgm.deployment.software", 3);
   ASSERT_NE(software, nullptr);
   EXPECT_EQ(software->observations.at("dcgm_result"), "Pass");
+}
+
+TEST(DcgmImport, GpuOneIsNotGivenTheWordsOfGpuTen) {
+  // A 16-GPU node in DCGM 4's per-GPU rows (l40sx4-diag-dcgm4-header.log's layout), GPU 1 and
+  // GPU 10 failing, each with its own Warning: made here, no public post has a table of more
+  // than ten GPUs.
+  std::string text = "Successfully ran diagnostic for group.\n"
+                     "|-----  Hardware  ----------+--------------------------------------|\n"
+                     "| GPU Memory                | Fail                                 |\n";
+  for (int gpu = 0; gpu < 16; ++gpu)
+    text += fmt::format("|                           | GPU{}: {}                         |\n", gpu,
+                        gpu == 1 || gpu == 10 ? "Fail" : "Pass");
+  text += "| Warning                   | GPU 1 Error using CUDA API cuCtxCreate |\n"
+          "| Warning                   | GPU 10 Pending page retirements        |\n";
+  const auto r = import_log(text, "sixteen.log", tool_from_name("dcgm"));
+  ASSERT_TRUE(r) << r.error().to_string();
+  ASSERT_EQ(r.value().devices.size(), 16u);
+  const auto* gpu1 = find_result(r.value(), "dcgm.hardware.gpu_memory", 1);
+  const auto* gpu10 = find_result(r.value(), "dcgm.hardware.gpu_memory", 10);
+  ASSERT_NE(gpu1, nullptr);
+  ASSERT_NE(gpu10, nullptr);
+  EXPECT_EQ(gpu1->status, result_status::failed);
+  EXPECT_EQ(gpu10->status, result_status::failed);
+  EXPECT_EQ(gpu1->observations.at("dcgm_warning"), "GPU 1 Error using CUDA API cuCtxCreate");
+  EXPECT_EQ(gpu10->observations.at("dcgm_warning"), "GPU 10 Pending page retirements");
 }
 
 TEST(DcgmImport, ASkippedTestIsSkippedWithItsReason) {

@@ -11,6 +11,7 @@
 // values), one GPU each, with one 400 Gb/s NDR port each (synthetic): the link ceiling across
 // nodes is the port's 50 GB/s. The busbw medians are made up (45 GB/s, 90% of it).
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -333,6 +334,30 @@ struct one_rail_job : job {
 
 } // namespace
 
+namespace {
+
+/// The job's sendrecv as an earlier gpuspec carried it: held to every active port of a node
+/// together (eight 400 Gb/s ports, 400 GB/s), before a node's ranks used one port each.
+void merge_older(one_rail_job& j, double busbw) {
+  j.judged_sendrecv(busbw);
+  auto& res = j.report.results.front();
+  res.ceiling_value.clock_adjusted = 400.0;
+  res.ceiling_value.clock_adjusted_source =
+      "the network between nodes, the slowest node's active InfiniBand / RoCE ports together as "
+      "the kernel reports their rate (sysfs ports/<n>/rate, Gb/s / 8): node-a: 8 active port(s), "
+      "3200 Gb/s together = 400 GB/s";
+  res.efficiency.reset();
+  res.efficiency_clock_adjusted.reset();
+  r::settle_efficiency(res);
+}
+
+bool has_note(const r::check_outcome& o, const std::string& words) {
+  return std::any_of(o.notes.begin(), o.notes.end(),
+                     [&](const std::string& n) { return n.find(words) != std::string::npos; });
+}
+
+} // namespace
+
 TEST(MpiJobCheck, ASendrecvOverOneRailIsHeldToThatRailNotToTheNodesEightPorts) {
   // NCCL's maintainer: "For NDR @ 400Gbps you should see 46-48GB/s per NIC"
   // (NVIDIA/nccl-tests#290). Held to the sum of the eight ports (400 GB/s) the low end read 12%
@@ -361,6 +386,34 @@ TEST(MpiJobCheck, ARailThatLosesAFifthWarnsAndTheRealThirteenGbsFails) {
   const auto& f = failed.judged_sendrecv(13.1);
   EXPECT_EQ(failed.report.results.front().observations.at("network_transport"), "RoCE");
   EXPECT_EQ(f.status, r::verdict_status::fail) << f.message;
+}
+
+TEST(MpiJobCheck, AnOlderReportsSendrecvHeldToEightPortsIsRecomputedToItsRail) {
+  // The report an earlier gpuspec wrote of the same job: its sendrecv carried the sum of the
+  // node's eight NDR ports (400 GB/s), so the maintainer's 46 GB/s per NIC read 12% and failed
+  // forever. check recounts the ports from the report's own inventories, one per rank.
+  one_rail_job j;
+  merge_older(j, 46.0);
+  const auto outcome = j.judged();
+  const auto& v = node_named(outcome, "node-a").results.front();
+  EXPECT_EQ(v.status, r::verdict_status::pass) << v.message;
+  EXPECT_NE(v.message.find("400 GB/s"), std::string::npos) << v.message;
+  EXPECT_TRUE(has_note(outcome, "more ports than their ranks can use"));
+  // The same job's report as gpuspec writes it now: nothing to recompute, no such note.
+  one_rail_job now;
+  now.judged_sendrecv(46.0);
+  EXPECT_FALSE(has_note(now.outcome, "more ports than their ranks can use"));
+}
+
+TEST(MpiJobCheck, AnOlderReportsSlowRailStillFailsOnceRecomputed) {
+  // NVIDIA/nccl#2409's 13.1 GB/s over one 400 Gb/s rail, in an older report held to eight ports:
+  // recomputed to the rail, it still fails (0.26 of it).
+  one_rail_job j("RoCE");
+  merge_older(j, 13.1);
+  const auto outcome = j.judged();
+  const auto& v = node_named(outcome, "node-a").results.front();
+  EXPECT_EQ(v.status, r::verdict_status::fail) << v.message;
+  EXPECT_TRUE(has_note(outcome, "more ports than their ranks can use"));
 }
 
 } // namespace gpuspec::collectives::mpi

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuspec/reports/model/network_ceiling.hpp"
 #include "gpuspec/reports/model/report.hpp"
 
 namespace gpuspec::host {
@@ -33,19 +34,9 @@ read_network_ports(const std::filesystem::path& root = "/");
 /// followed by "Gb/sec".
 [[nodiscard]] std::optional<double> parse_port_rate_gbps(std::string_view text);
 
-/// The active ports' total rate in Gb/s, and how many there are: what the node can send to the
-/// other nodes at once. With `ranks`, only as many ports as the node has ranks in the job, the
-/// fastest ones: NCCL sends a rank's traffic between nodes through the NIC nearest its GPU (its
-/// rail), so one rank uses one port and a one-GPU path is held to one NIC, never to the sum of
-/// the node's ports (docs/check.md, "Collectives", "The links a path can use").
-struct active_ports {
-  int count = 0;     ///< the ports counted (at most `ranks`)
-  double gbps = 0;   ///< their rates together
-  int available = 0; ///< every active port of the node
-  /// The counted ports' link layer when they all share one ("InfiniBand", "Ethernet"), else "".
-  std::string link_layer;
-};
-[[nodiscard]] active_ports active_network_ports(const std::vector<reports::network_port>& ports,
-                                                std::optional<int> ranks = std::nullopt);
+/// How many of a node's ports a job uses, and the slowest node of a job across nodes: one rule
+/// for our collectives, imported logs and check (reports/model network_ceiling.hpp).
+using reports::active_network_ports;
+using reports::active_ports;
 
 } // namespace gpuspec::host
