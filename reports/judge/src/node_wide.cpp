@@ -65,7 +65,7 @@ constexpr std::array actions = {
           "the node's power caps, clocks and driver before servicing any GPU"},
 };
 
-constexpr auto codes = [] {
+constexpr auto node_wide_code_list = [] {
   std::array<std::string_view, actions.size()> out{};
   for (std::size_t k = 0; k < actions.size(); ++k)
     out[k] = actions[k].first;
@@ -80,6 +80,6 @@ std::string_view node_wide_action(std::string_view code) {
   return it == actions.end() ? std::string_view{} : it->second;
 }
 
-std::span<const std::string_view> node_wide_codes() { return codes; }
+std::span<const std::string_view> node_wide_codes() { return node_wide_code_list; }
 
 } // namespace gpuspec::reports::judge
