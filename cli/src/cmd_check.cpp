@@ -177,6 +177,7 @@ exit_code run_check(const check_cli_options& o) {
   render.width = o.output.empty() ? stdout_table_width() : 0;
   render.reports = &reports;
   render.verbose = o.verbose;
+  render.site_temperature_limit_c = loaded->rules.settings.temperature_limit_c;
   std::unique_ptr<reports::renderer> renderer;
   if (*format == reports::output_format::nccl_tests)
     renderer = std::make_unique<nccl_tests_renderer>(reports, o.reports);
@@ -202,10 +203,11 @@ namespace {
 
 /// `run --html FILE`: the check's page, with the report, written atomically.
 bool write_html_page(const reports::check_outcome& outcome, const reports::report& report,
-                     const std::string& file) {
+                     const reports::expectations& rules, const std::string& file) {
   const std::vector<reports::report> judged{report};
   reports::render_options render;
   render.reports = &judged;
+  render.site_temperature_limit_c = rules.settings.temperature_limit_c;
   try {
     reports::write_file_atomically(
         file, reports::make_renderer(reports::output_format::html, render)->render(outcome));
@@ -225,7 +227,7 @@ exit_code check_after_run(const reports::report& report, const std::string& sour
   auto outcome = reports::check(report, specs, rules);
   for (auto& node : outcome.nodes)
     node.source = source;
-  if (!html_file.empty() && !write_html_page(outcome, report, html_file))
+  if (!html_file.empty() && !write_html_page(outcome, report, rules, html_file))
     return exit_code::unknown;
   if (!print_table)
     return to_exit_code(outcome.status);

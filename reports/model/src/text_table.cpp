@@ -138,6 +138,12 @@ std::string text_table::render(std::size_t width) const {
     natural();
     shrink();
   }
+  // Still too wide: the column whose long cells may go above their row keeps what is left.
+  if (width > 0 && m_own_line < n && shown[m_own_line] && total() > width) {
+    const std::size_t others = total() - widths[m_own_line];
+    widths[m_own_line] = std::max(display_width(m_header[m_own_line]),
+                                  width > others ? width - others : std::size_t{0});
+  }
 
   std::string out;
   const auto emit = [&](const std::vector<std::string>& cells, const row* decorated) {
@@ -152,6 +158,16 @@ std::string text_table::render(std::size_t width) const {
           std::find(m_shrinkable.begin(), m_shrinkable.end(), c) != m_shrinkable.end();
       lines[c] =
           wraps ? wrap(cells[c], widths[c], 2) : std::vector<std::string>{fit(cells[c], widths[c])};
+      // A cell too long for its column's room goes whole above its row (never cut).
+      const bool alone = c == m_own_line && decorated != nullptr && width > 0 &&
+                         std::any_of(lines[c].begin(), lines[c].end(), [&](const std::string& l) {
+                           return display_width(l) > widths[c] || (!wraps && l != cells[c]);
+                         });
+      if (alone) {
+        for (const auto& l : wrap(cells[c], width, 2))
+          out += l + '\n';
+        lines[c] = {""};
+      }
       height = std::max(height, lines[c].size());
     }
     for (std::size_t k = 0; k < height; ++k) {

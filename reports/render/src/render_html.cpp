@@ -136,7 +136,8 @@ std::string results_table(const node_verdict& n) {
   return out + "</tbody></table>\n";
 }
 
-std::string node_html(const node_verdict& n, const report* r, std::size_t k) {
+std::string node_html(const node_verdict& n, const report* r, std::size_t k,
+                      std::optional<double> site_temperature_limit_c) {
   std::string out =
       fmt::format("<section id=\"node-{}\">\n<h2>{} {}</h2>\n<p>{}{}{}</p>\n", k,
                   badge(to_string(n.status)), escape(n.hostname.empty() ? n.source : n.hostname),
@@ -151,7 +152,7 @@ std::string node_html(const node_verdict& n, const report* r, std::size_t k) {
                         : fmt::format("<h3>Findings ({})</h3>\n", groups.size());
   for (const auto& g : groups)
     out += diagnosis_html(g);
-  const std::string plots = node_plots(n, r);
+  const std::string plots = node_plots(n, r, site_temperature_limit_c);
   if (!plots.empty())
     out += "<h3>Plots</h3>\n" + plots;
   out += "<h3>GPUs</h3>\n" + gpu_table(n);
@@ -262,7 +263,8 @@ std::string page(std::string_view title, std::string_view body,
   return out;
 }
 
-std::string check_page(const check_outcome& outcome, const std::vector<report>* reports) {
+std::string check_page(const check_outcome& outcome, const std::vector<report>* reports,
+                       std::optional<double> site_temperature_limit_c) {
   const std::string status(to_string(outcome.status));
   const auto detailed = detailed_nodes(outcome);
   const std::size_t not_passing = outcome.nodes.size() == 1
@@ -283,7 +285,7 @@ std::string check_page(const check_outcome& outcome, const std::vector<report>* 
     const report* r = reports != nullptr && n.report_index < reports->size()
                           ? &(*reports)[n.report_index]
                           : nullptr;
-    body += node_html(n, r, k);
+    body += node_html(n, r, k, site_temperature_limit_c);
   }
   if (outcome.nodes.size() > 1)
     body += passing_nodes_html(outcome);
@@ -303,11 +305,12 @@ namespace {
 
 class html_renderer final : public renderer {
 public:
-  explicit html_renderer(const render_options& options) : m_reports(options.reports) {}
+  explicit html_renderer(const render_options& options)
+      : m_reports(options.reports), m_site_temperature_limit_c(options.site_temperature_limit_c) {}
 
 protected:
   [[nodiscard]] std::string render_check(const check_outcome& outcome) const override {
-    return html::check_page(outcome, m_reports);
+    return html::check_page(outcome, m_reports, m_site_temperature_limit_c);
   }
   [[nodiscard]] std::string render_diff(const diff_output& d) const override {
     return html::diff_page(d, m_reports);
@@ -318,6 +321,7 @@ protected:
 
 private:
   const std::vector<report>* m_reports;
+  std::optional<double> m_site_temperature_limit_c;
 };
 
 } // namespace

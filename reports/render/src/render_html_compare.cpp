@@ -144,6 +144,13 @@ std::string node_of(const compare_column& col) {
   return col.hostname.empty() ? col.report : col.hostname;
 }
 
+/// A column's GPU as the text output names it: "GPU 3", or a MIG device's instance
+/// ("GPU 0 MIG 1g.10gb, GI 7 CI 0"): a partitioned GPU's devices are told apart.
+std::string gpu_label(const compare_column& col) {
+  return col.mig ? fmt::format("GPU {} {}", col.device_index, mig_label(*col.mig))
+                 : fmt::format("GPU {}", col.device_index);
+}
+
 /// Columns in natural order of their node, then GPU index: the heatmap's rows and the table's.
 std::vector<std::size_t> columns_in_order(const compare_output& c) {
   std::vector<std::size_t> order(c.columns.size());
@@ -172,6 +179,8 @@ std::optional<double> signed_deviation(const compare_row& row, const compare_cel
 struct outlier_node {
   std::string node;
   std::vector<int> gpus;
+  /// The MIG devices among them as the text output lists them ("0 GI 7 CI 0").
+  std::vector<std::string> mig_devices;
   std::vector<std::string> cases;
   double worst = 0; ///< the most negative signed deviation (or largest magnitude)
 };
@@ -185,12 +194,19 @@ std::vector<outlier_node> outlier_nodes(const compare_output& c) {
       if (!cell || !cell->outlier)
         continue;
       if (out.empty() || out.back().node != node_of(col))
-        out.push_back({node_of(col), {}, {}, 0});
+        out.push_back({node_of(col), {}, {}, {}, 0});
       auto& n = out.back();
-      if (std::find(n.gpus.begin(), n.gpus.end(), col.device_index) == n.gpus.end())
+      if (col.mig) {
+        const std::string device =
+            fmt::format("{} GI {} CI {}", col.device_index, col.mig->gpu_instance_id,
+                        col.mig->compute_instance_id);
+        if (std::find(n.mig_devices.begin(), n.mig_devices.end(), device) == n.mig_devices.end())
+          n.mig_devices.push_back(device);
+      } else if (std::find(n.gpus.begin(), n.gpus.end(), col.device_index) == n.gpus.end()) {
         n.gpus.push_back(col.device_index);
+      }
       const auto dev = signed_deviation(row, *cell);
-      n.cases.push_back(fmt::format("GPU {} {} {}", col.device_index, case_label(row),
+      n.cases.push_back(fmt::format("{} {} {}", gpu_label(col), case_label(row),
                                     dev ? format_percent(*dev) : "?"));
       if (dev && std::fabs(*dev) > std::fabs(n.worst))
         n.worst = *dev;
@@ -212,13 +228,16 @@ std::string outliers_html(const compare_output& c, std::string_view code) {
                     "</th><th>GPUs</th><th>verdict</th><th>what deviates from the model's median"
                     "</th><th>action</th></tr></thead><tbody>\n";
   for (const auto& n : nodes) {
+    std::string gpus = n.gpus.empty() ? "" : gpu_list_text(n.gpus);
+    for (const auto& m : n.mig_devices)
+      gpus += (gpus.empty() ? "" : ", ") + m;
     std::string cases;
     for (const auto& k : n.cases)
       cases += (cases.empty() ? "" : "<br>") + escape(k);
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"code\">"
                        "{}</span> {}</td></tr>\n",
-                       escape(n.node), escape(gpu_list_text(n.gpus)), badge("warn"), cases,
-                       escape(code), escape(reason.action));
+                       escape(n.node), escape(gpus), badge("warn"), cases, escape(code),
+                       escape(reason.action));
   }
   return out + "</tbody></table>\n";
 }
@@ -249,7 +268,7 @@ std::string compare_heatmap_section(const compare_output& c) {
     const auto& col = c.columns[j];
     auto& line = rows.emplace_back();
     line.group = node_of(col);
-    line.label = fmt::format("GPU {}", col.device_index);
+    line.label = gpu_label(col);
     for (const auto& row : c.rows) {
       const auto& cell = row.cells[j];
       line.cells.push_back({cell ? signed_deviation(row, *cell) : std::nullopt,

@@ -226,17 +226,19 @@ std::set<int> gpus_with_findings(const node_verdict& n) {
   return out;
 }
 
-std::string telemetry_section(const node_verdict& n, const report& r) {
+std::string telemetry_section(const node_verdict& n, const report& r,
+                              std::optional<double> site_temperature_limit_c) {
   std::string out;
   const auto wanted = gpus_with_findings(n);
   for (const auto& d : r.devices) {
     if (!wanted.contains(d.index))
       continue;
-    telemetry_series s{fmt::format("GPU {}", d.index), {}, d.power_limit_w, {}, {}, {}};
+    telemetry_series s{fmt::format("GPU {}", d.index), {}, d.power_limit_w, {}, {}, {}, {}};
     if (d.sm_clock_max_mhz)
       s.sm_clock_max_mhz = *d.sm_clock_max_mhz;
     if (d.temperature_slowdown_c)
       s.temperature_slowdown_c = *d.temperature_slowdown_c;
+    s.site_temperature_limit_c = site_temperature_limit_c;
     for (const auto& res : r.results)
       if (std::find(res.devices.begin(), res.devices.end(), d.index) != res.devices.end())
         add_result_windows(s, res, d.index);
@@ -293,10 +295,12 @@ std::string roofline_section(const report& r) {
 
 } // namespace
 
-std::string node_plots(const node_verdict& n, const report* r) {
+std::string node_plots(const node_verdict& n, const report* r,
+                       std::optional<double> site_temperature_limit_c) {
   std::string out = efficiency_section(n, r);
   if (r != nullptr)
-    out += size_section(*r) + p2p_section(*r) + telemetry_section(n, *r) + roofline_section(*r);
+    out += size_section(*r) + p2p_section(*r) + telemetry_section(n, *r, site_temperature_limit_c) +
+           roofline_section(*r);
   return out;
 }
 

@@ -34,12 +34,15 @@ struct json_block {
 
 /// The plots of one node from its report: measured against ceiling (from the verdicts), the
 /// bandwidth sweeps, the P2P matrix, telemetry per GPU, the roofline per model. "" for none.
-[[nodiscard]] std::string node_plots(const node_verdict& node, const report* r);
+/// `site_temperature_limit_c`: drawn where a GPU reports no slowdown temperature.
+[[nodiscard]] std::string node_plots(const node_verdict& node, const report* r,
+                                     std::optional<double> site_temperature_limit_c);
 
 /// The three pages: a check outcome (with the reports it judged, when given), a diff (with OLD
 /// and NEW), a comparison.
 [[nodiscard]] std::string check_page(const check_outcome& outcome,
-                                     const std::vector<report>* reports);
+                                     const std::vector<report>* reports,
+                                     std::optional<double> site_temperature_limit_c);
 [[nodiscard]] std::string diff_page(const diff_output& d, const std::vector<report>* reports);
 [[nodiscard]] std::string compare_page(const compare_output& c);
 

@@ -298,8 +298,12 @@ std::string telemetry_plot(const telemetry_series& s) {
   const std::array<band, 3> bands = {
       band{"SM clock", "MHz", &telemetry_window::sm_clock_mhz, &telemetry_series::sm_clock_max_mhz,
            "max"},
-      band{"temperature", "C", &telemetry_window::temperature_c,
-           &telemetry_series::temperature_slowdown_c, "slowdown"},
+      // NVML's slowdown temperature where the GPU gives one; else the site's own limit.
+      s.temperature_slowdown_c || !s.site_temperature_limit_c
+          ? band{"temperature", "C", &telemetry_window::temperature_c,
+                 &telemetry_series::temperature_slowdown_c, "slowdown"}
+          : band{"temperature", "C", &telemetry_window::temperature_c,
+                 &telemetry_series::site_temperature_limit_c, "site limit"},
       band{"power", "W", &telemetry_window::power_w, &telemetry_series::power_limit_w, "limit"}};
   for (std::size_t k = 0; k < bands.size(); ++k)
     telemetry_band(c, s, bands[k], x, 20 + 115 * static_cast<double>(k), k);

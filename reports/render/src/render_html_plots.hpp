@@ -80,6 +80,9 @@ struct telemetry_series {
   /// The GPU's own limits, from its inventory: the highest SM clock, and NVML's slowdown
   /// temperature (null where the GPU does not report one).
   std::optional<double> sm_clock_max_mhz, temperature_slowdown_c;
+  /// The site's temperature limit (the rules'): drawn, as the site's, where the GPU reports no
+  /// slowdown temperature.
+  std::optional<double> site_temperature_limit_c;
 };
 /// Telemetry over time: SM clock, temperature and power in three bands on one time axis, each
 /// with the GPU's limit dashed (maximum clock, slowdown temperature, power limit); windows with

@@ -150,6 +150,8 @@ private:
     t.set_shrinkable({7, 0, 4, 3, 2}, 8);
     t.set_wrap();
     t.set_below(7);
+    // And an identifier longer than the room left (an imported matrix's name) goes above its row.
+    t.set_own_line(0);
     for (const auto& r : node.results) {
       if (!listed(r.status))
         continue;

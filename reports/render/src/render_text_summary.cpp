@@ -120,12 +120,17 @@ std::string check_summary_text(const check_outcome& outcome, std::size_t width) 
   t.set_shrinkable({3}, 12);
   t.set_wrap();
   t.set_below(3);
+  // A host known only by its report's path: the path, elided to the width as the node's line
+  // does it, above its row where the row has no room for it.
+  t.set_own_line(0);
   for (const auto& row : summary.nodes) {
     std::string codes;
     for (const auto& c : row.codes)
       codes += (codes.empty() ? "" : ", ") + short_code(c);
     const node_verdict& n = *row.node;
-    t.add_row({escape_control(n.hostname.empty() ? n.source : n.hostname),
+    const std::string source =
+        width > 0 ? elide_path(escape_control(n.source), width) : escape_control(n.source);
+    t.add_row({n.hostname.empty() ? source : escape_control(n.hostname),
                std::string(to_string(n.status)), row.gpus,
                codes.empty() ? escape_control(n.message) : codes});
   }

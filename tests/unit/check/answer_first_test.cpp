@@ -194,6 +194,33 @@ TEST(TextTableWrap, AColumnGoesUnderItsRowWhereWrappingIsNotEnough) {
   EXPECT_NE(t.render(0).find("note"), std::string::npos);
 }
 
+// p2pBandwidthLatencyTest's matrices keep their 73-character names (an imported log's, as
+// tests/fixtures/import/cuda-samples/ has them): no column is that wide at 80 columns.
+TEST(TextTableWrap, AnIdentifierLongerThanItsRoomGoesWholeAboveItsRow) {
+  text_table t({"check", "gpu", "measured", "verdict", "note"});
+  t.set_shrinkable({4, 0}, 8);
+  t.set_wrap();
+  t.set_below(4);
+  t.set_own_line(0);
+  const std::string matrix =
+      "p2pBandwidthLatencyTest.unidirectional_p2p_disabled_bandwidth_matrix_gb_s";
+  t.add_row({matrix, "0-7", "", "skipped", "copies staged through host memory"});
+  t.add_row({"transfer.p2p 0->1 ce both_ways 40000000B", "0,1", "416.3 GB/s", "skipped", ""});
+  const auto text = t.render(80);
+  EXPECT_LE(widest_line(text), 80U) << text;
+  EXPECT_EQ(text.find("…"), std::string::npos) << text;
+  // The name whole on its own line, its row under it with the column blank.
+  EXPECT_NE(text.find("\n" + matrix + "\n    "), std::string::npos) << text;
+  const auto row = text.find(matrix + "\n") + matrix.size() + 1;
+  EXPECT_EQ(text.substr(row, text.find('\n', row) - row).find_first_not_of(' '), text.find("gpu"))
+      << text;
+  // A name that fits keeps its place beside its values.
+  EXPECT_NE(text.find("\ntransfer.p2p 0->1 ce both_ways"), std::string::npos) << text;
+  EXPECT_NE(text.find("0,1"), std::string::npos) << text;
+  // Where the table fits, nothing moves.
+  EXPECT_NE(t.render(0).find(matrix + "  0-7"), std::string::npos) << t.render(0);
+}
+
 } // namespace
 } // namespace gpuspec::reports
 

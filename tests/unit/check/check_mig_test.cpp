@@ -18,6 +18,7 @@
 #include "gpuspec/reports/model/reference.hpp"
 #include "gpuspec/reports/model/report_json.hpp"
 #include "gpuspec/reports/model/statistics.hpp"
+#include "gpuspec/reports/render/render.hpp"
 #include "mig_fixtures.hpp"
 #include "shipped_tables.hpp"
 #include "stock_fixtures.hpp"
@@ -169,6 +170,26 @@ TEST(CompareMig, EveryMigDeviceIsAColumnComparedWithItsProfileOnly) {
 
   // The healthy node: no outlier at all.
   EXPECT_EQ(compare_reports({partitioned_node()}, {"mig.json"}, shipped_specs()).outliers, 0u);
+}
+
+// The HTML page names a MIG device as the text output does (its instance), not "GPU 1" as if it
+// were the whole GPU: seven devices of one GPU are seven rows told apart.
+TEST(CompareMig, TheHtmlPageNamesEachMigDeviceByItsInstance) {
+  report r = partitioned_node();
+  slow_instance(r, 1, 9);
+  const auto c = compare_reports({r}, {"mig.json"}, shipped_specs());
+  const std::string page = make_renderer(output_format::html)->render(c);
+  const std::string head = page.substr(0, page.find("<main>"));
+  // The opening: the slow instance, listed as the text's findings list it, each case with it.
+  EXPECT_NE(head.find("<td>1 GI 9 CI 0</td>"), std::string::npos) << head;
+  EXPECT_NE(head.find("GPU 1 MIG 1g.10gb, GI 9 CI 0 memory.stream."), std::string::npos) << head;
+  // The heatmap: a row per instance, each named by it; a whole GPU by its index alone.
+  for (int gi = 7; gi <= 13; ++gi)
+    EXPECT_NE(page.find(fmt::format(">GPU 1 MIG 1g.10gb, GI {} CI 0</text>", gi)),
+              std::string::npos)
+        << gi;
+  EXPECT_NE(page.find(">GPU 5</text>"), std::string::npos);
+  EXPECT_EQ(page.find(">GPU 1</text>"), std::string::npos) << "GPU 1 is partitioned";
 }
 
 TEST(CompareMig, DiffPairsAMigDeviceWithTheSameInstanceOnly) {

@@ -141,6 +141,39 @@ python3 -c 'import sys; sys.exit(any(len(l) > 80 for l in open(sys.argv[1], enco
   { echo "FAIL: compare -v has a line over 80 columns"; failures=$((failures + 1)); }
 has stdout "node12.json/GPU 7"
 
+# check of peer copies at 80 columns (transfer.p2p and p2pBandwidthLatencyTest's matrices, whose
+# 73-character names no column holds): no line wider, no identifier cut; a name longer than its
+# column's room starts a line of its own and its GPUs are on the row under it. A report named by a
+# long path only (no hostname) has the path elided, as the node's line has it.
+for log in a100-sxm4-80gbx8-p2pBandwidthLatencyTest-nvswitch-complete \
+  mixed-4090-5090-a6000-3090x7-p2pBandwidthLatencyTest-peer-access; do
+  mkdir -p "$out/p2p/a-folder-deep-enough-that-the-report-path-is-over-eighty-columns-long"
+  report=$out/p2p/a-folder-deep-enough-that-the-report-path-is-over-eighty-columns-long/$log.json
+  "$bin" import "$fx/import/cuda-samples/$log.log" -o "$report" >/dev/null 2>&1
+  COLUMNS=80 NO_COLOR=1 "$bin" check -v "$report" >"$out/stdout" 2>/dev/null
+  NO_COLOR=1 "$bin" check --json "$report" >"$out/json" 2>/dev/null
+  python3 - "$out/stdout" "$out/json" "$log" <<'PY' || failures=$((failures + 1))
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read().splitlines()
+doc, name = json.load(open(sys.argv[2])), sys.argv[3]
+bad = [f"a line over 80 columns: {l}" for l in text if len(l) > 80]
+bad += [f"a cut identifier: {l}" for l in text if "…" in l and not l.startswith(("Node", "…"))]
+results = [r for n in doc["nodes"] for r in n["results"]]
+if not any(r["bench_id"] == "transfer.p2p" for r in results):
+    bad.append("no transfer.p2p result")
+for r in results:
+    ds = r["devices"]
+    gpus = f"{ds[0]}-{ds[-1]}" if len(ds) > 2 and ds == list(range(ds[0], ds[-1] + 1)) else ",".join(map(str, ds))
+    at = [k for k, l in enumerate(text) if l == r["bench_id"] or l.startswith(r["bench_id"] + " ")]
+    if not any(f" {gpus} " in f" {l} " or (l == r["bench_id"] and k + 1 < len(text) and f" {gpus} " in text[k + 1])
+               for k in at for l in [text[k]]):
+        bad.append(f"no row names {r['bench_id']} whole with its GPUs {gpus}")
+for b in bad[:5]:
+    print(f"FAIL: check of {name} at 80 columns: {b}")
+sys.exit(1 if bad else 0)
+PY
+done
+
 # -o on diff and compare (README: every report command writes a file with -o), atomically; the
 # verdict on stderr; an output that is an input is refused.
 expect 2 diff "$d/baseline.json" "$d/regressed.json" -o "$out/diff.md" --format md

@@ -183,10 +183,36 @@ TEST(html_answer, telemetry_only_for_gpus_with_a_finding_with_their_limits) {
   EXPECT_EQ(page_of(judge_all(healthy), healthy).find("Telemetry of GPU"), std::string::npos);
 }
 
+// NVML gives no slowdown temperature on some GPUs (the report's temperature_slowdown_c is null):
+// their plot draws the site's limit (the rules' temperature_limit_c, 85 in specs/expect.json),
+// labelled as the site's; one that gives it keeps its own.
+TEST(html_answer, telemetry_draws_the_sites_temperature_limit_where_nvml_gives_none) {
+  auto r = load_report(fs::path(GPUSPEC_FIXTURES_DIR) / "check" / "degraded-thermal-throttle.json");
+  ASSERT_TRUE(r.has_value());
+  const auto rules = load_expectations(fs::path(GPUSPEC_SPECS_DIR) / "expect.json");
+  ASSERT_TRUE(rules.has_value());
+  render_options options;
+  options.site_temperature_limit_c = rules.value().settings.temperature_limit_c;
+  EXPECT_EQ(*options.site_temperature_limit_c, 85.0);
+  for (const bool reported : {true, false}) {
+    std::vector<report> reports{r.value()};
+    for (auto& d : reports[0].devices)
+      d.temperature_slowdown_c = reported ? std::optional<int>(90) : std::nullopt;
+    options.reports = &reports;
+    const std::string page =
+        make_renderer(output_format::html, options)->render(judge_all(reports));
+    ASSERT_NE(page.find("<title>Telemetry of GPU 2</title>"), std::string::npos);
+    EXPECT_EQ(page.find(">slowdown 90.00</text>") != std::string::npos, reported) << reported;
+    EXPECT_EQ(page.find(">site limit 85.00</text>") != std::string::npos, !reported) << reported;
+  }
+}
+
 TEST(html_answer, a_power_cap_alone_is_not_shaded_as_a_warning) {
-  html::telemetry_series gemm{"GPU 0", {{1.0, 3.0, 1755, 60, 700, {"sw_power_cap"}, "gemm.cublas"}},
-                              700.0,   {},
-                              1980.0,  std::nullopt};
+  html::telemetry_series gemm{
+      "GPU 0",     {{1.0, 3.0, 1755, 60, 700, {"sw_power_cap"}, "gemm.cublas"}},
+      700.0,       {},
+      1980.0,      std::nullopt,
+      std::nullopt};
   const std::string capped = html::telemetry_plot(gemm);
   EXPECT_EQ(capped.find("#F7D4C0"), std::string::npos); // the slowdown shade
   EXPECT_EQ(capped.find("#FAF3C0"), std::string::npos); // the old yellow warning shade

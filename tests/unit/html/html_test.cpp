@@ -85,7 +85,8 @@ TEST(html_plots, telemetry_golden) {
                            700.0,
                            {{4.2, "xid 79"}},
                            1980.0,
-                           90.0};
+                           90.0,
+                           std::nullopt};
   expect_golden("telemetry", html::telemetry_plot(s));
 }
 

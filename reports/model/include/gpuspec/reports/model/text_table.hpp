@@ -31,6 +31,11 @@ public:
   /// Where the table is still too wide, this column leaves it: its cell goes on a line of its
   /// own under the row, indented by four and wrapped at spaces to the width.
   void set_below(std::size_t column) { m_below = column; }
+  /// Where the table is still too wide, this column keeps only the room the others leave it,
+  /// and a cell that does not fit that room (an identifier longer than it: never cut) goes
+  /// whole on a line of its own above its row, wrapped at spaces to the width; the row follows
+  /// with the column blank.
+  void set_own_line(std::size_t column) { m_own_line = column; }
 
   /// The table, each line ending in '\n'. `width` 0: as wide as it needs; otherwise the
   /// shrinkable columns give way until every line fits, where they can.
@@ -60,6 +65,7 @@ private:
   std::size_t m_min_width = 12;
   bool m_wrap = false;
   std::size_t m_below = static_cast<std::size_t>(-1);
+  std::size_t m_own_line = static_cast<std::size_t>(-1);
 };
 
 } // namespace gpuspec::reports::model

@@ -63,6 +63,10 @@ struct render_options {
   /// cell of a comparison (`compare -v`); otherwise it counts or sums them. The other formats
   /// always list everything.
   bool verbose = false;
+  /// The site's temperature limit (the rules' temperature_limit_c, 85 C in specs/expect.json):
+  /// the HTML telemetry plot draws it, so labelled, for a GPU that reports no slowdown
+  /// temperature. Unset: such a GPU's plot has no temperature limit.
+  std::optional<double> site_temperature_limit_c = std::nullopt;
 };
 
 /// What `gpuspec health` prints: the outcome and how long the whole command took.
