@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -228,20 +229,28 @@ parsed_log parse(const std::vector<log_line>& lines) {
   return p;
 }
 
+/// A row's out-of-place algbw and busbw, where it has both as numbers.
+std::optional<std::pair<double, double>> alg_and_bus(const table_row& row) {
+  const auto a = row.out_of_place.find("algbw");
+  const auto b = row.out_of_place.find("busbw");
+  if (a == row.out_of_place.end() || b == row.out_of_place.end())
+    return std::nullopt;
+  const auto alg = number_of(a->second);
+  const auto bus = number_of(b->second);
+  if (!alg || !bus)
+    return std::nullopt;
+  return std::pair{*alg, *bus};
+}
+
 /// The collective from its figures where the log does not name it: busbw / algbw is the
 /// collective's bus factor (nccl-tests doc/PERFORMANCE.md), 2(n-1)/n for all-reduce.
 std::string collective_by_factor(const parsed_log& p) {
   const auto n = static_cast<double>(p.ranks.size());
   for (const auto& row : p.rows) {
-    const auto a = row.out_of_place.find("algbw");
-    const auto b = row.out_of_place.find("busbw");
-    if (a == row.out_of_place.end() || b == row.out_of_place.end())
+    const auto figures = alg_and_bus(row);
+    if (!figures || figures->first < 1)
       continue;
-    const auto alg = number_of(a->second);
-    const auto bus = number_of(b->second);
-    if (!alg || !bus || *alg < 1)
-      continue;
-    const double factor = *bus / *alg;
+    const double factor = figures->second / figures->first;
     const bool reduces = row.common.contains("redop") && row.common.at("redop") != "none";
     // Only all-reduce's factor exceeds 1 (2(n-1)/n); reduce-scatter's and all-gather's are
     // (n-1)/n and alltoall's the same, so those stay unknown.
@@ -261,18 +270,11 @@ std::optional<long long> ranks_by_factor(const parsed_log& p, const std::string&
       collective != "alltoall")
     return std::nullopt;
   double best_alg = 0, factor = 0;
-  for (const auto& row : p.rows) {
-    const auto a = row.out_of_place.find("algbw");
-    const auto b = row.out_of_place.find("busbw");
-    if (a == row.out_of_place.end() || b == row.out_of_place.end())
-      continue;
-    const auto alg = number_of(a->second);
-    const auto bus = number_of(b->second);
-    if (alg && bus && *alg > best_alg) {
-      best_alg = *alg;
-      factor = *bus / *alg;
+  for (const auto& row : p.rows)
+    if (const auto figures = alg_and_bus(row); figures && figures->first > best_alg) {
+      best_alg = figures->first;
+      factor = figures->second / figures->first;
     }
-  }
   // Two decimals of a figure of 1 GB/s or more keep the factor within 1%: n within 0.15 of a
   // whole number up to 16 ranks (all-reduce) is read, anything else is not.
   const double room = all_reduce ? 2 - factor : 1 - factor;

@@ -1109,4 +1109,33 @@ const std::vector<inconclusive_variant>& inconclusive_variants() {
   return variants;
 }
 
+std::set<std::string> diagnosis_codes(const check_outcome& o) {
+  std::set<std::string> out;
+  const auto add = [&](const diagnosis& d) {
+    out.insert(d.code + "@" + (d.device ? std::to_string(*d.device) : std::string("node")));
+  };
+  for (const auto& n : o.nodes) {
+    for (const auto& d : n.diagnoses)
+      add(d);
+    for (const auto& g : n.gpus)
+      for (const auto& d : g.diagnoses)
+        add(d);
+    for (const auto& v : n.results)
+      for (const auto& d : v.diagnoses)
+        add(d);
+  }
+  return out;
+}
+
+std::string findings_summary(const check_outcome& o) {
+  std::string out;
+  for (const auto& c : diagnosis_codes(o))
+    out += "  " + c + "\n";
+  std::size_t n = 0;
+  for (const auto& v : o.nodes.at(0).results)
+    if (v.status != verdict_status::pass && v.status != verdict_status::skipped && n++ < 8)
+      out += "  " + v.name + " [" + std::string(to_string(v.status)) + "]: " + v.message + "\n";
+  return out;
+}
+
 } // namespace gpuspec::reports::testing

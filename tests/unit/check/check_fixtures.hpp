@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,5 +101,12 @@ inline void PrintTo(const inconclusive_variant& v, std::ostream* os) { *os << v.
 
 /// The report of a variant: healthy_report() with `degrade` applied.
 [[nodiscard]] report build(const std::function<void(report&)>& degrade);
+
+/// Every diagnosis of the outcome as "CODE@gpu" ("CODE@node" for the node's own).
+[[nodiscard]] std::set<std::string> diagnosis_codes(const check_outcome& o);
+
+/// Those codes, then the first node's first eight results that neither pass nor skip: what a
+/// failed expectation prints.
+[[nodiscard]] std::string findings_summary(const check_outcome& o);
 
 } // namespace gpuspec::reports::testing

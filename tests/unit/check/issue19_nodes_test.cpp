@@ -45,36 +45,6 @@ const stock_system& node(const std::string& name) {
   return *it;
 }
 
-/// Every diagnosis of the outcome as "CODE@gpu" ("CODE@node" for the node's own).
-std::set<std::string> codes_of(const check_outcome& o) {
-  std::set<std::string> out;
-  const auto add = [&](const diagnosis& d) {
-    out.insert(d.code + "@" + (d.device ? std::to_string(*d.device) : std::string("node")));
-  };
-  for (const auto& n : o.nodes) {
-    for (const auto& d : n.diagnoses)
-      add(d);
-    for (const auto& g : n.gpus)
-      for (const auto& d : g.diagnoses)
-        add(d);
-    for (const auto& v : n.results)
-      for (const auto& d : v.diagnoses)
-        add(d);
-  }
-  return out;
-}
-
-std::string summary(const check_outcome& o) {
-  std::string out;
-  for (const auto& c : codes_of(o))
-    out += "  " + c + "\n";
-  std::size_t n = 0;
-  for (const auto& v : o.nodes.at(0).results)
-    if (v.status != verdict_status::pass && v.status != verdict_status::skipped && n++ < 8)
-      out += fmt::format("  {} [{}]: {}\n", v.name, to_string(v.status), v.message);
-  return out;
-}
-
 /// Re-evaluates the host checks the harness records at the start of a run, after a change of
 /// the inventory.
 void rerecord_host_checks(report& r) { r.host.checks = evaluate_host_checks(r.host, r.devices); }
@@ -150,9 +120,9 @@ TEST_P(Issue19Node, AHealthyStockNodePassesWithNoFinding) {
   ASSERT_TRUE(loaded) << loaded.error().to_string();
   ASSERT_EQ(loaded.value(), built);
   const auto o = check(loaded.value(), shipped_specs(), shipped_rules());
-  EXPECT_EQ(o.status, verdict_status::pass) << summary(o);
+  EXPECT_EQ(o.status, verdict_status::pass) << testing::findings_summary(o);
   EXPECT_EQ(exit_code_of(o.status), 0);
-  EXPECT_EQ(codes_of(o), std::set<std::string>{}) << summary(o);
+  EXPECT_EQ(testing::diagnosis_codes(o), std::set<std::string>{}) << testing::findings_summary(o);
   for (const auto& c : built.host.checks)
     EXPECT_NE(c.status, check_status::warn) << c.id << ": " << c.message;
   // Each GPU judged against its own row, matched by PCI id and NVML name.
@@ -214,8 +184,8 @@ TEST_P(Issue19Degraded, RaisesExactlyTheCodesOfItsFault) {
   report r = stock_report(node(c.node), "quick");
   c.degrade(r);
   const auto o = check(r, shipped_specs(), shipped_rules());
-  EXPECT_EQ(codes_of(o), c.codes) << summary(o);
-  EXPECT_EQ(o.status, c.status) << summary(o);
+  EXPECT_EQ(testing::diagnosis_codes(o), c.codes) << testing::findings_summary(o);
+  EXPECT_EQ(o.status, c.status) << testing::findings_summary(o);
   EXPECT_EQ(exit_code_of(o.status), exit_code_of(c.status));
 }
 
@@ -299,7 +269,8 @@ TEST(Issue19Nodes, AnH20IsNeverJudgedByH100sTensorCoresEvenWithH100sRowIdInTheRe
       for (auto& d : r.devices)
         d.spec_id = "h100-sxm5-80gb";
     const auto o = check(r, shipped_specs(), shipped_rules());
-    EXPECT_EQ(o.status, verdict_status::pass) << "stale=" << stale << "\n" << summary(o);
+    EXPECT_EQ(o.status, verdict_status::pass) << "stale=" << stale << "\n"
+                                              << testing::findings_summary(o);
     const auto [expected, frame] = judged_by(o, "gemm.cublas.bf16_tc");
     EXPECT_NE(frame, "spec") << "stale=" << stale;
     if (expected) {
@@ -332,7 +303,7 @@ TEST(Issue19Nodes, AnL40InAnL40sNodeIsJudgedByTheL40sRowNeverTheL40s) {
 TEST(Issue19Nodes, AHealthyPcieNodeRaisesNoNvlinkFinding) {
   for (const char* name : {"10x-l40s-pcie", "8x-rtx-pro-6000-server"}) {
     const auto o = check(stock_report(node(name), "quick"), shipped_specs(), shipped_rules());
-    for (const auto& c : codes_of(o))
+    for (const auto& c : testing::diagnosis_codes(o))
       EXPECT_EQ(c.find("NVLINK"), std::string::npos) << name << ": " << c;
   }
 }

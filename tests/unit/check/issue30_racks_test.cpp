@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "check_fixtures.hpp"
 #include "gpuspec/reports/judge/check.hpp"
 #include "gpuspec/reports/judge/host_platforms.hpp"
 #include "gpuspec/reports/judge/host_rules.hpp"
@@ -53,36 +54,6 @@ report through_disk(const report& r) {
   if (!back)
     throw std::runtime_error(back.error().to_string());
   return back.value();
-}
-
-/// Every diagnosis as "CODE@gpu" ("CODE@node" for the node's own).
-std::set<std::string> rack_codes(const check_outcome& o) {
-  std::set<std::string> out;
-  const auto add = [&](const diagnosis& d) {
-    out.insert(d.code + "@" + (d.device ? std::to_string(*d.device) : std::string("node")));
-  };
-  for (const auto& n : o.nodes) {
-    for (const auto& d : n.diagnoses)
-      add(d);
-    for (const auto& g : n.gpus)
-      for (const auto& d : g.diagnoses)
-        add(d);
-    for (const auto& v : n.results)
-      for (const auto& d : v.diagnoses)
-        add(d);
-  }
-  return out;
-}
-
-std::string rack_findings(const check_outcome& o) {
-  std::string out;
-  for (const auto& c : rack_codes(o))
-    out += "  " + c + "\n";
-  std::size_t n = 0;
-  for (const auto& v : o.nodes.at(0).results)
-    if (v.status != verdict_status::pass && v.status != verdict_status::skipped && n++ < 8)
-      out += fmt::format("  {} [{}]: {}\n", v.name, to_string(v.status), v.message);
-  return out;
 }
 
 /// Sets every ok host transfer (h2d, d2h, bidir) of GPU `dev` (-1: every GPU) to `gbs` per
@@ -167,8 +138,8 @@ TEST_P(GraceTrayWithoutNvmlC2c, AHealthyTrayPassesWithNoFinding) {
   const report r = through_disk(tray_without_nvml_c2c(tray_of(GetParam())));
   ASSERT_FALSE(r.devices.front().c2c);
   const auto o = judge_rack(r);
-  EXPECT_EQ(o.status, verdict_status::pass) << rack_findings(o);
-  EXPECT_EQ(rack_codes(o), std::set<std::string>{}) << rack_findings(o);
+  EXPECT_EQ(o.status, verdict_status::pass) << testing::findings_summary(o);
+  EXPECT_EQ(testing::diagnosis_codes(o), std::set<std::string>{}) << testing::findings_summary(o);
   // Host memory: coherent by the rows' NVLink-C2C, so the PCIe nodes' ratio does not apply.
   const auto memory = memory_ratio_check(r.host, r.devices, &shipped_specs());
   EXPECT_EQ(memory.status, check_status::pass) << memory.message;
@@ -203,9 +174,11 @@ TEST_P(GraceTrayWithoutNvmlC2c, TheSameTrayWithoutTheRowsC2cWouldWarnFailAndCall
     row.host_interconnect.clear();
   const report r = tray_without_nvml_c2c(tray_of(GetParam()));
   const auto o = check(r, plain, shipped_rules());
-  EXPECT_EQ(o.status, verdict_status::fail) << rack_findings(o);
-  EXPECT_TRUE(rack_codes(o).contains("GPUSPEC-IMPOSSIBLE-RESULT@0")) << rack_findings(o);
-  EXPECT_TRUE(rack_codes(o).contains("GPUSPEC-HOST-MEMORY-LOW@node")) << rack_findings(o);
+  EXPECT_EQ(o.status, verdict_status::fail) << testing::findings_summary(o);
+  EXPECT_TRUE(testing::diagnosis_codes(o).contains("GPUSPEC-IMPOSSIBLE-RESULT@0"))
+      << testing::findings_summary(o);
+  EXPECT_TRUE(testing::diagnosis_codes(o).contains("GPUSPEC-HOST-MEMORY-LOW@node"))
+      << testing::findings_summary(o);
 }
 
 TEST_P(GraceTrayWithoutNvmlC2c, CopiesOfOneGpuAtPcieRatesFail) {
@@ -213,9 +186,11 @@ TEST_P(GraceTrayWithoutNvmlC2c, CopiesOfOneGpuAtPcieRatesFail) {
   report r = tray_without_nvml_c2c(tray_of(GetParam()));
   set_host_copies(r, 2, 50);
   const auto o = judge_rack(through_disk(r));
-  EXPECT_EQ(o.status, verdict_status::fail) << rack_findings(o);
-  EXPECT_TRUE(rack_codes(o).contains("GPUSPEC-SIBLING-OUTLIER@2")) << rack_findings(o);
-  EXPECT_FALSE(rack_codes(o).contains("GPUSPEC-SIBLING-OUTLIER@0")) << rack_findings(o);
+  EXPECT_EQ(o.status, verdict_status::fail) << testing::findings_summary(o);
+  EXPECT_TRUE(testing::diagnosis_codes(o).contains("GPUSPEC-SIBLING-OUTLIER@2"))
+      << testing::findings_summary(o);
+  EXPECT_FALSE(testing::diagnosis_codes(o).contains("GPUSPEC-SIBLING-OUTLIER@0"))
+      << testing::findings_summary(o);
 }
 
 TEST_P(GraceTrayWithoutNvmlC2c, NvmlSayingC2cDisabledStillWinsOverTheRow) {
@@ -229,8 +204,9 @@ TEST_P(GraceTrayWithoutNvmlC2c, NvmlSayingC2cDisabledStillWinsOverTheRow) {
   EXPECT_FALSE(is_c2c_attached(r.devices[1], row));
   EXPECT_EQ(memory_ratio_check(r.host, r.devices, &shipped_specs()).status, check_status::warn);
   const auto o = judge_rack(r);
-  EXPECT_EQ(o.status, verdict_status::fail) << rack_findings(o);
-  EXPECT_TRUE(rack_codes(o).contains("GPUSPEC-C2C-DOWN@1")) << rack_findings(o);
+  EXPECT_EQ(o.status, verdict_status::fail) << testing::findings_summary(o);
+  EXPECT_TRUE(testing::diagnosis_codes(o).contains("GPUSPEC-C2C-DOWN@1"))
+      << testing::findings_summary(o);
 }
 
 INSTANTIATE_TEST_SUITE_P(Issue30, GraceTrayWithoutNvmlC2c,
@@ -307,8 +283,8 @@ TEST(B300UnderXeon6, TheHostTableKnowsXeon6AndNothingElse) {
 TEST(B300UnderXeon6, AHealthyB300HgxPassesHeldToTheHostsGen5) {
   const report r = through_disk(b300_report());
   const auto o = judge_rack(r);
-  EXPECT_EQ(o.status, verdict_status::pass) << rack_findings(o);
-  EXPECT_EQ(rack_codes(o), std::set<std::string>{}) << rack_findings(o);
+  EXPECT_EQ(o.status, verdict_status::pass) << testing::findings_summary(o);
+  EXPECT_EQ(testing::diagnosis_codes(o), std::set<std::string>{}) << testing::findings_summary(o);
   std::size_t judged = 0;
   for (const auto& v : o.nodes.at(0).results)
     if (v.bench_id == "transfer.h2d" && v.expected && v.frame == "clock_adjusted") {
@@ -316,7 +292,7 @@ TEST(B300UnderXeon6, AHealthyB300HgxPassesHeldToTheHostsGen5) {
       EXPECT_NEAR(*v.expected, *pcie_bandwidth_gbs(5, 16), 0.01) << v.message;
       EXPECT_NE(v.message.find("root ports"), std::string::npos) << v.message;
     }
-  EXPECT_GT(judged, 0U) << rack_findings(o);
+  EXPECT_GT(judged, 0U) << testing::findings_summary(o);
   // The GPU's own link at Gen6 is at its reach: not failed for training above the host.
   const gpu_spec* row = spec_of(shipped_specs(), r.devices[0]);
   pcie_under_load gen6{6, 16, "transfer.h2d"};
@@ -329,7 +305,7 @@ TEST(B300UnderXeon6, WithoutTheHostTableEveryGpuFailsAgainstGen6) {
   report r = b300_report();
   r.host.cpu_model = "Synthetic CPU the table does not hold";
   const auto o = judge_rack(r);
-  EXPECT_EQ(o.status, verdict_status::fail) << rack_findings(o);
+  EXPECT_EQ(o.status, verdict_status::fail) << testing::findings_summary(o);
 }
 
 TEST(B300UnderXeon6, AGpuTrainedGen4ToItsSwitchFails) {
@@ -346,9 +322,11 @@ TEST(B300UnderXeon6, AGpuTrainedGen4ToItsSwitchFails) {
   testing::set_fraction(r, "transfer.h2d", {}, 3,
                         rack_node("8x-b200").figures.h2d_ce.fraction * gen4_of_gen6);
   const auto o = judge_rack(through_disk(r));
-  EXPECT_EQ(o.status, verdict_status::fail) << rack_findings(o);
-  EXPECT_TRUE(rack_codes(o).contains("GPUSPEC-PCIE-LINK-DEGRADED@3")) << rack_findings(o);
-  EXPECT_FALSE(rack_codes(o).contains("GPUSPEC-PCIE-LINK-DEGRADED@2")) << rack_findings(o);
+  EXPECT_EQ(o.status, verdict_status::fail) << testing::findings_summary(o);
+  EXPECT_TRUE(testing::diagnosis_codes(o).contains("GPUSPEC-PCIE-LINK-DEGRADED@3"))
+      << testing::findings_summary(o);
+  EXPECT_FALSE(testing::diagnosis_codes(o).contains("GPUSPEC-PCIE-LINK-DEGRADED@2"))
+      << testing::findings_summary(o);
 }
 
 TEST(B300UnderXeon6, EveryGpusCopiesAtTheGen3RateFailAgainstTheHostsGen5) {
@@ -359,10 +337,10 @@ TEST(B300UnderXeon6, EveryGpusCopiesAtTheGen3RateFailAgainstTheHostsGen5) {
   testing::set_fraction(r, "transfer.h2d", {{"engine", "copy_engine"}}, -1,
                         rack_node("8x-b200").figures.h2d_ce.fraction * gen3_of_gen6);
   const auto o = judge_rack(through_disk(r));
-  EXPECT_EQ(o.status, verdict_status::fail) << rack_findings(o);
+  EXPECT_EQ(o.status, verdict_status::fail) << testing::findings_summary(o);
   for (int dev = 0; dev < 8; ++dev)
-    EXPECT_TRUE(rack_codes(o).contains(fmt::format("GPUSPEC-BELOW-SPEC@{}", dev)))
-        << rack_findings(o);
+    EXPECT_TRUE(testing::diagnosis_codes(o).contains(fmt::format("GPUSPEC-BELOW-SPEC@{}", dev)))
+        << testing::findings_summary(o);
 }
 
 } // namespace
