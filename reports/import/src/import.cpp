@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -83,6 +86,46 @@ outcome<report> load_log(const std::filesystem::path& file, std::optional<foreig
 }
 
 namespace {
+
+/// A PCI address as domain, bus, device and function, from the forms the tools write: NVML's
+/// "00000000:04:00.0", nccl-tests' "0000:04:00", lspci's "04:00.0" (a missing domain or function
+/// reads 0).
+std::optional<std::array<unsigned long, 4>> pci_address(std::string_view text) {
+  std::array<unsigned long, 4> out{};
+  std::vector<std::string_view> parts;
+  std::size_t from = 0;
+  for (std::size_t at = 0; at <= text.size(); ++at)
+    if (at == text.size() || text[at] == ':' || text[at] == '.') {
+      parts.push_back(text.substr(from, at - from));
+      from = at + 1;
+    }
+  const bool has_function = text.find('.') != std::string_view::npos;
+  const std::size_t fields = parts.size() - (has_function ? 1 : 0); // domain?, bus, device
+  if (fields < 2 || fields > 3)
+    return std::nullopt;
+  std::array<unsigned long, 4> read{};
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (parts[k].empty() || parts[k].size() > 8)
+      return std::nullopt;
+    const auto [end, ec] =
+        std::from_chars(parts[k].data(), parts[k].data() + parts[k].size(), read[k], 16);
+    if (ec != std::errc{} || end != parts[k].data() + parts[k].size())
+      return std::nullopt;
+  }
+  const std::size_t skip = fields == 3 ? 0 : 1; // no domain: 0
+  for (std::size_t k = 0; k < parts.size(); ++k)
+    out[k + skip] = read[k];
+  return out;
+}
+
+/// The same GPU by its bus id, whichever form each side wrote it in.
+bool same_pci_address(const std::string& a, const std::string& b) {
+  if (a == b)
+    return true;
+  const auto x = pci_address(a);
+  const auto y = pci_address(b);
+  return x && y && *x == *y;
+}
 
 /// A log that names no GPU (nccl-tests without its "# Using devices" lines): the inventory's
 /// GPUs are the node's, and every result that names none ran on all of them, unless its rank
@@ -217,7 +260,7 @@ std::optional<input_error> apply_inventory(report& r, const std::filesystem::pat
     const device_info* match = nullptr;
     for (const auto& i : inv.devices)
       if ((!d.uuid.empty() && i.uuid == d.uuid) ||
-          (d.uuid.empty() && !d.pci_bus_id.empty() && i.pci_bus_id == d.pci_bus_id))
+          (d.uuid.empty() && !d.pci_bus_id.empty() && same_pci_address(i.pci_bus_id, d.pci_bus_id)))
         match = &i;
     for (const auto& i : inv.devices)
       if (match == nullptr && d.uuid.empty() && d.pci_bus_id.empty() && i.index == d.index)

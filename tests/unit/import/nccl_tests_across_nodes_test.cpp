@@ -22,7 +22,9 @@ constexpr const char* a3mega_log = "nccl-tests/h100x16-2node-all_reduce-a3mega-t
 
 /// `gpuspec info --json` of the log's first host, made from the check fixtures' DGX H200: its
 /// GPUs the log's H100s at the bus ids the log names, with `ports` NDR ports (none: no port).
-std::filesystem::path h100_node_inventory(const report& log, int ports, const std::string& file) {
+/// `nvml_form`: the bus ids as NVML writes them ("00000000:04:00.0" for the log's "0000:04:00").
+std::filesystem::path h100_node_inventory(const report& log, int ports, const std::string& file,
+                                          bool nvml_form = false) {
   std::ifstream in(std::string(GPUSPEC_SOURCE_DIR) + "/tests/fixtures/check/healthy.json");
   auto node = nlohmann::ordered_json::parse(in);
   nlohmann::ordered_json info;
@@ -35,7 +37,8 @@ std::filesystem::path h100_node_inventory(const report& log, int ports, const st
     d["spec_id"] = "";
     d["pci_device_id"] = 0x2330;
     d["uuid"] = "";
-    d["pci_bus_id"] = log.devices.at(i).pci_bus_id;
+    const std::string bus = log.devices.at(i).pci_bus_id;
+    d["pci_bus_id"] = nvml_form ? "0000" + bus + ".0" : bus;
   }
   auto list = nlohmann::ordered_json::array();
   for (int p = 0; p < ports; ++p)
@@ -63,6 +66,30 @@ bool noted(const report& r, const std::string& words) {
     if (n.find(words) != std::string::npos)
       return true;
   return false;
+}
+
+// The log writes a bus id as nccl-tests does ("0000:04:00"), the inventory as NVML does
+// ("00000000:04:00.0"): the same GPUs, matched, not "not in this inventory".
+TEST(NcclTestsAcrossNodes, NvmlsFormOfABusIdMatchesTheLogsForm) {
+  auto r = test::imported_fixture(a3mega_log);
+  ASSERT_EQ(r.devices.at(0).pci_bus_id, "0000:04:00");
+  const auto info = h100_node_inventory(r, 8, "gpuspec-h100-ndr8-nvml.json", true);
+  const auto error = apply_inventory(r, info);
+  ASSERT_FALSE(error.has_value()) << error->to_string();
+  EXPECT_EQ(r.devices.at(0).name, "NVIDIA H100 80GB HBM3");
+}
+
+// A bus id on another bus is another GPU, in any form.
+TEST(NcclTestsAcrossNodes, ABusIdOnAnotherBusIsNotMatched) {
+  auto r = test::imported_fixture(a3mega_log);
+  const auto info = h100_node_inventory(r, 8, "gpuspec-h100-ndr8-other.json", true);
+  nlohmann::ordered_json j;
+  std::ifstream(info) >> j;
+  j["devices"][0]["pci_bus_id"] = "00000000:05:00.0";
+  std::ofstream(info) << j.dump(1);
+  const auto error = apply_inventory(r, info);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->to_string().find("is not in this inventory"), std::string::npos);
 }
 
 TEST(NcclTestsAcrossNodes, TheInventorysPortsHoldEachNodesRanksOnePortEach) {
