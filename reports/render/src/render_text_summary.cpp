@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <iterator>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "gpuspec/reports/judge/diagnosis.hpp"
 #include "gpuspec/reports/model/host_names.hpp"
+#include "gpuspec/reports/model/text_format.hpp"
 #include "gpuspec/reports/model/text_table.hpp"
 #include "render_detail.hpp"
 
@@ -19,13 +21,14 @@ namespace {
 
 /// The GPUs of a node that are not passing ("2,5"); "host" for a finding on the node itself.
 std::string bad_gpus_text(const node_verdict& node) {
-  std::string out;
+  std::vector<int> bad;
   for (const auto& g : node.gpus)
     if (g.selected && g.status != verdict_status::pass && g.status != verdict_status::skipped)
-      out += (out.empty() ? "" : ",") + std::to_string(g.index);
-  if (out.empty() && !node.diagnoses.empty())
-    out = "host";
-  return out.empty() ? "-" : out;
+      bad.push_back(g.index);
+  std::sort(bad.begin(), bad.end());
+  if (!bad.empty())
+    return format_gpu_ranges(bad); // "0-7", as the findings name them
+  return node.diagnoses.empty() ? "-" : "host";
 }
 
 } // namespace

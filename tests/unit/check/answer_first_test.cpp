@@ -266,6 +266,19 @@ TEST(NodeFindings, OneCauseOnEveryGpuIsOneFindingNamingTheGpusWithTheNodesAction
   EXPECT_NE(html.find("GPUSPEC-POWER-LIMIT-LOW</span> gpu 0-7 (every GPU)"), std::string::npos);
 }
 
+// The not-passing table names a node's GPUs as the findings do ("0-7"), not "0,1,2,...,7".
+TEST(NodeFindings, TheNotPassingTableNamesTheGpusAsRanges) {
+  const auto o = judged({capped_node("dgx-a"), capped_node("dgx-b")});
+  const auto text = table_of(o, 0);
+  const auto table = text.find("Not passing, worst first");
+  ASSERT_NE(table, std::string::npos) << text;
+  const auto row = text.find("\ndgx-a ", table);
+  ASSERT_NE(row, std::string::npos) << text;
+  const auto line = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
+  EXPECT_NE(line.find(" 0-7 "), std::string::npos) << line;
+  EXPECT_EQ(line.find("0,1"), std::string::npos) << line;
+}
+
 TEST(NodeFindings, ACauseOnSomeGpusStaysPerGpuWithTheCodesOwnAction) {
   auto r = testing::healthy_report();
   for (int d : {2, 5})
